@@ -1,0 +1,48 @@
+"""The contract of the window-conformance suite: cases, observations, implementations.
+
+Write a case in a few lines, in Flink's words::
+
+    from conformance import Case, tumbling, record, watermark
+    case = Case(window=tumbling(1000), events=[record("a", 1, ts=999), watermark(999)])
+"""
+
+from conformance.case import (
+    LONG_MAX,
+    LONG_MIN,
+    Case,
+    ContinuousEventTimeTrigger,
+    ContinuousProcessingTimeTrigger,
+    Count,
+    CountEvictor,
+    CountTrigger,
+    EventTimeTrigger,
+    Global,
+    NeverTrigger,
+    ProcessingTime,
+    ProcessingTimeTrigger,
+    PurgingTrigger,
+    Record,
+    Session,
+    Sliding,
+    TimeEvictor,
+    Tumbling,
+    Watermark,
+    count_window,
+    global_window,
+    processing_time,
+    purging,
+    record,
+    session,
+    sliding,
+    tumbling,
+    watermark,
+)
+from conformance.case_json import case_from_json, case_to_json, cases_from_json, load_cases
+from conformance.equivalence import difference, equivalent
+from conformance.features import FEATURES, required_features
+from conformance.implementation import Implementation, load_implementation
+from conformance.observation import Error, Firing, GlobalWindow, LateRecord, Observation, TimeWindow
+from conformance.observation_json import observation_from_json, observation_to_json
+from conformance.validation import CaseFormatError
+
+__all__ = [name for name in dir() if not name.startswith("_")]

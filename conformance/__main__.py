@@ -1,0 +1,5 @@
+import sys
+
+from conformance.cli import main
+
+sys.exit(main())

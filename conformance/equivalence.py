@@ -1,0 +1,48 @@
+"""Equivalence of observations (DESIGN.md §3) and a readable difference when they are not.
+
+Two observations are equivalent when their errors match and, for every `at`, their firings, late
+and dropped records are equal as multisets: Flink leaves the order of timers with equal timestamps
+across keys unspecified, so the order within one `at` is the firing-order property's business.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from deepdiff import DeepDiff
+
+from conformance.observation import Observation
+from conformance.observation_json import firing_to_json, late_to_json
+
+
+def canonical(o: Observation) -> dict[str, Any]:
+    """`o` with each output list in a fixed order, so equal multisets compare equal."""
+    return {
+        "error": None if o.error is None else {"kind": o.error.kind, "message": o.error.message},
+        "firings": sorted((firing_to_json(f) for f in o.firings), key=_order),
+        "late": sorted((late_to_json(r) for r in o.late), key=_order),
+        "dropped": sorted((late_to_json(r) for r in o.dropped), key=_order),
+    }
+
+
+def _order(item: dict[str, Any]) -> tuple:
+    return (item["at"], repr(sorted(item.items())))
+
+
+def equivalent(a: Observation, b: Observation) -> bool:
+    return a.error == b.error and all(
+        Counter(getattr(a, part)) == Counter(getattr(b, part)) for part in ("firings", "late", "dropped"))
+
+
+def difference(expected: Observation, actual: Observation) -> str:
+    """A readable account of how `actual` departs from `expected`; empty when equivalent."""
+    if equivalent(expected, actual):
+        return ""
+    diff = DeepDiff(canonical(expected), canonical(actual), ignore_order=True, verbose_level=2,
+                    view="text")
+    lines = []
+    for change, items in diff.items():
+        for where, what in items.items():
+            lines.append(f"{change.replace('_', ' ')} at {where}: {what}")
+    return "\n".join(lines)

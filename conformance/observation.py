@@ -1,0 +1,89 @@
+"""The `Observation`: what a window operator emitted for one case (`window-observation/1`).
+
+`at` is the index in `Case.events` of the event during which an output happened, and
+`len(case.events)` stands for the end of input.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Union
+
+
+@dataclass(frozen=True, order=True)
+class TimeWindow:
+    """The identity of a fired `TimeWindow`: `[start, end)`."""
+
+    start: int
+    end: int
+
+    def __repr__(self) -> str:
+        return f"[{self.start}, {self.end})"
+
+
+@dataclass(frozen=True, order=True)
+class GlobalWindow:
+    """The identity of the single `GlobalWindow`."""
+
+    def __repr__(self) -> str:
+        return "GlobalWindow"
+
+
+Window = Union[TimeWindow, GlobalWindow]
+
+
+@dataclass(frozen=True)
+class Firing:
+    """One call of the window function: the window's contents, sorted, and where it happened."""
+
+    at: int
+    key: str
+    window: Window
+    timestamp: int
+    values: tuple[int, ...]
+    watermark: int
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "values", tuple(sorted(self.values)))
+
+    def sort_key(self) -> tuple:
+        w = self.window
+        return (self.at, self.key, isinstance(w, GlobalWindow), repr(w), self.timestamp, self.values,
+                self.watermark)
+
+
+@dataclass(frozen=True)
+class LateRecord:
+    """A record that went to the late side output (`late`) or was dropped (`dropped`)."""
+
+    at: int
+    key: str
+    value: int
+    ts: int
+
+
+ErrorKind = Literal["invalid_spec", "runtime"]
+
+
+@dataclass(frozen=True)
+class Error:
+    """What Flink rejects: an invalid specification (no outputs) or a failure at run time."""
+
+    kind: ErrorKind
+    message: str
+
+
+@dataclass(frozen=True)
+class Observation:
+    firings: tuple[Firing, ...] = ()
+    late: tuple[LateRecord, ...] = ()
+    dropped: tuple[LateRecord, ...] = ()
+    error: Error | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("firings", "late", "dropped"):
+            object.__setattr__(self, name, tuple(getattr(self, name)))
+
+    @classmethod
+    def invalid_spec(cls, message: str) -> Observation:
+        return cls(error=Error("invalid_spec", message))
