@@ -1,0 +1,7 @@
+"""An executable reference model of Apache Flink 2.x window semantics, shaped like Flink's classes.
+
+`windows` (TimeWindow, GlobalWindow), `assigners`, `triggers`, `evictors`, `timers` (the timer
+service), `merging` (MergingWindowSet), `operator` (WindowOperator, EvictingWindowOperator), `job`
+(building the operator for a case), `implementation` (the driver), `explain` (a readable trace).
+Pure Python: it never imports PySpark or another implementation.
+"""

@@ -1,0 +1,141 @@
+"""Window assigners: which windows an element belongs to.
+
+Models `org.apache.flink.streaming.api.windowing.assigners`: the tumbling, sliding and session
+assigners in event and processing time, and `GlobalWindows`. Constructors check Flink's
+preconditions and raise `InvalidSpec` with Flink's message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from reference.errors import InvalidSpec, JobFailure
+from reference.javalong import LONG_MIN, l2i, labs, ladd, ldiv, lrem, lsub
+from reference.windows import GLOBAL_WINDOW, TimeWindow, Window, WindowStart, get_window_start_with_offset
+
+NO_TIMESTAMP_MESSAGE = ("Record has Long.MIN_VALUE timestamp (= no timestamp marker). "
+                        "Did you forget to call 'DataStream.assignTimestampsAndWatermarks(...)'?")
+
+#: `SlidingEventTimeWindows.MAX_WINDOW_NUM`: the most windows one element may belong to.
+MAX_WINDOW_NUM = 10_000_000
+
+
+@dataclass(frozen=True)
+class AssignerContext:
+    """`WindowAssigner.WindowAssignerContext`: the current processing time."""
+
+    current_processing_time: int
+
+
+class WindowAssigner:
+    """`WindowAssigner`: windows for an element, its notion of time, its default trigger."""
+
+    is_event_time = True
+    is_merging = False
+
+    def assign_windows(self, timestamp: int, context: AssignerContext) -> list[Window]:
+        raise NotImplementedError
+
+    def default_trigger(self):
+        from reference.triggers import EventTimeTrigger, ProcessingTimeTrigger
+
+        return EventTimeTrigger() if self.is_event_time else ProcessingTimeTrigger()
+
+
+def _element_time(assigner: WindowAssigner, timestamp: int, context: AssignerContext) -> int:
+    """Event-time assigners window by the record's timestamp, processing-time ones by the clock."""
+    if not assigner.is_event_time:
+        return context.current_processing_time
+    if timestamp == LONG_MIN:
+        raise JobFailure(NO_TIMESTAMP_MESSAGE)
+    return timestamp
+
+
+class TumblingWindows(WindowAssigner):
+    """`TumblingEventTimeWindows` / `TumblingProcessingTimeWindows`:
+    `[N * size + offset, (N + 1) * size + offset)`; requires `abs(offset) < size` (Java `Math.abs`).
+    """
+
+    def __init__(self, size: int, offset: int, event_time: bool,
+                 window_start: WindowStart = get_window_start_with_offset) -> None:
+        self.is_event_time = event_time
+        name = "TumblingEventTimeWindows" if event_time else "TumblingProcessingTimeWindows"
+        if labs(offset) >= size:
+            raise InvalidSpec(f"{name} parameters must satisfy abs(offset) < size")
+        self.size, self.offset, self.window_start = size, offset, window_start
+
+    def assign_windows(self, timestamp: int, context: AssignerContext) -> list[Window]:
+        time = _element_time(self, timestamp, context)
+        start = self.window_start(time, lrem(self.offset, self.size), self.size)
+        return [TimeWindow(start, ladd(start, self.size))]
+
+
+class SlidingWindows(WindowAssigner):
+    """`SlidingEventTimeWindows` / `SlidingProcessingTimeWindows`: windows of `size` every `slide`.
+
+    `for (start = lastStart; start > timestamp - size; start -= slide)`: `size` need not be a
+    multiple of `slide`, and with `size < slide` some timestamps fall in no window at all.
+    """
+
+    def __init__(self, size: int, slide: int, offset: int, event_time: bool,
+                 window_start: WindowStart = get_window_start_with_offset) -> None:
+        self.is_event_time = event_time
+        name = "SlidingEventTimeWindows" if event_time else "SlidingProcessingTimeWindows"
+        if labs(offset) >= slide or size <= 0:
+            raise InvalidSpec(f"{name} parameters must satisfy abs(offset) < slide and size > 0")
+        if event_time and ldiv(size, slide) > MAX_WINDOW_NUM:
+            raise InvalidSpec(f"{name} parameters must satisfy size / slide <= {MAX_WINDOW_NUM}")
+        self.size, self.slide, self.offset, self.window_start = size, slide, offset, window_start
+
+    def assign_windows(self, timestamp: int, context: AssignerContext) -> list[Window]:
+        time = _element_time(self, timestamp, context)
+        capacity = l2i(ldiv(self.size, self.slide))
+        if capacity < 0:  # new ArrayList<>((int) (size / slide))
+            raise JobFailure(f"Illegal Capacity: {capacity}")
+        windows: list[Window] = []
+        start = self.window_start(time, self.offset, self.slide)
+        lower = lsub(time, self.size)
+        while start > lower:
+            windows.append(TimeWindow(start, ladd(start, self.size)))
+            if self.slide <= 0 or start - self.slide < LONG_MIN:
+                # Java's `start -= slide` wraps around (or never decreases), and the loop runs on
+                # until the heap is full.
+                raise JobFailure("Java heap space")
+            start -= self.slide
+        return windows
+
+
+class SessionWindows(WindowAssigner):
+    """`EventTimeSessionWindows` / `ProcessingTimeSessionWindows`: `[t, t + gap)`, merged with every
+    window it intersects (touching included) by the `MergingWindowSet`."""
+
+    is_merging = True
+
+    def __init__(self, gap: int, event_time: bool) -> None:
+        self.is_event_time = event_time
+        name = "EventTimeSessionWindows" if event_time else "ProcessingTimeSessionWindows"
+        if gap <= 0:
+            raise InvalidSpec(f"{name} parameters must satisfy 0 < size")
+        self.gap = gap
+
+    def assign_windows(self, timestamp: int, context: AssignerContext) -> list[Window]:
+        # EventTimeSessionWindows does not check for the Long.MIN_VALUE marker.
+        time = timestamp if self.is_event_time else context.current_processing_time
+        return [TimeWindow(time, ladd(time, self.gap))]
+
+
+class GlobalWindows(WindowAssigner):
+    """`GlobalWindows`: every element in the one `GlobalWindow`; default trigger `NeverTrigger`.
+
+    `isEventTime()` is false: the global window is never late and has no cleanup timer.
+    """
+
+    is_event_time = False
+
+    def assign_windows(self, timestamp: int, context: AssignerContext) -> list[Window]:
+        return [GLOBAL_WINDOW]
+
+    def default_trigger(self):
+        from reference.triggers import NeverTrigger
+
+        return NeverTrigger()

@@ -1,0 +1,10 @@
+"""The two ways a Flink job refuses a case (DESIGN.md §3, `error`)."""
+
+
+class InvalidSpec(Exception):
+    """Flink rejects the job when it is built: an `IllegalArgumentException` from a constructor or
+    an `UnsupportedOperationException` from `WindowOperatorBuilder`. The message is Flink's."""
+
+
+class JobFailure(Exception):
+    """An exception thrown while the job runs; the job fails and emits nothing more."""

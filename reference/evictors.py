@@ -1,0 +1,60 @@
+"""Evictors: remove elements from a window's contents before or after the window function.
+
+Models `org.apache.flink.streaming.api.windowing.evictors`. The contents are the window's list of
+`(value, timestamp)` in arrival order, changed in place as Flink's `Iterator.remove()` changes it.
+"""
+
+from __future__ import annotations
+
+from reference.javalong import lsub
+
+Contents = list[tuple[int, int]]
+
+
+class Evictor:
+    """`Evictor`: `evict_before` runs before the window function, `evict_after` after it; a
+    `doEvictAfter` evictor does its work in the second call, otherwise in the first."""
+
+    def __init__(self, do_evict_after: bool) -> None:
+        self.do_evict_after = do_evict_after
+
+    def evict_before(self, elements: Contents, size: int) -> None:
+        if not self.do_evict_after:
+            self.evict(elements, size)
+
+    def evict_after(self, elements: Contents, size: int) -> None:
+        if self.do_evict_after:
+            self.evict(elements, size)
+
+    def evict(self, elements: Contents, size: int) -> None:
+        raise NotImplementedError
+
+
+class CountEvictor(Evictor):
+    """`CountEvictor`: keeps the last `max_count` elements by arrival.
+
+    When `size > maxCount` it removes the first `size - maxCount` elements (a `long` difference).
+    """
+
+    def __init__(self, max_count: int, do_evict_after: bool) -> None:
+        super().__init__(do_evict_after)
+        self.max_count = max_count
+
+    def evict(self, elements: Contents, size: int) -> None:
+        if size <= self.max_count:
+            return
+        del elements[:max(0, min(lsub(size, self.max_count), size))]
+
+
+class TimeEvictor(Evictor):
+    """`TimeEvictor`: keeps the elements with `timestamp > max(timestamp) - windowSize`."""
+
+    def __init__(self, window_size: int, do_evict_after: bool) -> None:
+        super().__init__(do_evict_after)
+        self.window_size = window_size
+
+    def evict(self, elements: Contents, size: int) -> None:
+        if not elements:
+            return
+        cutoff = lsub(max(ts for _, ts in elements), self.window_size)
+        elements[:] = [e for e in elements if e[1] > cutoff]

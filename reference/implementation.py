@@ -1,0 +1,104 @@
+"""The reference as an `Implementation`: each case driven through a modelled `WindowOperator`.
+
+The driver plays the part of Flink's input: a watermark that does not increase is ignored (as the
+`StatusWatermarkValve` ignores it), processing time only moves forward, and a bounded input ends
+with `Watermark(Long.MAX_VALUE)`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from conformance.case import Case, ProcessingTime, Record, Watermark
+from conformance.features import ALL_FEATURES
+from conformance.observation import Error, Firing, GlobalWindow, LateRecord, Observation, TimeWindow
+from reference.errors import InvalidSpec, JobFailure
+from reference.javalong import LONG_MAX, LONG_MIN
+from reference.job import build_operator
+from reference.operator import Tracer, WindowOperator
+from reference.windows import WindowStart, get_window_start_with_offset, get_window_start_with_offset_flink_1_12
+from reference import windows as model_windows
+
+
+@dataclass
+class Collector:
+    """Collects the operator's output, stamped with the position of the event being processed."""
+
+    at: int = 0
+    firings: list[Firing] = field(default_factory=list)
+    late: list[LateRecord] = field(default_factory=list)
+    dropped: list[LateRecord] = field(default_factory=list)
+
+    def emit(self, key, window, values, watermark):
+        if isinstance(window, model_windows.TimeWindow):
+            fired = TimeWindow(window.start, window.end)
+        else:
+            fired = GlobalWindow()
+        self.firings.append(Firing(self.at, key, fired, window.max_timestamp(), tuple(values), watermark))
+
+    def side_output(self, key, value, timestamp):
+        self.late.append(LateRecord(self.at, key, value, timestamp))
+
+    def drop(self, key, value, timestamp):
+        self.dropped.append(LateRecord(self.at, key, value, timestamp))
+
+    def observation(self, error: Error | None = None) -> Observation:
+        return Observation(tuple(self.firings), tuple(self.late), tuple(self.dropped), error)
+
+
+def drive(case: Case, operator: WindowOperator, collector: Collector, tracer: Tracer | None = None) -> None:
+    """Feed the case's events to the operator, in arrival order."""
+    trace = tracer or (lambda step, **details: None)
+    last_watermark = LONG_MIN
+    for at, event in enumerate(case.events):
+        collector.at = at
+        trace("event", at=at, event=event)
+        if isinstance(event, Record):
+            operator.process_element(event.key, event.value, event.ts)
+        elif isinstance(event, Watermark):
+            if event.timestamp <= last_watermark:
+                trace("watermark ignored", time=event.timestamp, current=last_watermark)
+                continue
+            last_watermark = event.timestamp
+            operator.process_watermark(event.timestamp)
+        elif isinstance(event, ProcessingTime) and event.time > operator.timers.current_processing_time:
+            operator.advance_processing_time(event.time)
+    collector.at = len(case.events)
+    if case.end_of_input and last_watermark < LONG_MAX:
+        trace("end of input", at=collector.at)
+        operator.process_watermark(LONG_MAX)
+
+
+def simulate(case: Case, tracer: Tracer | None = None,
+             window_start: WindowStart = get_window_start_with_offset) -> Observation:
+    """The observation Flink gives for `case`."""
+    collector = Collector()
+    try:
+        operator = build_operator(case, collector, tracer, window_start)
+    except InvalidSpec as e:
+        return Observation.invalid_spec(str(e))
+    try:
+        drive(case, operator, collector, tracer)
+    except (JobFailure, ArithmeticError) as e:
+        return collector.observation(Error("runtime", str(e)))
+    return collector.observation()
+
+
+class ReferenceImplementation:
+    """The executable reference model of Flink 2.x window semantics."""
+
+    name = "reference"
+    features = ALL_FEATURES
+
+    def __init__(self, window_start: WindowStart = get_window_start_with_offset, name: str = "reference"):
+        self.window_start, self.name = window_start, name
+
+    def run(self, cases: Sequence[Case]) -> list[Observation]:
+        return [simulate(case, window_start=self.window_start) for case in cases]
+
+
+def flink_1_12_variant() -> ReferenceImplementation:
+    """The reference with the window-start formula of Flink up to 1.12 (seed document `003`),
+    wrong for timestamps more than one window below the offset."""
+    return ReferenceImplementation(get_window_start_with_offset_flink_1_12, "reference-flink-1.12")

@@ -1,0 +1,76 @@
+"""Building the window operator for a case, as `WindowedStream` and `WindowOperatorBuilder` do.
+
+The explicit trigger replaces the assigner's default one; `countWindow(size[, slide])` is
+`GlobalWindows` with `PurgingTrigger(CountTrigger(size))`, or `CountTrigger(slide)` and
+`CountEvictor(size)`. Flink's job-time rejections raise `InvalidSpec` with Flink's message.
+"""
+
+from __future__ import annotations
+
+from conformance import case as spec
+from reference import evictors, triggers
+from reference.assigners import GlobalWindows, SessionWindows, SlidingWindows, TumblingWindows, WindowAssigner
+from reference.errors import InvalidSpec
+from reference.operator import EvictingWindowOperator, Tracer, WindowOperator, WindowOutput
+from reference.windows import WindowStart, get_window_start_with_offset
+
+MERGING_TRIGGER_MESSAGE = "A merging window assigner cannot be used with a trigger that does not support merging."
+
+
+def build_assigner(window: spec.WindowSpec, window_start: WindowStart) -> WindowAssigner:
+    try:
+        match window:
+            case spec.Tumbling(size, offset, time):
+                return TumblingWindows(size, offset, time == "event", window_start)
+            case spec.Sliding(size, slide, offset, time):
+                return SlidingWindows(size, slide, offset, time == "event", window_start)
+            case spec.Session(gap, time):
+                return SessionWindows(gap, time == "event")
+    except ArithmeticError as e:  # e.g. `size / slide` with slide 0, reachable with offset Long.MIN_VALUE
+        raise InvalidSpec(str(e)) from None
+    return GlobalWindows()
+
+
+def build_trigger(trigger: spec.TriggerSpec) -> triggers.Trigger:
+    match trigger:
+        case spec.EventTimeTrigger():
+            return triggers.EventTimeTrigger()
+        case spec.ProcessingTimeTrigger():
+            return triggers.ProcessingTimeTrigger()
+        case spec.CountTrigger(count):
+            return triggers.CountTrigger(count)
+        case spec.ContinuousEventTimeTrigger(interval):
+            return triggers.ContinuousEventTimeTrigger(interval)
+        case spec.ContinuousProcessingTimeTrigger(interval):
+            return triggers.ContinuousProcessingTimeTrigger(interval)
+        case spec.PurgingTrigger(inner):
+            return triggers.PurgingTrigger(build_trigger(inner))
+        case spec.NeverTrigger():
+            return triggers.NeverTrigger()
+    raise TypeError(f"not a trigger: {trigger!r}")
+
+
+def build_evictor(evictor: spec.EvictorSpec) -> evictors.Evictor:
+    if isinstance(evictor, spec.CountEvictor):
+        return evictors.CountEvictor(evictor.max_count, evictor.after)
+    return evictors.TimeEvictor(evictor.size, evictor.after)
+
+
+def build_operator(case: spec.Case, output: WindowOutput, tracer: Tracer | None = None,
+                   window_start: WindowStart = get_window_start_with_offset) -> WindowOperator:
+    """The operator Flink would run for `case`; raises `InvalidSpec` where Flink rejects the job."""
+    assigner = build_assigner(case.window, window_start)
+    trigger = build_trigger(case.trigger) if case.trigger is not None else assigner.default_trigger()
+    evictor = build_evictor(case.evictor) if case.evictor is not None else None
+    if isinstance(case.window, spec.Count):
+        if case.window.slide is None:
+            trigger = triggers.PurgingTrigger(triggers.CountTrigger(case.window.size))
+        else:
+            trigger = triggers.CountTrigger(case.window.slide)
+            evictor = evictors.CountEvictor(case.window.size, False)
+    if assigner.is_merging and not trigger.can_merge:
+        raise InvalidSpec(MERGING_TRIGGER_MESSAGE)
+    if evictor is not None:
+        return EvictingWindowOperator(assigner, trigger, evictor, case.allowed_lateness,
+                                      case.late_side_output, output, tracer)
+    return WindowOperator(assigner, trigger, case.allowed_lateness, case.late_side_output, output, tracer)

@@ -1,0 +1,305 @@
+"""The window operator: the one place that sequences assigner, trigger, evictor, state and timers.
+
+Models `WindowOperator` and `EvictingWindowOperator` (`org.apache.flink.streaming.runtime.operators.
+windowing`) for one parallel instance. Window contents are lists of `(value, timestamp)` in arrival
+order, keyed by `(key, state window)`; trigger state is keyed by `(key, window, name)`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Protocol
+
+from reference.assigners import AssignerContext, WindowAssigner
+from reference.errors import JobFailure
+from reference.evictors import Contents, Evictor
+from reference.javalong import LONG_MAX, ladd
+from reference.merging import MergingWindowSet
+from reference.timers import InternalTimer, InternalTimerService
+from reference.triggers import Trigger
+from reference.windows import TimeWindow, Window
+
+
+class WindowOutput(Protocol):
+    """Where the operator's results go: the window function's output and the late records."""
+
+    def emit(self, key: str, window: Window, values: list[int], watermark: int) -> None: ...
+    def side_output(self, key: str, value: int, timestamp: int) -> None: ...
+    def drop(self, key: str, value: int, timestamp: int) -> None: ...
+
+
+class Tracer(Protocol):
+    """Told of each step, for `python -m conformance explain`."""
+
+    def __call__(self, step: str, **details: object) -> None: ...
+
+
+def _no_trace(step: str, **details: object) -> None:
+    pass
+
+
+class Context:
+    """`WindowOperator.Context`: the trigger's view of one key and window (and, in `on_merge`, of
+    the windows being merged into it)."""
+
+    __slots__ = ("op", "key", "window", "merged_windows")
+
+    def __init__(self, op: WindowOperator, key: str, window: Window,
+                 merged_windows: list[TimeWindow] = ()) -> None:
+        self.op, self.key, self.window, self.merged_windows = op, key, window, merged_windows
+
+    def current_watermark(self) -> int:
+        return self.op.timers.current_watermark
+
+    def current_processing_time(self) -> int:
+        return self.op.timers.current_processing_time
+
+    def register_event_time_timer(self, time: int) -> None:
+        if self.op.timers.event_time_timers.add(time, self.key, self.window):
+            self.op.trace("timer registered", key=self.key, window=self.window, time=time, domain="event")
+
+    def delete_event_time_timer(self, time: int) -> None:
+        self.op.timers.event_time_timers.remove(time, self.key, self.window)
+
+    def register_processing_time_timer(self, time: int) -> None:
+        if self.op.timers.processing_time_timers.add(time, self.key, self.window):
+            self.op.trace("timer registered", key=self.key, window=self.window, time=time,
+                          domain="processing")
+
+    def delete_processing_time_timer(self, time: int) -> None:
+        self.op.timers.processing_time_timers.remove(time, self.key, self.window)
+
+    def get_state(self, name: str) -> int | None:
+        return self.op.trigger_state.get((self.key, self.window, name))
+
+    def set_state(self, name: str, value: int | None) -> None:
+        if value is None:
+            self.op.trigger_state.pop((self.key, self.window, name), None)
+        else:
+            self.op.trigger_state[(self.key, self.window, name)] = value
+
+    def merge_state(self, name: str, reduce) -> None:
+        """`OnMergeContext.mergePartitionedState`: fold the merged windows' state into this one's."""
+        state = self.op.trigger_state
+        values = [v for w in self.merged_windows if (v := state.pop((self.key, w, name), None)) is not None]
+        if (own := state.get((self.key, self.window, name))) is not None:
+            values.append(own)
+        if values:
+            merged = values[0]
+            for v in values[1:]:
+                merged = reduce(merged, v)
+            state[(self.key, self.window, name)] = merged
+
+
+class WindowOperator:
+    """`WindowOperator`: assigns each element to windows, asks the trigger, fires and cleans up."""
+
+    def __init__(self, assigner: WindowAssigner, trigger: Trigger, allowed_lateness: int,
+                 late_data_output: bool, output: WindowOutput, tracer: Tracer | None = None) -> None:
+        self.assigner, self.trigger, self.allowed_lateness = assigner, trigger, allowed_lateness
+        self.late_data_output = late_data_output  # sideOutputLateData was set
+        self.output = output
+        self.trace: Tracer = tracer or _no_trace
+        self.timers = InternalTimerService()
+        self.window_state: dict[tuple[str, Window], Contents] = {}
+        self.trigger_state: dict[tuple[str, Window, str], int] = {}
+        self.merging_window_sets: dict[str, MergingWindowSet] = {}
+
+    # --- lateness and cleanup --------------------------------------------------------------
+
+    def cleanup_time(self, window: Window) -> int:
+        """`WindowOperator.cleanupTime`: event time: `maxTimestamp + allowedLateness`, saturating at
+        `Long.MAX_VALUE` on overflow; processing time: `maxTimestamp`."""
+        if not self.assigner.is_event_time:
+            return window.max_timestamp()
+        cleanup = ladd(window.max_timestamp(), self.allowed_lateness)
+        return cleanup if cleanup >= window.max_timestamp() else LONG_MAX
+
+    def is_window_late(self, window: Window) -> bool:
+        """`WindowOperator.isWindowLate`: an event-time window whose cleanup time the watermark
+        has reached."""
+        return self.assigner.is_event_time and self.cleanup_time(window) <= self.timers.current_watermark
+
+    def is_element_late(self, timestamp: int) -> bool:
+        """`WindowOperator.isElementLate`: `timestamp + allowedLateness <= watermark`, a Java `long`
+        sum that wraps (with a huge lateness a positive timestamp can become "late")."""
+        return (self.assigner.is_event_time
+                and ladd(timestamp, self.allowed_lateness) <= self.timers.current_watermark)
+
+    def is_cleanup_time(self, window: Window, time: int) -> bool:
+        return time == self.cleanup_time(window)
+
+    def register_cleanup_timer(self, key: str, window: Window) -> None:
+        """No timer for a window that is cleaned up only at the end of time."""
+        cleanup = self.cleanup_time(window)
+        if cleanup == LONG_MAX:
+            return
+        ctx = Context(self, key, window)
+        if self.assigner.is_event_time:
+            ctx.register_event_time_timer(cleanup)
+        else:
+            ctx.register_processing_time_timer(cleanup)
+
+    def delete_cleanup_timer(self, key: str, window: Window) -> None:
+        cleanup = self.cleanup_time(window)
+        if cleanup == LONG_MAX:
+            return
+        ctx = Context(self, key, window)
+        if self.assigner.is_event_time:
+            ctx.delete_event_time_timer(cleanup)
+        else:
+            ctx.delete_processing_time_timer(cleanup)
+
+    # --- elements ----------------------------------------------------------------------------
+
+    def process_element(self, key: str, value: int, timestamp: int) -> None:
+        """`WindowOperator.processElement`."""
+        windows = self.assigner.assign_windows(
+            timestamp, AssignerContext(self.timers.current_processing_time))
+        self.trace("assigned", key=key, value=value, ts=timestamp, windows=windows)
+        is_skipped_element = True
+        merging = self.merging_window_set(key) if self.assigner.is_merging else None
+        for window in windows:
+            if merging is not None:
+                window = merging.add_window(
+                    window, lambda result, merged, state_result, merged_states:
+                    self.merge(key, result, merged, state_result, merged_states))
+            if self.is_window_late(window):
+                self.trace("window late", key=key, window=window)
+                if merging is not None:
+                    merging.retire_window(window)
+                continue
+            is_skipped_element = False
+            state_window = merging.get_state_window(window) if merging is not None else window
+            self.window_state.setdefault((key, state_window), []).append((value, timestamp))
+            result = self.trigger.on_element(timestamp, window, Context(self, key, window))
+            self.act_on(result, key, window, state_window)
+            self.register_cleanup_timer(key, window)
+        if is_skipped_element and self.is_element_late(timestamp):
+            if self.late_data_output:
+                self.trace("side output", key=key, value=value, ts=timestamp)
+                self.output.side_output(key, value, timestamp)
+            else:
+                self.trace("dropped", key=key, value=value, ts=timestamp)
+                self.output.drop(key, value, timestamp)
+
+    def merging_window_set(self, key: str) -> MergingWindowSet:
+        merging = self.merging_window_sets.get(key)
+        if merging is None:
+            merging = self.merging_window_sets[key] = MergingWindowSet()
+        return merging
+
+    def merge(self, key: str, merge_result: TimeWindow, merged_windows: list[TimeWindow],
+              state_window_result: TimeWindow, merged_state_windows: list[TimeWindow]) -> None:
+        """The merge function of `WindowOperator.processElement`: a merge may not produce a window
+        that is already late (checked with a wrapping `maxTimestamp + allowedLateness`); the trigger
+        merges its state, the merged windows' triggers and cleanup timers are cleared, and their
+        contents move into the result's state window."""
+        if self.assigner.is_event_time:
+            if ladd(merge_result.max_timestamp(), self.allowed_lateness) <= self.timers.current_watermark:
+                raise JobFailure(
+                    "The end timestamp of an event-time window cannot become earlier than the current "
+                    f"watermark by merging. Current watermark: {self.timers.current_watermark} "
+                    f"window: {flink_repr(merge_result)}")
+        elif merge_result.max_timestamp() <= self.timers.current_processing_time:
+            raise JobFailure(
+                "The end timestamp of a processing-time window cannot become earlier than the current "
+                f"processing time by merging. Current processing time: "
+                f"{self.timers.current_processing_time} window: {flink_repr(merge_result)}")
+        self.trace("merged", key=key, windows=merged_windows, into=merge_result)
+        self.trigger.on_merge(merge_result, Context(self, key, merge_result, merged_windows))
+        for window in merged_windows:
+            self.trigger.clear(window, Context(self, key, window))
+            self.delete_cleanup_timer(key, window)
+        merged_contents = [e for w in merged_state_windows for e in self.window_state.pop((key, w), ())]
+        if merged_contents:
+            self.window_state.setdefault((key, state_window_result), []).extend(merged_contents)
+
+    # --- timers --------------------------------------------------------------------------------
+
+    def process_watermark(self, time: int) -> None:
+        self.timers.advance_watermark(time, self.on_event_time)
+
+    def advance_processing_time(self, time: int) -> None:
+        self.timers.advance_processing_time(time, self.on_processing_time)
+
+    def on_event_time(self, timer: InternalTimer) -> None:
+        """`WindowOperator.onEventTime`."""
+        self.on_timer(timer, "event")
+
+    def on_processing_time(self, timer: InternalTimer) -> None:
+        """`WindowOperator.onProcessingTime`."""
+        self.on_timer(timer, "processing")
+
+    def on_timer(self, timer: InternalTimer, domain: str) -> None:
+        key, window = timer.key, timer.window
+        self.trace("timer fired", key=key, window=window, time=timer.timestamp, domain=domain)
+        merging = self.merging_window_sets.get(key) if self.assigner.is_merging else None
+        state_window: Hashable | None = window
+        if self.assigner.is_merging:
+            state_window = merging.get_state_window(window) if merging is not None else None
+            if state_window is None:
+                return  # a timer for a window that was merged away or cleaned up: nothing to do
+        ctx = Context(self, key, window)
+        if domain == "event":
+            result = self.trigger.on_event_time(timer.timestamp, window, ctx)
+        else:
+            result = self.trigger.on_processing_time(timer.timestamp, window, ctx)
+        self.act_on(result, key, window, state_window)
+        if self.assigner.is_event_time == (domain == "event") and self.is_cleanup_time(window, timer.timestamp):
+            self.clear_all_state(key, window, state_window, merging)
+
+    def act_on(self, result, key: str, window: Window, state_window: Hashable) -> None:
+        """FIRE emits the window's contents, if it has any; PURGE drops them."""
+        if result.is_fire:
+            contents = self.window_state.get((key, state_window))
+            if contents is not None:
+                self.emit_window_contents(key, window, state_window, contents)
+        if result.is_purge:
+            self.trace("purged", key=key, window=window)
+            self.window_state.pop((key, state_window), None)
+
+    def emit_window_contents(self, key: str, window: Window, state_window: Hashable,
+                             contents: Contents) -> None:
+        values = [v for v, _ in contents]
+        self.trace("fired", key=key, window=window, values=values)
+        self.output.emit(key, window, values, self.timers.current_watermark)
+
+    def clear_all_state(self, key: str, window: Window, state_window: Hashable,
+                        merging: MergingWindowSet | None) -> None:
+        """`WindowOperator.clearAllState`: contents, trigger state, and the in-flight window."""
+        self.trace("cleared", key=key, window=window)
+        self.window_state.pop((key, state_window), None)
+        self.trigger.clear(window, Context(self, key, window))
+        if merging is not None:
+            merging.retire_window(window)
+
+
+class EvictingWindowOperator(WindowOperator):
+    """`EvictingWindowOperator`: the evictor trims the contents around each call of the function.
+
+    The function is called even when `evictBefore` removed everything (with no values); what
+    remains after `evictAfter` is the window's new contents.
+    """
+
+    def __init__(self, assigner, trigger, evictor: Evictor, allowed_lateness, late_data_output, output,
+                 tracer=None) -> None:
+        super().__init__(assigner, trigger, allowed_lateness, late_data_output, output, tracer)
+        self.evictor = evictor
+
+    def emit_window_contents(self, key, window, state_window, contents):
+        elements = list(contents)
+        self.evictor.evict_before(elements, len(elements))
+        super().emit_window_contents(key, window, state_window, elements)
+        self.evictor.evict_after(elements, len(elements))
+        if len(elements) < len(contents):
+            self.trace("evicted", key=key, window=window, kept=[v for v, _ in elements])
+        if elements:
+            self.window_state[(key, state_window)] = elements
+        else:
+            self.window_state.pop((key, state_window), None)
+
+
+def flink_repr(window: TimeWindow) -> str:
+    """`TimeWindow.toString()`, as it appears in Flink's messages."""
+    return f"TimeWindow{{start={window.start}, end={window.end}}}"

@@ -1,0 +1,82 @@
+"""The timer service: event- and processing-time timers of one operator.
+
+Models `InternalTimerServiceImpl`. A timer is `(timestamp, key, window)`; registering one that exists
+does nothing (timers are deduplicated), deleting one removes it. `advance_watermark(t)` first sets the
+current watermark to `t`, then fires every event-time timer with `timestamp <= t` in timestamp order,
+timers registered while firing included. Processing time advances the same way. The order of timers
+with equal timestamps is unspecified in Flink; here they fire in registration order.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+
+from reference.javalong import LONG_MIN
+
+
+@dataclass(frozen=True, slots=True)
+class InternalTimer:
+    timestamp: int
+    key: str
+    window: Hashable
+
+
+class TimerQueue:
+    """A priority queue of timers with deduplication and deletion (`HeapPriorityQueueSet`)."""
+
+    def __init__(self) -> None:
+        self._heap: list[tuple[int, int, str, Hashable]] = []
+        self._live: dict[tuple[int, str, Hashable], int] = {}
+        self._seq = 0
+
+    def add(self, timestamp: int, key: str, window: Hashable) -> bool:
+        ident = (timestamp, key, window)
+        if ident in self._live:
+            return False
+        self._seq += 1
+        self._live[ident] = self._seq
+        heapq.heappush(self._heap, (timestamp, self._seq, key, window))
+        return True
+
+    def remove(self, timestamp: int, key: str, window: Hashable) -> None:
+        self._live.pop((timestamp, key, window), None)
+
+    def poll_up_to(self, time: int) -> InternalTimer | None:
+        """The earliest live timer with `timestamp <= time`, removed from the queue; else None."""
+        heap, live = self._heap, self._live
+        while heap and heap[0][0] <= time:
+            timestamp, seq, key, window = heapq.heappop(heap)
+            if live.get((timestamp, key, window)) == seq:
+                del live[(timestamp, key, window)]
+                return InternalTimer(timestamp, key, window)
+        return None
+
+    def __len__(self) -> int:
+        return len(self._live)
+
+
+TimerCallback = Callable[[InternalTimer], None]
+
+
+class InternalTimerService:
+    """Timers, the current watermark (initially `Long.MIN_VALUE`) and processing time (initially 0)."""
+
+    def __init__(self) -> None:
+        self.current_watermark = LONG_MIN
+        self.current_processing_time = 0
+        self.event_time_timers = TimerQueue()
+        self.processing_time_timers = TimerQueue()
+
+    def advance_watermark(self, time: int, on_event_time: TimerCallback) -> None:
+        """`InternalTimerServiceImpl.advanceWatermark`: set the watermark, then fire due timers."""
+        self.current_watermark = time
+        while (timer := self.event_time_timers.poll_up_to(time)) is not None:
+            on_event_time(timer)
+
+    def advance_processing_time(self, time: int, on_processing_time: TimerCallback) -> None:
+        """The clock moves to `time`; due processing-time timers fire in timestamp order."""
+        self.current_processing_time = time
+        while (timer := self.processing_time_timers.poll_up_to(time)) is not None:
+            on_processing_time(timer)

@@ -1,0 +1,269 @@
+"""Triggers: when a window fires, and whether it keeps its contents.
+
+Models `org.apache.flink.streaming.api.windowing.triggers` (Flink 2.x). Each trigger answers one
+question per callback with a `TriggerResult`; the window operator is the only place that acts on it.
+A trigger keeps its own per-window state through the `TriggerContext` (Flink's partitioned state).
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Protocol
+
+from reference.errors import JobFailure
+from reference.javalong import ladd, lrem, lsub
+from reference.windows import Window
+
+
+class TriggerResult(Enum):
+    """`TriggerResult`: whether to call the window function (fire) and whether to clear (purge)."""
+
+    CONTINUE = (False, False)
+    FIRE = (True, False)
+    PURGE = (False, True)
+    FIRE_AND_PURGE = (True, True)
+
+    @property
+    def is_fire(self) -> bool:
+        return self.value[0]
+
+    @property
+    def is_purge(self) -> bool:
+        return self.value[1]
+
+
+class TriggerContext(Protocol):
+    """`Trigger.TriggerContext` / `OnMergeContext`, bound to one key and window."""
+
+    def current_watermark(self) -> int: ...
+    def current_processing_time(self) -> int: ...
+    def register_event_time_timer(self, time: int) -> None: ...
+    def delete_event_time_timer(self, time: int) -> None: ...
+    def register_processing_time_timer(self, time: int) -> None: ...
+    def delete_processing_time_timer(self, time: int) -> None: ...
+    def get_state(self, name: str) -> int | None: ...
+    def set_state(self, name: str, value: int | None) -> None: ...
+    def merge_state(self, name: str, reduce) -> None: ...
+
+
+class Trigger:
+    """`Trigger`: by default every callback continues and nothing can merge."""
+
+    can_merge = False
+
+    def on_element(self, timestamp: int, window: Window, ctx: TriggerContext) -> TriggerResult:
+        return TriggerResult.CONTINUE
+
+    def on_event_time(self, time: int, window: Window, ctx: TriggerContext) -> TriggerResult:
+        return TriggerResult.CONTINUE
+
+    def on_processing_time(self, time: int, window: Window, ctx: TriggerContext) -> TriggerResult:
+        return TriggerResult.CONTINUE
+
+    def on_merge(self, window: Window, ctx: TriggerContext) -> None:
+        pass
+
+    def clear(self, window: Window, ctx: TriggerContext) -> None:
+        pass
+
+
+class EventTimeTrigger(Trigger):
+    """`EventTimeTrigger`: fires once the watermark passes the window's `maxTimestamp`.
+
+    An element for a window whose `maxTimestamp <= watermark` (a late element within the allowed
+    lateness) fires the window at once; otherwise a timer is set at `maxTimestamp`.
+    """
+
+    can_merge = True
+
+    def on_element(self, timestamp, window, ctx):
+        if window.max_timestamp() <= ctx.current_watermark():
+            return TriggerResult.FIRE
+        ctx.register_event_time_timer(window.max_timestamp())
+        return TriggerResult.CONTINUE
+
+    def on_event_time(self, time, window, ctx):
+        return TriggerResult.FIRE if time == window.max_timestamp() else TriggerResult.CONTINUE
+
+    def on_merge(self, window, ctx):
+        # Only a window whose end the watermark has not passed needs a timer.
+        if window.max_timestamp() > ctx.current_watermark():
+            ctx.register_event_time_timer(window.max_timestamp())
+
+    def clear(self, window, ctx):
+        ctx.delete_event_time_timer(window.max_timestamp())
+
+
+class ProcessingTimeTrigger(Trigger):
+    """`ProcessingTimeTrigger`: fires when processing time reaches the window's `maxTimestamp`."""
+
+    can_merge = True
+
+    def on_element(self, timestamp, window, ctx):
+        ctx.register_processing_time_timer(window.max_timestamp())
+        return TriggerResult.CONTINUE
+
+    def on_processing_time(self, time, window, ctx):
+        return TriggerResult.FIRE
+
+    def on_merge(self, window, ctx):
+        if window.max_timestamp() > ctx.current_processing_time():
+            ctx.register_processing_time_timer(window.max_timestamp())
+
+    def clear(self, window, ctx):
+        ctx.delete_processing_time_timer(window.max_timestamp())
+
+
+class CountTrigger(Trigger):
+    """`CountTrigger`: fires when `maxCount` elements arrived since the last firing (the count is
+    reset on firing); merged windows add up their counts."""
+
+    can_merge = True
+    STATE = "count"
+
+    def __init__(self, max_count: int) -> None:
+        self.max_count = max_count
+
+    def on_element(self, timestamp, window, ctx):
+        count = ladd(ctx.get_state(self.STATE) or 0, 1)
+        if count >= self.max_count:
+            ctx.set_state(self.STATE, None)
+            return TriggerResult.FIRE
+        ctx.set_state(self.STATE, count)
+        return TriggerResult.CONTINUE
+
+    def on_merge(self, window, ctx):
+        ctx.merge_state(self.STATE, ladd)
+
+    def clear(self, window, ctx):
+        ctx.set_state(self.STATE, None)
+
+
+class _ContinuousTrigger(Trigger):
+    """What `ContinuousEventTimeTrigger` and `ContinuousProcessingTimeTrigger` share: a "fire-time"
+    state (merged by `min`) holding the next firing, `min(t + interval, maxTimestamp)`, and a timer
+    for it in the trigger's own notion of time."""
+
+    can_merge = True
+    STATE = "fire-time"
+
+    def __init__(self, interval: int) -> None:
+        self.interval = interval
+
+    def register(self, ctx: TriggerContext, time: int) -> None:
+        raise NotImplementedError
+
+    def delete(self, ctx: TriggerContext, time: int) -> None:
+        raise NotImplementedError
+
+    def first_fire_from(self, time: int) -> int:
+        """`time - (time % interval)`: Java's `%` truncates, so negative times round *up*."""
+        try:
+            return lsub(time, lrem(time, self.interval))
+        except ArithmeticError as e:  # an interval of 0
+            raise JobFailure(str(e)) from None
+
+    def register_next_fire_timestamp(self, time: int, window: Window, ctx: TriggerContext) -> None:
+        next_fire = min(ladd(time, self.interval), window.max_timestamp())
+        current = ctx.get_state(self.STATE)
+        ctx.set_state(self.STATE, next_fire if current is None else min(current, next_fire))
+        self.register(ctx, next_fire)
+
+    def on_timer(self, time: int, window: Window, ctx: TriggerContext) -> TriggerResult:
+        if time == window.max_timestamp():
+            return TriggerResult.FIRE
+        fire_time = ctx.get_state(self.STATE)
+        if fire_time is not None and fire_time == time:
+            ctx.set_state(self.STATE, None)
+            self.register_next_fire_timestamp(time, window, ctx)
+            return TriggerResult.FIRE
+        return TriggerResult.CONTINUE
+
+    def on_merge(self, window, ctx):
+        ctx.merge_state(self.STATE, min)
+        fire_time = ctx.get_state(self.STATE)
+        if fire_time is not None:
+            self.register(ctx, fire_time)
+
+    def clear(self, window, ctx):
+        # Only the next periodic timer is deleted; the one at maxTimestamp (event time) stays.
+        fire_time = ctx.get_state(self.STATE)
+        if fire_time is not None:
+            self.delete(ctx, fire_time)
+            ctx.set_state(self.STATE, None)
+
+
+class ContinuousEventTimeTrigger(_ContinuousTrigger):
+    """`ContinuousEventTimeTrigger` (Flink 2.x): fires every `interval` of event time and at the
+    window's end; an element for a window the watermark has passed fires it at once."""
+
+    def register(self, ctx, time):
+        ctx.register_event_time_timer(time)
+
+    def delete(self, ctx, time):
+        ctx.delete_event_time_timer(time)
+
+    def on_element(self, timestamp, window, ctx):
+        if window.max_timestamp() <= ctx.current_watermark():
+            return TriggerResult.FIRE
+        ctx.register_event_time_timer(window.max_timestamp())
+        if ctx.get_state(self.STATE) is None:
+            self.register_next_fire_timestamp(self.first_fire_from(timestamp), window, ctx)
+        return TriggerResult.CONTINUE
+
+    def on_event_time(self, time, window, ctx):
+        return self.on_timer(time, window, ctx)
+
+
+class ContinuousProcessingTimeTrigger(_ContinuousTrigger):
+    """`ContinuousProcessingTimeTrigger` (Flink 2.x): fires every `interval` of processing time,
+    aligned to the processing time of the window's first element, and at the window's end."""
+
+    def register(self, ctx, time):
+        ctx.register_processing_time_timer(time)
+
+    def delete(self, ctx, time):
+        ctx.delete_processing_time_timer(time)
+
+    def on_element(self, timestamp, window, ctx):
+        if ctx.get_state(self.STATE) is None:
+            now = ctx.current_processing_time()
+            self.register_next_fire_timestamp(self.first_fire_from(now), window, ctx)
+        return TriggerResult.CONTINUE
+
+    def on_processing_time(self, time, window, ctx):
+        if time != window.max_timestamp() and ctx.get_state(self.STATE) is None:
+            # `fireTimestampState.get().equals(time)` on an empty state
+            raise JobFailure("java.lang.NullPointerException")
+        return self.on_timer(time, window, ctx)
+
+
+class PurgingTrigger(Trigger):
+    """`PurgingTrigger`: turns every FIRE of the nested trigger into FIRE_AND_PURGE."""
+
+    def __init__(self, nested: Trigger) -> None:
+        self.nested = nested
+        self.can_merge = nested.can_merge
+
+    @staticmethod
+    def _purging(result: TriggerResult) -> TriggerResult:
+        return TriggerResult.FIRE_AND_PURGE if result.is_fire else result
+
+    def on_element(self, timestamp, window, ctx):
+        return self._purging(self.nested.on_element(timestamp, window, ctx))
+
+    def on_event_time(self, time, window, ctx):
+        return self._purging(self.nested.on_event_time(time, window, ctx))
+
+    def on_processing_time(self, time, window, ctx):
+        return self._purging(self.nested.on_processing_time(time, window, ctx))
+
+    def on_merge(self, window, ctx):
+        self.nested.on_merge(window, ctx)
+
+    def clear(self, window, ctx):
+        self.nested.clear(window, ctx)
+
+
+class NeverTrigger(Trigger):
+    """`GlobalWindows.NeverTrigger`: never fires; it cannot merge."""
