@@ -72,7 +72,7 @@ def load_implementation(spec: str) -> Implementation:
                 f"no implementation {spec!r}; registered: {', '.join(registered_names())}, "
                 "or give 'package.module:factory'")
         factory = found[0].load()
-    impl = factory() if callable(factory) and not isinstance(factory, Implementation) else factory
+    impl = factory() if isinstance(factory, type) or not isinstance(factory, Implementation) else factory
     if not isinstance(impl, Implementation):
         raise ImplementationNotFound(f"{spec!r} did not give an implementation (needs name, features, run)")
     return impl

@@ -1,0 +1,58 @@
+"""What a property test leaves behind for the report: the cases it ran, and why it failed.
+
+The property suite (`conformance/properties/`) and the run's pytest plug-in (`conformance/run.py`)
+meet here. A property test
+
+- counts the features of every case it sends to the implementation (`FeatureTally`), and stores the
+  tally in its test item's `user_properties` under `"features"` (so it also crosses pytest-xdist);
+- fails by raising `PropertyViolation`, whose `to_json()` the plug-in stores under `"violation"`:
+  the minimal case, what the reference observed, what the implementation observed, and the rule.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+from conformance.case import Case
+from conformance.case_json import case_to_json
+from conformance.equivalence import difference
+from conformance.features import required_features
+from conformance.observation import Observation
+from conformance.observation_json import observation_to_json
+
+
+class FeatureTally(Counter):
+    """How many cases exercised each feature (and `cases`: how many cases in all)."""
+
+    def add(self, cases: Iterable[Case]) -> None:
+        for case in cases:
+            self["cases"] += 1
+            self.update(required_features(case))
+
+
+class PropertyViolation(AssertionError):
+    """A property does not hold for `case`.
+
+    `expected` is the reference's observation where the property compares with it (or what the
+    rule demands), `actual` the implementation's; `rule` says in one sentence what was broken.
+    """
+
+    def __init__(self, rule: str, case: Case, actual: Observation | None = None,
+                 expected: Observation | None = None, detail: str = "") -> None:
+        self.rule, self.case, self.actual, self.expected = rule, case, actual, expected
+        if not detail and expected is not None and actual is not None:
+            detail = difference(expected, actual)
+        self.detail = detail
+        super().__init__(f"{rule}\n{detail}".rstrip())
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rule": self.rule,
+            "case": case_to_json(self.case),
+            "features": sorted(required_features(self.case)),
+            "expected": None if self.expected is None else observation_to_json(self.expected),
+            "actual": None if self.actual is None else observation_to_json(self.actual),
+            "difference": self.detail,
+        }

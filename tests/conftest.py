@@ -1,0 +1,3 @@
+from conformance.profiles import register_profiles
+
+register_profiles()

@@ -1,0 +1,126 @@
+"""The case and observation formats: exact round trips and errors that name the path and the rule."""
+
+import json
+
+import pytest
+
+from conformance import (
+    LONG_MAX,
+    LONG_MIN,
+    Case,
+    CaseFormatError,
+    ContinuousEventTimeTrigger,
+    CountEvictor,
+    Firing,
+    LateRecord,
+    Observation,
+    TimeEvictor,
+    TimeWindow,
+    case_from_json,
+    case_to_json,
+    cases_from_json,
+    count_window,
+    global_window,
+    observation_from_json,
+    observation_to_json,
+    processing_time,
+    purging,
+    record,
+    session,
+    sliding,
+    tumbling,
+    watermark,
+)
+from conformance.observation import Error, GlobalWindow
+
+CASES = [
+    Case(window=tumbling(1000, -200), events=[record("a", 1, 999), watermark(999), processing_time(5)]),
+    Case(window=sliding(10, 3, 1, time="processing"), evictor=TimeEvictor(4, after=True), allowed_lateness=LONG_MAX,
+         late_side_output=True, end_of_input=False, name="x"),
+    Case(window=session(7), trigger=purging(ContinuousEventTimeTrigger(2)), events=[record("k", -1, LONG_MIN)]),
+    Case(window=count_window(3, 1)),
+    Case(window=global_window(), evictor=CountEvictor(2)),
+]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_case_round_trips_exactly(case):
+    doc = case_to_json(case)
+    assert case_from_json(json.loads(json.dumps(doc))) == case
+    assert case_to_json(case_from_json(doc)) == doc
+
+
+def test_absent_fields_take_the_formats_defaults():
+    case = case_from_json({"format": "window-case/1", "window": {"assigner": "tumbling", "size": 5}, "events": []})
+    assert case == Case(window=tumbling(5), events=[])
+    assert (case.allowed_lateness, case.late_side_output, case.end_of_input, case.trigger) == (0, False, True, None)
+
+
+def test_a_file_may_hold_many_cases():
+    docs = [case_to_json(c) for c in CASES]
+    assert cases_from_json({"cases": docs}) == CASES
+
+
+def test_observation_round_trips_exactly():
+    obs = Observation(
+        firings=(Firing(3, "a", TimeWindow(0, 10), 9, (3, 1), LONG_MIN), Firing(4, "b", GlobalWindow(), LONG_MAX, (), 7)),
+        late=(LateRecord(1, "a", 5, -3),), dropped=(LateRecord(2, "b", 6, 0),), error=Error("runtime", "boom"))
+    doc = observation_to_json(obs)
+    assert doc["firings"][0]["values"] == [1, 3]  # values are sorted
+    assert observation_from_json(json.loads(json.dumps(doc))) == obs
+
+
+def problems_of(doc):
+    with pytest.raises(CaseFormatError) as e:
+        case_from_json(doc)
+    return {(p.path, p.rule.split(",")[0].split(" [")[0]) for p in e.value.problems}
+
+
+def test_every_problem_is_reported_with_its_path_and_rule():
+    found = problems_of({
+        "format": "window-case/2",
+        "window": {"assigner": "sliding", "size": 10.5, "offset": 2**63, "colour": "red"},
+        "allowed_lateness": -1,
+        "late_side_output": "yes",
+        "events": [{"record": {"key": 1, "value": 2}}, {"watermark": 1, "record": {}}, {"processing_time": 5},
+                   {"processing_time": 4}],
+        "surprise": 1,
+    })
+    assert found == {
+        ("$.format", "must be 'window-case/1'"),
+        ("$.window.size", "must be an integer in Java long range"),
+        ("$.window.slide", "missing required field"),
+        ("$.window.offset", "must be an integer in Java long range"),
+        ("$.window.colour", "unknown field"),
+        ("$.allowed_lateness", "must be >= 0"),
+        ("$.late_side_output", "must be true or false"),
+        ("$.events[0].record.key", "must be a string"),
+        ("$.events[0].record.ts", "missing required field"),
+        ("$.events[1]", "must be an object with exactly one of the fields 'record'"),
+        ("$.events[3].processing_time", "processing time only moves forward: 4 < 5"),
+        ("$.surprise", "unknown field"),
+    }
+
+
+@pytest.mark.parametrize("window, part, extra", [
+    ({"assigner": "count", "size": 3}, "trigger", {"trigger": {"type": "never"}}),
+    ({"assigner": "count", "size": 3}, "evictor", {"evictor": {"type": "time", "size": 3}}),
+    ({"assigner": "session", "gap": 3}, "evictor", {"evictor": {"type": "count", "max_count": 3}}),
+])
+def test_a_trigger_or_evictor_that_does_not_fit_the_assigner_is_rejected(window, part, extra):
+    found = problems_of({"format": "window-case/1", "window": window, "events": []} | extra)
+    assert [path for path, _ in found] == [f"$.{part}"]
+
+
+def test_unknown_trigger_and_nested_problems_have_paths():
+    found = problems_of({"format": "window-case/1", "window": {"assigner": "global"}, "events": [],
+                         "trigger": {"type": "purging", "inner": {"type": "count"}},
+                         "evictor": {"type": "lru"}})
+    assert found == {("$.trigger.inner.count", "missing required field"),
+                     ("$.evictor.type", "must be one of 'count'")}
+
+
+def test_flinks_own_rejections_are_not_format_errors():
+    # size 0 breaks TumblingEventTimeWindows' precondition: an invalid_spec observation, not a load error
+    case = case_from_json({"format": "window-case/1", "window": {"assigner": "tumbling", "size": 0}, "events": []})
+    assert case.window == tumbling(0)
