@@ -1,0 +1,10 @@
+"""The real Apache Flink as an implementation: cases run through Flink's own `WindowOperator`.
+
+A small Java program (`java/windowconformance/`), compiled on first use against the pinned
+`flink-dist` jar of `apache-flink-libraries`, runs each case as a branch of a job in a MiniCluster and
+answers with observations. `FlinkImplementation` talks to one such process per Python process.
+"""
+
+from flink_impl.implementation import FlinkImplementation
+
+__all__ = ["FlinkImplementation"]

@@ -1,0 +1,34 @@
+"""`FlinkImplementation`: the suite's cases run through Apache Flink's own `WindowOperator`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from conformance.case import Case
+from conformance.case_json import case_to_json
+from conformance.features import ALL_FEATURES, required_features
+from conformance.observation import Observation
+from conformance.observation_json import observation_from_json
+from flink_impl.process import shared_runner
+
+#: Flink's processing time is the wall clock: a replay cannot set it, so results would not be
+#: deterministic. Everything else in the format is event time, replayed exactly.
+UNSUPPORTED = frozenset({"time.processing", "trigger.processing_time", "trigger.continuous_processing_time"})
+
+
+class FlinkImplementation:
+    """Apache Flink 2.3.0 (flink-dist of apache-flink-libraries), one MiniCluster per Python process."""
+
+    name = "flink"
+    features = ALL_FEATURES - UNSUPPORTED
+
+    def run(self, cases: Sequence[Case]) -> list[Observation]:
+        for i, case in enumerate(cases):
+            missing = required_features(case) - self.features
+            if missing:
+                raise ValueError(f"cases[{i}]{f' ({case.name})' if case.name else ''}: the flink implementation "
+                                 f"does not support {', '.join(sorted(missing))}")
+        if not cases:
+            return []
+        answers = shared_runner().request([case_to_json(c) for c in cases])
+        return [observation_from_json(a, f"$.observations[{i}]") for i, a in enumerate(answers)]

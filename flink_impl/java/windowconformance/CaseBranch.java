@@ -1,0 +1,172 @@
+package windowconformance;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.DataStreamUtils;
+import org.apache.flink.streaming.api.datastream.KeyedStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.datastream.WindowedStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.windowing.assigners.EventTimeSessionWindows;
+import org.apache.flink.streaming.api.windowing.assigners.GlobalWindows;
+import org.apache.flink.streaming.api.windowing.assigners.SlidingEventTimeWindows;
+import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
+import org.apache.flink.streaming.api.windowing.evictors.CountEvictor;
+import org.apache.flink.streaming.api.windowing.evictors.Evictor;
+import org.apache.flink.streaming.api.windowing.evictors.TimeEvictor;
+import org.apache.flink.streaming.api.windowing.triggers.ContinuousEventTimeTrigger;
+import org.apache.flink.streaming.api.windowing.triggers.CountTrigger;
+import org.apache.flink.streaming.api.windowing.triggers.EventTimeTrigger;
+import org.apache.flink.streaming.api.windowing.triggers.PurgingTrigger;
+import org.apache.flink.streaming.api.windowing.triggers.Trigger;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * Adds one case (a {@code window-case/1} JSON document) to a job as its own branch:
+ * source -> {@link EventReplayOperator} -> reinterpretAsKeyedStream -> window(...) -> recorders.
+ *
+ * <p>The stream is re-interpreted as keyed rather than keyBy'd: keyBy would put a network shuffle
+ * between the replay operator and the window operator and break the chain that makes {@code at}
+ * exact. With parallelism 1 the single window operator instance owns every key group anyway.
+ *
+ * <p>The window specification is built with Flink's public API exactly as a user would write it,
+ * so whatever Flink rejects while building (assigner preconditions, a merging assigner with a
+ * trigger that cannot merge) throws here, before the job runs.
+ */
+final class CaseBranch {
+    private CaseBranch() {}
+
+    private static final TypeInformation<ReplayEvent> EVENT_TYPE = TypeInformation.of(ReplayEvent.class);
+    private static final TypeInformation<Element> ELEMENT_TYPE = TypeInformation.of(Element.class);
+
+    static final class ByKey implements KeySelector<Element, String> {
+        @Override
+        public String getKey(Element e) {
+            return e.key;
+        }
+    }
+
+    /** Adds the branch of {@code run}; throws whatever Flink throws for an invalid specification. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    static void add(StreamExecutionEnvironment env, CaseRun run) {
+        JsonNode c = run.spec;
+        String name = "case-" + run.id;
+        DataStream<ReplayEvent> source = env.fromData(replayEvents(c.get("events")), EVENT_TYPE).name(name);
+        DataStream<Element> replayed = source.transform(name + "-replay", ELEMENT_TYPE,
+                new EventReplayOperator(run.id, c.get("end_of_input").asBoolean()));
+        KeyedStream<Element, String> keyed =
+                DataStreamUtils.reinterpretAsKeyedStream(replayed, new ByKey(), Types.STRING);
+
+        WindowedStream windowed = window(keyed, c.get("window"));
+        if (!c.get("trigger").isNull()) {
+            windowed = windowed.trigger(trigger(c.get("trigger")));
+        }
+        if (!c.get("evictor").isNull()) {
+            windowed = windowed.evictor(evictor(c.get("evictor")));
+        }
+        OutputTag<Element> lateTag = new OutputTag<>(name + "-late", ELEMENT_TYPE);
+        windowed = windowed.allowedLateness(Duration.ofMillis(c.get("allowed_lateness").asLong()))
+                .sideOutputLateData(lateTag);
+        SingleOutputStreamOperator<FiringRecord> fired = windowed.process(
+                new Recorders.WindowContents(run.id), TypeInformation.of(FiringRecord.class));
+        fired.process(new Recorders.Firings(run.id), Types.VOID).name(name + "-firings");
+        fired.getSideOutput(lateTag)
+                .process(new Recorders.LateRecords(run.id, c.get("late_side_output").asBoolean()), Types.VOID)
+                .name(name + "-late");
+    }
+
+    private static List<ReplayEvent> replayEvents(JsonNode events) {
+        List<ReplayEvent> out = new ArrayList<>(events.size() + 1);
+        for (int i = 0; i < events.size(); i++) {
+            JsonNode e = events.get(i);
+            if (e.has("record")) {
+                JsonNode r = e.get("record");
+                out.add(new ReplayEvent(i, ReplayEvent.RECORD, r.get("key").asText(), r.get("value").asLong(),
+                        r.get("ts").asLong()));
+            } else if (e.has("watermark")) {
+                out.add(new ReplayEvent(i, ReplayEvent.WATERMARK, null, 0, e.get("watermark").asLong()));
+            } else {
+                out.add(new ReplayEvent(i, ReplayEvent.PROCESSING_TIME, null, 0, e.get("processing_time").asLong()));
+            }
+        }
+        out.add(new ReplayEvent(events.size(), ReplayEvent.END, null, 0, 0));
+        return out;
+    }
+
+    private static Duration ms(JsonNode n, String field) {
+        return Duration.ofMillis(n.get(field).asLong());
+    }
+
+    private static WindowedStream<Element, String, ?> window(KeyedStream<Element, String> keyed, JsonNode w) {
+        requireEventTime(w);
+        switch (w.get("assigner").asText()) {
+            case "tumbling":
+                return keyed.window(TumblingEventTimeWindows.of(ms(w, "size"), ms(w, "offset")));
+            case "sliding":
+                return keyed.window(SlidingEventTimeWindows.of(ms(w, "size"), ms(w, "slide"), ms(w, "offset")));
+            case "session":
+                return keyed.window(EventTimeSessionWindows.withGap(ms(w, "gap")));
+            case "global":
+                return keyed.window(GlobalWindows.create());
+            case "count":
+                // KeyedStream.countWindow builds the GlobalWindows + CountTrigger (+ CountEvictor) itself.
+                return w.hasNonNull("slide")
+                        ? keyed.countWindow(w.get("size").asLong(), w.get("slide").asLong())
+                        : keyed.countWindow(w.get("size").asLong());
+            default:
+                throw new UnsupportedCase("window assigner " + w.get("assigner"));
+        }
+    }
+
+    private static void requireEventTime(JsonNode w) {
+        if (w.has("time") && !w.get("time").asText().equals("event")) {
+            throw new UnsupportedCase("processing-time windows (processing time cannot be replayed deterministically)");
+        }
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static Trigger trigger(JsonNode t) {
+        switch (t.get("type").asText()) {
+            case "event_time":
+                return EventTimeTrigger.create();
+            case "count":
+                return CountTrigger.of(t.get("count").asLong());
+            case "continuous_event_time":
+                return ContinuousEventTimeTrigger.of(ms(t, "interval"));
+            case "purging":
+                return PurgingTrigger.of(trigger(t.get("inner")));
+            case "never":
+                // Flink's own class; it is declared for GlobalWindow, as a user would have to cast it.
+                return new GlobalWindows.NeverTrigger();
+            default:
+                throw new UnsupportedCase("trigger " + t.get("type"));
+        }
+    }
+
+    @SuppressWarnings("rawtypes")
+    private static Evictor evictor(JsonNode e) {
+        boolean after = e.get("after").asBoolean();
+        switch (e.get("type").asText()) {
+            case "count":
+                return CountEvictor.of(e.get("max_count").asLong(), after);
+            case "time":
+                return TimeEvictor.of(ms(e, "size"), after);
+            default:
+                throw new UnsupportedCase("evictor " + e.get("type"));
+        }
+    }
+
+    /** A case this runner does not run (the Python side never sends one): a protocol error. */
+    static final class UnsupportedCase extends RuntimeException {
+        UnsupportedCase(String what) {
+            super("unsupported by the flink runner: " + what);
+        }
+    }
+}

@@ -1,0 +1,124 @@
+package windowconformance;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ArrayNode;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ObjectNode;
+
+/**
+ * What one case's branch of a job observed, recorded as it happens.
+ *
+ * <p>Every operator of a branch runs in one task thread (the chain source -> replay -> window ->
+ * recorders), so {@link #at} set by {@link EventReplayOperator} before it forwards an event is the
+ * event during which the window operator produced an output. The job's functions are serialized, so
+ * they find their run through the static registry by id. Outputs are kept as they are produced:
+ * when the job fails, what came before the failure stays observed.
+ */
+final class CaseRun {
+    private static final AtomicInteger NEXT_ID = new AtomicInteger();
+    private static final Map<Integer, CaseRun> ACTIVE = new ConcurrentHashMap<>();
+    private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+
+    final int id = NEXT_ID.incrementAndGet();
+    final JsonNode spec;
+    /** Index of the event being replayed; written and read only by the branch's task thread. */
+    int at;
+    /** The branch's task thread, to check that the chain really is one thread. */
+    volatile Thread replayThread;
+    private final List<ObjectNode> firings = new ArrayList<>();
+    private final List<ObjectNode> late = new ArrayList<>();
+    private final List<ObjectNode> dropped = new ArrayList<>();
+    private ObjectNode error;
+
+    CaseRun(JsonNode spec) {
+        this.spec = spec;
+        ACTIVE.put(id, this);
+    }
+
+    static CaseRun get(int id) {
+        CaseRun run = ACTIVE.get(id);
+        if (run == null) {
+            throw new IllegalStateException("no active case run " + id);
+        }
+        return run;
+    }
+
+    void release() {
+        ACTIVE.remove(id);
+    }
+
+    /** Forgets what a job that another case made fail observed, before this case runs again. */
+    synchronized void reset() {
+        firings.clear();
+        late.clear();
+        dropped.clear();
+        error = null;
+        replayThread = null;
+    }
+
+    synchronized boolean failed() {
+        return error != null;
+    }
+
+    synchronized void invalidSpec(String message) {
+        error = errorNode("invalid_spec", message);
+    }
+
+    /** The first failure ends the case (a failed job runs nothing after it). */
+    synchronized void runtimeError(Throwable failure) {
+        if (error == null) {
+            Throwable root = rootCause(failure);
+            error = errorNode("runtime", root.getMessage() != null ? root.getMessage() : root.toString());
+        }
+    }
+
+    synchronized void fired(FiringRecord f, long timestamp) {
+        ObjectNode window = JSON.objectNode();
+        if (f.global) {
+            window.put("global", true);
+        } else {
+            window.put("start", f.start).put("end", f.end);
+        }
+        ArrayNode values = JSON.arrayNode();
+        Arrays.stream(f.values).forEach(values::add);
+        ObjectNode firing = JSON.objectNode().put("at", f.at).put("key", f.key);
+        firing.set("window", window);
+        firing.put("timestamp", timestamp);
+        firing.set("values", values);
+        firing.put("watermark", f.watermark);
+        firings.add(firing);
+    }
+
+    /** A record of the late-data side output: `late` if the case asked for it, else `dropped`. */
+    synchronized void lateRecord(Element e, boolean sideOutput) {
+        ObjectNode node = JSON.objectNode().put("at", at).put("key", e.key).put("value", e.value).put("ts", e.ts);
+        (sideOutput ? late : dropped).add(node);
+    }
+
+    synchronized ObjectNode observation() {
+        ObjectNode o = JSON.objectNode().put("format", "window-observation/1");
+        o.set("firings", JSON.arrayNode().addAll(firings));
+        o.set("late", JSON.arrayNode().addAll(late));
+        o.set("dropped", JSON.arrayNode().addAll(dropped));
+        o.set("error", error == null ? JSON.nullNode() : error);
+        return o;
+    }
+
+    private static ObjectNode errorNode(String kind, String message) {
+        return JSON.objectNode().put("kind", kind).put("message", message);
+    }
+
+    static Throwable rootCause(Throwable t) {
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t;
+    }
+}

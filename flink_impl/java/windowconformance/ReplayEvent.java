@@ -1,0 +1,32 @@
+package windowconformance;
+
+/**
+ * One event of a case as the source emits it: the case's events in order, then {@link #END}.
+ *
+ * <p>A POJO (public fields, no-arg constructor) so Flink serializes it with its PojoSerializer.
+ */
+public class ReplayEvent {
+    public static final int RECORD = 0;
+    public static final int WATERMARK = 1;
+    public static final int PROCESSING_TIME = 2;
+    /** After the last event; becomes Watermark(Long.MAX_VALUE) when the case has an end of input. */
+    public static final int END = 3;
+
+    /** The event's index in the case's {@code events}; {@code events.length} for {@link #END}. */
+    public int index;
+    public int kind;
+    public String key;
+    public long value;
+    /** The record's timestamp, or the watermark's / processing time's time. */
+    public long time;
+
+    public ReplayEvent() {}
+
+    public ReplayEvent(int index, int kind, String key, long value, long time) {
+        this.index = index;
+        this.kind = kind;
+        this.key = key;
+        this.value = value;
+        this.time = time;
+    }
+}
