@@ -1,0 +1,156 @@
+"""`report.md`: the report for a pull request or a wiki page.
+
+The same order as the HTML page: verdict, matrix, counterexamples (the timelines as linked SVG
+files under `timelines/`), errors, coverage.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from reports.observations import case_lines, observation_lines, replay_command
+from reports.timeline import timeline_path
+
+STATUS_TEXT = {"pass": "pass", "fail": "**FAIL**", "unsupported": "unsupported", "untested": "not exercised"}
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _block(lines: list[str] | str, language: str = "") -> list[str]:
+    return [f"```{language}", *([lines] if isinstance(lines, str) else lines), "```"]
+
+
+def render_markdown(document: dict[str, Any]) -> str:
+    verdict = document["verdict"]
+    lines = [
+        "# Window conformance report",
+        "",
+        f"**{'✅' if verdict['conforms'] else '❌'} {verdict['text']}**",
+        "",
+        f"{document['created']}, Hypothesis profile `{document['profile']}`.",
+        "",
+    ]
+    for impl in document["implementations"]:
+        examples = sum(p["examples"] for p in impl["properties"])
+        lines.append(
+            f"- **{impl['name']}** {'conforms' if impl['conforms'] else 'does not conform'}: "
+            f"{len(impl['properties'])} properties, {examples} examples, {impl['duration']:.1f}s"
+        )
+    lines += ["", *_matrix(document), *_failures(document), *_errors(document), *_coverage(document)]
+    return "\n".join(lines) + "\n"
+
+
+def _matrix(document: dict[str, Any]) -> list[str]:
+    names = [impl["name"] for impl in document["implementations"]]
+    lines = [
+        "## Conformance matrix",
+        "",
+        "Cases: how many generated cases exercised the feature; **FAIL**: a minimal counterexample "
+        "needs the feature; unsupported: not declared by the implementation.",
+        "",
+        "| feature | what it covers | " + " | ".join(names) + " |",
+        "|---|---|" + "---|" * len(names),
+    ]
+    for row in document["matrix"]:
+        cells = []
+        for name in names:
+            c = row["cells"][name]
+            cells.append(
+                STATUS_TEXT[c["status"]] + ("" if c["status"] == "unsupported" else f" ({c['cases']})")
+            )
+        lines.append(f"| `{row['feature']}` | {_cell(row['description'])} | " + " | ".join(cells) + " |")
+    return lines + [""]
+
+
+def _failures(document: dict[str, Any]) -> list[str]:
+    lines = []
+    for impl in document["implementations"]:
+        for prop in impl["properties"]:
+            for failure in prop["failures"]:
+                reference = failure.get("reference") or failure.get("expected")
+                lines += [
+                    f"### {impl['name']}: {prop['property']}",
+                    "",
+                    f"**{failure['rule']}**",
+                    "",
+                    f"Features of the minimal case: {', '.join(failure['features'])}.",
+                    "",
+                    "Minimal case:",
+                    "",
+                    *_block(case_lines(failure["case"])),
+                    "",
+                ]
+                if failure.get("case_file"):
+                    lines += [f"![timeline]({timeline_path(failure)})", ""]
+                lines += ["| reference | " + _cell(impl["name"]) + " |", "|---|---|"]
+                left, right = observation_lines(reference), observation_lines(failure["actual"])
+                for i in range(max(len(left), len(right))):
+                    pair = [f"`{_cell(side[i])}`" if i < len(side) else "" for side in (left, right)]
+                    lines.append(f"| {pair[0]} | {pair[1]} |")
+                lines.append("")
+                if failure["difference"]:
+                    lines += ["Difference:", "", *_block(failure["difference"]), ""]
+                if failure.get("case_file"):
+                    lines += [f"Reproduce: `{replay_command(failure, impl, document.get('out', '.'))}`", ""]
+                lines += [
+                    "<details><summary>the case as JSON</summary>",
+                    "",
+                    *_block(json.dumps(failure["case"], indent=2), "json"),
+                    "",
+                    "</details>",
+                    "",
+                ]
+    return ["## Counterexamples", "", *lines] if lines else []
+
+
+def _errors(document: dict[str, Any]) -> list[str]:
+    lines = []
+    for impl in document["implementations"]:
+        for error in impl["errors"]:
+            lines += [
+                f"### {impl['name']}: {error['nodeid'] or 'the suite'}",
+                "",
+                *_block(error["message"]),
+                "",
+            ]
+        for prop in impl["properties"]:
+            if prop["outcome"] in ("failed", "error") and not prop["failures"]:
+                lines += [
+                    f"### {impl['name']}: {prop['property']} ({prop['outcome']})",
+                    "",
+                    *_block(prop["message"]),
+                    "",
+                ]
+    return ["## Errors", "", *lines] if lines else []
+
+
+def _coverage(document: dict[str, Any]) -> list[str]:
+    lines = [
+        "## Coverage",
+        "",
+        "Examples per property, and the share of generated examples in which each "
+        "situation (`hypothesis.event`) occurred.",
+        "",
+    ]
+    for impl in document["implementations"]:
+        lines += [
+            f"### {impl['name']}",
+            "",
+            "| property | outcome | examples | invalid | shrink steps | time | situations |",
+            "|---|---|--:|--:|--:|--:|---|",
+        ]
+        for prop in impl["properties"]:
+            events = ", ".join(
+                f"{label} {100 * count / max(prop['examples'], 1):.0f}%"
+                for label, count in prop["statistics"]["events"].items()
+            )
+            lines.append(
+                f"| {prop['property']} | {prop['outcome']} | {prop['examples']} | "
+                f"{prop['invalid_examples']} | {prop['shrinks']} | {prop['duration']:.2f}s | "
+                f"{_cell(events)} |"
+            )
+        lines.append("")
+    return lines

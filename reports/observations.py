@@ -1,0 +1,67 @@
+"""Observations and cases as short lines a person reads, shared by the HTML and Markdown reports."""
+
+from __future__ import annotations
+
+from typing import Any
+
+LONG_MAX = 2**63 - 1
+LONG_MIN = -(2**63)
+
+
+def time_text(t: int) -> str:
+    return {LONG_MAX: "+inf (Long.MAX_VALUE)", LONG_MIN: "-inf (Long.MIN_VALUE)"}.get(t, str(t))
+
+
+def window_text(window: dict[str, Any]) -> str:
+    return "GlobalWindow" if window.get("global") else f"[{window['start']}, {window['end']})"
+
+
+def event_text(event: dict[str, Any]) -> str:
+    if "record" in event:
+        r = event["record"]
+        return f"record {r['key']}={r['value']} @ {time_text(r['ts'])}"
+    if "watermark" in event:
+        return f"watermark {time_text(event['watermark'])}"
+    return f"processing time {event['processing_time']}"
+
+
+def case_lines(case: dict[str, Any]) -> list[str]:
+    """The case: its window specification, then its events by arrival position."""
+    window = dict(case["window"])
+    spec = window.pop("assigner") + "(" + ", ".join(f"{k}={v}" for k, v in window.items()) + ")"
+    extras = [
+        f"trigger {case['trigger']}" if case.get("trigger") else "",
+        f"evictor {case['evictor']}" if case.get("evictor") else "",
+        f"allowed lateness {case['allowed_lateness']}" if case.get("allowed_lateness") else "",
+        "late side output" if case.get("late_side_output") else "",
+    ]
+    lines = [", ".join([spec, *filter(None, extras)])]
+    lines += [f"{i}: {event_text(e)}" for i, e in enumerate(case["events"])]
+    if case.get("end_of_input", True):
+        lines.append(f"{len(case['events'])}: end of input (watermark +inf)")
+    return lines
+
+
+def observation_lines(observation: dict[str, Any] | None) -> list[str]:
+    """What an implementation emitted, one line per output, by the position it happened at."""
+    if observation is None:
+        return ["(not observed)"]
+    lines = []
+    error = observation.get("error")
+    if error:
+        lines.append(f"error ({error['kind']}): {error['message']}")
+    for f in sorted(observation["firings"], key=lambda f: (f["at"], f["key"], str(f["window"]))):
+        lines.append(
+            f"at {f['at']}: fire {f['key']} {window_text(f['window'])} values {f['values']} "
+            f"ts {time_text(f['timestamp'])} (watermark {time_text(f['watermark'])})"
+        )
+    for part in ("late", "dropped"):
+        for r in sorted(observation[part], key=lambda r: (r["at"], r["key"], r["ts"])):
+            lines.append(f"at {r['at']}: {part} {r['key']}={r['value']} @ {time_text(r['ts'])}")
+    return lines or ["(no output)"]
+
+
+def replay_command(failure: dict[str, Any], implementation: dict[str, Any], out: str) -> str:
+    """The command that reproduces a counterexample, from where the run was started."""
+    path = f"{out.rstrip('/')}/{failure['case_file']}"
+    return f"python -m conformance replay {path} --impl {implementation['spec']} --check"

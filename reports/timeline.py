@@ -1,0 +1,225 @@
+"""The timeline picture of a counterexample, as inline SVG.
+
+Records by arrival position (x) and event time (y); the operator's watermark as a step line; the
+fired windows as horizontal bands `[start, end)` in event time; each firing marked where it happened
+(x: the event during which it fired, y: its timestamp `end - 1`), the reference's as a ring and the
+implementation's as a cross, so a firing that comes too late or in the wrong window is visible at a
+glance; records that went late (side output or dropped) are struck through.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from reports.observations import LONG_MAX, LONG_MIN, window_text
+
+WIDTH, HEIGHT = 640, 300
+LEFT, RIGHT, TOP, BOTTOM = 92, 18, 16, 58
+PLOT_W, PLOT_H = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+BAND_COLOURS = ("#dbeafe", "#fde68a", "#d1fae5", "#fbcfe8", "#e0e7ff", "#fed7aa")
+REFERENCE, IMPLEMENTATION, RECORD, WATERMARK = "#15803d", "#c2410c", "#1e3a8a", "#7c3aed"
+
+
+def _finite(t: int) -> bool:
+    return t not in (LONG_MAX, LONG_MIN)
+
+
+class Scale:
+    """Event time to a y coordinate, over the records, watermarks and fired windows of the case."""
+
+    def __init__(self, times: list[int]) -> None:
+        low, high = (min(times), max(times)) if times else (0, 1)
+        pad = max((high - low) / 12, 1)
+        self.low, self.high = low - pad, high + pad
+
+    def y(self, t: int) -> float:
+        if t >= self.high:
+            return TOP
+        if t <= self.low:
+            return TOP + PLOT_H
+        return TOP + PLOT_H * (self.high - t) / (self.high - self.low)
+
+
+def _windows(observations: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    seen: dict[tuple, dict[str, Any]] = {}
+    for o in observations:
+        for f in o["firings"]:
+            w = f["window"]
+            if not w.get("global"):
+                seen.setdefault((w["start"], w["end"]), w)
+    return [seen[k] for k in sorted(seen)]
+
+
+def _text(
+    x: float, y: float, text: str, size: int = 11, anchor: str = "start", colour: str = "#334155"
+) -> str:
+    return (
+        f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" fill="{colour}">'
+        f"{escape(text)}</text>"
+    )
+
+
+def timeline_svg(
+    case: dict[str, Any], reference: dict[str, Any] | None, actual: dict[str, Any] | None, title: str = ""
+) -> str:
+    """The picture of `case` with the firings of the reference and of the implementation."""
+    observations = [o for o in (reference, actual) if o is not None]
+    events = case["events"]
+    end = len(events) + (1 if case.get("end_of_input", True) else 0)
+    step = PLOT_W / max(end, 1)
+
+    def x(at: int) -> float:
+        return LEFT + step * (at + 0.5)
+
+    windows = _windows(observations)
+    times = [e["record"]["ts"] for e in events if "record" in e and _finite(e["record"]["ts"])]
+    times += [e["watermark"] for e in events if "watermark" in e and _finite(e["watermark"])]
+    times += [t for w in windows for t in (w["start"], w["end"]) if _finite(t)]
+    scale = Scale(times)
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" width="{WIDTH}" '
+        f'height="{HEIGHT}" role="img" aria-label="{escape(title or "timeline of the case")}" '
+        'font-family="system-ui, sans-serif">',
+        f"<title>{escape(title or 'timeline of the case')}</title>",
+        f'<rect x="{LEFT}" y="{TOP}" width="{PLOT_W}" height="{PLOT_H}" fill="#f8fafc" stroke="#cbd5e1"/>',
+    ]
+    for i, w in enumerate(windows):
+        top, bottom = scale.y(w["end"]), scale.y(w["start"])
+        parts.append(
+            f'<rect x="{LEFT}" y="{top:.1f}" width="{PLOT_W}" height="{max(bottom - top, 2):.1f}" '
+            f'fill="{BAND_COLOURS[i % len(BAND_COLOURS)]}" fill-opacity="0.75"/>'
+        )
+        parts.append(_text(LEFT - 6, (top + bottom) / 2 + 4, window_text(w), 10, "end"))
+    parts += _axes(events, end, x, step, scale)
+    parts.append(_watermark_line(events, case.get("end_of_input", True), x, step, scale))
+    parts += _records(events, observations, x, scale, actual)
+    for o, mark in ((reference, _ring), (actual, _cross)):
+        for f in (o or {"firings": []})["firings"]:
+            parts.append(mark(x(f["at"]), scale.y(f["timestamp"]) if _finite(f["timestamp"]) else TOP + 4))
+    parts += _legend()
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+def _axes(events: list[dict[str, Any]], end: int, x, step: float, scale: Scale) -> list[str]:
+    parts = [
+        _text(LEFT + PLOT_W / 2, HEIGHT - 32, "arrival (event position)", 11, "middle"),
+        _text(14, TOP + PLOT_H / 2, "event time", 11, "middle").replace(
+            "<text ", f'<text transform="rotate(-90 14 {TOP + PLOT_H / 2:.1f})" '
+        ),
+    ]
+    every = max(1, round(end / 20))
+    for at in range(0, end, every):
+        label = str(at) if at < len(events) else "end"
+        parts.append(_text(x(at), TOP + PLOT_H + 14, label, 10, "middle"))
+    if step > 4:
+        parts += [
+            f'<line x1="{LEFT + step * at:.1f}" y1="{TOP}" x2="{LEFT + step * at:.1f}" '
+            f'y2="{TOP + PLOT_H}" stroke="#e2e8f0"/>'
+            for at in range(1, end)
+        ]
+    return parts
+
+
+def _watermark_line(events: list[dict[str, Any]], end_of_input: bool, x, step: float, scale: Scale) -> str:
+    """The current watermark after each event: it only rises, and +inf at the end of a bounded input."""
+    points: list[tuple[float, float]] = []
+    current = None
+    for at, e in enumerate(events):
+        if "watermark" in e and (current is None or e["watermark"] > current):
+            current = e["watermark"]
+            y = scale.y(current)
+            left = x(at) - step / 2
+            if points:
+                points.append((left, points[-1][1]))
+            points.append((left, y))
+    if end_of_input:
+        left = x(len(events)) - step / 2
+        if points:
+            points.append((left, points[-1][1]))
+        points.append((left, TOP))
+    if not points:
+        return ""
+    points.append((LEFT + PLOT_W, points[-1][1]))
+    path = " ".join(f"{px:.1f},{py:.1f}" for px, py in points)
+    return (
+        f'<polyline points="{path}" fill="none" stroke="{WATERMARK}" stroke-width="2" '
+        'stroke-dasharray="5 3"/>'
+    )
+
+
+def _records(
+    events: list[dict[str, Any]],
+    observations: list[dict[str, Any]],
+    x,
+    scale: Scale,
+    actual: dict[str, Any] | None,
+) -> list[str]:
+    late_somewhere = {
+        (r["at"], r["key"], r["value"]) for o in observations for part in ("late", "dropped") for r in o[part]
+    }
+    parts = []
+    for at, e in enumerate(events):
+        if "record" not in e:
+            continue
+        r = e["record"]
+        cx, cy = x(at), scale.y(r["ts"])
+        parts.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="4.5" fill="{RECORD}"/>')
+        parts.append(_text(cx + 7, cy - 6, f"{r['key']}={r['value']} @{r['ts']}", 10))
+        if (at, r["key"], r["value"]) in late_somewhere:
+            parts.append(
+                f'<line x1="{cx - 8:.1f}" y1="{cy + 8:.1f}" x2="{cx + 8:.1f}" y2="{cy - 8:.1f}" '
+                'stroke="#dc2626" stroke-width="2"/>'
+            )
+    return parts
+
+
+def _ring(cx: float, cy: float) -> str:
+    return f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="8" fill="none" stroke="{REFERENCE}" stroke-width="2.5"/>'
+
+
+def _cross(cx: float, cy: float) -> str:
+    d = 6
+    return (
+        f'<path d="M{cx - d:.1f},{cy - d:.1f} L{cx + d:.1f},{cy + d:.1f} M{cx - d:.1f},{cy + d:.1f} '
+        f'L{cx + d:.1f},{cy - d:.1f}" stroke="{IMPLEMENTATION}" stroke-width="2.5"/>'
+    )
+
+
+def _legend() -> list[str]:
+    y = HEIGHT - 12
+    return [
+        f'<circle cx="{LEFT + 4}" cy="{y - 4}" r="4.5" fill="{RECORD}"/>',
+        _text(LEFT + 12, y, "record"),
+        f'<line x1="{LEFT + 70}" y1="{y - 4}" x2="{LEFT + 94}" y2="{y - 4}" stroke="{WATERMARK}" '
+        'stroke-width="2" stroke-dasharray="5 3"/>',
+        _text(LEFT + 98, y, "watermark"),
+        _ring(LEFT + 178, y - 4),
+        _text(LEFT + 190, y, "reference fires"),
+        _cross(LEFT + 290, y - 4),
+        _text(LEFT + 302, y, "implementation fires"),
+        f'<line x1="{LEFT + 430}" y1="{y + 2}" x2="{LEFT + 442}" y2="{y - 10}" stroke="#dc2626" '
+        'stroke-width="2"/>',
+        _text(LEFT + 448, y, "late (either)"),
+    ]
+
+
+def timeline_files(document: dict[str, Any]) -> dict[str, str]:
+    """`timelines/<counterexample>.svg` for each saved counterexample, for the Markdown report."""
+    files = {}
+    for impl in document["implementations"]:
+        for prop in impl["properties"]:
+            for failure in prop["failures"]:
+                if failure.get("case_file"):
+                    files[timeline_path(failure)] = timeline_svg(
+                        failure["case"],
+                        failure.get("reference"),
+                        failure["actual"],
+                        f"{prop['property']} on {impl['name']}",
+                    )
+    return files
+
+
+def timeline_path(failure: dict[str, Any]) -> str:
+    return "timelines/" + failure["case_file"].rsplit("/", 1)[-1].removesuffix(".json") + ".svg"
