@@ -1,0 +1,75 @@
+"""Cases in, observations out: the Arrow tables that cross between Python and Spark.
+
+Events: one row per event of every case (`case_id, at, kind, key, value, ts`; a processing-time
+advance keeps its time in `ts`), and, for a case with end of input, a `Watermark(Long.MAX_VALUE)` at
+`at = len(events)`, which is what Flink's bounded source sends.
+
+Outputs (`OUTPUT_SCHEMA`): one row per firing, late or dropped record, or runtime error, with the
+columns the row's kind needs and nulls elsewhere; a global window has null `window_start`/`window_end`.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+import pyarrow as pa
+
+from conformance.case import Case, Record, Watermark
+from conformance.observation import Error, Firing, GlobalWindow, LateRecord, Observation, TimeWindow
+from spark_impl.javalong import LONG_MAX
+
+RECORD, WATERMARK, PROCESSING_TIME = 0, 1, 2
+
+EVENT_SCHEMA = pa.schema([("case_id", pa.int64()), ("at", pa.int64()), ("kind", pa.int8()),
+                          ("key", pa.string()), ("value", pa.int64()), ("ts", pa.int64())])
+
+OUTPUT_SCHEMA = pa.schema([
+    ("case_id", pa.int64()), ("kind", pa.string()), ("at", pa.int64()), ("key", pa.string()),
+    ("window_start", pa.int64()), ("window_end", pa.int64()), ("timestamp", pa.int64()),
+    ("values", pa.list_(pa.int64())), ("watermark", pa.int64()),
+    ("value", pa.int64()), ("ts", pa.int64()), ("message", pa.string())])
+
+#: The same schema as a Spark DDL string, for `applyInArrow`.
+OUTPUT_DDL = ("case_id long, kind string, at long, key string, window_start long, window_end long, "
+              "timestamp long, values array<long>, watermark long, value long, ts long, message string")
+
+
+def events_table(cases: Sequence[tuple[int, Case]]) -> pa.Table:
+    """The events of `cases` (given with their case ids) as one Arrow table."""
+    cols: dict[str, list] = {name: [] for name in EVENT_SCHEMA.names}
+
+    def add(case_id: int, at: int, kind: int, key, value, ts: int) -> None:
+        for name, v in zip(EVENT_SCHEMA.names, (case_id, at, kind, key, value, ts), strict=True):
+            cols[name].append(v)
+
+    for case_id, case in cases:
+        for at, e in enumerate(case.events):
+            if isinstance(e, Record):
+                add(case_id, at, RECORD, e.key, e.value, e.ts)
+            elif isinstance(e, Watermark):
+                add(case_id, at, WATERMARK, None, None, e.timestamp)
+            else:
+                add(case_id, at, PROCESSING_TIME, None, None, e.time)
+        if case.end_of_input:
+            add(case_id, len(case.events), WATERMARK, None, None, LONG_MAX)
+    return pa.table(cols, schema=EVENT_SCHEMA)
+
+
+def observations(outputs: pa.Table, case_ids: Sequence[int]) -> dict[int, Observation]:
+    """The observation of each case id from the output rows (ordered by `at` within each case)."""
+    parts: dict[int, dict[str, list]] = defaultdict(lambda: defaultdict(list))
+    for row in sorted(outputs.to_pylist(), key=lambda r: (r["case_id"], r["at"], r["kind"] != "error")):
+        part, kind = parts[row["case_id"]], row["kind"]
+        if kind == "firing":
+            window = (GlobalWindow() if row["window_start"] is None
+                      else TimeWindow(row["window_start"], row["window_end"]))
+            part["firings"].append(Firing(row["at"], row["key"], window, row["timestamp"],
+                                          tuple(row["values"]), row["watermark"]))
+        elif kind == "error":
+            part["error"].append(Error("runtime", row["message"]))
+        else:
+            part[kind].append(LateRecord(row["at"], row["key"], row["value"], row["ts"]))
+    return {cid: Observation(tuple(parts[cid]["firings"]), tuple(parts[cid]["late"]),
+                             tuple(parts[cid]["dropped"]), (parts[cid]["error"] or [None])[0])
+            for cid in case_ids}

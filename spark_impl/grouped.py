@@ -1,0 +1,64 @@
+"""The grouped-map half of the pipeline: `spark_impl.operator` per (case, key) with `applyInArrow`.
+
+Each group gets its key's records and every watermark and processing-time advance of its case (the
+shared clocks, replicated to each key of the case by a join), replays them through
+`KeyedWindowOperator` in arrival order, and returns output rows in `frames.OUTPUT_SCHEMA`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pyarrow as pa
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from conformance.observation import GlobalWindow
+from spark_impl.frames import OUTPUT_DDL, OUTPUT_SCHEMA, RECORD
+from spark_impl.operator import Outputs, simulate
+from spark_impl.spec import OperatorSpec
+
+
+def simulated_outputs(events: DataFrame, specs: Mapping[int, OperatorSpec]) -> DataFrame:
+    """Outputs of the cases in `events` (`frames.EVENT_SCHEMA` columns), each run by its spec."""
+    specs = dict(specs)  # shipped to the workers with the function: specs are small
+    records = events.filter(F.col("kind") == RECORD)
+    keys = records.select("case_id", "key").distinct()
+    clocks = events.filter(F.col("kind") != RECORD).drop("key").join(keys, "case_id")
+    replay = records.unionByName(clocks)
+
+    def run_group(group: pa.Table) -> pa.Table:
+        case_id, key = group.column("case_id")[0].as_py(), group.column("key")[0].as_py()
+        group = group.sort_by("at")
+        events = zip(*(group.column(c).to_pylist() for c in ("at", "kind", "value", "ts")), strict=True)
+        return outputs_table(case_id, key, simulate(specs[case_id], key, events))
+
+    return replay.groupBy("case_id", "key").applyInArrow(run_group, OUTPUT_DDL)
+
+
+def outputs_table(case_id: int, key: str, out: Outputs) -> pa.Table:
+    rows = [{"kind": "firing", "at": f.at, "window_start": None if isinstance(f.window, GlobalWindow)
+             else f.window.start, "window_end": None if isinstance(f.window, GlobalWindow) else f.window.end,
+             "timestamp": f.timestamp, "values": list(f.values), "watermark": f.watermark}
+            for f in out.firings]
+    rows += [{"kind": kind, "at": r.at, "value": r.value, "ts": r.ts}
+             for kind, records in (("late", out.late), ("dropped", out.dropped)) for r in records]
+    if out.error is not None:
+        rows.append({"kind": "error", "at": out.error[0], "message": out.error[1]})
+    for row in rows:
+        row |= {"case_id": case_id, "key": key}
+    return pa.Table.from_pylist(rows, schema=OUTPUT_SCHEMA)
+
+
+def truncate_at_errors(outputs: DataFrame) -> DataFrame:
+    """A runtime error ends the case: keep what came before the first error, and the error.
+
+    The first error is the earliest (`at`, then key); at that `at` only the failing key's outputs
+    precede the failure for sure (other keys' timers at the same moment are in unspecified order).
+    """
+    first = (outputs.filter(F.col("kind") == "error").groupBy("case_id")
+             .agg(F.min(F.struct("at", "key")).alias("_err")))
+    kept = (outputs.join(first, "case_id", "left")
+            .filter(F.col("_err").isNull() | (F.col("at") < F.col("_err.at"))
+                    | ((F.col("at") == F.col("_err.at")) & (F.col("key") == F.col("_err.key")))))
+    return kept.drop("_err")

@@ -1,0 +1,293 @@
+"""The window operator for one key, replayed event by event: the grouped-map half of the pipeline.
+
+Used for everything the relational pipeline (`spark_impl.relational`) does not state as joins and
+window functions: merging session windows, count and continuous triggers, purging, evictors,
+processing time, the global window, and times near the ends of the `long` range. What these have in
+common is state that each arrival rewrites depending on everything before it (a count reset by a
+firing, a fire time re-registered by its own timer, windows merged into others, contents evicted), so
+the outputs are a fold over the arrival order, not a function of a few aggregates. The fold is cheap
+per key, and keys are independent in Flink (state and timers are keyed; only the watermark and the
+processing time are shared), so Spark runs it per (case, key) with `applyInArrow`.
+
+The rules are Flink's `WindowOperator` and `EvictingWindowOperator` (processElement, onEventTime,
+onProcessingTime, the cleanup timer), `MergingWindowSet.addWindow` and `InternalTimerServiceImpl`
+(timers deduplicated per window and time, fired in time order, including those registered meanwhile).
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field
+from itertools import count
+
+from conformance.case import CountEvictor, TimeEvictor
+from conformance.observation import Firing, LateRecord, TimeWindow
+from spark_impl import triggers
+from spark_impl.javalong import LONG_MAX, LONG_MIN, add, sub
+from spark_impl.spec import OperatorSpec
+from spark_impl.windows import AssignerFailure, assign_windows, max_timestamp, merge_windows
+
+RECORD, WATERMARK, PROCESSING_TIME = 0, 1, 2
+
+
+class JobFailure(Exception):
+    """An exception that fails the Flink job; the case's observation ends with a runtime error."""
+
+
+@dataclass
+class Outputs:
+    firings: list[Firing] = field(default_factory=list)
+    late: list[LateRecord] = field(default_factory=list)
+    dropped: list[LateRecord] = field(default_factory=list)
+    #: (at, message) of the failure that ended the run, if any.
+    error: tuple[int, str] | None = None
+
+
+class _Timers:
+    """One key's timers of one domain: deduplicated per (time, window), polled in time order."""
+
+    def __init__(self) -> None:
+        self.pending: set = set()
+        self.heap: list = []
+        self.order = count()  # windows need not be comparable; ties keep registration order
+
+    def register(self, time: int, window) -> None:
+        if (time, window) not in self.pending:
+            self.pending.add((time, window))
+            heapq.heappush(self.heap, (time, next(self.order), window))
+
+    def delete(self, time: int, window) -> None:
+        self.pending.discard((time, window))
+
+    def poll(self, up_to: int):
+        """The earliest pending timer with time <= up_to, removed, or None."""
+        while self.heap and self.heap[0][0] <= up_to:
+            time, _, window = heapq.heappop(self.heap)
+            if (time, window) in self.pending:
+                self.pending.discard((time, window))
+                return time, window
+        return None
+
+
+class KeyedWindowOperator:
+    """`WindowOperator` (or `EvictingWindowOperator`) restricted to one key."""
+
+    def __init__(self, spec: OperatorSpec, key: str) -> None:
+        self.spec, self.key = spec, key
+        self.watermark = LONG_MIN
+        self.processing_time = 0
+        self.contents: dict = {}  # state window -> [(value, ts)] in arrival order; absent when empty
+        self.trigger_state: dict = {}  # (name, window) -> value
+        self.event_timers, self.processing_timers = _Timers(), _Timers()
+        self.merging: dict = {}  # MergingWindowSet: window -> state window
+        self.out = Outputs()
+        self.at = 0
+
+    # --- the trigger context ------------------------------------------------------------------
+
+    def register_event_timer(self, time: int, window) -> None:
+        self.event_timers.register(time, window)
+
+    def delete_event_timer(self, time: int, window) -> None:
+        self.event_timers.delete(time, window)
+
+    def register_processing_timer(self, time: int, window) -> None:
+        self.processing_timers.register(time, window)
+
+    def delete_processing_timer(self, time: int, window) -> None:
+        self.processing_timers.delete(time, window)
+
+    def get_state(self, name: str, window):
+        return self.trigger_state.get((name, window))
+
+    def set_state(self, name: str, window, value) -> None:
+        if value is None:
+            self.trigger_state.pop((name, window), None)
+        else:
+            self.trigger_state[(name, window)] = value
+
+    def merge_state(self, name: str, target, sources, reduce) -> None:
+        """Heap keyed state's `mergeNamespaces`: the sources are reduced into the target and removed."""
+        values = [v for v in (self.trigger_state.pop((name, s), None) for s in sources) if v is not None]
+        current = self.get_state(name, target)
+        for v in values:
+            current = v if current is None else reduce(current, v)
+        self.set_state(name, target, current)
+
+    # --- WindowOperator -----------------------------------------------------------------------
+
+    def cleanup_time(self, window) -> int:
+        """`WindowOperator.cleanupTime`: maxTimestamp + allowedLateness, saturating, for event time."""
+        m = max_timestamp(window)
+        if not self.spec.is_event_time:
+            return m
+        t = add(m, self.spec.allowed_lateness)
+        return t if t >= m else LONG_MAX
+
+    def is_window_late(self, window) -> bool:
+        return self.spec.is_event_time and self.cleanup_time(window) <= self.watermark
+
+    def _cleanup_timer(self, window, register: bool) -> None:
+        t = self.cleanup_time(window)
+        if t == LONG_MAX:
+            return
+        timers = self.event_timers if self.spec.is_event_time else self.processing_timers
+        (timers.register if register else timers.delete)(t, window)
+
+    def process_element(self, value: int, ts: int) -> None:
+        try:
+            windows = assign_windows(self.spec.assigner, ts, self.processing_time)
+        except AssignerFailure as e:
+            raise JobFailure(str(e)) from None
+        skipped = True
+        for window in windows:
+            if self.spec.is_merging:
+                window = self._add_merging_window(window)
+                if self.is_window_late(window):
+                    self.merging.pop(window, None)  # retireWindow
+                    continue
+                state_window = self.merging[window]
+            else:
+                if self.is_window_late(window):
+                    continue
+                state_window = window
+            skipped = False
+            self.contents.setdefault(state_window, []).append((value, ts))
+            fire, purge = self._trigger(triggers.on_element, ts, window)
+            if fire:
+                self._emit(window, state_window)
+            if purge:
+                self.contents.pop(state_window, None)
+            self._cleanup_timer(window, register=True)
+        if skipped and self.spec.is_event_time and add(ts, self.spec.allowed_lateness) <= self.watermark:
+            late = LateRecord(self.at, self.key, value, ts)
+            (self.out.late if self.spec.late_side_output else self.out.dropped).append(late)
+
+    def _trigger(self, method, time: int, window) -> tuple[bool, bool]:
+        try:
+            return method(self.spec.trigger, self, time, window)
+        except triggers.TriggerFailure as e:
+            raise JobFailure(str(e)) from None
+
+    def _emit(self, window, state_window) -> None:
+        """Call the window function with the window's contents (evicting around it, if asked)."""
+        contents = self.contents.get(state_window)
+        if not contents:
+            return
+        evictor = self.spec.evictor
+        if evictor is not None and not evictor.after:
+            contents = _evict(evictor, contents)
+        self.out.firings.append(Firing(self.at, self.key, window, max_timestamp(window),
+                                       tuple(v for v, _ in contents), self.watermark))
+        if evictor is not None:
+            if evictor.after:
+                contents = _evict(evictor, contents)
+            if contents:
+                self.contents[state_window] = contents
+            else:
+                self.contents.pop(state_window, None)
+
+    def _on_timer(self, time: int, window, method, cleans_up: bool) -> None:
+        if self.spec.is_merging:
+            state_window = self.merging.get(window)
+            if state_window is None:  # the window was merged away or retired
+                return
+        else:
+            state_window = window
+        fire, purge = self._trigger(method, time, window)
+        if fire:
+            self._emit(window, state_window)
+        if purge:
+            self.contents.pop(state_window, None)
+        if cleans_up and time == self.cleanup_time(window):
+            self._clear_all_state(window, state_window)
+
+    def _clear_all_state(self, window, state_window) -> None:
+        self.contents.pop(state_window, None)
+        triggers.clear(self.spec.trigger, self, window)
+        if self.spec.is_merging:
+            self.merging.pop(window, None)
+
+    def advance_watermark(self, time: int) -> None:
+        """`InternalTimerServiceImpl.advanceWatermark`; watermarks that do not increase are ignored."""
+        if time <= self.watermark:
+            return
+        self.watermark = time
+        while (timer := self.event_timers.poll(time)) is not None:
+            self._on_timer(*timer, triggers.on_event_time, cleans_up=self.spec.is_event_time)
+
+    def advance_processing_time(self, time: int) -> None:
+        self.processing_time = max(self.processing_time, time)
+        while (timer := self.processing_timers.poll(self.processing_time)) is not None:
+            self._on_timer(*timer, triggers.on_processing_time, cleans_up=not self.spec.is_event_time)
+
+    # --- MergingWindowSet ---------------------------------------------------------------------
+
+    def _add_merging_window(self, new: TimeWindow) -> TimeWindow:
+        """`MergingWindowSet.addWindow` with `WindowOperator`'s merge function."""
+        result, merged_new = new, False
+        for cover, merged in merge_windows([*self.merging, new]):
+            if new in merged:
+                merged = list(merged)
+                merged.remove(new)  # one occurrence: `new` may equal a window already in the set
+                merged_new, result = True, cover
+            state_window = self.merging[merged[0]]
+            merged_state_windows = [self.merging.pop(w) for w in merged if w in self.merging]
+            self.merging[cover] = state_window
+            merged_state_windows.remove(state_window)
+            if not (cover in merged and len(merged) == 1):
+                self._merge(cover, merged, state_window, merged_state_windows)
+        if result == new and not merged_new:
+            self.merging[result] = result
+        return result
+
+    def _merge(self, cover: TimeWindow, merged: list, state_window, merged_state_windows: list) -> None:
+        m, name = max_timestamp(cover), f"TimeWindow{{start={cover.start}, end={cover.end}}}"
+        if self.spec.is_event_time and add(m, self.spec.allowed_lateness) <= self.watermark:
+            raise JobFailure("The end timestamp of an event-time window cannot become earlier than the "
+                             f"current watermark by merging. Current watermark: {self.watermark} "
+                             f"window: {name}")
+        if not self.spec.is_event_time and m <= self.processing_time:
+            raise JobFailure("The end timestamp of a processing-time window cannot become earlier than the "
+                             "current processing time by merging. Current processing time: "
+                             f"{self.processing_time} window: {name}")
+        triggers.on_merge(self.spec.trigger, self, cover, merged)
+        for w in merged:
+            triggers.clear(self.spec.trigger, self, w)
+            self._cleanup_timer(w, register=False)
+        for sw in merged_state_windows:
+            moved = self.contents.pop(sw, [])
+            if moved:
+                self.contents.setdefault(state_window, []).extend(moved)
+
+
+def _evict(evictor, contents: list) -> list:
+    """`CountEvictor.evict` / `TimeEvictor.evict` on [(value, ts)] in arrival order."""
+    if isinstance(evictor, CountEvictor):
+        size = len(contents)
+        if size <= evictor.max_count:
+            return contents
+        excess = sub(size, evictor.max_count)  # Flink stops once evictedCount > size - maxCount
+        return contents[min(size, max(0, excess)):]
+    assert isinstance(evictor, TimeEvictor)
+    cutoff = sub(max(ts for _, ts in contents), evictor.size)
+    return [(v, ts) for v, ts in contents if ts > cutoff]
+
+
+def simulate(spec: OperatorSpec, key: str, events) -> Outputs:
+    """Replay one key's view of a case: `events` are (at, kind, value, ts) in arrival order, with the
+    key's records and all of the case's watermarks and processing-time advances (the end of input
+    included, as `Watermark(Long.MAX_VALUE)` at `at = len(case.events)`)."""
+    op = KeyedWindowOperator(spec, key)
+    try:
+        for at, kind, value, ts in events:
+            op.at = at
+            if kind == RECORD:
+                op.process_element(value, ts)
+            elif kind == WATERMARK:
+                op.advance_watermark(ts)
+            else:
+                op.advance_processing_time(ts)
+    except JobFailure as e:
+        op.out.error = (op.at, str(e))
+    return op.out

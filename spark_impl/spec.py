@@ -1,0 +1,115 @@
+"""What Flink makes of a case's window specification before any record arrives.
+
+`invalid_spec_message` applies the checks Flink runs while the job is built (the assigners'
+constructors and `WindowOperatorBuilder`), with Flink's messages. `OperatorSpec` is the window
+operator Flink would build: the assigner, the trigger (the assigner's default when none is given) and
+the evictor, with `countWindow` unfolded into `GlobalWindows` + `CountTrigger` (+ `CountEvictor`) as
+`KeyedStream.countWindow` does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from conformance.case import (
+    Case,
+    Count,
+    CountEvictor,
+    CountTrigger,
+    EventTimeTrigger,
+    EvictorSpec,
+    Global,
+    NeverTrigger,
+    ProcessingTimeTrigger,
+    PurgingTrigger,
+    Session,
+    Sliding,
+    TriggerSpec,
+    Tumbling,
+)
+from spark_impl.javalong import div, java_abs
+
+#: `SlidingEventTimeWindows`: at most this many windows per element (`size / slide`).
+MAX_WINDOWS_PER_ELEMENT = 10_000_000
+
+MERGING_TRIGGER_MESSAGE = ("A merging window assigner cannot be used with a trigger that does not support "
+                           "merging.")
+
+
+def _time_name(time: str) -> str:
+    return "EventTime" if time == "event" else "ProcessingTime"
+
+
+def invalid_spec_message(case: Case) -> str | None:
+    """Flink's message when it rejects the case's specification at job build, else None."""
+    w = case.window
+    if isinstance(w, Tumbling) and java_abs(w.offset) >= w.size:
+        return f"Tumbling{_time_name(w.time)}Windows parameters must satisfy abs(offset) < size"
+    if isinstance(w, Sliding):
+        if java_abs(w.offset) >= w.slide or w.size <= 0:
+            return (f"Sliding{_time_name(w.time)}Windows parameters must satisfy abs(offset) < slide "
+                    "and size > 0")
+        # Only the event-time assigner checks the window count (SlidingProcessingTimeWindows does not).
+        if w.time == "event":
+            try:
+                too_many = div(w.size, w.slide) > MAX_WINDOWS_PER_ELEMENT
+            except ArithmeticError as e:  # slide 0 passes the first check only with offset Long.MIN_VALUE
+                return str(e)
+            if too_many:
+                return ("SlidingEventTimeWindows parameters must satisfy size / slide <= "
+                        f"{MAX_WINDOWS_PER_ELEMENT}")
+    if isinstance(w, Session):
+        if w.gap <= 0:
+            return f"{_time_name(w.time)}SessionWindows parameters must satisfy 0 < size"
+        if not can_merge(case.trigger or default_trigger(w)):
+            return MERGING_TRIGGER_MESSAGE
+    return None
+
+
+def can_merge(trigger: TriggerSpec) -> bool:
+    """`Trigger.canMerge()`: every trigger of the format but `NeverTrigger` (PurgingTrigger delegates)."""
+    while isinstance(trigger, PurgingTrigger):
+        trigger = trigger.inner
+    return not isinstance(trigger, NeverTrigger)
+
+
+def default_trigger(window) -> TriggerSpec:
+    """`WindowAssigner.getDefaultTrigger()`."""
+    if isinstance(window, Global):
+        return NeverTrigger()
+    return EventTimeTrigger() if window.time == "event" else ProcessingTimeTrigger()
+
+
+@dataclass(frozen=True)
+class OperatorSpec:
+    """The window operator of one case, as Flink builds it, plus how its input ends."""
+
+    assigner: Tumbling | Sliding | Session | Global
+    trigger: TriggerSpec
+    evictor: EvictorSpec | None
+    allowed_lateness: int
+    late_side_output: bool
+    end_of_input: bool
+    #: `len(case.events)`: the `at` of the end of input.
+    end_at: int
+
+    @property
+    def is_event_time(self) -> bool:
+        """`WindowAssigner.isEventTime()`: `GlobalWindows` says false, so it is never late."""
+        return not isinstance(self.assigner, Global) and self.assigner.time == "event"
+
+    @property
+    def is_merging(self) -> bool:
+        return isinstance(self.assigner, Session)
+
+
+def operator_spec(case: Case) -> OperatorSpec:
+    """The operator `case` describes (assumes `invalid_spec_message(case)` is None)."""
+    w, trigger, evictor = case.window, case.trigger, case.evictor
+    if isinstance(w, Count):
+        # KeyedStream.countWindow(size[, slide])
+        w, trigger, evictor = (
+            (Global(), PurgingTrigger(CountTrigger(w.size)), None) if w.slide is None
+            else (Global(), CountTrigger(w.slide), CountEvictor(w.size)))
+    return OperatorSpec(w, trigger or default_trigger(w), evictor, case.allowed_lateness,
+                        case.late_side_output, case.end_of_input, len(case.events))

@@ -1,0 +1,94 @@
+"""Windows and assigners in Java `long` arithmetic, for the per-key simulation.
+
+Windows are the contract's values: `TimeWindow(start, end)` is Flink's `TimeWindow` `[start, end)`,
+`GlobalWindow()` its `GlobalWindow`. The functions mirror `TimeWindow` and the assigners of
+`org.apache.flink.streaming.api.windowing.assigners`.
+"""
+
+from __future__ import annotations
+
+from conformance.case import Global, Session, Sliding, Tumbling
+from conformance.observation import GlobalWindow, TimeWindow
+from spark_impl.javalong import LONG_MAX, LONG_MIN, add, div, rem, sub, to_int
+
+NO_TIMESTAMP_MESSAGE = ("Record has Long.MIN_VALUE timestamp (= no timestamp marker). Did you forget to call "
+                        "'DataStream.assignTimestampsAndWatermarks(...)'?")
+
+#: Far beyond any window count Flink could hold in memory; guards the simulation against the endless
+#: loop that a wrapped-around `start -= slide` would be.
+_WINDOW_LIMIT = 10_000_000
+
+
+class AssignerFailure(Exception):
+    """An exception an assigner throws for one record (it fails the job)."""
+
+
+def max_timestamp(w) -> int:
+    """`Window.maxTimestamp()`: `end - 1` (wrapping), `Long.MAX_VALUE` for the global window."""
+    return LONG_MAX if isinstance(w, GlobalWindow) else sub(w.end, 1)
+
+
+def window_start(ts: int, offset: int, size: int) -> int:
+    """`TimeWindow.getWindowStartWithOffset`: floor alignment, also for negative timestamps."""
+    r = rem(sub(ts, offset), size)
+    return sub(ts, add(r, size)) if r < 0 else sub(ts, r)
+
+
+def assign_windows(assigner, ts: int, now: int) -> list:
+    """`WindowAssigner.assignWindows` for a record with timestamp `ts` at processing time `now`."""
+    try:
+        return _assign(assigner, ts, now)
+    except ArithmeticError as e:  # a zero size or slide, possible only with offset Long.MIN_VALUE
+        raise AssignerFailure(str(e)) from None
+
+
+def _assign(assigner, ts: int, now: int) -> list:
+    if isinstance(assigner, Global):
+        return [GlobalWindow()]
+    t = ts if assigner.time == "event" else now
+    if isinstance(assigner, Session):
+        return [TimeWindow(t, add(t, assigner.gap))]
+    if assigner.time == "event" and ts == LONG_MIN:
+        raise AssignerFailure(NO_TIMESTAMP_MESSAGE)
+    if isinstance(assigner, Tumbling):
+        start = window_start(t, rem(assigner.offset, assigner.size), assigner.size)
+        return [TimeWindow(start, add(start, assigner.size))]
+    return _sliding(assigner, t)
+
+
+def _sliding(s: Sliding, t: int) -> list[TimeWindow]:
+    """`for (start = lastStart; start > timestamp - size; start -= slide)` in `long` arithmetic."""
+    capacity = to_int(div(s.size, s.slide))
+    if capacity < 0:  # new ArrayList<>((int) (size / slide))
+        raise AssignerFailure(f"Illegal Capacity: {capacity}")
+    windows, lower = [], sub(t, s.size)
+    start = window_start(t, s.offset, s.slide)
+    while start > lower:
+        windows.append(TimeWindow(start, add(start, s.size)))
+        if len(windows) > _WINDOW_LIMIT:
+            raise AssignerFailure(f"more than {_WINDOW_LIMIT} windows for one element")
+        start = sub(start, s.slide)
+    return windows
+
+
+def intersects(a: TimeWindow, b: TimeWindow) -> bool:
+    """`TimeWindow.intersects`: adjacent windows intersect too."""
+    return a.start <= b.end and a.end >= b.start
+
+
+def cover(a: TimeWindow, b: TimeWindow) -> TimeWindow:
+    return TimeWindow(min(a.start, b.start), max(a.end, b.end))
+
+
+def merge_windows(windows: list[TimeWindow]) -> list[tuple[TimeWindow, list[TimeWindow]]]:
+    """`TimeWindow.mergeWindows`: sorted by start, runs of intersecting windows with their cover.
+
+    Only runs of two or more windows are reported, as Flink's callback is called only for them.
+    """
+    runs: list[tuple[TimeWindow, list[TimeWindow]]] = []
+    for w in sorted(windows, key=lambda w: w.start):
+        if runs and intersects(runs[-1][0], w):
+            runs[-1] = (cover(runs[-1][0], w), runs[-1][1] + [w])
+        else:
+            runs.append((w, [w]))
+    return [(c, ws) for c, ws in runs if len(ws) > 1]
