@@ -18,6 +18,7 @@ from conformance.equivalence import difference
 from conformance.features import required_features
 from conformance.implementation import ImplementationNotFound, load_implementation
 from conformance.observation_json import observation_to_json
+from conformance.run import add_run_command
 from conformance.validation import CaseFormatError
 
 USAGE_ERROR = 2
@@ -103,6 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("explain", help="a step-by-step trace of what the reference does with a case")
     e.add_argument("file", metavar="FILE")
     e.set_defaults(func=explain)
+    add_run_command(sub)
     return parser
 
 
