@@ -46,7 +46,7 @@ def add_run_command(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "run",
         help="run the property suite against implementations and write a report",
-        description=__doc__.split("\n\n")[0],
+        description="Run the property suite against each implementation and write the report.",
     )
     p.add_argument(
         "--impl",

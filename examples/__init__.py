@@ -1,0 +1,1 @@
+"""Example plug-ins for `python -m conformance run --impl package.module:factory`."""

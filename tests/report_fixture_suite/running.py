@@ -1,0 +1,60 @@
+"""Running `python -m conformance run` from the tests, once per distinct command line."""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+#: The stand-in suite's modules, as `run --suite` takes them.
+FIXTURE_SUITE = ("--suite", str(HERE / "props_differential.py"), "--suite", str(HERE / "props_invariants.py"))
+
+
+@dataclass(frozen=True)
+class Run:
+    status: int
+    stdout: str
+    stderr: str
+    out: Path
+
+    @property
+    def report(self) -> dict[str, Any]:
+        return json.loads((self.out / "report.json").read_text(encoding="utf-8"))
+
+    def implementation(self, name: str) -> dict[str, Any]:
+        [found] = [impl for impl in self.report["implementations"] if impl["name"] == name]
+        return found
+
+
+def conformance(
+    *args: str, pythonpath: tuple[str, ...] = (), timeout: float = 300
+) -> subprocess.CompletedProcess:
+    """`python -m conformance ARGS` from the project's root, as a user types it."""
+    env = os.environ | {"PYTHONPATH": os.pathsep.join([*pythonpath, str(ROOT)])}
+    return subprocess.run(
+        [sys.executable, "-m", "conformance", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+@functools.cache
+def run_once(*args: str, pythonpath: tuple[str, ...] = ()) -> Run:
+    """`python -m conformance run ARGS --out <fresh folder>`, run once per test session."""
+    out = Path(tempfile.mkdtemp(prefix="conformance-run-"))
+    atexit.register(shutil.rmtree, out, ignore_errors=True)
+    done = conformance("run", *args, "--out", str(out), pythonpath=pythonpath)
+    return Run(done.returncode, done.stdout, done.stderr, out)

@@ -1,0 +1,123 @@
+"""`python -m conformance run`: exit status, progress, summary, counterexample files, robustness.
+
+These run the stand-in suite of `report_fixture_suite/` (the real suite has its own tests): the
+machinery is the same, and a run takes seconds.
+"""
+
+from __future__ import annotations
+
+import pytest
+from report_fixture_suite.running import FIXTURE_SUITE, HERE, run_once
+
+from conformance.case_json import load_cases
+from conformance.cli import main
+from conformance.implementation import load_implementation
+from conformance.observation_json import observation_to_json
+
+
+def mixed_run():
+    """The reference (conforms) and the Flink 1.12 window-start formula (fails on negative timestamps)."""
+    return run_once(
+        "--impl", "reference", "--impl", "reference-flink-1.12", "--profile", "dev", *FIXTURE_SUITE
+    )
+
+
+def test_exit_status_is_1_when_an_implementation_does_not_conform():
+    run = mixed_run()
+    assert run.status == 1, run.stderr
+    assert run.implementation("reference")["conforms"]
+    assert not run.implementation("reference-flink-1.12")["conforms"]
+
+
+def test_exit_status_is_0_when_every_implementation_conforms():
+    run = run_once("--impl", "reference", "--profile", "dev", "--property", "agrees", *FIXTURE_SUITE)
+    assert run.status == 0, run.stdout + run.stderr
+    [prop] = run.implementation("reference")["properties"]
+    assert prop["property"] == "agrees_with_reference" and prop["outcome"] == "passed"
+    assert prop["examples"] == 30  # the dev profile's max_examples
+
+
+def test_progress_shows_implementation_property_and_examples():
+    progress = mixed_run().stderr
+    assert "reference-flink-1.12\n" in progress
+    assert "FAIL  agrees_with_reference" in progress
+    assert "ok    firing_timestamp_is_max_timestamp  30 examples" in progress
+
+
+def test_summary_names_the_failure_and_its_case_file():
+    run = mixed_run()
+    assert "reference: conforms (3 properties, 90 examples" in run.stdout
+    assert "reference-flink-1.12: DOES NOT CONFORM" in run.stdout
+    assert (
+        f"minimal case: {run.out}/counterexamples/reference-flink-1.12--agrees_with_reference.json"
+        in run.stdout
+    )
+    assert run.stdout.rstrip().endswith("(and report.md, report.json, junit.xml)")
+
+
+def test_every_report_file_is_written():
+    run = mixed_run()
+    for name in (
+        "report.json",
+        "index.html",
+        "report.md",
+        "junit.xml",
+        "logs/reference.log",
+        "timelines/reference-flink-1.12--agrees_with_reference.svg",
+    ):
+        assert (run.out / name).stat().st_size > 0, name
+
+
+def test_the_counterexample_is_minimal_and_replays(capsys):
+    run = mixed_run()
+    [prop] = [p for p in run.implementation("reference-flink-1.12")["properties"] if p["failures"]]
+    [failure] = prop["failures"]
+    # Hypothesis shrinks to one record more than one window below 0: [-2, 0) instead of [-4, -2).
+    assert [e for e in failure["case"]["events"]] == [{"record": {"key": "a", "value": 0, "ts": -3}}]
+    assert "negative_timestamps" in failure["features"]
+    path = run.out / failure["case_file"]
+    [case] = load_cases(path)
+    assert observation_to_json(case.expected) == failure["reference"]
+    assert case.expected == load_implementation("reference").run([case])[0]
+    assert main(["replay", str(path), "--impl", "reference-flink-1.12", "--check"]) == 1
+    assert "DIFFERS" in capsys.readouterr().out
+    assert main(["replay", str(path), "--impl", "reference", "--check"]) == 0
+
+
+def test_feature_counts_come_from_the_suite():
+    impl = mixed_run().implementation("reference")
+    tallies = [p["features"] for p in impl["properties"]]
+    assert all(t["cases"] == t["assigner.tumbling"] > 0 for t in tallies)
+    events = impl["properties"][0]["statistics"]["events"]
+    assert set(events) == {"negative timestamps", "timestamps >= 0"}
+    assert sum(events.values()) == impl["properties"][0]["examples"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--impl", "no-such-impl"), "no implementation 'no-such-impl'"),
+        (("--impl", "no_such_module:factory"), "cannot import 'no_such_module'"),
+        (("--profile", "fast"), "invalid choice: 'fast'"),
+        (("--suite", str(HERE / "missing.py")), "no property suite at"),
+        (("--out", str(HERE / "conftest.py")), "exists and is not a folder"),
+    ],
+)
+def test_usage_errors_exit_2_with_a_message(args, message, capsys):
+    # In this process: a usage error is found before any suite runs.
+    assert main(["run", "--impl", "reference", *FIXTURE_SUITE, *args]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_an_implementation_that_raises_or_dies_is_reported_and_the_run_goes_on():
+    impls = ("--impl", "fixture_impls:Raising", "--impl", "fixture_impls:Exiting")
+    subset = ("--profile", "dev", "--property", "agrees")
+    run = run_once(*impls, *subset, *FIXTURE_SUITE, pythonpath=(str(HERE),))
+    assert run.status == 1
+    [raising] = run.implementation("raising")["properties"]
+    assert raising["outcome"] == "failed" and not raising["failures"]
+    assert "RuntimeError: the engine is not started" in raising["message"]
+    exiting = run.implementation("exiting")
+    assert exiting["exit_status"] == 3 and not exiting["properties"]
+    assert "the test process ended during this test" in exiting["errors"][0]["message"]
+    assert run.report["verdict"]["failing"] == ["raising", "exiting"]
