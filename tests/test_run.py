@@ -7,19 +7,12 @@ machinery is the same, and a run takes seconds.
 from __future__ import annotations
 
 import pytest
-from report_fixture_suite.running import FIXTURE_SUITE, HERE, run_once
+from report_fixture_suite.running import FIXTURE_SUITE, HERE, mixed_run, run_once
 
 from conformance.case_json import load_cases
 from conformance.cli import main
 from conformance.implementation import load_implementation
 from conformance.observation_json import observation_to_json
-
-
-def mixed_run():
-    """The reference (conforms) and the Flink 1.12 window-start formula (fails on negative timestamps)."""
-    return run_once(
-        "--impl", "reference", "--impl", "reference-flink-1.12", "--profile", "dev", *FIXTURE_SUITE
-    )
 
 
 def test_exit_status_is_1_when_an_implementation_does_not_conform():

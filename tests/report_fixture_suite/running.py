@@ -58,3 +58,10 @@ def run_once(*args: str, pythonpath: tuple[str, ...] = ()) -> Run:
     atexit.register(shutil.rmtree, out, ignore_errors=True)
     done = conformance("run", *args, "--out", str(out), pythonpath=pythonpath)
     return Run(done.returncode, done.stdout, done.stderr, out)
+
+
+def mixed_run() -> Run:
+    """The reference (conforms) and the Flink 1.12 window-start formula (fails on negative timestamps)."""
+    return run_once(
+        "--impl", "reference", "--impl", "reference-flink-1.12", "--profile", "dev", *FIXTURE_SUITE
+    )

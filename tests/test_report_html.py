@@ -1,0 +1,176 @@
+"""`index.html` in a real browser: headless Chromium loads it without console errors, the DOM shows
+the verdict and the matrix, and a screenshot is a real picture, not a blank page.
+
+Chromium is Debian's package `chromium` (`apt-get install -y chromium`); without it these tests fail.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import struct
+import subprocess
+import zlib
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from report_fixture_suite.running import mixed_run
+
+from conformance.features import FEATURES
+
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+CONSOLE = re.compile(r":CONSOLE(?:\(\d+\)|:\d+)\] (.*)")
+
+
+def chromium(page: Path, profile: Path, *args: str) -> subprocess.CompletedProcess:
+    binary = shutil.which("chromium") or shutil.which("chromium-browser")
+    if binary is None:
+        pytest.fail("headless Chromium is needed: apt-get update && apt-get install -y chromium")
+    profile.mkdir()
+    return subprocess.run(
+        [binary, *FLAGS, f"--user-data-dir={profile}", *args, page.as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def console_messages(page: Path, profile: Path) -> tuple[str, list[str]]:
+    """The page's DOM after loading, and every message it wrote to the console (errors included)."""
+    done = chromium(page, profile, "--enable-logging=stderr", "--v=0", "--dump-dom")
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout, CONSOLE.findall(done.stderr)
+
+
+def png_pixels(path: Path) -> tuple[int, int, list[bytes]]:
+    """Width, height and rows of an 8-bit RGB or RGBA PNG, unfiltered (PNG spec, section 9)."""
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG file"
+    chunks, pos = {}, 8
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos : pos + 8])
+        chunks.setdefault(kind, []).append(data[pos + 8 : pos + 8 + length])
+        pos += 12 + length
+    width, height, depth, colour = struct.unpack(">IIBB", chunks[b"IHDR"][0][:10])
+    assert depth == 8 and colour in (2, 6), (depth, colour)
+    bpp = 3 if colour == 2 else 4
+    raw, stride, rows, previous = (
+        zlib.decompress(b"".join(chunks[b"IDAT"])),
+        width * bpp,
+        [],
+        bytes(width * bpp),
+    )
+    for y in range(height):
+        kind, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1 : (y + 1) * (stride + 1)])
+        for i in range(stride):
+            a, b = line[i - bpp] if i >= bpp else 0, previous[i]
+            c = previous[i - bpp] if i >= bpp else 0
+            if kind == 1:
+                line[i] = (line[i] + a) & 255
+            elif kind == 2:
+                line[i] = (line[i] + b) & 255
+            elif kind == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif kind == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(bytes(line))
+        previous = line
+    return width, height, [bytes(r[i : i + 3]) for r in rows for i in range(0, stride, bpp)]
+
+
+class Texts(HTMLParser):
+    """The text of the elements with an id, and the cells of the matrix table."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.by_id: dict[str, str] = {}
+        self.open: list[str | None] = []
+        self.matrix_rows: list[list[str]] = []
+        self.in_matrix = False
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        self.open.append(attrs.get("id"))
+        if tag == "table" and attrs.get("class") == "matrix":
+            self.in_matrix = True
+        if self.in_matrix and tag == "tr":
+            self.matrix_rows.append([])
+        if self.in_matrix and tag in ("td", "th"):
+            self.matrix_rows[-1].append("")
+
+    def handle_endtag(self, tag):
+        self.open.pop()
+        if tag == "table":
+            self.in_matrix = False
+
+    def handle_data(self, data):
+        for element in filter(None, self.open):
+            self.by_id[element] = self.by_id.get(element, "") + data
+        if self.in_matrix and self.matrix_rows and self.matrix_rows[-1]:
+            self.matrix_rows[-1][-1] += data
+
+
+def test_the_page_loads_without_console_errors_and_shows_verdict_and_matrix(tmp_path):
+    page = mixed_run().out / "index.html"
+    dom, messages = console_messages(page, tmp_path / "profile")
+    assert messages == []
+    texts = Texts()
+    texts.feed(dom)
+    assert texts.by_id["verdict"].startswith("Does not conform: reference-flink-1.12")
+    header, *rows = texts.matrix_rows
+    assert header == ["feature", "what it covers", "reference", "reference-flink-1.12"]
+    assert [row[0] for row in rows] == list(FEATURES)
+    by_feature = {row[0]: row[2:] for row in rows}
+    assert by_feature["negative_timestamps"][0].startswith("pass") and by_feature["negative_timestamps"][
+        1
+    ].startswith("fail")
+    assert re.fullmatch(r"pass\d+ cases", by_feature["assigner.tumbling"][0])
+    assert "<svg" in dom and "reference fires" in dom  # the counterexample's timeline
+
+
+def test_the_console_check_sees_errors(tmp_path):
+    """The check above can fail: a page with a script error is caught."""
+    page = tmp_path / "broken.html"
+    page.write_text("<!DOCTYPE html><p>x</p><script>notDefined()</script>", encoding="utf-8")
+    _, messages = console_messages(page, tmp_path / "profile")
+    assert any("notDefined is not defined" in m for m in messages)
+
+
+def test_the_page_fetches_nothing():
+    html = (mixed_run().out / "index.html").read_text(encoding="utf-8")
+    assert "<script" not in html and "<link" not in html and "@import" not in html and "url(" not in html
+    assert set(re.findall(r"https?://[^\s\"'<>]+", html)) == {
+        "http://www.w3.org/2000/svg"
+    }  # the SVG namespace
+
+
+def test_a_screenshot_is_a_real_picture(tmp_path):
+    shot = tmp_path / "report.png"
+    done = chromium(
+        mixed_run().out / "index.html",
+        tmp_path / "profile",
+        f"--screenshot={shot}",
+        "--window-size=1280,900",
+        "--hide-scrollbars",
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    width, height, pixels = png_pixels(shot)
+    assert (width, height) == (1280, 900)
+    white = pixels.count(b"\xff\xff\xff")
+    assert white < 0.97 * len(pixels), "the page is blank"
+    assert len(set(pixels)) > 50, "too few colours for text, badges and the verdict"
+    # The verdict is a red box near the top (background #fee2e2).
+    top = pixels[: 1280 * 200]
+    assert top.count(b"\xfe\xe2\xe2") > 10_000

@@ -1,0 +1,50 @@
+"""`report.json` follows its documented JSON Schema (`reports/report.schema.json`)."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import jsonschema
+import pytest
+from report_fixture_suite.running import mixed_run
+
+from reports import SCHEMA
+
+
+def validator() -> jsonschema.Draft202012Validator:
+    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker())
+
+
+def report() -> dict:
+    return mixed_run().report
+
+
+def test_a_run_with_a_failure_writes_a_valid_report():
+    document = report()
+    errors = [f"{e.json_path}: {e.message}" for e in validator().iter_errors(document)]
+    assert errors == []
+    # The parts of the schema that only a failure fills in are exercised.
+    failures = [f for impl in document["implementations"] for p in impl["properties"] for f in p["failures"]]
+    assert failures and all("reference" in f and "case_file" in f for f in failures)
+
+
+@pytest.mark.parametrize(
+    "spoil",
+    [
+        lambda d: d.pop("verdict"),
+        lambda d: d["implementations"][0]["properties"][0].update(outcome="maybe"),
+        lambda d: d["matrix"][0]["cells"]["reference"].update(status="green"),
+        lambda d: d["implementations"][1]["properties"][0]["failures"][0]["actual"]["firings"].append(
+            {"at": -1}
+        ),
+        lambda d: d.update(created="yesterday"),
+    ],
+    ids=["no verdict", "unknown outcome", "unknown status", "malformed firing", "not a date-time"],
+)
+def test_the_schema_rejects_a_malformed_report(spoil):
+    document = copy.deepcopy(report())
+    spoil(document)
+    assert list(validator().iter_errors(document))
