@@ -1,0 +1,71 @@
+"""Plug-ins: `examples/naive_windows.py` through `run`, and the entry-point group for installed packages."""
+
+from __future__ import annotations
+
+import json
+
+from report_fixture_suite.running import FIXTURE_SUITE, conformance, run_once
+
+from conformance.implementation import ENTRY_POINT_GROUP
+
+PLUGIN = "examples.naive_windows:NaiveWindows"
+
+
+def naive_run():
+    return run_once("--impl", PLUGIN, "--profile", "ci", "--property", "agrees", *FIXTURE_SUITE)
+
+
+def bugs(failure: dict) -> set[str]:
+    """Which of the example's known bugs a counterexample shows."""
+    found = set()
+    reference, actual = failure["reference"], failure["actual"]
+    fired = {(f["key"], f["window"]["start"]): f["at"] for f in reference["firings"]}
+    if any(fired.get((f["key"], f["window"]["start"]), f["at"]) < f["at"] for f in actual["firings"]):
+        found.add("fires one watermark late")
+    if {(r["key"], r["value"]) for r in actual["dropped"]} - {
+        (r["key"], r["value"]) for r in reference["dropped"]
+    }:
+        found.add("drops records whose window is not late")
+    return found
+
+
+def test_the_report_names_the_naive_implementations_bug_with_a_minimal_case():
+    run = naive_run()
+    assert run.status == 1, run.stderr
+    impl = run.implementation("naive-windows")
+    assert impl["spec"] == PLUGIN
+    assert impl["features"] == ["assigner.sliding", "assigner.tumbling", "negative_timestamps", "offset"]
+    [failure] = [f for p in impl["properties"] for f in p["failures"]]
+    assert bugs(failure), failure
+    assert len(failure["case"]["events"]) <= 2
+    md = (run.out / "report.md").read_text(encoding="utf-8")
+    assert "### naive-windows: agrees_with_reference" in md
+    assert f"--impl {PLUGIN} --check" in md
+
+
+def test_the_counterexample_replays_against_the_plugin():
+    run = naive_run()
+    [failure] = [f for p in run.implementation("naive-windows")["properties"] for f in p["failures"]]
+    done = conformance("replay", str(run.out / failure["case_file"]), "--impl", PLUGIN, "--check")
+    assert done.returncode == 1 and "DIFFERS" in done.stdout
+
+
+def test_an_installed_package_is_found_through_the_entry_point_group(tmp_path):
+    dist = tmp_path / "naive_plugin-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: naive-plugin\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text(f"[{ENTRY_POINT_GROUP}]\nnaive-windows = {PLUGIN}\n")
+    case = tmp_path / "case.json"
+    case.write_text(
+        json.dumps(
+            {
+                "format": "window-case/1",
+                "window": {"assigner": "tumbling", "size": 10},
+                "events": [{"record": {"key": "a", "value": 1, "ts": 5}}, {"watermark": 9}],
+            }
+        )
+    )
+    done = conformance("replay", str(case), "--impl", "naive-windows", pythonpath=(str(tmp_path),))
+    assert done.returncode == 0, done.stderr
+    [firing] = json.loads(done.stdout)["observation"]["firings"]
+    assert firing["at"] == 2  # fired at the end of input: the watermark 9 did not fire [0, 10)
