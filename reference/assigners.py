@@ -7,8 +7,6 @@ preconditions and raise `InvalidSpec` with Flink's message.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from reference.errors import InvalidSpec, JobFailure
 from reference.javalong import LONG_MIN, l2i, labs, ladd, ldiv, lrem, lsub
 from reference.windows import GLOBAL_WINDOW, TimeWindow, Window, WindowStart, get_window_start_with_offset
@@ -20,20 +18,15 @@ NO_TIMESTAMP_MESSAGE = ("Record has Long.MIN_VALUE timestamp (= no timestamp mar
 MAX_WINDOW_NUM = 10_000_000
 
 
-@dataclass(frozen=True)
-class AssignerContext:
-    """`WindowAssigner.WindowAssignerContext`: the current processing time."""
-
-    current_processing_time: int
-
-
 class WindowAssigner:
     """`WindowAssigner`: windows for an element, its notion of time, its default trigger."""
 
     is_event_time = True
     is_merging = False
 
-    def assign_windows(self, timestamp: int, context: AssignerContext) -> list[Window]:
+    def assign_windows(self, timestamp: int, current_processing_time: int) -> list[Window]:
+        """The windows of an element; `current_processing_time` is what Flink's
+        `WindowAssignerContext` offers."""
         raise NotImplementedError
 
     def default_trigger(self):
@@ -42,10 +35,10 @@ class WindowAssigner:
         return EventTimeTrigger() if self.is_event_time else ProcessingTimeTrigger()
 
 
-def _element_time(assigner: WindowAssigner, timestamp: int, context: AssignerContext) -> int:
+def _element_time(assigner: WindowAssigner, timestamp: int, current_processing_time: int) -> int:
     """Event-time assigners window by the record's timestamp, processing-time ones by the clock."""
     if not assigner.is_event_time:
-        return context.current_processing_time
+        return current_processing_time
     if timestamp == LONG_MIN:
         raise JobFailure(NO_TIMESTAMP_MESSAGE)
     return timestamp
@@ -64,8 +57,8 @@ class TumblingWindows(WindowAssigner):
             raise InvalidSpec(f"{name} parameters must satisfy abs(offset) < size")
         self.size, self.offset, self.window_start = size, offset, window_start
 
-    def assign_windows(self, timestamp: int, context: AssignerContext) -> list[Window]:
-        time = _element_time(self, timestamp, context)
+    def assign_windows(self, timestamp: int, current_processing_time: int) -> list[Window]:
+        time = _element_time(self, timestamp, current_processing_time)
         start = self.window_start(time, lrem(self.offset, self.size), self.size)
         return [TimeWindow(start, ladd(start, self.size))]
 
@@ -87,8 +80,8 @@ class SlidingWindows(WindowAssigner):
             raise InvalidSpec(f"{name} parameters must satisfy size / slide <= {MAX_WINDOW_NUM}")
         self.size, self.slide, self.offset, self.window_start = size, slide, offset, window_start
 
-    def assign_windows(self, timestamp: int, context: AssignerContext) -> list[Window]:
-        time = _element_time(self, timestamp, context)
+    def assign_windows(self, timestamp: int, current_processing_time: int) -> list[Window]:
+        time = _element_time(self, timestamp, current_processing_time)
         capacity = l2i(ldiv(self.size, self.slide))
         if capacity < 0:  # new ArrayList<>((int) (size / slide))
             raise JobFailure(f"Illegal Capacity: {capacity}")
@@ -118,9 +111,9 @@ class SessionWindows(WindowAssigner):
             raise InvalidSpec(f"{name} parameters must satisfy 0 < size")
         self.gap = gap
 
-    def assign_windows(self, timestamp: int, context: AssignerContext) -> list[Window]:
+    def assign_windows(self, timestamp: int, current_processing_time: int) -> list[Window]:
         # EventTimeSessionWindows does not check for the Long.MIN_VALUE marker.
-        time = timestamp if self.is_event_time else context.current_processing_time
+        time = timestamp if self.is_event_time else current_processing_time
         return [TimeWindow(time, ladd(time, self.gap))]
 
 
@@ -132,7 +125,7 @@ class GlobalWindows(WindowAssigner):
 
     is_event_time = False
 
-    def assign_windows(self, timestamp: int, context: AssignerContext) -> list[Window]:
+    def assign_windows(self, timestamp: int, current_processing_time: int) -> list[Window]:
         return [GLOBAL_WINDOW]
 
     def default_trigger(self):

@@ -23,28 +23,36 @@ from reference import windows as model_windows
 
 @dataclass
 class Collector:
-    """Collects the operator's output, stamped with the position of the event being processed."""
+    """Collects the operator's output, stamped with the position of the event being processed.
+
+    Outputs are kept as plain tuples and turned into the contract's types once, at the end.
+    """
 
     at: int = 0
-    firings: list[Firing] = field(default_factory=list)
-    late: list[LateRecord] = field(default_factory=list)
-    dropped: list[LateRecord] = field(default_factory=list)
+    firings: list[tuple] = field(default_factory=list)
+    late: list[tuple] = field(default_factory=list)
+    dropped: list[tuple] = field(default_factory=list)
 
     def emit(self, key, window, values, watermark):
-        if isinstance(window, model_windows.TimeWindow):
-            fired = TimeWindow(window.start, window.end)
-        else:
-            fired = GlobalWindow()
-        self.firings.append(Firing(self.at, key, fired, window.max_timestamp(), tuple(values), watermark))
+        self.firings.append((self.at, key, window, values, watermark))
 
     def side_output(self, key, value, timestamp):
-        self.late.append(LateRecord(self.at, key, value, timestamp))
+        self.late.append((self.at, key, value, timestamp))
 
     def drop(self, key, value, timestamp):
-        self.dropped.append(LateRecord(self.at, key, value, timestamp))
+        self.dropped.append((self.at, key, value, timestamp))
 
     def observation(self, error: Error | None = None) -> Observation:
-        return Observation(tuple(self.firings), tuple(self.late), tuple(self.dropped), error)
+        firings = tuple(Firing(at, key, _fired_window(window), window.max_timestamp(), tuple(values), wm)
+                        for at, key, window, values, wm in self.firings)
+        return Observation(firings, tuple(LateRecord(*r) for r in self.late),
+                           tuple(LateRecord(*r) for r in self.dropped), error)
+
+
+def _fired_window(window: model_windows.Window) -> TimeWindow | GlobalWindow:
+    if isinstance(window, model_windows.TimeWindow):
+        return TimeWindow(window.start, window.end)
+    return GlobalWindow()
 
 
 def drive(case: Case, operator: WindowOperator, collector: Collector, tracer: Tracer | None = None) -> None:

@@ -24,12 +24,14 @@ def wrap(x: int) -> int:
 
 def ladd(a: int, b: int) -> int:
     """`a + b` in Java `long`."""
-    return wrap(a + b)
+    r = a + b
+    return r if LONG_MIN <= r <= LONG_MAX else wrap(r)
 
 
 def lsub(a: int, b: int) -> int:
     """`a - b` in Java `long`."""
-    return wrap(a - b)
+    r = a - b
+    return r if LONG_MIN <= r <= LONG_MAX else wrap(r)
 
 
 def lrem(a: int, b: int) -> int:

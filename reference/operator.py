@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Protocol
 
-from reference.assigners import AssignerContext, WindowAssigner
+from reference.assigners import WindowAssigner
 from reference.errors import JobFailure
 from reference.evictors import Contents, Evictor
 from reference.javalong import LONG_MAX, ladd
@@ -34,19 +34,20 @@ class Tracer(Protocol):
     def __call__(self, step: str, **details: object) -> None: ...
 
 
-def _no_trace(step: str, **details: object) -> None:
-    pass
-
-
 class Context:
     """`WindowOperator.Context`: the trigger's view of one key and window (and, in `on_merge`, of
-    the windows being merged into it)."""
+    the windows being merged into it). As in Flink, the operator keeps one context and points it at
+    the key and window of each call (`bind`)."""
 
     __slots__ = ("op", "key", "window", "merged_windows")
 
-    def __init__(self, op: WindowOperator, key: str, window: Window,
-                 merged_windows: list[TimeWindow] = ()) -> None:
-        self.op, self.key, self.window, self.merged_windows = op, key, window, merged_windows
+    def __init__(self, op: WindowOperator) -> None:
+        self.op = op
+        self.bind("", None)
+
+    def bind(self, key: str, window: Window, merged_windows: list[TimeWindow] = ()) -> Context:
+        self.key, self.window, self.merged_windows = key, window, merged_windows
+        return self
 
     def current_watermark(self) -> int:
         return self.op.timers.current_watermark
@@ -55,14 +56,14 @@ class Context:
         return self.op.timers.current_processing_time
 
     def register_event_time_timer(self, time: int) -> None:
-        if self.op.timers.event_time_timers.add(time, self.key, self.window):
+        if self.op.timers.event_time_timers.add(time, self.key, self.window) and self.op.trace:
             self.op.trace("timer registered", key=self.key, window=self.window, time=time, domain="event")
 
     def delete_event_time_timer(self, time: int) -> None:
         self.op.timers.event_time_timers.remove(time, self.key, self.window)
 
     def register_processing_time_timer(self, time: int) -> None:
-        if self.op.timers.processing_time_timers.add(time, self.key, self.window):
+        if self.op.timers.processing_time_timers.add(time, self.key, self.window) and self.op.trace:
             self.op.trace("timer registered", key=self.key, window=self.window, time=time,
                           domain="processing")
 
@@ -99,8 +100,9 @@ class WindowOperator:
         self.assigner, self.trigger, self.allowed_lateness = assigner, trigger, allowed_lateness
         self.late_data_output = late_data_output  # sideOutputLateData was set
         self.output = output
-        self.trace: Tracer = tracer or _no_trace
+        self.trace: Tracer | None = tracer
         self.timers = InternalTimerService()
+        self.trigger_context = Context(self)
         self.window_state: dict[tuple[str, Window], Contents] = {}
         self.trigger_state: dict[tuple[str, Window, str], int] = {}
         self.merging_window_sets: dict[str, MergingWindowSet] = {}
@@ -110,10 +112,12 @@ class WindowOperator:
     def cleanup_time(self, window: Window) -> int:
         """`WindowOperator.cleanupTime`: event time: `maxTimestamp + allowedLateness`, saturating at
         `Long.MAX_VALUE` on overflow; processing time: `maxTimestamp`."""
+        max_timestamp = window.max_timestamp()
         if not self.assigner.is_event_time:
-            return window.max_timestamp()
-        cleanup = ladd(window.max_timestamp(), self.allowed_lateness)
-        return cleanup if cleanup >= window.max_timestamp() else LONG_MAX
+            return max_timestamp
+        # Java: `cleanupTime >= maxTimestamp ? cleanupTime : Long.MAX_VALUE`. The lateness is never
+        # negative, so the sum can only overflow upwards: saturating is the same thing.
+        return min(max_timestamp + self.allowed_lateness, LONG_MAX)
 
     def is_window_late(self, window: Window) -> bool:
         """`WindowOperator.isWindowLate`: an event-time window whose cleanup time the watermark
@@ -134,7 +138,7 @@ class WindowOperator:
         cleanup = self.cleanup_time(window)
         if cleanup == LONG_MAX:
             return
-        ctx = Context(self, key, window)
+        ctx = self.trigger_context.bind(key, window)
         if self.assigner.is_event_time:
             ctx.register_event_time_timer(cleanup)
         else:
@@ -144,7 +148,7 @@ class WindowOperator:
         cleanup = self.cleanup_time(window)
         if cleanup == LONG_MAX:
             return
-        ctx = Context(self, key, window)
+        ctx = self.trigger_context.bind(key, window)
         if self.assigner.is_event_time:
             ctx.delete_event_time_timer(cleanup)
         else:
@@ -154,9 +158,9 @@ class WindowOperator:
 
     def process_element(self, key: str, value: int, timestamp: int) -> None:
         """`WindowOperator.processElement`."""
-        windows = self.assigner.assign_windows(
-            timestamp, AssignerContext(self.timers.current_processing_time))
-        self.trace("assigned", key=key, value=value, ts=timestamp, windows=windows)
+        windows = self.assigner.assign_windows(timestamp, self.timers.current_processing_time)
+        if self.trace:
+            self.trace("assigned", key=key, value=value, ts=timestamp, windows=windows)
         is_skipped_element = True
         merging = self.merging_window_set(key) if self.assigner.is_merging else None
         for window in windows:
@@ -165,22 +169,24 @@ class WindowOperator:
                     window, lambda result, merged, state_result, merged_states:
                     self.merge(key, result, merged, state_result, merged_states))
             if self.is_window_late(window):
-                self.trace("window late", key=key, window=window)
+                if self.trace:
+                    self.trace("window late", key=key, window=window)
                 if merging is not None:
                     merging.retire_window(window)
                 continue
             is_skipped_element = False
             state_window = merging.get_state_window(window) if merging is not None else window
             self.window_state.setdefault((key, state_window), []).append((value, timestamp))
-            result = self.trigger.on_element(timestamp, window, Context(self, key, window))
+            result = self.trigger.on_element(timestamp, window, self.trigger_context.bind(key, window))
             self.act_on(result, key, window, state_window)
             self.register_cleanup_timer(key, window)
         if is_skipped_element and self.is_element_late(timestamp):
+            if self.trace:
+                self.trace("side output" if self.late_data_output else "dropped", key=key, value=value,
+                           ts=timestamp)
             if self.late_data_output:
-                self.trace("side output", key=key, value=value, ts=timestamp)
                 self.output.side_output(key, value, timestamp)
             else:
-                self.trace("dropped", key=key, value=value, ts=timestamp)
                 self.output.drop(key, value, timestamp)
 
     def merging_window_set(self, key: str) -> MergingWindowSet:
@@ -206,10 +212,11 @@ class WindowOperator:
                 "The end timestamp of a processing-time window cannot become earlier than the current "
                 f"processing time by merging. Current processing time: "
                 f"{self.timers.current_processing_time} window: {flink_repr(merge_result)}")
-        self.trace("merged", key=key, windows=merged_windows, into=merge_result)
-        self.trigger.on_merge(merge_result, Context(self, key, merge_result, merged_windows))
+        if self.trace:
+            self.trace("merged", key=key, windows=merged_windows, into=merge_result)
+        self.trigger.on_merge(merge_result, self.trigger_context.bind(key, merge_result, merged_windows))
         for window in merged_windows:
-            self.trigger.clear(window, Context(self, key, window))
+            self.trigger.clear(window, self.trigger_context.bind(key, window))
             self.delete_cleanup_timer(key, window)
         merged_contents = [e for w in merged_state_windows for e in self.window_state.pop((key, w), ())]
         if merged_contents:
@@ -233,14 +240,15 @@ class WindowOperator:
 
     def on_timer(self, timer: InternalTimer, domain: str) -> None:
         key, window = timer.key, timer.window
-        self.trace("timer fired", key=key, window=window, time=timer.timestamp, domain=domain)
+        if self.trace:
+            self.trace("timer fired", key=key, window=window, time=timer.timestamp, domain=domain)
         merging = self.merging_window_sets.get(key) if self.assigner.is_merging else None
         state_window: Hashable | None = window
         if self.assigner.is_merging:
             state_window = merging.get_state_window(window) if merging is not None else None
             if state_window is None:
                 return  # a timer for a window that was merged away or cleaned up: nothing to do
-        ctx = Context(self, key, window)
+        ctx = self.trigger_context.bind(key, window)
         if domain == "event":
             result = self.trigger.on_event_time(timer.timestamp, window, ctx)
         else:
@@ -256,21 +264,24 @@ class WindowOperator:
             if contents is not None:
                 self.emit_window_contents(key, window, state_window, contents)
         if result.is_purge:
-            self.trace("purged", key=key, window=window)
+            if self.trace:
+                self.trace("purged", key=key, window=window)
             self.window_state.pop((key, state_window), None)
 
     def emit_window_contents(self, key: str, window: Window, state_window: Hashable,
                              contents: Contents) -> None:
         values = [v for v, _ in contents]
-        self.trace("fired", key=key, window=window, values=values)
+        if self.trace:
+            self.trace("fired", key=key, window=window, values=values)
         self.output.emit(key, window, values, self.timers.current_watermark)
 
     def clear_all_state(self, key: str, window: Window, state_window: Hashable,
                         merging: MergingWindowSet | None) -> None:
         """`WindowOperator.clearAllState`: contents, trigger state, and the in-flight window."""
-        self.trace("cleared", key=key, window=window)
+        if self.trace:
+            self.trace("cleared", key=key, window=window)
         self.window_state.pop((key, state_window), None)
-        self.trigger.clear(window, Context(self, key, window))
+        self.trigger.clear(window, self.trigger_context.bind(key, window))
         if merging is not None:
             merging.retire_window(window)
 
@@ -292,7 +303,7 @@ class EvictingWindowOperator(WindowOperator):
         self.evictor.evict_before(elements, len(elements))
         super().emit_window_contents(key, window, state_window, elements)
         self.evictor.evict_after(elements, len(elements))
-        if len(elements) < len(contents):
+        if len(elements) < len(contents) and self.trace:
             self.trace("evicted", key=key, window=window, kept=[v for v, _ in elements])
         if elements:
             self.window_state[(key, state_window)] = elements

@@ -7,7 +7,6 @@ A trigger keeps its own per-window state through the `TriggerContext` (Flink's p
 
 from __future__ import annotations
 
-from enum import Enum
 from typing import Protocol
 
 from reference.errors import JobFailure
@@ -15,21 +14,26 @@ from reference.javalong import ladd, lrem, lsub
 from reference.windows import Window
 
 
-class TriggerResult(Enum):
-    """`TriggerResult`: whether to call the window function (fire) and whether to clear (purge)."""
+class TriggerResult:
+    """`TriggerResult`: whether to call the window function (fire) and whether to clear (purge).
 
-    CONTINUE = (False, False)
-    FIRE = (True, False)
-    PURGE = (False, True)
-    FIRE_AND_PURGE = (True, True)
+    Four constants, `CONTINUE`, `FIRE`, `PURGE`, `FIRE_AND_PURGE` (plain attributes, not an `Enum`:
+    they are read for every element).
+    """
 
-    @property
-    def is_fire(self) -> bool:
-        return self.value[0]
+    __slots__ = ("name", "is_fire", "is_purge")
 
-    @property
-    def is_purge(self) -> bool:
-        return self.value[1]
+    def __init__(self, name: str, is_fire: bool, is_purge: bool) -> None:
+        self.name, self.is_fire, self.is_purge = name, is_fire, is_purge
+
+    def __repr__(self) -> str:
+        return f"TriggerResult.{self.name}"
+
+
+TriggerResult.CONTINUE = TriggerResult("CONTINUE", False, False)
+TriggerResult.FIRE = TriggerResult("FIRE", True, False)
+TriggerResult.PURGE = TriggerResult("PURGE", False, True)
+TriggerResult.FIRE_AND_PURGE = TriggerResult("FIRE_AND_PURGE", True, True)
 
 
 class TriggerContext(Protocol):
@@ -77,9 +81,10 @@ class EventTimeTrigger(Trigger):
     can_merge = True
 
     def on_element(self, timestamp, window, ctx):
-        if window.max_timestamp() <= ctx.current_watermark():
+        max_timestamp = window.max_timestamp()
+        if max_timestamp <= ctx.current_watermark():
             return TriggerResult.FIRE
-        ctx.register_event_time_timer(window.max_timestamp())
+        ctx.register_event_time_timer(max_timestamp)
         return TriggerResult.CONTINUE
 
     def on_event_time(self, time, window, ctx):
