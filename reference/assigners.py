@@ -88,14 +88,21 @@ class SlidingWindows(WindowAssigner):
         windows: list[Window] = []
         start = self.window_start(time, self.offset, self.slide)
         lower = lsub(time, self.size)
+        wrapped = False
         while start > lower:
             windows.append(TimeWindow(start, ladd(start, self.size)))
-            if self.slide <= 0 or start - self.slide < LONG_MIN:
-                # Java's `start -= slide` wraps around (or never decreases), and the loop runs on
-                # until the heap is full.
+            next_start = lsub(start, self.slide)
+            wrapped = wrapped or next_start >= start
+            if wrapped and len(windows) > WRAPPED_WINDOWS_LIMIT:
                 raise JobFailure("Java heap space")
-            start -= self.slide
+            start = next_start
         return windows
+
+
+#: Near the ends of the `long` range `start -= slide` can wrap around; Java's loop then goes on
+#: from the top of the range and may end after a few more windows, or never (the heap fills up).
+#: The model follows the wrapped loop and takes more than this many windows for the latter.
+WRAPPED_WINDOWS_LIMIT = 1000
 
 
 class SessionWindows(WindowAssigner):
