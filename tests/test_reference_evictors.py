@@ -14,8 +14,9 @@ def contents(*pairs):
     return list(pairs)
 
 
-@pytest.mark.parametrize("max_count, kept", [(5, [1, 2, 3, 4]), (4, [1, 2, 3, 4]), (2, [3, 4]),
-                                             (0, []), (-1, [])])
+@pytest.mark.parametrize(
+    "max_count, kept", [(5, [1, 2, 3, 4]), (4, [1, 2, 3, 4]), (2, [3, 4]), (0, []), (-1, [])]
+)
 def test_count_evictor_keeps_the_last_max_count_by_arrival(max_count, kept):
     elements = contents((1, 40), (2, 10), (3, 30), (4, 20))
     CountEvictor(max_count, False).evict_before(elements, len(elements))
@@ -28,11 +29,14 @@ def test_count_evictor_ignores_timestamps():
     assert elements == [(2, 0)]  # the newest arrival stays even though it is the oldest in time
 
 
-@pytest.mark.parametrize("size, kept", [
-    (10, [1, 3]),  # cutoff 40 - 10 = 30: ts 10 and 30 (<= cutoff) go, 40 and 35 stay
-    (100, [1, 2, 3, 4]),
-    (0, []),  # cutoff = the maximum itself: nothing survives
-])
+@pytest.mark.parametrize(
+    "size, kept",
+    [
+        (10, [1, 3]),  # cutoff 40 - 10 = 30: ts 10 and 30 (<= cutoff) go, 40 and 35 stay
+        (100, [1, 2, 3, 4]),
+        (0, []),  # cutoff = the maximum itself: nothing survives
+    ],
+)
 def test_time_evictor_keeps_elements_after_max_minus_size(size, kept):
     elements = contents((1, 40), (2, 10), (3, 35), (4, 30))
     TimeEvictor(size, False).evict_before(elements, len(elements))

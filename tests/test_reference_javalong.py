@@ -16,10 +16,19 @@ from reference.javalong import (
 )
 
 
-@pytest.mark.parametrize("x, expected", [
-    (0, 0), (LONG_MAX, LONG_MAX), (LONG_MIN, LONG_MIN),
-    (LONG_MAX + 1, LONG_MIN), (LONG_MIN - 1, LONG_MAX), (2**64, 0), (2**64 + 5, 5), (-(2**64) - 1, -1),
-])
+@pytest.mark.parametrize(
+    "x, expected",
+    [
+        (0, 0),
+        (LONG_MAX, LONG_MAX),
+        (LONG_MIN, LONG_MIN),
+        (LONG_MAX + 1, LONG_MIN),
+        (LONG_MIN - 1, LONG_MAX),
+        (2**64, 0),
+        (2**64 + 5, 5),
+        (-(2**64) - 1, -1),
+    ],
+)
 def test_wrap_keeps_the_low_64_bits_as_twos_complement(x, expected):
     assert wrap(x) == expected
 
@@ -33,20 +42,38 @@ def test_add_and_subtract_wrap_around_like_the_jvm():
     assert ladd(-5, 3) == -2
 
 
-@pytest.mark.parametrize("a, b, expected", [
-    (7, 3, 1), (-7, 3, -1), (7, -3, 1), (-7, -3, -1),  # the sign of the dividend
-    (-1, 7, -1), (-7, 7, 0), (0, 5, 0),
-    (LONG_MIN, -1, 0), (LONG_MIN, LONG_MAX, -1), (LONG_MAX, LONG_MIN, LONG_MAX),
-])
+@pytest.mark.parametrize(
+    "a, b, expected",
+    [
+        (7, 3, 1),
+        (-7, 3, -1),
+        (7, -3, 1),
+        (-7, -3, -1),  # the sign of the dividend
+        (-1, 7, -1),
+        (-7, 7, 0),
+        (0, 5, 0),
+        (LONG_MIN, -1, 0),
+        (LONG_MIN, LONG_MAX, -1),
+        (LONG_MAX, LONG_MIN, LONG_MAX),
+    ],
+)
 def test_remainder_truncates_toward_zero(a, b, expected):
     assert lrem(a, b) == expected
 
 
-@pytest.mark.parametrize("a, b, expected", [
-    (7, 2, 3), (-7, 2, -3), (7, -2, -3), (-7, -2, 3), (-1, 2, 0),
-    (LONG_MIN, -1, LONG_MIN),  # the one overflowing division
-    (LONG_MIN, 1, LONG_MIN), (LONG_MAX, LONG_MIN, 0),
-])
+@pytest.mark.parametrize(
+    "a, b, expected",
+    [
+        (7, 2, 3),
+        (-7, 2, -3),
+        (7, -2, -3),
+        (-7, -2, 3),
+        (-1, 2, 0),
+        (LONG_MIN, -1, LONG_MIN),  # the one overflowing division
+        (LONG_MIN, 1, LONG_MIN),
+        (LONG_MAX, LONG_MIN, 0),
+    ],
+)
 def test_division_truncates_toward_zero(a, b, expected):
     assert ldiv(a, b) == expected
 
@@ -63,10 +90,20 @@ def test_math_abs_of_long_min_value_stays_negative():
     assert labs(-3) == 3 and labs(3) == 3
 
 
-@pytest.mark.parametrize("a, expected", [
-    (0, 0), (2**31 - 1, 2**31 - 1), (2**31, -(2**31)), (2**32, 0), (2**32 + 7, 7),
-    (-1, -1), (-(2**31) - 1, 2**31 - 1), (LONG_MAX, -1), (LONG_MIN, 0),
-    (10_000_000_000, 1_410_065_408),
-])
+@pytest.mark.parametrize(
+    "a, expected",
+    [
+        (0, 0),
+        (2**31 - 1, 2**31 - 1),
+        (2**31, -(2**31)),
+        (2**32, 0),
+        (2**32 + 7, 7),
+        (-1, -1),
+        (-(2**31) - 1, 2**31 - 1),
+        (LONG_MAX, -1),
+        (LONG_MIN, 0),
+        (10_000_000_000, 1_410_065_408),
+    ],
+)
 def test_int_narrowing_keeps_the_low_32_bits(a, expected):
     assert l2i(a) == expected

@@ -51,9 +51,19 @@ def test_incremental_merging(ws, mf):
     assert add(ws, mf, W(0, 4)) == W(0, 4) and not mf.merged
 
     assert add(ws, mf, W(3, 5)) == W(0, 5) and mf.merged
-    assert (mf.target, mf.state_window, mf.sources, mf.merged_state_windows) == (W(0, 5), W(0, 4), [W(0, 4)], [])
+    assert (mf.target, mf.state_window, mf.sources, mf.merged_state_windows) == (
+        W(0, 5),
+        W(0, 4),
+        [W(0, 4)],
+        [],
+    )
     assert add(ws, mf, W(4, 6)) == W(0, 6)
-    assert (mf.target, mf.state_window, mf.sources, mf.merged_state_windows) == (W(0, 6), W(0, 4), [W(0, 5)], [])
+    assert (mf.target, mf.state_window, mf.sources, mf.merged_state_windows) == (
+        W(0, 6),
+        W(0, 4),
+        [W(0, 5)],
+        [],
+    )
     assert ws.get_state_window(W(0, 6)) == W(0, 4)
 
     # windows within the merged region merge nothing
@@ -65,7 +75,11 @@ def test_incremental_merging(ws, mf):
     assert ws.get_state_window(W(11, 14)) == W(11, 14)
     assert add(ws, mf, W(10, 13)) == W(10, 14)
     assert (mf.target, mf.state_window, mf.sources, mf.merged_state_windows) == (
-        W(10, 14), W(11, 14), [W(11, 14)], [])
+        W(10, 14),
+        W(11, 14),
+        [W(11, 14)],
+        [],
+    )
     assert add(ws, mf, W(12, 15)) == W(10, 15)
     assert (mf.state_window, mf.sources) == (W(11, 14), [W(10, 14)])
     assert add(ws, mf, W(11, 14)) == W(10, 15) and not mf.merged

@@ -18,13 +18,38 @@ from reference.windows import (
 # TimeWindowTest.testGetWindowStartWithOffset (the FLINK-26334 version, with negative timestamps)
 TIME_WINDOW_TEST = [
     # [-21, -14), [-14, -7), [-7, 0), [0, 7), [7, 14), [14, 21)...
-    (-8, 0, -14), (-7, 0, -7), (-6, 0, -7), (-1, 0, -7), (1, 0, 0), (6, 0, 0), (7, 0, 7), (8, 0, 7),
+    (-8, 0, -14),
+    (-7, 0, -7),
+    (-6, 0, -7),
+    (-1, 0, -7),
+    (1, 0, 0),
+    (6, 0, 0),
+    (7, 0, 7),
+    (8, 0, 7),
     # [-11, -4), [-4, 3), [3, 10), [10, 17)...
-    (-10, 3, -11), (-9, 3, -11), (-3, 3, -4), (-2, 3, -4), (-1, 3, -4), (1, 3, -4), (2, 3, -4),
-    (3, 3, 3), (9, 3, 3), (10, 3, 10),
+    (-10, 3, -11),
+    (-9, 3, -11),
+    (-3, 3, -4),
+    (-2, 3, -4),
+    (-1, 3, -4),
+    (1, 3, -4),
+    (2, 3, -4),
+    (3, 3, 3),
+    (9, 3, 3),
+    (10, 3, 10),
     # [-16, -9), [-9, -2), [-2, 5), [5, 12), [12, 19)...
-    (-12, -2, -16), (-7, -2, -9), (-4, -2, -9), (-3, -2, -9), (2, -2, -2), (-1, -2, -2), (1, -2, -2),
-    (-2, -2, -2), (3, -2, -2), (4, -2, -2), (7, -2, 5), (12, -2, 12),
+    (-12, -2, -16),
+    (-7, -2, -9),
+    (-4, -2, -9),
+    (-3, -2, -9),
+    (2, -2, -2),
+    (-1, -2, -2),
+    (1, -2, -2),
+    (-2, -2, -2),
+    (3, -2, -2),
+    (4, -2, -2),
+    (7, -2, 5),
+    (12, -2, 12),
 ]
 
 
@@ -98,8 +123,9 @@ def test_merge_single_and_point_windows_does_nothing():
 
 def test_merge_consecutive_windows():
     """EventTimeSessionWindowsTest.testMergeConsecutiveWindows."""
-    merges = merge_windows([TimeWindow(0, 1), TimeWindow(1, 2), TimeWindow(2, 3), TimeWindow(4, 5),
-                            TimeWindow(5, 6)])
+    merges = merge_windows(
+        [TimeWindow(0, 1), TimeWindow(1, 2), TimeWindow(2, 3), TimeWindow(4, 5), TimeWindow(5, 6)]
+    )
     assert _as_sets(merges) == {
         (TimeWindow(0, 3), frozenset({TimeWindow(0, 1), TimeWindow(1, 2), TimeWindow(2, 3)})),
         (TimeWindow(4, 6), frozenset({TimeWindow(4, 5), TimeWindow(5, 6)})),
