@@ -72,7 +72,12 @@ def load_implementation(spec: str) -> Implementation:
                 f"no implementation {spec!r}; registered: {', '.join(registered_names())}, "
                 "or give 'package.module:factory'")
         factory = found[0].load()
-    impl = factory() if isinstance(factory, type) or not isinstance(factory, Implementation) else factory
+    if isinstance(factory, Implementation) and not isinstance(factory, type):
+        impl = factory
+    elif callable(factory):
+        impl = factory()
+    else:
+        raise ImplementationNotFound(f"{spec!r} is neither an implementation nor a factory of one")
     if not isinstance(impl, Implementation):
         raise ImplementationNotFound(f"{spec!r} did not give an implementation (needs name, features, run)")
     return impl

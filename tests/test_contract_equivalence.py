@@ -1,0 +1,40 @@
+"""Equivalence of observations (DESIGN.md §3): multisets per `at`, errors must match."""
+
+from conformance import Firing, LateRecord, Observation, TimeWindow, difference, equivalent
+from conformance.observation import Error
+
+A = Firing(1, "a", TimeWindow(0, 10), 9, (1, 2), 9)
+B = Firing(1, "b", TimeWindow(0, 10), 9, (3,), 9)
+
+
+def test_order_within_the_same_at_does_not_matter():
+    assert equivalent(Observation(firings=(A, B)), Observation(firings=(B, A)))
+    assert difference(Observation(firings=(A, B)), Observation(firings=(B, A))) == ""
+
+
+def test_a_firing_at_another_position_is_a_difference():
+    moved = Firing(2, "a", TimeWindow(0, 10), 9, (1, 2), 9)
+    assert not equivalent(Observation(firings=(A,)), Observation(firings=(moved,)))
+    assert "at" in difference(Observation(firings=(A,)), Observation(firings=(moved,)))
+
+
+def test_multiplicity_counts():
+    assert not equivalent(Observation(firings=(A, A)), Observation(firings=(A,)))
+
+
+def test_late_and_dropped_are_not_interchangeable():
+    r = LateRecord(3, "a", 5, 1)
+    assert not equivalent(Observation(late=(r,)), Observation(dropped=(r,)))
+
+
+def test_errors_must_match_in_kind_and_message():
+    e1, e2 = Error("runtime", "x"), Error("invalid_spec", "x")
+    assert not equivalent(Observation(error=e1), Observation(error=e2))
+    assert not equivalent(Observation(error=e1), Observation())
+    assert equivalent(Observation(error=e1), Observation(error=Error("runtime", "x")))
+
+
+def test_difference_names_what_changed():
+    other = Firing(1, "a", TimeWindow(0, 10), 9, (1, 3), 9)
+    text = difference(Observation(firings=(A,)), Observation(firings=(other,)))
+    assert "values" in text and "2" in text and "3" in text

@@ -1,0 +1,63 @@
+"""Which features a case needs, and the implementation registry."""
+
+import pytest
+
+from conformance import (
+    LONG_MAX,
+    Case,
+    ContinuousProcessingTimeTrigger,
+    CountEvictor,
+    CountTrigger,
+    EventTimeTrigger,
+    count_window,
+    load_implementation,
+    purging,
+    record,
+    session,
+    sliding,
+    tumbling,
+    watermark,
+)
+from conformance.features import FEATURES, required_features
+from conformance.implementation import ImplementationNotFound
+
+
+def test_a_plain_tumbling_case_needs_only_its_assigner():
+    assert required_features(Case(window=tumbling(10), events=[record("a", 1, 5), watermark(LONG_MAX)])) == {
+        "assigner.tumbling"}
+
+
+def test_features_follow_the_spec_and_the_stream():
+    case = Case(window=sliding(10, 5, offset=2, time="processing"), trigger=purging(ContinuousProcessingTimeTrigger(3)),
+                evictor=CountEvictor(2, after=True), allowed_lateness=4, late_side_output=True, end_of_input=False,
+                events=[record("a", 1, -1)])
+    assert required_features(case) == {
+        "assigner.sliding", "time.processing", "offset", "trigger.purging", "trigger.continuous_processing_time",
+        "evictor.count", "evictor.after", "allowed_lateness", "late_side_output", "unbounded_input",
+        "negative_timestamps"}
+
+
+def test_extreme_values_are_their_own_feature_but_max_lateness_and_end_watermark_are_not():
+    assert "extreme_values" in required_features(Case(window=tumbling(10), events=[record("a", 1, -(2**62))]))
+    assert "extreme_values" in required_features(Case(window=session(2**62)))
+    case = Case(window=tumbling(10), allowed_lateness=LONG_MAX, events=[watermark(LONG_MAX)])
+    assert "extreme_values" not in required_features(case)
+
+
+def test_every_needed_feature_is_a_named_feature():
+    cases = [Case(window=count_window(3, 1)), Case(window=session(3), trigger=CountTrigger(2)),
+             Case(window=tumbling(3), trigger=EventTimeTrigger())]
+    for case in cases:
+        assert required_features(case) <= set(FEATURES)
+
+
+def test_registry_loads_by_name_and_by_module_path():
+    assert load_implementation("reference").name == "reference"
+    assert load_implementation("reference.implementation:flink_1_12_variant").name == "reference-flink-1.12"
+
+
+@pytest.mark.parametrize("spec", ["nonsense", "no.such.module:factory", "reference.implementation:nothing",
+                                  "conformance.case:LONG_MAX"])
+def test_registry_explains_what_it_cannot_load(spec):
+    with pytest.raises(ImplementationNotFound):
+        load_implementation(spec)
