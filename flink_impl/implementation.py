@@ -9,7 +9,7 @@ from conformance.case_json import case_to_json
 from conformance.features import ALL_FEATURES, required_features
 from conformance.observation import Observation
 from conformance.observation_json import observation_from_json
-from flink_impl.process import shared_runner
+from flink_impl.process import run_cases
 
 #: Flink's processing time is the wall clock: a replay cannot set it, so results would not be
 #: deterministic. Everything else in the format is event time, replayed exactly.
@@ -30,5 +30,5 @@ class FlinkImplementation:
                                  f"does not support {', '.join(sorted(missing))}")
         if not cases:
             return []
-        answers = shared_runner().request([case_to_json(c) for c in cases])
+        answers = run_cases([case_to_json(c) for c in cases])
         return [observation_from_json(a, f"$.observations[{i}]") for i, a in enumerate(answers)]

@@ -1,9 +1,9 @@
 """The long-lived Java runner process and its line protocol.
 
 One request per line, `{"cases": [window-case/1, ...]}`; one answer per line,
-`{"observations": [window-observation/1, ...]}` in the same order, or `{"failure": "..."}`. The
-runner's stderr (Flink's own chatter, stack traces) goes to an anonymous temporary file whose tail
-is quoted when the runner fails.
+`{"observations": [...], "retry": [...], "exiting": bool}` or `{"failure": "..."}` (see
+`Runner.java`). The runner's stderr (Flink's own chatter, stack traces) goes to an anonymous
+temporary file whose tail is quoted when the runner fails.
 """
 
 from __future__ import annotations
@@ -14,64 +14,81 @@ import os
 import subprocess
 import tempfile
 import threading
+from dataclasses import dataclass
 from typing import Any
 
 from flink_impl.toolchain import MAIN_CLASS, compiled_classes, find_toolchain
 
 #: Cases per Flink job: larger jobs amortize the job's start, but each branch is one task thread.
 BRANCHES_PER_JOB = 64
+#: A job still running after this long holds a case that does not end (Flink would go on forever).
+JOB_TIMEOUT_SECONDS = 30
+JVM_OPTIONS = ["-Xmx1g", "-XX:+UseSerialGC"]
 
 
 class FlinkRunnerError(RuntimeError):
     """The Java runner failed or broke the protocol."""
 
 
-class RunnerProcess:
-    """A started runner: `request(cases)` sends one batch and waits for its observations."""
+@dataclass(frozen=True)
+class Answer:
+    #: One observation (JSON) per case; None for the cases to retry.
+    observations: list[dict[str, Any] | None]
+    #: Cases that another case's endless job cut short: run them again, alone.
+    retry: list[int]
+    #: The runner abandoned a job and ends after this answer.
+    exiting: bool
 
-    def __init__(self, branches_per_job: int = BRANCHES_PER_JOB) -> None:
+
+class RunnerProcess:
+    """A started runner: `request(cases)` sends one batch and waits for the answer."""
+
+    def __init__(self, branches_per_job: int | None = None, job_timeout_seconds: int | None = None) -> None:
         toolchain = find_toolchain()
         classpath = os.pathsep.join([str(compiled_classes(toolchain)), str(toolchain.flink_dist)])
         self._stderr = tempfile.TemporaryFile()
         self._lock = threading.Lock()
         self._process = subprocess.Popen(
-            [str(toolchain.java), "-cp", classpath, MAIN_CLASS, str(branches_per_job)],
+            [str(toolchain.java), *JVM_OPTIONS, "-cp", classpath, MAIN_CLASS,
+             str(branches_per_job or BRANCHES_PER_JOB), str(job_timeout_seconds or JOB_TIMEOUT_SECONDS)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
             text=True, encoding="utf-8")
 
-    def request(self, cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    @property
+    def alive(self) -> bool:
+        return self._process.poll() is None
+
+    def request(self, cases: list[dict[str, Any]]) -> Answer:
         with self._lock:
-            if self._process.poll() is not None:
+            if not self.alive:
                 raise self._failure("the Flink runner is not running")
             try:
                 self._process.stdin.write(json.dumps({"cases": cases}) + "\n")
                 self._process.stdin.flush()
                 line = self._process.stdout.readline()
-            except (BrokenPipeError, OSError) as e:
+            except OSError as e:
                 raise self._failure(f"lost the Flink runner: {e}") from None
         if not line:
             raise self._failure("the Flink runner exited")
         answer = json.loads(line)
         if "failure" in answer:
             raise self._failure(f"the Flink runner could not run the batch: {answer['failure']}")
-        observations = answer["observations"]
-        if len(observations) != len(cases):
-            raise self._failure(f"{len(observations)} observations for {len(cases)} cases")
-        return observations
+        if len(answer["observations"]) != len(cases):
+            raise self._failure(f"{len(answer['observations'])} observations for {len(cases)} cases")
+        return Answer(answer["observations"], answer["retry"], answer["exiting"])
 
     def _failure(self, what: str) -> FlinkRunnerError:
         self._stderr.seek(0, os.SEEK_END)
-        size = self._stderr.tell()
-        self._stderr.seek(max(0, size - 4000))
+        self._stderr.seek(max(0, self._stderr.tell() - 4000))
         tail = self._stderr.read().decode("utf-8", "replace")
         return FlinkRunnerError(f"{what}; the end of its stderr:\n{tail}")
 
     def close(self) -> None:
-        """Ends the runner: end of stdin makes it stop its MiniCluster and halt."""
-        if self._process.poll() is None:
+        """Ends the runner: the end of its stdin makes it stop its MiniCluster and halt."""
+        if self.alive:
             try:
                 self._process.stdin.close()
-                self._process.wait(timeout=20)
+                self._process.wait(timeout=30)
             except (OSError, subprocess.TimeoutExpired):
                 self._process.kill()
                 self._process.wait()
@@ -86,7 +103,28 @@ def shared_runner() -> RunnerProcess:
     """The runner of this Python process, started on first use (starting one takes seconds)."""
     global _shared
     with _shared_lock:
-        if _shared is None or _shared._process.poll() is not None:
+        if _shared is None or not _shared.alive:
             _shared = RunnerProcess()
             atexit.register(_shared.close)
         return _shared
+
+
+def _retire(runner: RunnerProcess) -> None:
+    global _shared
+    with _shared_lock:
+        if _shared is runner:
+            _shared = None
+    runner.close()
+
+
+def run_cases(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One observation per case, through the shared runner; cases cut short run again, alone."""
+    runner = shared_runner()
+    answer = runner.request(cases)
+    if answer.exiting:
+        _retire(runner)
+    observations = list(answer.observations)
+    for i in answer.retry:
+        # Alone in its job, a case that does not end gets its own error instead of a retry.
+        observations[i] = run_cases([cases[i]])[0]
+    return observations

@@ -36,6 +36,10 @@ final class CaseRun {
     private final List<ObjectNode> late = new ArrayList<>();
     private final List<ObjectNode> dropped = new ArrayList<>();
     private ObjectNode error;
+    /** Set when the replay operator has forwarded the last event: nothing can happen after it. */
+    private volatile boolean finished;
+    /** The case was cut short by another case's endless job: it must run again, alone. */
+    private boolean retry;
 
     CaseRun(JsonNode spec) {
         this.spec = spec;
@@ -61,6 +65,24 @@ final class CaseRun {
         dropped.clear();
         error = null;
         replayThread = null;
+        finished = false;
+    }
+
+    void finish() {
+        finished = true;
+    }
+
+    boolean finished() {
+        return finished;
+    }
+
+    synchronized void retryAlone() {
+        reset();
+        retry = true;
+    }
+
+    synchronized boolean mustRetry() {
+        return retry;
     }
 
     synchronized boolean failed() {
@@ -79,7 +101,21 @@ final class CaseRun {
         }
     }
 
+    /**
+     * A case that never ends in Flink either (for instance a continuous trigger on the global window
+     * at the end of input) is stopped once it has emitted this much, so it cannot exhaust the heap.
+     */
+    static final int OUTPUT_LIMIT = 100_000;
+
+    private void checkOutputLimit() {
+        if (firings.size() + late.size() + dropped.size() >= OUTPUT_LIMIT) {
+            throw new IllegalStateException("flink_impl stopped the case after " + OUTPUT_LIMIT
+                    + " outputs: it does not end in reasonable time (Flink would go on)");
+        }
+    }
+
     synchronized void fired(FiringRecord f, long timestamp) {
+        checkOutputLimit();
         ObjectNode window = JSON.objectNode();
         if (f.global) {
             window.put("global", true);
@@ -98,6 +134,7 @@ final class CaseRun {
 
     /** A record of the late-data side output: `late` if the case asked for it, else `dropped`. */
     synchronized void lateRecord(Element e, boolean sideOutput) {
+        checkOutputLimit();
         ObjectNode node = JSON.objectNode().put("at", at).put("key", e.key).put("value", e.value).put("ts", e.ts);
         (sideOutput ? late : dropped).add(node);
     }

@@ -55,6 +55,7 @@ public final class EventReplayOperator extends AbstractStreamOperator<Element>
                     if (endOfInput) {
                         advanceWatermark(Long.MAX_VALUE);
                     }
+                    run.finish();
                     break;
                 default: // processing time: no event-time operator reacts to it
                     break;

@@ -3,11 +3,15 @@ package windowconformance;
 import java.io.BufferedReader;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.flink.configuration.Configuration;
@@ -23,43 +27,68 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.Obje
 /**
  * The long-lived process behind flink_impl: one MiniCluster, batches of cases in, observations out.
  *
- * <p>Protocol, one JSON document per line: the request {@code {"cases": [window-case/1, ...]}} is
- * answered by {@code {"observations": [window-observation/1, ...]}} in the same order, or by
- * {@code {"failure": "..."}} when the runner itself could not run the batch. stdout carries only the
- * protocol (System.out is redirected to stderr, where Flink may log). End of stdin ends the process;
- * it halts the JVM because a failed job leaves non-daemon threads behind.
+ * <p>Protocol, one JSON document per line. The request {@code {"cases": [window-case/1, ...]}} is
+ * answered by {@code {"observations": [window-observation/1 or null, ...], "retry": [i, ...],
+ * "exiting": bool}} in the same order: {@code null} for a case that another case's endless job cut
+ * short, whose index is in {@code retry}; {@code exiting} when that made the process unusable, so it
+ * ends after this answer. {@code {"failure": "..."}} when the runner could not run the batch.
+ *
+ * <p>stdout carries only the protocol (System.out is redirected to stderr, where Flink may log).
+ * The end of stdin ends the process at once, even in the middle of a job: nobody waits for the
+ * answer. The JVM is halted because a failed job leaves non-daemon threads behind.
  */
 public final class Runner {
     private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final Optional<String> END_OF_INPUT = Optional.empty();
 
     public static void main(String[] args) {
         PrintStream protocol = new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
         System.setOut(System.err);
-        int branchesPerJob = args.length > 0 ? Integer.parseInt(args[0]) : 64;
+        int branchesPerJob = Integer.parseInt(args[0]);
+        long timeoutSeconds = Long.parseLong(args[1]);
+        BlockingQueue<Optional<String>> requests = readStdin();
         int status = 0;
         MiniCluster cluster = null;
         try {
             cluster = startCluster();
-            JobRunner jobs = new JobRunner(cluster, jobConfiguration(), branchesPerJob);
-            BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-            String line;
-            while ((line = in.readLine()) != null) {
-                protocol.println(MAPPER.writeValueAsString(answer(jobs, line)));
+            JobRunner jobs = new JobRunner(cluster, jobConfiguration(), branchesPerJob, timeoutSeconds);
+            Optional<String> line;
+            while (!jobs.spent() && (line = requests.take()).isPresent()) {
+                protocol.println(MAPPER.writeValueAsString(answer(jobs, line.get())));
                 protocol.flush();
             }
         } catch (Throwable t) {
             t.printStackTrace();
             status = 1;
         } finally {
-            if (cluster != null) {
-                try {
-                    cluster.closeAsync().get(10, TimeUnit.SECONDS); // removes its temporary directories
-                } catch (Throwable ignored) {
-                    // halting anyway
-                }
-            }
+            closeQuietly(cluster);
             Runtime.getRuntime().halt(status);
         }
+    }
+
+    /** Requests as they come; at the end of stdin, a grace period to close the cluster, then halt. */
+    private static BlockingQueue<Optional<String>> readStdin() {
+        BlockingQueue<Optional<String>> requests = new LinkedBlockingQueue<>();
+        Thread reader = new Thread(() -> {
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = in.readLine()) != null) {
+                    requests.add(Optional.of(line));
+                }
+            } catch (IOException e) {
+                e.printStackTrace();
+            }
+            requests.add(END_OF_INPUT);
+            try {
+                Thread.sleep(15_000); // the main thread closes the cluster if it is idle
+            } catch (InterruptedException ignored) {
+                // halting anyway
+            }
+            Runtime.getRuntime().halt(0);
+        }, "stdin-reader");
+        reader.setDaemon(true);
+        reader.start();
+        return requests;
     }
 
     private static ObjectNode answer(JobRunner jobs, String line) {
@@ -70,8 +99,19 @@ public final class Runner {
             }
             jobs.run(runs);
             ArrayNode observations = MAPPER.createArrayNode();
-            runs.forEach(run -> observations.add(run.observation()));
-            return MAPPER.createObjectNode().set("observations", observations);
+            ArrayNode retry = MAPPER.createArrayNode();
+            for (int i = 0; i < runs.size(); i++) {
+                if (runs.get(i).mustRetry()) {
+                    retry.add(i);
+                    observations.addNull();
+                } else {
+                    observations.add(runs.get(i).observation());
+                }
+            }
+            ObjectNode answer = MAPPER.createObjectNode();
+            answer.set("observations", observations);
+            answer.set("retry", retry);
+            return answer.put("exiting", jobs.spent());
         } catch (Exception e) {
             e.printStackTrace();
             return MAPPER.createObjectNode().put("failure", String.valueOf(e));
@@ -90,13 +130,23 @@ public final class Runner {
     }
 
     private static MiniCluster startCluster() throws Exception {
-        Configuration conf = jobConfiguration();
         MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder()
-                .setConfiguration(conf)
+                .setConfiguration(jobConfiguration())
                 .setNumTaskManagers(1)
                 .setNumSlotsPerTaskManager(1)
                 .build());
         cluster.start();
         return cluster;
+    }
+
+    private static void closeQuietly(MiniCluster cluster) {
+        if (cluster == null) {
+            return;
+        }
+        try {
+            cluster.closeAsync().get(10, TimeUnit.SECONDS); // removes its temporary directories
+        } catch (Throwable ignored) {
+            // halting anyway
+        }
     }
 }
