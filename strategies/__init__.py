@@ -1,0 +1,23 @@
+"""Hypothesis strategies that build `conformance.Case`s (the project's issue 3).
+
+- `window_specs(features)`: every assigner, offsets, sliding sizes below / equal to / not a multiple
+  of the slide, sessions, count windows, every trigger and evictor, lateness from 0 to
+  `Long.MAX_VALUE`, side output on and off; sometimes a specification Flink rejects.
+- `out_of_order_streams(spec, features)`: several keys, bounded disorder, bursts of late records,
+  records and watermarks placed on window edges, repeated and lower watermarks, jumps, processing
+  time advances.
+- `cases(features)`, `case_batches(features)`: whole cases, and batches for one `run` call.
+- `extreme_cases(features)`: opt-in, times and parameters near the ends of the `long` range.
+
+`features` (default: all) restricts generation to what an implementation supports: every case
+drawn satisfies `conformance.features.required_features(case) <= features`. `situations(case)`
+names what a case exercises (from the reference's trace); the case strategies report them with
+`hypothesis.event()`.
+"""
+
+from strategies.cases import case_batches, cases, extreme_cases
+from strategies.situations import situations
+from strategies.specs import window_specs
+from strategies.streams import out_of_order_streams
+
+__all__ = ["case_batches", "cases", "extreme_cases", "out_of_order_streams", "situations", "window_specs"]

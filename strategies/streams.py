@@ -1,0 +1,225 @@
+"""Input streams that look like real out-of-order data and hit the window edges on purpose.
+
+A stream is drawn as a list of independent *steps* (structure first: how many keys, how much
+disorder, how many steps), which are then played against a running state: the source's event-time
+clock, the last watermark and the processing-time clock. Because each step says *what kind* of thing
+happens relative to that state (a record a little behind the clock, a burst of late records, a
+watermark exactly at a window's `maxTimestamp` plus the allowed lateness, ...) and not absolute
+times, deleting steps while shrinking keeps the rest meaningful, and a failing case shrinks to a
+few events.
+
+Steps:
+
+- `record`: the clock advances a little and a record arrives at most `disorder` behind it;
+- `edge record`: a record at a window's start, `end - 1` or `end` (or, for sessions, at
+  `t + gap - 1`, `t + gap`, `t + gap + 1`, which merge or just fail to merge);
+- `late burst`: a few records at or behind the last watermark, or around `watermark - lateness`;
+- `watermark`: bounded out-of-orderness, `clock - lag` (sometimes lower than the last one);
+- `edge watermark`: exactly at a window's `maxTimestamp`, at `maxTimestamp + lateness`, or one
+  either side;
+- `repeat watermark`, `lower watermark`: watermarks that must be ignored;
+- `jump`: the clock and the watermark jump several windows ahead;
+- `processing`: processing time advances (never back), sometimes exactly to a processing-time
+  window's `maxTimestamp` or just past it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hypothesis import strategies as st
+
+from conformance.case import (
+    LONG_MAX,
+    LONG_MIN,
+    Case,
+    Event,
+    ProcessingTime,
+    Record,
+    Session,
+    Sliding,
+    Tumbling,
+    Watermark,
+)
+from conformance.features import required_features
+from strategies.features import supported
+from strategies.specs import time_unit
+
+KEYS = ("a", "b", "c", "d")
+
+#: Before each step: go on (True) or stop. Mostly on; stopping is the first choice, so shrinking
+#: stops early. (`st.lists` averages about five steps, half of them watermarks: too few records.)
+GO_ON = st.sampled_from([False] + [True] * 11)
+
+#: Times stay within +-NORMAL_RANGE unless a stream is drawn at the ends of the `long` range.
+NORMAL_RANGE = 2**40
+
+
+@dataclass(frozen=True)
+class Frame:
+    """Where a stream's times may lie, and where its event-time clock starts."""
+
+    lowest: int
+    highest: int
+    origin: st.SearchStrategy[int]
+
+    def clamp(self, t: int) -> int:
+        return min(self.highest, max(self.lowest, t))
+
+
+def normal_frame(unit: int, negative: bool) -> Frame:
+    """Times near 0: from `-NORMAL_RANGE` if negative timestamps are supported, else from 0."""
+    lowest = -NORMAL_RANGE if negative else 0
+    return Frame(lowest, NORMAL_RANGE, st.integers(-3 * unit if negative else 0, 3 * unit))
+
+
+def window_edges(spec: Case, t: int) -> list[int]:
+    """Timestamps on the edges of the windows near `t`: start, `end - 1`, `end`, and the previous
+    window's `end - 1`. Floor alignment (FLINK-26334) in Python integers: only used to aim."""
+    w = spec.window
+    if isinstance(w, Tumbling) and w.size > 0:
+        start = t - (t - w.offset) % w.size
+        return [start, start + w.size - 1, start + w.size, start - 1]
+    if isinstance(w, Sliding) and w.slide > 0 and w.size > 0:
+        start = t - (t - w.offset) % w.slide
+        earlier = start - w.slide
+        return [start, start + w.size - 1, start + w.size, earlier + w.size - 1, earlier + w.size]
+    if isinstance(w, Session) and w.gap > 0:
+        # [t, t + gap) touches [t + gap, ...): adjacent sessions merge; t + gap + 1 does not.
+        return [t, t + w.gap - 1, t + w.gap, t + w.gap + 1]
+    return [t]
+
+
+def window_ends(spec: Case, t: int) -> list[int]:
+    """The `maxTimestamp` (`end - 1`) of the windows near `t`."""
+    w = spec.window
+    if isinstance(w, Session) and w.gap > 0:
+        return [t + w.gap - 1]
+    edges = window_edges(spec, t)
+    return edges[1::2] if len(edges) > 1 else edges
+
+
+# --- steps ------------------------------------------------------------------------------------
+
+
+def _steps(n_keys: int, unit: int, disorder: int, processing_weight: int) -> st.SearchStrategy[tuple]:
+    key = st.integers(0, n_keys - 1)
+    small = st.integers(0, unit)
+    plain = [
+        st.tuples(st.just("record"), key, small, st.integers(0, disorder)),
+        st.tuples(st.just("edge record"), key, st.integers(0, 4), st.integers(0, 2)),
+        st.tuples(st.just("late burst"), key, st.integers(1, 3), st.integers(0, 2 * unit), st.booleans()),
+        st.tuples(st.just("watermark"), st.integers(0, disorder)),
+        st.tuples(st.just("edge watermark"), st.integers(0, 3), st.integers(0, 1), st.booleans(),
+                  st.sampled_from([0, -1, 1])),
+        st.tuples(st.just("repeat watermark")),
+        st.tuples(st.just("lower watermark"), st.integers(1, unit)),
+        st.tuples(st.just("jump"), st.integers(2, 10)),
+    ]
+    processing = st.tuples(st.just("processing"), st.integers(0, 2 * unit), st.sampled_from([None, 0, 1]))
+    # Records first: one_of shrinks toward its first branch.
+    return st.one_of(plain[:1] * 2 + plain[1:] + [processing] * processing_weight)
+
+
+class _Player:
+    """Plays steps against the stream's state and collects the events."""
+
+    def __init__(self, spec: Case, frame: Frame, origin: int, keys: tuple[str, ...]) -> None:
+        self.spec, self.frame, self.keys = spec, frame, keys
+        self.unit = time_unit(spec.window)
+        self.lateness = spec.allowed_lateness
+        self.clock = origin
+        self.last_watermark: int | None = None
+        self.now = 0  # processing time starts at 0
+        self.events: list[Event] = []
+
+    def record(self, key: int, ts: int) -> None:
+        values = sum(isinstance(e, Record) for e in self.events) + 1
+        self.events.append(Record(self.keys[key], values, self.frame.clamp(ts)))
+
+    def watermark(self, t: int) -> None:
+        t = self.frame.clamp(t)
+        self.last_watermark = t
+        self.events.append(Watermark(t))
+
+    def below_watermark(self) -> int:
+        return self.last_watermark if self.last_watermark is not None else self.clock
+
+    def play(self, step: tuple) -> None:
+        kind, *args = step
+        clamp = self.frame.clamp
+        if kind == "record":
+            key, advance, lag = args
+            self.clock = clamp(self.clock + advance)
+            self.record(key, self.clock - lag)
+        elif kind == "edge record":
+            key, which, back = args
+            edges = window_edges(self.spec, self.clock - back * self.unit)
+            self.record(key, edges[which % len(edges)])
+        elif kind == "late burst":
+            key, count, depth, around_lateness = args
+            top = self.below_watermark()
+            if around_lateness and self.lateness:
+                # ts + allowedLateness <= watermark is the element's lateness test: aim at its edge.
+                top = max(self.frame.lowest, top - min(self.lateness, LONG_MAX // 2)) + self.unit
+            for i in range(count):
+                self.record((key + i) % len(self.keys), top - depth - i)
+        elif kind == "watermark":
+            # A periodic watermark generator repeats its last watermark rather than going back.
+            self.watermark(max(self.clock - args[0], self.below_watermark()))
+        elif kind == "edge watermark":
+            which, back, plus_lateness, delta = args
+            ends = window_ends(self.spec, max(self.clock, self.below_watermark()) - back * self.unit)
+            t = ends[which % len(ends)]
+            if plus_lateness:
+                t = clamp(t + self.lateness)
+            self.watermark(t + delta)
+        elif kind == "repeat watermark":
+            self.watermark(self.below_watermark())
+        elif kind == "lower watermark":
+            self.watermark(self.below_watermark() - args[0])
+        elif kind == "jump":
+            self.clock = clamp(self.clock + args[0] * self.unit)
+            self.watermark(self.clock)
+        elif kind == "processing":
+            advance, edge = args
+            now = self.now + advance
+            if edge is not None:
+                now = max(self.now, min(window_ends(self.spec, now)) + edge)
+            self.now = max(self.now, min(max(now, 0), self.frame.highest, LONG_MAX))
+            self.events.append(ProcessingTime(self.now))
+
+
+def _uses_processing_time(spec: Case) -> bool:
+    return "time.processing" in required_features(spec)
+
+
+@st.composite
+def out_of_order_streams(draw, spec: Case, features=None, max_steps: int = 14,
+                         frame: Frame | None = None) -> tuple[Event, ...]:
+    """The events of a stream for `spec`: several keys, bounded disorder, late bursts, watermarks
+    on the edges, ignored watermarks, processing-time advances. Negative times only when
+    `features` includes `negative_timestamps`."""
+    features = supported(features)
+    unit = time_unit(spec.window)
+    if frame is None:
+        frame = normal_frame(unit, "negative_timestamps" in features)
+    n_keys = draw(st.integers(1, 3))
+    disorder = draw(st.integers(0, 2 * unit))
+    step = _steps(n_keys, unit, disorder, 3 if _uses_processing_time(spec) else 1)
+    steps = []
+    while len(steps) < max_steps and draw(GO_ON):
+        steps.append(draw(step))
+    player = _Player(spec, frame, draw(frame.origin), KEYS[:n_keys])
+    for step in steps:
+        player.play(step)
+    return tuple(player.events)
+
+
+def long_range_frame(unit: int, negative: bool) -> Frame:
+    """Times anywhere in Java's `long` range, the clock starting near `Long.MAX_VALUE` (or, with
+    negative timestamps, near `Long.MIN_VALUE`)."""
+    near_max = st.integers(max(0, LONG_MAX - 4 * unit), LONG_MAX)
+    near_min = st.integers(LONG_MIN + 1, min(-1, LONG_MIN + 4 * unit))
+    origins = st.one_of(near_max, near_min) if negative else near_max
+    return Frame(LONG_MIN + 1 if negative else 0, LONG_MAX, origins)
