@@ -1,0 +1,192 @@
+"""`python -m conformance`: `replay` (with `--check`), `explain`, and the usage errors (exit 2).
+
+Run in-process through `conformance.cli.main(argv)`; one test runs the module as a program.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from conformance import Case, case_to_json, observation_to_json, record, tumbling, watermark
+from conformance.cli import main
+from reference.implementation import simulate
+
+CASE = Case(window=tumbling(10), events=[record("a", 1, 5), watermark(9)], name="small")
+
+
+def write(path, doc):
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+def case_doc(case=CASE, expected=True):
+    doc = case_to_json(case)
+    if expected:
+        doc["expected"] = observation_to_json(simulate(case))
+    return doc
+
+
+@pytest.fixture
+def good(tmp_path):
+    return write(tmp_path / "good.json", case_doc())
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_replay_prints_one_json_line_per_case(tmp_path, capsys):
+    other = Case(window=tumbling(5), events=[record("b", 2, 1)])
+    path = write(tmp_path / "two.json", {"cases": [case_doc(), case_doc(other, expected=False)]})
+    code, out, err = run(capsys, "replay", str(path))
+    assert code == 0 and err == ""
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert [line["case"] for line in lines] == [f"{path}#0 (small)", f"{path}#1"]
+    assert lines[0]["observation"] == observation_to_json(simulate(CASE))
+    assert lines[1]["observation"] == observation_to_json(simulate(other))
+
+
+def test_replay_of_a_folder_finds_its_json_files(tmp_path, good, capsys):
+    (tmp_path / "sub").mkdir()
+    write(tmp_path / "sub" / "more.json", case_doc())
+    (tmp_path / "notes.txt").write_text("not a case")
+    code, out, _ = run(capsys, "replay", str(tmp_path))
+    assert code == 0 and len(out.splitlines()) == 2
+
+
+def test_check_passes_when_every_case_agrees(good, capsys):
+    code, out, _ = run(capsys, "replay", "--check", str(good))
+    assert code == 0
+    assert out.strip() == "reference: 1 of 1 cases agree with their expected observation"
+
+
+def test_check_fails_naming_the_case_and_the_difference(tmp_path, capsys):
+    doc = case_doc()
+    doc["expected"]["firings"][0]["values"] = [2]
+    path = write(tmp_path / "wrong.json", {"cases": [case_doc(), doc]})
+    code, out, _ = run(capsys, "replay", "--check", str(path))
+    assert code == 1
+    assert f"DIFFERS {path}#1 (small):" in out
+    assert f"{path}#0" not in out
+    assert "['values'][0]: {'new_value': 1, 'old_value': 2}" in out
+    assert out.splitlines()[-1] == "reference: 1 of 2 cases agree with their expected observation"
+
+
+def test_check_fails_on_a_case_without_expected(tmp_path, capsys):
+    path = write(tmp_path / "bare.json", case_doc(expected=False))
+    code, out, _ = run(capsys, "replay", "--check", str(path))
+    assert code == 1
+    assert f"DIFFERS {path}#0 (small): the case has no expected observation to check against" in out
+
+
+@pytest.mark.parametrize("content, where, rule", [
+    ('{"format": "window-case/1", "window": {"assigner": "tumbling", "size": "ten"}, "events": []}',
+     "$.window.size", "must be an integer in Java long range"),
+    ('{"format": "window-case/1", "window": {"assigner": "hopping", "size": 1}, "events": []}',
+     "$.window.assigner", "must be one of"),
+    ('{"format": "window-case/1", "window": {"assigner": "global"}, "events": [{"record": {"key": "a"}}]}',
+     "$.events[0].record.value", "missing required field"),
+    ('{"format": "window-case/1", "window": {"assigner": "global"}, "events": [], '
+     '"expected": {"format": "window-observation/1", "firings": 3}}',
+     "$.expected.firings", "must be an array"),
+    ('{"window": ', "", "not JSON"),
+])
+def test_malformed_file_exits_2_with_path_and_rule_and_no_traceback(tmp_path, capsys, content, where, rule):
+    path = tmp_path / "bad.json"
+    path.write_text(content, encoding="utf-8")
+    code, out, err = run(capsys, "replay", "--check", str(path))
+    assert code == 2 and out == ""
+    assert str(path) in err and where in err and rule in err
+    assert "Traceback" not in err
+
+
+def test_every_malformed_file_is_reported_at_once(tmp_path, good, capsys):
+    write(tmp_path / "bad1.json", {"window": {"assigner": "tumbling"}, "events": []})
+    write(tmp_path / "bad2.json", [])
+    code, _, err = run(capsys, "replay", str(tmp_path))
+    assert code == 2
+    assert "bad1.json: $.format: missing required field; $.window.size: missing required field" in err
+    assert "bad2.json: $: must be an object, not an array" in err
+
+
+def test_missing_file_and_empty_folder_exit_2(tmp_path, capsys):
+    code, _, err = run(capsys, "replay", str(tmp_path / "nope.json"))
+    assert code == 2 and "nope.json: no such file" in err
+    (tmp_path / "empty").mkdir()
+    code, _, err = run(capsys, "replay", str(tmp_path / "empty"))
+    assert code == 2 and "no case files found" in err
+
+
+def test_unknown_impl_exits_2(good, capsys):
+    code, out, err = run(capsys, "replay", "--impl", "nope", str(good))
+    assert code == 2 and out == ""
+    assert "no implementation 'nope'" in err and "reference" in err
+    code, _, err = run(capsys, "replay", "--impl", "no_such_module:factory", str(good))
+    assert code == 2 and "cannot import 'no_such_module'" in err
+
+
+def test_impl_by_module_and_factory_and_unsupported_cases(tmp_path, good, capsys, monkeypatch):
+    """A user's implementation that supports no feature: every case is reported as unsupported."""
+    (tmp_path / "my_impl.py").write_text(textwrap.dedent("""
+        class Nothing:
+            name = "nothing"
+            features = frozenset()
+            def run(self, cases):
+                raise AssertionError("no case should reach an implementation that supports nothing")
+    """))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    code, out, err = run(capsys, "replay", "--check", "--impl", "my_impl:Nothing", str(good))
+    assert code == 0
+    assert f"{good}#0 (small): unsupported by nothing (needs assigner.tumbling)" in err
+    assert out.strip() == "nothing: 0 of 0 cases agree with their expected observation, 1 unsupported"
+
+
+def test_the_variant_is_selectable_by_name(tmp_path, capsys):
+    old = Case(window=tumbling(5), events=[record("a", 1, -7)], name="old formula")
+    path = write(tmp_path / "old.json", case_doc(old))
+    assert run(capsys, "replay", "--check", str(path))[0] == 0
+    code, out, _ = run(capsys, "replay", "--check", "--impl", "reference-flink-1.12", str(path))
+    assert code == 1 and "DIFFERS" in out and "reference-flink-1.12: 0 of 1" in out
+
+
+def test_explain_prints_the_trace_of_a_small_case(good, capsys):
+    code, out, err = run(capsys, "explain", str(good))
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    assert lines[:6] == [
+        f"== {good}#0 (small)",
+        "[0] record key=a value=1 ts=5",
+        "  assigned to [0, 10)",
+        "  event-time timer at 9 for [0, 10)",
+        "[1] Watermark(9)",
+        "  event-time timer 9 fires for key a [0, 10)",
+    ]
+    assert "  FIRE key=a [0, 10) values=[1]" in lines
+    assert "observation:" in lines
+
+
+def test_explain_of_a_malformed_file_exits_2(tmp_path, capsys):
+    path = write(tmp_path / "bad.json", {"window": {}})
+    code, _, err = run(capsys, "explain", str(path))
+    assert code == 2 and "$.window.assigner: missing required field" in err and "Traceback" not in err
+
+
+def test_usage_errors_exit_2(capsys):
+    assert main([]) == 2
+    assert main(["replay"]) == 2
+    assert main(["frobnicate"]) == 2
+    capsys.readouterr()
+
+
+def test_python_dash_m_conformance_runs_as_a_program(good):
+    done = subprocess.run([sys.executable, "-m", "conformance", "replay", "--check", str(good)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "1 of 1 cases agree" in done.stdout
