@@ -1,0 +1,9 @@
+"""The property suite: invariants every implementation must satisfy, and the differential property
+against the reference, on generated cases (`strategies`). Run it with
+
+    pytest conformance/properties --impl NAME [--hypothesis-profile dev|ci|thorough] [-p xdist -n auto]
+
+Each test is named after the rule it checks (`test_<rule>`), sends its cases in a few `run` calls per
+example (a batch of cases each), fails with `conformance.evidence.PropertyViolation` on one minimal
+case, and leaves the features of the cases it ran in its `user_properties` (`"features"`).
+"""

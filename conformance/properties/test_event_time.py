@@ -1,0 +1,107 @@
+"""When event-time windows fire: not before the watermark reaches their end, and as soon as it does."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from conformance.case import Count, PurgingTrigger
+from conformance.properties.harness import check_each, property_settings
+from conformance.properties.timeline import (
+    Timeline,
+    assigned_windows,
+    cleanup_time,
+    firings_of,
+    has_event_time_trigger,
+    max_timestamp,
+    relabelled,
+)
+from strategies import case_batches
+
+
+def _run_and_check(data, suite, tally, rule, check):
+    batch = [relabelled(c) for c in data.draw(case_batches(suite.features, report=False), label="batch")]
+    check_each(rule, batch, suite.run(batch, tally), check)
+
+
+def never_fires_before_watermark_reaches_max_timestamp(case, observation):
+    if not has_event_time_trigger(case):
+        return None
+    timeline = Timeline(case)
+    for f in observation.firings:
+        if timeline.watermark_at(f.at) < max_timestamp(f.window):
+            return (f"{f} fires at position {f.at}, where the watermark {timeline.watermark_at(f.at)} has "
+                    f"not reached maxTimestamp {max_timestamp(f.window)}")
+    return None
+
+
+@property_settings()
+@given(data=st.data())
+def test_event_time_window_never_fires_before_watermark_reaches_max_timestamp(data, suite, tally):
+    """`EventTimeTrigger` fires a window only once `maxTimestamp <= watermark` (by its timer, or at
+    once for an element that arrives after that)."""
+    _run_and_check(data, suite, tally,
+                   "an event-time window never fires before the watermark reaches its maxTimestamp",
+                   never_fires_before_watermark_reaches_max_timestamp)
+
+
+def fires_once_watermark_passes_max_timestamp(case, observation):
+    if not has_event_time_trigger(case) or observation.error is not None or case.time != "event":
+        return None
+    timeline = Timeline(case)
+    for arrival in timeline.arrivals:
+        for window in assigned_windows(case, arrival) or ():
+            if cleanup_time(case, window) <= arrival.watermark:
+                continue  # a late window: the element is skipped
+            due = timeline.first_position_with_watermark_at_least(max_timestamp(window), arrival.at)
+            if due is None:
+                continue
+            fired = [f for f in firings_of(observation.firings, arrival.record.key, window) if f.at == due]
+            if not fired:
+                return (f"{window!r} of key {arrival.record.key!r} holds value {arrival.record.value} but "
+                        f"does not fire at position {due}, where the watermark reaches "
+                        f"{max_timestamp(window)}")
+            if case.evictor is None and not any(arrival.record.value in f.values for f in fired):
+                return (f"{window!r} of key {arrival.record.key!r} fires at position {due} without value "
+                        f"{arrival.record.value}, which it holds")
+    return None
+
+
+@property_settings()
+@given(data=st.data())
+def test_window_fires_once_watermark_passes_max_timestamp(data, suite, tally):
+    """A tumbling or sliding window that received an element fires, with it, at the first position
+    where the watermark reaches its `maxTimestamp` (at the element itself if it came late)."""
+    _run_and_check(data, suite, tally,
+                   "a window with contents fires once the watermark passes its maxTimestamp",
+                   fires_once_watermark_passes_max_timestamp)
+
+
+def _purges(case) -> bool:
+    return isinstance(case.trigger, PurgingTrigger) or isinstance(case.window, Count)
+
+
+def late_firings_contain_everything_the_window_held(case, observation):
+    if _purges(case) or case.evictor is not None:
+        return None
+    held: dict = {}
+    for f in observation.firings:
+        before = held.get((f.key, f.window), Counter())
+        now = Counter(f.values)
+        if before - now:
+            return (f"{f} lacks {sorted((before - now).elements())}, which an earlier firing of the "
+                    "same window held and nothing purged")
+        held[(f.key, f.window)] = now
+    return None
+
+
+@property_settings()
+@given(data=st.data())
+def test_late_firings_contain_everything_the_window_held(data, suite, tally):
+    """FIRE keeps the contents: without purging or an evictor, each firing of a window holds
+    everything its earlier firings held (accumulating late firings)."""
+    _run_and_check(data, suite, tally,
+                   "later firings of a window contain everything it held, unless purged",
+                   late_firings_contain_everything_the_window_held)
