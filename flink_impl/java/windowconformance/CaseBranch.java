@@ -32,6 +32,10 @@ import org.apache.flink.util.OutputTag;
  * Adds one case (a {@code window-case/1} JSON document) to a job as its own branch:
  * source -> {@link EventReplayOperator} -> reinterpretAsKeyedStream -> window(...) -> recorders.
  *
+ * <p>All branches of a job share one source and are chained to it, so the whole job is one task
+ * thread: a branch costs no task of its own (deploying tasks is what makes a job slow), and each
+ * case's events are replayed to completion before the next case's begin.
+ *
  * <p>The stream is re-interpreted as keyed rather than keyBy'd: keyBy would put a network shuffle
  * between the replay operator and the window operator and break the chain that makes {@code at}
  * exact. With parallelism 1 the single window operator instance owns every key group anyway.
@@ -53,12 +57,20 @@ final class CaseBranch {
         }
     }
 
+    /** One source for the whole job: every case's events, case after case. */
+    static DataStream<ReplayEvent> source(StreamExecutionEnvironment env, List<CaseRun> runs) {
+        List<ReplayEvent> events = new ArrayList<>();
+        for (CaseRun run : runs) {
+            events.addAll(replayEvents(run.id, run.spec.get("events")));
+        }
+        return env.fromData(events, EVENT_TYPE).name("events");
+    }
+
     /** Adds the branch of {@code run}; throws whatever Flink throws for an invalid specification. */
     @SuppressWarnings({"unchecked", "rawtypes"})
-    static void add(StreamExecutionEnvironment env, CaseRun run) {
+    static void add(DataStream<ReplayEvent> source, CaseRun run) {
         JsonNode c = run.spec;
         String name = "case-" + run.id;
-        DataStream<ReplayEvent> source = env.fromData(replayEvents(c.get("events")), EVENT_TYPE).name(name);
         DataStream<Element> replayed = source.transform(name + "-replay", ELEMENT_TYPE,
                 new EventReplayOperator(run.id, c.get("end_of_input").asBoolean()));
         KeyedStream<Element, String> keyed =
@@ -82,21 +94,21 @@ final class CaseBranch {
                 .name(name + "-late");
     }
 
-    private static List<ReplayEvent> replayEvents(JsonNode events) {
+    private static List<ReplayEvent> replayEvents(int caseId, JsonNode events) {
         List<ReplayEvent> out = new ArrayList<>(events.size() + 1);
         for (int i = 0; i < events.size(); i++) {
             JsonNode e = events.get(i);
             if (e.has("record")) {
                 JsonNode r = e.get("record");
-                out.add(new ReplayEvent(i, ReplayEvent.RECORD, r.get("key").asText(), r.get("value").asLong(),
+                out.add(new ReplayEvent(caseId, i, ReplayEvent.RECORD, r.get("key").asText(), r.get("value").asLong(),
                         r.get("ts").asLong()));
             } else if (e.has("watermark")) {
-                out.add(new ReplayEvent(i, ReplayEvent.WATERMARK, null, 0, e.get("watermark").asLong()));
+                out.add(new ReplayEvent(caseId, i, ReplayEvent.WATERMARK, null, 0, e.get("watermark").asLong()));
             } else {
-                out.add(new ReplayEvent(i, ReplayEvent.PROCESSING_TIME, null, 0, e.get("processing_time").asLong()));
+                out.add(new ReplayEvent(caseId, i, ReplayEvent.PROCESSING_TIME, null, 0, e.get("processing_time").asLong()));
             }
         }
-        out.add(new ReplayEvent(events.size(), ReplayEvent.END, null, 0, 0));
+        out.add(new ReplayEvent(caseId, events.size(), ReplayEvent.END, null, 0, 0));
         return out;
     }
 

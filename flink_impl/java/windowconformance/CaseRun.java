@@ -36,9 +36,11 @@ final class CaseRun {
     private final List<ObjectNode> late = new ArrayList<>();
     private final List<ObjectNode> dropped = new ArrayList<>();
     private ObjectNode error;
+    /** Set when the replay operator receives the case's first event. */
+    private volatile boolean started;
     /** Set when the replay operator has forwarded the last event: nothing can happen after it. */
     private volatile boolean finished;
-    /** The case was cut short by another case's endless job: it must run again, alone. */
+    /** The case was not replayed because another case did not end: it must run again elsewhere. */
     private boolean retry;
 
     CaseRun(JsonNode spec) {
@@ -65,7 +67,16 @@ final class CaseRun {
         dropped.clear();
         error = null;
         replayThread = null;
+        started = false;
         finished = false;
+    }
+
+    void start() {
+        started = true;
+    }
+
+    boolean started() {
+        return started;
     }
 
     void finish() {
@@ -76,7 +87,7 @@ final class CaseRun {
         return finished;
     }
 
-    synchronized void retryAlone() {
+    synchronized void retry() {
         reset();
         retry = true;
     }

@@ -42,7 +42,11 @@ public final class EventReplayOperator extends AbstractStreamOperator<Element>
     @Override
     public void processElement(StreamRecord<ReplayEvent> record) throws Exception {
         ReplayEvent e = record.getValue();
+        if (e.caseId != caseId) {
+            return; // another case's event: the job's one source feeds every case's replay operator
+        }
         run.at = e.index;
+        run.start();
         try {
             switch (e.kind) {
                 case ReplayEvent.RECORD:

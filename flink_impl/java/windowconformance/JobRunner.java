@@ -11,20 +11,22 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.client.JobExecutionException;
 import org.apache.flink.runtime.jobmaster.JobResult;
 import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
  * Runs cases in a running MiniCluster, many at a time as independent branches of one job.
  *
- * <p>A case whose branch fails makes the whole job fail. Each branch records its own failure
- * (see {@link EventReplayOperator}), so a failed case keeps what it emitted before the failure, and
- * the other cases of the job, whose runs the failure cut short, run again without it.
+ * <p>The job is one thread that replays case after case (see {@link CaseBranch}). A case whose
+ * branch fails makes the whole job fail. Each branch records its own failure (see
+ * {@link EventReplayOperator}), so a failed case keeps what it emitted before the failure; the
+ * cases that finished before it are complete, and those after it run again in a new job.
  *
  * <p>Some cases never end in Flink either (a ContinuousEventTimeTrigger on the global window at the
  * end of input fires up to Long.MAX_VALUE). A job that does not finish within the timeout is
- * abandoned: its thread cannot be stopped, so the MiniCluster is spent ({@link #spent()}). A case
- * alone in its job gets an error saying so; the other unfinished cases must be retried alone in a
- * fresh runner.
+ * abandoned: the case it was replaying gets an error saying so, but its thread cannot be stopped,
+ * so the MiniCluster is spent ({@link #spent()}) and the cases not yet replayed must run again in
+ * a fresh runner.
  */
 final class JobRunner {
     private final MiniCluster cluster;
@@ -53,14 +55,15 @@ final class JobRunner {
 
     private void runJob(List<CaseRun> runs) throws Exception {
         if (spent) {
-            runs.forEach(CaseRun::retryAlone);
+            runs.forEach(CaseRun::retry);
             return;
         }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(jobConfiguration);
         env.setParallelism(1);
+        DataStream<ReplayEvent> source = CaseBranch.source(env, runs);
         List<CaseRun> running = new ArrayList<>();
         for (CaseRun run : runs) {
-            if (addBranch(env, run)) {
+            if (addBranch(env, source, run)) {
                 running.add(run);
             }
         }
@@ -83,11 +86,11 @@ final class JobRunner {
     }
 
     /** False if Flink rejects the case's specification: then it is an invalid_spec case, not a branch. */
-    private static boolean addBranch(StreamExecutionEnvironment env, CaseRun run) {
+    private static boolean addBranch(StreamExecutionEnvironment env, DataStream<ReplayEvent> source, CaseRun run) {
         List<Transformation<?>> transformations = env.getTransformations();
         int before = transformations.size();
         try {
-            CaseBranch.add(env, run);
+            CaseBranch.add(source, run);
             return true;
         } catch (CaseBranch.UnsupportedCase e) {
             throw e;
@@ -99,20 +102,20 @@ final class JobRunner {
     }
 
     private void rerunAfterFailure(List<CaseRun> running, JobExecutionException jobFailure) throws Exception {
-        List<CaseRun> others = new ArrayList<>();
+        List<CaseRun> cutShort = new ArrayList<>();
         for (CaseRun run : running) {
-            if (!run.failed()) {
-                others.add(run);
+            if (!run.failed() && !run.finished()) {
+                cutShort.add(run);
             }
         }
-        if (others.size() == running.size()) {
+        if (cutShort.size() == running.size()) {
             // No branch saw the failure happen: it is not a case's doing.
             throw jobFailure;
         }
-        for (CaseRun run : others) {
+        for (CaseRun run : cutShort) {
             run.reset();
         }
-        runJob(others);
+        runJob(cutShort);
     }
 
     private void abandon(JobID job, List<CaseRun> running) {
@@ -122,11 +125,11 @@ final class JobRunner {
             if (run.finished() || run.failed()) {
                 continue; // its outputs are complete: nothing happens after the end or a failure
             }
-            if (running.size() == 1) {
+            if (run.started()) {
                 run.runtimeError(new TimeoutException("flink_impl stopped the case after " + timeoutSeconds
                         + " s: it did not finish (Flink would go on)"));
             } else {
-                run.retryAlone();
+                run.retry();
             }
         }
     }

@@ -1,7 +1,7 @@
 package windowconformance;
 
 /**
- * One event of a case as the source emits it: the case's events in order, then {@link #END}.
+ * One event of a case as the job's source emits it: each case's events in order, then {@link #END}.
  *
  * <p>A POJO (public fields, no-arg constructor) so Flink serializes it with its PojoSerializer.
  */
@@ -12,6 +12,8 @@ public class ReplayEvent {
     /** After the last event; becomes Watermark(Long.MAX_VALUE) when the case has an end of input. */
     public static final int END = 3;
 
+    /** The {@link CaseRun#id} of the case the event belongs to. */
+    public int caseId;
     /** The event's index in the case's {@code events}; {@code events.length} for {@link #END}. */
     public int index;
     public int kind;
@@ -22,7 +24,8 @@ public class ReplayEvent {
 
     public ReplayEvent() {}
 
-    public ReplayEvent(int index, int kind, String key, long value, long time) {
+    public ReplayEvent(int caseId, int index, int kind, String key, long value, long time) {
+        this.caseId = caseId;
         this.index = index;
         this.kind = kind;
         this.key = key;

@@ -15,8 +15,11 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.JobManagerOptions;
 import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
@@ -29,9 +32,9 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.Obje
  *
  * <p>Protocol, one JSON document per line. The request {@code {"cases": [window-case/1, ...]}} is
  * answered by {@code {"observations": [window-observation/1 or null, ...], "retry": [i, ...],
- * "exiting": bool}} in the same order: {@code null} for a case that another case's endless job cut
- * short, whose index is in {@code retry}; {@code exiting} when that made the process unusable, so it
- * ends after this answer. {@code {"failure": "..."}} when the runner could not run the batch.
+ * "exiting": bool}} in the same order: {@code null} for a case that was not run because an earlier
+ * case did not end, whose index is in {@code retry}; {@code exiting} when that made the process
+ * unusable, so it ends after this answer. {@code {"failure": "..."}} when the runner could not run the batch.
  *
  * <p>stdout carries only the protocol (System.out is redirected to stderr, where Flink may log).
  * The end of stdin ends the process at once, even in the middle of a job: nobody waits for the
@@ -130,8 +133,14 @@ public final class Runner {
     }
 
     private static MiniCluster startCluster() throws Exception {
+        Configuration conf = jobConfiguration();
+        // Many runners may run at once (pytest-xdist): no fixed ports, and nothing outside this host.
+        conf.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
+        conf.set(JobManagerOptions.BIND_HOST, "127.0.0.1");
+        conf.set(TaskManagerOptions.BIND_HOST, "127.0.0.1");
         MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder()
-                .setConfiguration(jobConfiguration())
+                .setConfiguration(conf)
+                .withRandomPorts()
                 .setNumTaskManagers(1)
                 .setNumSlotsPerTaskManager(1)
                 .build());
