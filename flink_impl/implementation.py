@@ -9,7 +9,7 @@ from conformance.case_json import case_to_json
 from conformance.features import ALL_FEATURES, required_features
 from conformance.observation import Observation
 from conformance.observation_json import observation_from_json
-from flink_impl.process import run_cases
+from flink_impl.process import Limits, run_cases
 
 #: Flink's processing time is the wall clock: a replay cannot set it, so results would not be
 #: deterministic. Everything else in the format is event time, replayed exactly.
@@ -17,10 +17,17 @@ UNSUPPORTED = frozenset({"time.processing", "trigger.processing_time", "trigger.
 
 
 class FlinkImplementation:
-    """Apache Flink 2.3.0 (flink-dist of apache-flink-libraries), one MiniCluster per Python process."""
+    """Apache Flink 2.3.0 (flink-dist of apache-flink-libraries), one MiniCluster per Python process.
+
+    `limits` bound what a case may cost; a case stopped by them gets a `runtime` error whose
+    message starts with "flink_impl stopped the case".
+    """
 
     name = "flink"
     features = ALL_FEATURES - UNSUPPORTED
+
+    def __init__(self, limits: Limits | None = None) -> None:
+        self.limits = limits or Limits()
 
     def run(self, cases: Sequence[Case]) -> list[Observation]:
         for i, case in enumerate(cases):
@@ -30,5 +37,5 @@ class FlinkImplementation:
                                  f"does not support {', '.join(sorted(missing))}")
         if not cases:
             return []
-        answers = run_cases([case_to_json(c) for c in cases])
+        answers = run_cases([case_to_json(c) for c in cases], self.limits)
         return [observation_from_json(a, f"$.observations[{i}]") for i, a in enumerate(answers)]

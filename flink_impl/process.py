@@ -1,6 +1,6 @@
 """The long-lived Java runner process and its line protocol.
 
-One request per line, `{"cases": [window-case/1, ...]}`; one answer per line,
+One request per line, `{"cases": [window-case/1, ...], "limits": {...}}`; one answer per line,
 `{"observations": [...], "retry": [...], "exiting": bool}` or `{"failure": "..."}` (see
 `Runner.java`). The runner's stderr (Flink's own chatter, stack traces) goes to an anonymous
 temporary file whose tail is quoted when the runner fails.
@@ -14,17 +14,23 @@ import os
 import subprocess
 import tempfile
 import threading
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from flink_impl.toolchain import MAIN_CLASS, compiled_classes, find_toolchain
 
-#: Cases per Flink job: a job costs about 0.1 s to start, a case some milliseconds more; a job that
-#: fails or does not end is replayed again from the failing case on.
-BRANCHES_PER_JOB = 128
-#: A job still running after this long holds a case that does not end (Flink would go on forever).
-JOB_TIMEOUT_SECONDS = 30
 JVM_OPTIONS = ["-Xmx1g", "-XX:+UseSerialGC"]
+
+
+@dataclass(frozen=True)
+class Limits:
+    #: Cases per Flink job: a job costs about 0.1 s to start, a case some milliseconds more; after
+    #: a failure (or a case that does not end) the job's remaining cases run again.
+    branches_per_job: int = 128
+    #: A job still running after this long is replaying a case that does not end (Flink would go on).
+    job_timeout_seconds: int = 30
+    #: Outputs after which a case is stopped (a continuous trigger on the global window fires forever).
+    output_limit: int = 100_000
 
 
 class FlinkRunnerError(RuntimeError):
@@ -42,16 +48,15 @@ class Answer:
 
 
 class RunnerProcess:
-    """A started runner: `request(cases)` sends one batch and waits for the answer."""
+    """A started runner: `request(cases, limits)` sends one batch and waits for the answer."""
 
-    def __init__(self, branches_per_job: int | None = None, job_timeout_seconds: int | None = None) -> None:
+    def __init__(self) -> None:
         toolchain = find_toolchain()
         classpath = os.pathsep.join([str(compiled_classes(toolchain)), str(toolchain.flink_dist)])
         self._stderr = tempfile.TemporaryFile()
         self._lock = threading.Lock()
         self._process = subprocess.Popen(
-            [str(toolchain.java), *JVM_OPTIONS, "-cp", classpath, MAIN_CLASS,
-             str(branches_per_job or BRANCHES_PER_JOB), str(job_timeout_seconds or JOB_TIMEOUT_SECONDS)],
+            [str(toolchain.java), *JVM_OPTIONS, "-cp", classpath, MAIN_CLASS],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
             text=True, encoding="utf-8")
 
@@ -59,12 +64,12 @@ class RunnerProcess:
     def alive(self) -> bool:
         return self._process.poll() is None
 
-    def request(self, cases: list[dict[str, Any]]) -> Answer:
+    def request(self, cases: list[dict[str, Any]], limits: Limits) -> Answer:
         with self._lock:
             if not self.alive:
                 raise self._failure("the Flink runner is not running")
             try:
-                self._process.stdin.write(json.dumps({"cases": cases}) + "\n")
+                self._process.stdin.write(json.dumps({"cases": cases, "limits": asdict(limits)}) + "\n")
                 self._process.stdin.flush()
                 line = self._process.stdout.readline()
             except OSError as e:
@@ -118,18 +123,19 @@ def _retire(runner: RunnerProcess) -> None:
     runner.close()
 
 
-def run_cases(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def run_cases(cases: list[dict[str, Any]], limits: Limits) -> list[dict[str, Any]]:
     """One observation per case, through the shared runner.
 
     A case that does not end gets an error and costs the runner; the cases its job had not reached
     yet run again in a fresh one (each round settles at least that one case, so this ends).
     """
     runner = shared_runner()
-    answer = runner.request(cases)
+    answer = runner.request(cases, limits)
     if answer.exiting:
         _retire(runner)
     observations = list(answer.observations)
     if answer.retry:
-        for i, observation in zip(answer.retry, run_cases([cases[i] for i in answer.retry]), strict=True):
+        rerun = run_cases([cases[i] for i in answer.retry], limits)
+        for i, observation in zip(answer.retry, rerun, strict=True):
             observations[i] = observation
     return observations

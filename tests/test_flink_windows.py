@@ -83,6 +83,23 @@ CASES: dict[str, tuple[Case, Observation]] = {
                                           watermark(-1)]),
         Observation(firings=(fired(3, "a", -10, 0, [1, 2], -1), fired(3, "a", -20, -10, [3], -1))),
     ),
+    # offset -3, ts -5: (-5 + 3) % 10 = -2 -> -5 - (-2 + 10) = -13.
+    "tumbling negative offset": (
+        Case(window=tumbling(10, offset=-3), events=[record("a", 1, -5)]),
+        Observation(firings=(fired(1, "a", -13, -3, [1], LONG_MAX),)),
+    ),
+    # ts Long.MAX_VALUE: start MAX - 7, end = start + 10 wraps to MIN + 2, so maxTimestamp is MIN + 1
+    # and watermark 0 already passes it.
+    "tumbling window end wraps": (
+        Case(window=tumbling(10), events=[record("a", 1, LONG_MAX), watermark(0)]),
+        Observation(firings=(fired(1, "a", LONG_MAX - 7, LONG_MIN + 2, [1], 0),)),
+    ),
+    # cleanupTime 9 + MAX wraps below 9, so it saturates at MAX: the window is never late nor cleaned.
+    "lateness saturates": (
+        Case(window=tumbling(10), allowed_lateness=LONG_MAX,
+             events=[record("a", 1, 1), watermark(100), record("a", 2, 1)]),
+        Observation(firings=(fired(1, "a", 0, 10, [1], 100), fired(2, "a", 0, 10, [1, 2], 100))),
+    ),
     # ts 7 is in [5, 15) and [0, 10); ts 12 in [10, 20) and [5, 15).
     "sliding": (
         Case(window=sliding(10, 5), events=[record("a", 1, 7), watermark(9), record("a", 2, 12)]),

@@ -43,8 +43,15 @@ final class CaseRun {
     /** The case was not replayed because another case did not end: it must run again elsewhere. */
     private boolean retry;
 
-    CaseRun(JsonNode spec) {
+    /**
+     * A case that never ends in Flink either (for instance a continuous trigger on the global window
+     * at the end of input) is stopped once it has emitted this much, so it cannot exhaust the heap.
+     */
+    private final int outputLimit;
+
+    CaseRun(JsonNode spec, int outputLimit) {
         this.spec = spec;
+        this.outputLimit = outputLimit;
         ACTIVE.put(id, this);
     }
 
@@ -112,15 +119,9 @@ final class CaseRun {
         }
     }
 
-    /**
-     * A case that never ends in Flink either (for instance a continuous trigger on the global window
-     * at the end of input) is stopped once it has emitted this much, so it cannot exhaust the heap.
-     */
-    static final int OUTPUT_LIMIT = 100_000;
-
     private void checkOutputLimit() {
-        if (firings.size() + late.size() + dropped.size() >= OUTPUT_LIMIT) {
-            throw new IllegalStateException("flink_impl stopped the case after " + OUTPUT_LIMIT
+        if (firings.size() + late.size() + dropped.size() >= outputLimit) {
+            throw new IllegalStateException("flink_impl stopped the case after " + outputLimit
                     + " outputs: it does not end in reasonable time (Flink would go on)");
         }
     }

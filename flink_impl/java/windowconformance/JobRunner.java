@@ -31,15 +31,13 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 final class JobRunner {
     private final MiniCluster cluster;
     private final Configuration jobConfiguration;
-    private final int branchesPerJob;
-    private final long timeoutSeconds;
+    private int branchesPerJob;
+    private long timeoutSeconds;
     private boolean spent;
 
-    JobRunner(MiniCluster cluster, Configuration jobConfiguration, int branchesPerJob, long timeoutSeconds) {
+    JobRunner(MiniCluster cluster, Configuration jobConfiguration) {
         this.cluster = cluster;
         this.jobConfiguration = jobConfiguration;
-        this.branchesPerJob = branchesPerJob;
-        this.timeoutSeconds = timeoutSeconds;
     }
 
     /** True once a job was abandoned: its task thread still runs, the process must end. */
@@ -47,7 +45,10 @@ final class JobRunner {
         return spent;
     }
 
-    void run(List<CaseRun> runs) throws Exception {
+    /** Runs the cases, at most {@code branchesPerJob} to a job, each job for at most the timeout. */
+    void run(List<CaseRun> runs, int branchesPerJob, long timeoutSeconds) throws Exception {
+        this.branchesPerJob = branchesPerJob;
+        this.timeoutSeconds = timeoutSeconds;
         for (int from = 0; from < runs.size(); from += branchesPerJob) {
             runJob(runs.subList(from, Math.min(runs.size(), from + branchesPerJob)));
         }

@@ -30,7 +30,8 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.Obje
 /**
  * The long-lived process behind flink_impl: one MiniCluster, batches of cases in, observations out.
  *
- * <p>Protocol, one JSON document per line. The request {@code {"cases": [window-case/1, ...]}} is
+ * <p>Protocol, one JSON document per line. The request {@code {"cases": [window-case/1, ...],
+ * "limits": {"branches_per_job": n, "job_timeout_seconds": s, "output_limit": k}}} is
  * answered by {@code {"observations": [window-observation/1 or null, ...], "retry": [i, ...],
  * "exiting": bool}} in the same order: {@code null} for a case that was not run because an earlier
  * case did not end, whose index is in {@code retry}; {@code exiting} when that made the process
@@ -47,14 +48,12 @@ public final class Runner {
     public static void main(String[] args) {
         PrintStream protocol = new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
         System.setOut(System.err);
-        int branchesPerJob = Integer.parseInt(args[0]);
-        long timeoutSeconds = Long.parseLong(args[1]);
         BlockingQueue<Optional<String>> requests = readStdin();
         int status = 0;
         MiniCluster cluster = null;
         try {
             cluster = startCluster();
-            JobRunner jobs = new JobRunner(cluster, jobConfiguration(), branchesPerJob, timeoutSeconds);
+            JobRunner jobs = new JobRunner(cluster, jobConfiguration());
             Optional<String> line;
             while (!jobs.spent() && (line = requests.take()).isPresent()) {
                 protocol.println(MAPPER.writeValueAsString(answer(jobs, line.get())));
@@ -97,10 +96,12 @@ public final class Runner {
     private static ObjectNode answer(JobRunner jobs, String line) {
         List<CaseRun> runs = new ArrayList<>();
         try {
-            for (JsonNode spec : MAPPER.readTree(line).get("cases")) {
-                runs.add(new CaseRun(spec));
+            JsonNode request = MAPPER.readTree(line);
+            JsonNode limits = request.get("limits");
+            for (JsonNode spec : request.get("cases")) {
+                runs.add(new CaseRun(spec, limits.get("output_limit").asInt()));
             }
-            jobs.run(runs);
+            jobs.run(runs, limits.get("branches_per_job").asInt(), limits.get("job_timeout_seconds").asLong());
             ArrayNode observations = MAPPER.createArrayNode();
             ArrayNode retry = MAPPER.createArrayNode();
             for (int i = 0; i < runs.size(); i++) {

@@ -1,0 +1,108 @@
+"""The machinery around real Flink: batches, failures, cases that never end, missing tools, CLI."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conformance import (
+    LONG_MIN,
+    Case,
+    ContinuousEventTimeTrigger,
+    Error,
+    PurgingTrigger,
+    count_window,
+    global_window,
+    record,
+    session,
+    tumbling,
+    watermark,
+)
+from conformance.case_json import case_to_json
+from conformance.cli import main
+from conformance.features import ALL_FEATURES
+from conformance.observation import Firing, TimeWindow
+from conformance.observation_json import observation_to_json
+from flink_impl import FlinkImplementation, toolchain
+from flink_impl.process import Limits
+from flink_impl.toolchain import FlinkUnavailable
+
+pytestmark = pytest.mark.flink
+
+FLINK = FlinkImplementation()
+
+OK_TUMBLING = Case(window=tumbling(10), events=[record("a", 1, 1), watermark(9), record("a", 2, 12)])
+# Fails at its 3rd event, after one firing.
+FAILING = Case(window=tumbling(10), events=[record("a", 1, 1), watermark(9), record("a", 2, LONG_MIN),
+                                            record("a", 3, 2)])
+OK_SESSION = Case(window=session(5), events=[record("b", 1, 1), record("b", 2, 4)])
+INVALID = Case(window=tumbling(0), events=[record("a", 1, 1)])
+OK_COUNT = Case(window=count_window(1), events=[record("c", 7, 0)])
+MIXED = [OK_TUMBLING, FAILING, OK_SESSION, INVALID, OK_COUNT]
+
+
+def test_a_failing_case_keeps_its_outputs_and_harms_no_other_case() -> None:
+    batch = FLINK.run(MIXED)
+    alone = [FLINK.run([case])[0] for case in MIXED]
+    assert batch == alone
+    assert batch[1].error == Error("runtime", "Record has Long.MIN_VALUE timestamp (= no timestamp marker). "
+                                              "Did you forget to call 'DataStream.assignTimestampsAndWatermarks(...)'?")
+    assert batch[1].firings == (Firing(1, "a", TimeWindow(0, 10), 9, (1,), 9),)
+    assert [o.error is None for o in batch] == [True, False, True, False, True]
+
+
+def test_a_batch_spread_over_many_jobs_gives_the_same_observations() -> None:
+    assert FlinkImplementation(Limits(branches_per_job=2)).run(MIXED) == FLINK.run(MIXED)
+
+
+def test_a_case_that_fires_forever_is_stopped_at_the_output_limit() -> None:
+    # The global window's maxTimestamp is Long.MAX_VALUE: at the end of input the continuous
+    # trigger fires every 5 ms of event time up to it.
+    endless = Case(window=global_window(), trigger=ContinuousEventTimeTrigger(5),
+                   events=[record("a", 1, 1), watermark(20)])
+    [observation] = FlinkImplementation(Limits(output_limit=10)).run([endless])
+    assert [f.at for f in observation.firings] == [1] * 4 + [2] * 6  # fire times 5..20, then 25..50
+    assert observation.error.kind == "runtime"
+    assert observation.error.message.startswith("flink_impl stopped the case after 10 outputs")
+
+
+def test_a_case_that_loops_silently_is_stopped_by_the_timeout_and_the_rest_still_runs() -> None:
+    # Purged at its first firing, the window has nothing to emit, but its timers go on forever.
+    silent = Case(window=global_window(), trigger=PurgingTrigger(ContinuousEventTimeTrigger(5)),
+                  events=[record("a", 1, 1)])
+    first, stuck, after = FlinkImplementation(Limits(job_timeout_seconds=2)).run([OK_TUMBLING, silent, OK_SESSION])
+    assert (first, after) == tuple(FLINK.run([OK_TUMBLING, OK_SESSION]))
+    assert stuck.error.message.startswith("flink_impl stopped the case after 2 s")
+    assert len(stuck.firings) == 1  # the first firing, at the end of input, before the silent loop
+
+
+def test_processing_time_is_not_declared_and_is_refused() -> None:
+    assert FLINK.features == ALL_FEATURES - {"time.processing", "trigger.processing_time",
+                                             "trigger.continuous_processing_time"}
+    with pytest.raises(ValueError, match=r"cases\[0\].*does not support time.processing"):
+        FLINK.run([Case(window=tumbling(10, time="processing"), events=[record("a", 1, 1)])])
+
+
+def test_a_missing_java_fails_loudly(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(FlinkUnavailable, match="'javac' not found"):
+        toolchain.find_jdk_tool("javac")
+
+
+def test_a_missing_flink_jar_fails_loudly(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(toolchain, "FLINK_VERSION", "0.0.0")
+    with pytest.raises(FlinkUnavailable, match="flink-dist-0.0.0.jar not found"):
+        toolchain.find_flink_dist()
+
+
+def test_replay_checks_a_case_file_against_flink(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    expected = FLINK.run([OK_TUMBLING])[0]
+    doc = case_to_json(OK_TUMBLING) | {"expected": observation_to_json(expected)}
+    wrong = case_to_json(OK_SESSION) | {"expected": observation_to_json(expected)}
+    (tmp_path / "cases.json").write_text(json.dumps({"cases": [doc, wrong]}))
+    assert main(["replay", str(tmp_path / "cases.json"), "--impl", "flink", "--check"]) == 1
+    out = capsys.readouterr().out
+    assert "flink: 1 of 2 cases agree" in out
+    assert "DIFFERS" in out and "#1" in out
