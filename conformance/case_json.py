@@ -222,9 +222,25 @@ def _check_clock(events: list[Event | None], path: str, problems: Problems) -> N
             now = max(now, event.time)
 
 
+def _innermost(trigger: TriggerSpec | None) -> TriggerSpec | None:
+    while isinstance(trigger, PurgingTrigger):
+        trigger = trigger.inner
+    return trigger
+
+
 def _check_fit(window: WindowSpec, trigger: TriggerSpec | None, evictor: EvictorSpec | None,
                path: str, problems: Problems) -> None:
-    """Combinations the format cannot state meaningfully (Flink's own rejections are not here)."""
+    """Combinations the format cannot state meaningfully, or Java's types forbid: `EventTimeTrigger`
+    and `ProcessingTimeTrigger` are `Trigger<Object, TimeWindow>`, `NeverTrigger` is
+    `Trigger<Object, GlobalWindow>`, and `WindowedStream.trigger` only takes a trigger for its own
+    window type. (Flink's own job-time rejections, such as `NeverTrigger` on merging session
+    windows, are observations, not format errors.)"""
+    inner = _innermost(trigger)
+    if isinstance(window, Global) and isinstance(inner, EventTimeTrigger | ProcessingTimeTrigger):
+        problems.add(f"{path}.trigger", "EventTimeTrigger and ProcessingTimeTrigger need time windows; "
+                                        "the global window is not one")
+    if isinstance(window, Tumbling | Sliding) and isinstance(inner, NeverTrigger):
+        problems.add(f"{path}.trigger", "NeverTrigger is GlobalWindows' trigger; it does not fit time windows")
     if isinstance(window, Count) and trigger is not None:
         problems.add(f"{path}.trigger", "a count window brings its own trigger (countWindow is "
                                         "GlobalWindows + CountTrigger); use assigner 'global' to set one")

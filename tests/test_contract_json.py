@@ -106,6 +106,9 @@ def test_every_problem_is_reported_with_its_path_and_rule():
     ({"assigner": "count", "size": 3}, "trigger", {"trigger": {"type": "never"}}),
     ({"assigner": "count", "size": 3}, "evictor", {"evictor": {"type": "time", "size": 3}}),
     ({"assigner": "session", "gap": 3}, "evictor", {"evictor": {"type": "count", "max_count": 3}}),
+    ({"assigner": "global"}, "trigger", {"trigger": {"type": "purging", "inner": {"type": "event_time"}}}),
+    ({"assigner": "global"}, "trigger", {"trigger": {"type": "processing_time"}}),
+    ({"assigner": "tumbling", "size": 3}, "trigger", {"trigger": {"type": "never"}}),
 ])
 def test_a_trigger_or_evictor_that_does_not_fit_the_assigner_is_rejected(window, part, extra):
     found = problems_of({"format": "window-case/1", "window": window, "events": []} | extra)
