@@ -13,6 +13,7 @@ import heapq
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
+from reference.errors import JobFailure
 from reference.javalong import LONG_MIN
 
 
@@ -72,11 +73,25 @@ class InternalTimerService:
     def advance_watermark(self, time: int, on_event_time: TimerCallback) -> None:
         """`InternalTimerServiceImpl.advanceWatermark`: set the watermark, then fire due timers."""
         self.current_watermark = time
-        while (timer := self.event_time_timers.poll_up_to(time)) is not None:
-            on_event_time(timer)
+        _fire_due(self.event_time_timers, time, on_event_time)
 
     def advance_processing_time(self, time: int, on_processing_time: TimerCallback) -> None:
         """The clock moves to `time`; due processing-time timers fire in timestamp order."""
         self.current_processing_time = time
-        while (timer := self.processing_time_timers.poll_up_to(time)) is not None:
-            on_processing_time(timer)
+        _fire_due(self.processing_time_timers, time, on_processing_time)
+
+
+#: How many timers registered *while firing* may fire in one advance. A trigger that keeps
+#: registering the next timer below the new time (a continuous trigger on the global window, at the
+#: end of input) makes Flink fire until `Long.MAX_VALUE`; the model stops and reports it instead.
+RUNAWAY_TIMERS = 1_000_000
+
+
+def _fire_due(queue: TimerQueue, time: int, callback: TimerCallback) -> None:
+    budget = len(queue) + RUNAWAY_TIMERS
+    while (timer := queue.poll_up_to(time)) is not None:
+        budget -= 1
+        if budget < 0:
+            raise JobFailure(f"more than {RUNAWAY_TIMERS} timers registered while firing up to {time} "
+                             "fired in turn: Flink would go on firing (the model stops here)")
+        callback(timer)
