@@ -11,7 +11,7 @@ They are plain immutable values: what a window spec *does* is each implementatio
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, Union
+from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from conformance.observation import Observation
@@ -69,7 +69,7 @@ class Count:
     slide: int | None = None
 
 
-WindowSpec = Union[Tumbling, Sliding, Session, Global, Count]
+WindowSpec = Tumbling | Sliding | Session | Global | Count
 
 
 def tumbling(size: int, offset: int = 0, time: Time = "event") -> Tumbling:
@@ -138,15 +138,8 @@ class NeverTrigger:
     """`GlobalWindows.NeverTrigger`: never fires."""
 
 
-TriggerSpec = Union[
-    EventTimeTrigger,
-    ProcessingTimeTrigger,
-    CountTrigger,
-    ContinuousEventTimeTrigger,
-    ContinuousProcessingTimeTrigger,
-    PurgingTrigger,
-    NeverTrigger,
-]
+TriggerSpec = (EventTimeTrigger | ProcessingTimeTrigger | CountTrigger | ContinuousEventTimeTrigger
+               | ContinuousProcessingTimeTrigger | PurgingTrigger | NeverTrigger)
 
 
 def purging(inner: TriggerSpec) -> PurgingTrigger:
@@ -172,7 +165,7 @@ class TimeEvictor:
     after: bool = False
 
 
-EvictorSpec = Union[CountEvictor, TimeEvictor]
+EvictorSpec = CountEvictor | TimeEvictor
 
 
 # --- events -----------------------------------------------------------------------------------
@@ -201,7 +194,7 @@ class ProcessingTime:
     time: int
 
 
-Event = Union[Record, Watermark, ProcessingTime]
+Event = Record | Watermark | ProcessingTime
 
 
 def record(key: str, value: int, ts: int) -> Record:

@@ -55,7 +55,7 @@ FEATURES: dict[str, str] = {
     "late_side_output": "the late-data side output",
     "negative_timestamps": "negative timestamps or watermarks",
     "unbounded_input": "a case without end of input",
-    "extreme_values": f"times or window parameters of magnitude >= 2^62 (Java long overflow)",
+    "extreme_values": "times or window parameters of magnitude >= 2^62 (Java long overflow)",
 }
 
 _TRIGGER_FEATURES = {

@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Union
+from typing import Literal
 
 
 @dataclass(frozen=True, order=True)
@@ -29,7 +29,7 @@ class GlobalWindow:
         return "GlobalWindow"
 
 
-Window = Union[TimeWindow, GlobalWindow]
+Window = TimeWindow | GlobalWindow
 
 
 @dataclass(frozen=True)

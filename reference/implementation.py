@@ -10,15 +10,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from conformance.case import Case, ProcessingTime, Record, Watermark
+from conformance.case import Case, Record, Watermark
 from conformance.features import ALL_FEATURES
 from conformance.observation import Error, Firing, GlobalWindow, LateRecord, Observation, TimeWindow
+from reference import windows as model_windows
 from reference.errors import InvalidSpec, JobFailure
 from reference.javalong import LONG_MAX, LONG_MIN
 from reference.job import build_operator
 from reference.operator import Tracer, WindowOperator
-from reference.windows import WindowStart, get_window_start_with_offset, get_window_start_with_offset_flink_1_12
-from reference import windows as model_windows
+from reference.windows import (
+    WindowStart,
+    get_window_start_with_offset,
+    get_window_start_with_offset_flink_1_12,
+)
 
 
 @dataclass
@@ -57,24 +61,26 @@ def _fired_window(window: model_windows.Window) -> TimeWindow | GlobalWindow:
 
 def drive(case: Case, operator: WindowOperator, collector: Collector, tracer: Tracer | None = None) -> None:
     """Feed the case's events to the operator, in arrival order."""
-    trace = tracer or (lambda step, **details: None)
     last_watermark = LONG_MIN
     for at, event in enumerate(case.events):
         collector.at = at
-        trace("event", at=at, event=event)
-        if isinstance(event, Record):
+        if tracer:
+            tracer("event", at=at, event=event)
+        if type(event) is Record:
             operator.process_element(event.key, event.value, event.ts)
-        elif isinstance(event, Watermark):
+        elif type(event) is Watermark:
             if event.timestamp <= last_watermark:
-                trace("watermark ignored", time=event.timestamp, current=last_watermark)
+                if tracer:
+                    tracer("watermark ignored", time=event.timestamp, current=last_watermark)
                 continue
             last_watermark = event.timestamp
             operator.process_watermark(event.timestamp)
-        elif isinstance(event, ProcessingTime) and event.time > operator.timers.current_processing_time:
+        elif event.time > operator.timers.current_processing_time:
             operator.advance_processing_time(event.time)
     collector.at = len(case.events)
     if case.end_of_input and last_watermark < LONG_MAX:
-        trace("end of input", at=collector.at)
+        if tracer:
+            tracer("end of input", at=collector.at)
         operator.process_watermark(LONG_MAX)
 
 

@@ -36,6 +36,8 @@ def lsub(a: int, b: int) -> int:
 
 def lrem(a: int, b: int) -> int:
     """`a % b` in Java: the remainder has the sign of the dividend (Python's `%` takes the divisor's)."""
+    if b > 0 and a >= 0:  # the common case, where both languages agree
+        return a % b
     if b == 0:
         raise ArithmeticException("/ by zero")
     r = abs(a) % abs(b)
