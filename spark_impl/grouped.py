@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import pyarrow as pa
-from pyspark.sql import DataFrame
+from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
 from conformance.observation import GlobalWindow
@@ -56,9 +56,8 @@ def truncate_at_errors(outputs: DataFrame) -> DataFrame:
     The first error is the earliest (`at`, then key); at that `at` only the failing key's outputs
     precede the failure for sure (other keys' timers at the same moment are in unspecified order).
     """
-    first = (outputs.filter(F.col("kind") == "error").groupBy("case_id")
-             .agg(F.min(F.struct("at", "key")).alias("_err")))
-    kept = (outputs.join(first, "case_id", "left")
+    first = F.min(F.when(F.col("kind") == "error", F.struct("at", "key"))).over(Window.partitionBy("case_id"))
+    kept = (outputs.withColumn("_err", first)
             .filter(F.col("_err").isNull() | (F.col("at") < F.col("_err.at"))
                     | ((F.col("at") == F.col("_err.at")) & (F.col("key") == F.col("_err.key")))))
     return kept.drop("_err")

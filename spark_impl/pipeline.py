@@ -34,12 +34,15 @@ def outputs_frame(spark: SparkSession, cases: Sequence[tuple[int, Case]], relati
                   specs: Mapping[int, OperatorSpec]) -> DataFrame:
     """All outputs of `cases` as one DataFrame (`frames.OUTPUT_SCHEMA`), runtime errors applied."""
     events = spark.createDataFrame(events_table(cases))
-    rel_spec = F.broadcast(spark.createDataFrame(relational_spec_table(specs, relational)))
-    rel_ids = F.col("case_id").isin(sorted(relational)) if relational else F.lit(False)
-    rel = relational_outputs(events.join(rel_spec, "case_id"))
-    sim = simulated_outputs(events.filter(~rel_ids), {i: s for i, s in specs.items() if i not in relational})
-    return truncate_at_errors(rel.unionByName(sim, allowMissingColumns=True))
-
+    parts = []
+    if relational:
+        rel_spec = F.broadcast(spark.createDataFrame(relational_spec_table(specs, relational)))
+        parts.append(relational_outputs(events.join(rel_spec, "case_id")))
+    replayed = {i: s for i, s in specs.items() if i not in relational}
+    if replayed:
+        parts.append(simulated_outputs(events.filter(F.col("case_id").isin(sorted(replayed))), replayed))
+    outputs = parts[0] if len(parts) == 1 else parts[0].unionByName(parts[1], allowMissingColumns=True)
+    return truncate_at_errors(outputs)
 
 def outputs_of(spark: SparkSession, cases: Sequence[tuple[int, Case]], relational: Set[int],
                specs: Mapping[int, OperatorSpec]) -> pa.Table:

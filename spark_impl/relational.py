@@ -138,7 +138,8 @@ def watermark_steps(events: DataFrame) -> DataFrame:
 
 def in_arrival_order(at: str, value: str) -> Column:
     """The window's contents as Flink's list state holds them: in arrival order."""
-    return F.transform(F.array_sort(F.collect_list(F.struct(F.col(at).alias("a"), F.col(value).alias("v")))),
+    # sort_array orders structs natively (array_sort would call a lambda comparator per comparison)
+    return F.transform(F.sort_array(F.collect_list(F.struct(F.col(at).alias("a"), F.col(value).alias("v")))),
                        lambda e: e["v"])
 
 
@@ -177,4 +178,5 @@ def relational_outputs(events: DataFrame) -> DataFrame:
         F.col("start").alias("window_start"), F.col("end").alias("window_end"),
         F.col("max_ts").alias("timestamp"), "values", "watermark")
     late_rows = late_elements(records)
-    return firing_rows.unionByName(late_rows, allowMissingColumns=True)
+    return (firing_rows.unionByName(late_rows, allowMissingColumns=True)
+            .withColumn("message", F.lit(None).cast("string")))

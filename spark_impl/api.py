@@ -1,0 +1,170 @@
+"""Replay your own events through Flink's window semantics, as DataFrames in and out.
+
+    from conformance import sliding
+    from spark_impl import BoundedOutOfOrderness, flink_windows
+
+    out = flink_windows(events, sliding(10_000, 1_000), allowed_lateness=5_000,
+                        watermarks=BoundedOutOfOrderness(bound=2_000, every=1_000))
+    out.firings.show()   # key, window_start, window_end, timestamp, values, watermark, arrival, cause
+    out.late.show()      # key, ts, payload, arrival (the late-data side output)
+
+`events` has a key, an event timestamp (`long` milliseconds), a payload of any type and an arrival
+order (a `long`, unique per event: the order in which the window operator sees the records). The
+watermarks are either explicit (a DataFrame of `arrival, watermark`: the watermark is emitted right
+after the record with that arrival value) or a rule, `BoundedOutOfOrderness(bound, every)`: Flink's
+`BoundedOutOfOrdernessWatermarks` emitting `max timestamp seen - bound - 1` after every `every`
+records. The input is bounded: after the last event comes `Watermark(Long.MAX_VALUE)`
+(`end_of_input=False` leaves it out).
+
+What comes out is what Flink's window operator would emit: one firing per call of the window
+function, with the window's contents (payloads in arrival order) and the watermark at that moment,
+and the late records (side output) or dropped ones. `arrival` and `cause` say when: during the record
+with that arrival value, during the watermark emitted after it, or at the end of input.
+
+Keys are compared as strings. The relational pipeline needs timestamps in (-2^62, 2^62); a query meeting
+a timestamp outside fails with a message saying so (Flink itself fails on `Long.MIN_VALUE`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import functions as F
+from pyspark.sql.types import IntegralType
+
+from conformance.case import Case, EvictorSpec, TriggerSpec, WindowSpec
+from spark_impl.frames import RECORD, WATERMARK
+from spark_impl.grouped import simulated_outputs, truncate_at_errors
+from spark_impl.implementation import is_relational
+from spark_impl.javalong import LONG_MAX
+from spark_impl.relational import relational_outputs
+from spark_impl.spec import invalid_spec_message, operator_spec
+
+STREAM = 0  # the case id of the user's one stream in the shared pipeline
+END_AT = LONG_MAX  # the internal position of the end of input
+
+
+@dataclass(frozen=True)
+class BoundedOutOfOrderness:
+    """`WatermarkStrategy.forBoundedOutOfOrderness(bound)`, emitted after every `every` records."""
+
+    bound: int
+    every: int = 1
+
+    def __post_init__(self) -> None:
+        if self.bound < 0:
+            raise ValueError(f"BoundedOutOfOrderness.bound must be >= 0, not {self.bound}")
+        if self.every < 1:
+            raise ValueError(f"BoundedOutOfOrderness.every must be >= 1, not {self.every}")
+
+
+class WindowOutputs(NamedTuple):
+    """What the window operator emitted; `errors` has a row if the Flink job would have failed."""
+
+    firings: DataFrame
+    late: DataFrame
+    dropped: DataFrame
+    errors: DataFrame
+
+
+def flink_windows(events: DataFrame, window: WindowSpec, *,
+                  watermarks: DataFrame | BoundedOutOfOrderness,
+                  trigger: TriggerSpec | None = None, evictor: EvictorSpec | None = None,
+                  allowed_lateness: int = 0, late_side_output: bool = True, end_of_input: bool = True,
+                  key: str = "key", timestamp: str = "ts", payload: str = "payload",
+                  arrival: str = "arrival") -> WindowOutputs:
+    """The outputs of Flink's window operator on `events` (see the module docstring).
+
+    Raises `ValueError` with Flink's message for a specification Flink rejects at job build.
+    """
+    spec_case = Case(window=window, trigger=trigger, evictor=evictor, allowed_lateness=allowed_lateness,
+                     late_side_output=late_side_output, end_of_input=end_of_input)
+    message = invalid_spec_message(spec_case)
+    if message is not None:
+        raise ValueError(message)
+    for name in (key, timestamp, payload, arrival):
+        if name not in events.columns:
+            raise ValueError(f"events has no column {name!r} (columns: {', '.join(events.columns)})")
+    # A payload of integral type rides along as the value; any other is fetched back by arrival.
+    by_value = isinstance(events.schema[payload].dataType, IntegralType)
+    records = events.select(
+        F.lit(STREAM).cast("long").alias("case_id"), (F.col(arrival).cast("long") * 2).alias("at"),
+        F.lit(RECORD).cast("byte").alias("kind"), F.col(key).cast("string").alias("key"),
+        (F.col(payload) if by_value else F.col(arrival)).cast("long").alias("value"),
+        F.col(timestamp).cast("long").alias("ts"))
+    marks = _watermark_events(records, watermarks)
+    stream = records.unionByName(marks)
+    if end_of_input:  # at END_AT, after every other event
+        end = events.sparkSession.range(1).select(
+            F.lit(STREAM).cast("long").alias("case_id"), F.lit(END_AT).alias("at"),
+            F.lit(WATERMARK).cast("byte").alias("kind"), F.lit(None).cast("string").alias("key"),
+            F.lit(None).cast("long").alias("value"), F.lit(LONG_MAX).alias("ts"))
+        stream = stream.unionByName(end)
+    op = operator_spec(spec_case)
+    if is_relational(spec_case):
+        w = op.assigner
+        params = {"size": w.size, "slide": getattr(w, "slide", w.size), "offset": w.offset,
+                  "lateness": allowed_lateness}
+        stream = stream.select("*", *(F.lit(v).cast("long").alias(k) for k, v in params.items()),
+                               F.lit(late_side_output).alias("side_output"))
+        outputs = relational_outputs(stream)
+    else:
+        outputs = simulated_outputs(stream, {STREAM: op})
+    outputs = truncate_at_errors(outputs)
+    return _shape(outputs, None if by_value else events.select(
+        (F.col(arrival).cast("long")).alias("_handle"), F.col(payload).alias("_payload")))
+
+
+def _watermark_events(records: DataFrame, watermarks: DataFrame | BoundedOutOfOrderness) -> DataFrame:
+    """Watermark events at odd positions: `2 * arrival + 1` is right after the record `arrival`."""
+    if isinstance(watermarks, BoundedOutOfOrderness):
+        # Record i (in arrival order) closes block i // every; the watermark after a block's last
+        # record is the running max timestamp up to it, minus bound + 1.
+        n = F.row_number().over(Window.partitionBy("case_id").orderBy("at")) - 1
+        blocks = (records.withColumn("_block", F.floor(n / watermarks.every))
+                  .groupBy("case_id", "_block")
+                  .agg(F.max("at").alias("_last"), F.max("ts").alias("_max"), F.count("*").alias("_n"))
+                  .filter(F.col("_n") == watermarks.every))
+        upto = Window.partitionBy("case_id").orderBy("_block").rowsBetween(Window.unboundedPreceding, 0)
+        marks = blocks.select("case_id", (F.col("_last") + 1).alias("at"),
+                              (F.max("_max").over(upto) - watermarks.bound - 1).alias("ts"))
+    else:
+        for name in ("arrival", "watermark"):
+            if name not in watermarks.columns:
+                raise ValueError(f"watermarks has no column {name!r} (it needs arrival, watermark)")
+        marks = watermarks.select(F.lit(STREAM).cast("long").alias("case_id"),
+                                  (F.col("arrival").cast("long") * 2 + 1).alias("at"),
+                                  F.col("watermark").cast("long").alias("ts"))
+    return marks.select("case_id", "at", F.lit(WATERMARK).cast("byte").alias("kind"),
+                        F.lit(None).cast("string").alias("key"), F.lit(None).cast("long").alias("value"),
+                        "ts")
+
+
+def _when(at: Column) -> list[Column]:
+    """`arrival, cause` from the internal position: records at 2 * arrival, watermarks one after."""
+    return [F.when(at != END_AT, F.floor(at / 2).cast("long")).alias("arrival"),
+            F.when(at == END_AT, "end_of_input").when(at % 2 == 0, "record").otherwise("watermark")
+            .alias("cause")]
+
+
+def _shape(outputs: DataFrame, payloads: DataFrame | None) -> WindowOutputs:
+    firings = outputs.filter(F.col("kind") == "firing")
+    if payloads is not None:  # handles (arrival values) back to payloads, keeping arrival order
+        firings = (firings.select("*", F.posexplode("values").alias("_pos", "_handle"))
+                   .join(payloads, "_handle")
+                   .groupBy("at", "key", "window_start", "window_end", "timestamp", "watermark")
+                   .agg(F.transform(F.sort_array(F.collect_list(F.struct("_pos", "_payload"))),
+                                    lambda e: e["_payload"]).alias("values")))
+    records = [F.col("key"), F.col("ts"), F.col("value").alias("payload"), *_when(F.col("at"))]
+    late = outputs.filter(F.col("kind") == "late")
+    dropped = outputs.filter(F.col("kind") == "dropped")
+    if payloads is not None:
+        late, dropped = ((df.join(payloads, F.col("value") == F.col("_handle"))
+                          .withColumn("value", F.col("_payload"))) for df in (late, dropped))
+    return WindowOutputs(
+        firings.select("key", "window_start", "window_end", "timestamp", "values", "watermark",
+                       *_when(F.col("at"))),
+        late.select(*records), dropped.select(*records),
+        outputs.filter(F.col("kind") == "error").select(F.col("message"), *_when(F.col("at"))))

@@ -1,0 +1,51 @@
+"""The public API: a user's DataFrame of events gives what the equivalent case gives."""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance import LONG_MAX, Case, record, sliding, watermark
+from spark_impl import BoundedOutOfOrderness, flink_windows
+from spark_impl.implementation import SparkImplementation
+from spark_impl.session import get_session
+
+pytestmark = pytest.mark.spark
+
+RECORDS = [("a", 1, 0), ("b", 2, 3), ("a", 3, 12), ("a", 4, 1), ("b", 5, 30), ("a", 6, 2), ("a", 7, 1),
+           ("b", 8, 40)]
+
+
+def test_bounded_out_of_orderness_matches_the_case_with_those_watermarks():
+    spark = get_session()
+    events = spark.createDataFrame([(k, ts, f"p{v}", i) for i, (k, v, ts) in enumerate(RECORDS)],
+                                   "key string, ts long, payload string, arrival long")
+    out = flink_windows(events, sliding(10, 5), allowed_lateness=2,
+                        watermarks=BoundedOutOfOrderness(bound=3, every=2))
+    # The same stream as a case: after records 1, 3 and 5 a watermark max(ts) - 3 - 1.
+    stream = []
+    for i, (k, v, ts) in enumerate(RECORDS):
+        stream.append(record(k, v, ts))
+        if i % 2 == 1:
+            stream.append(watermark(max(t for _, _, t in RECORDS[: i + 1]) - 4))
+    expected = SparkImplementation().run([Case(window=sliding(10, 5), allowed_lateness=2,
+                                               late_side_output=True, events=stream)])[0]
+    assert expected.firings and expected.late  # the case exercises both outputs
+    firings = out.firings.collect()
+    assert sorted((r.key, r.window_start, r.window_end, tuple(r.values), r.watermark) for r in firings) == sorted(
+        (f.key, f.window.start, f.window.end, tuple(f"p{v}" for v in f.values), f.watermark)
+        for f in expected.firings)
+    assert {r.cause for r in firings if r.watermark == LONG_MAX} == {"end_of_input"}
+    assert {(r.key, r.ts, r.payload) for r in out.late.collect()} == {
+        (r.key, r.ts, f"p{r.value}") for r in expected.late}
+    assert out.errors.count() == 0
+
+
+def test_explicit_watermarks_and_rejected_specs():
+    spark = get_session()
+    events = spark.createDataFrame([("k", 5, 7, 0), ("k", 6, 8, 1)], "key string, ts long, payload long, arrival long")
+    marks = spark.createDataFrame([(0, 9)], "arrival long, watermark long")
+    out = flink_windows(events, sliding(10, 10), watermarks=marks)
+    assert [(r.arrival, r.cause, r.values) for r in out.firings.collect()] == [(0, "watermark", [7])]
+    assert [(r.key, r.ts, r.payload, r.arrival, r.cause) for r in out.late.collect()] == [("k", 6, 8, 1, "record")]
+    with pytest.raises(ValueError, match="abs\\(offset\\) < slide"):
+        flink_windows(events, sliding(10, 0), watermarks=marks)

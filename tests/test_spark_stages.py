@@ -1,0 +1,159 @@
+"""Unit tests of the stages of the Spark pipeline: Java arithmetic, the relational stages on small
+DataFrames, the per-key replay (pure Python), and the driver-side checks of a specification."""
+
+from __future__ import annotations
+
+import pytest
+from pyspark.sql import functions as F
+
+from conformance import (
+    LONG_MAX,
+    LONG_MIN,
+    Case,
+    CountEvictor,
+    TimeEvictor,
+    processing_time,
+    record,
+    session,
+    sliding,
+    tumbling,
+    watermark,
+)
+from conformance import TimeWindow as W
+from conformance.case import ContinuousProcessingTimeTrigger, Global
+from spark_impl import javalong as J
+from spark_impl import relational as R
+from spark_impl.operator import PROCESSING_TIME, RECORD, WATERMARK, _evict, simulate
+from spark_impl.session import get_session
+from spark_impl.spec import invalid_spec_message, operator_spec
+from spark_impl.windows import assign_windows, merge_windows, window_start
+
+pytestmark = pytest.mark.spark
+
+
+@pytest.fixture(scope="module")
+def spark():
+    return get_session()
+
+
+# --- Java long arithmetic -----------------------------------------------------------------------
+
+def test_java_remainder_and_division_truncate():
+    assert (J.rem(-7, 3), J.div(-7, 3), J.rem(7, -3), J.div(7, -3)) == (-1, -2, 1, -2)
+    assert J.div(LONG_MIN, -1) == LONG_MIN and J.rem(LONG_MIN, -1) == 0
+    assert J.java_abs(LONG_MIN) == LONG_MIN
+    assert J.add(LONG_MAX, 1) == LONG_MIN and J.sub(LONG_MIN, 1) == LONG_MAX
+    with pytest.raises(ArithmeticError, match="/ by zero"):
+        J.rem(1, 0)
+
+
+def test_spark_arithmetic_matches_java(spark):
+    row = spark.range(1).select(
+        (F.lit(-7) % 3).alias("rem"), F.pmod(F.lit(-7), F.lit(3)).alias("pmod"),
+        J.col_add(F.lit(LONG_MAX), F.lit(2)).alias("wrap_up"),
+        J.col_add(F.lit(LONG_MIN), F.lit(-1)).alias("wrap_down"),
+        J.col_add(F.lit(-5), F.lit(3)).alias("plain"),
+        J.col_saturating_add(F.lit(LONG_MAX - 1), F.lit(5)).alias("saturated")).first()
+    assert row.asDict() == {"rem": -1, "pmod": 2, "wrap_up": LONG_MIN + 1, "wrap_down": LONG_MAX,
+                            "plain": -2, "saturated": LONG_MAX}
+
+
+# --- window assignment --------------------------------------------------------------------------
+
+def test_window_start_floors_negative_timestamps_with_offset():
+    assert window_start(-1, 0, 10) == -10
+    assert window_start(-1, 3, 10) == -7
+    assert window_start(12, -3, 5) == 12
+    assert window_start(LONG_MAX - 3, 0, 10) == LONG_MAX - 7
+
+
+def test_relational_assignment_agrees_with_the_sliding_loop(spark):
+    specs = [(10, 4, 0), (3, 5, 0), (10, 10, 3), (7, 3, -2)]
+    rows = [(i, ts, size, slide, offset) for i, (size, slide, offset) in enumerate(specs)
+            for ts in (-11, -1, 0, 4, 13)]
+    df = spark.createDataFrame(rows, "case_id long, ts long, size long, slide long, offset long")
+    got = sorted((r.case_id, r.ts, r.start, r.end) for r in R.assign_windows(df).collect())
+    want = sorted((i, ts, w.start, w.end) for i, ts, size, slide, offset in rows
+                  for w in assign_windows(sliding(size, slide, offset), ts, 0))
+    assert got == want
+    assert not [r for r in got if r[:2] == (1, 4)]  # size 3 < slide 5: ts 4 falls in no window
+
+
+# --- relational stages --------------------------------------------------------------------------
+
+def _events(spark, rows, lateness=0, side_output=True):
+    df = spark.createDataFrame([(0, at, kind, key, value, ts) for at, kind, key, value, ts in rows],
+                               "case_id long, at long, kind byte, key string, value long, ts long")
+    return df.select("*", F.lit(10).cast("long").alias("size"), F.lit(10).cast("long").alias("slide"),
+                     F.lit(0).cast("long").alias("offset"), F.lit(lateness).cast("long").alias("lateness"),
+                     F.lit(side_output).alias("side_output"))
+
+
+def test_watermark_at_arrival_is_a_running_max_that_ignores_regressions(spark):
+    rows = [(0, 0, "a", 1, 1), (1, 1, None, None, 20), (2, 1, None, None, 5), (3, 0, "a", 2, 2)]
+    got = [(r.at, r.wm) for r in R.with_arrival_watermark(_events(spark, rows)).orderBy("at").collect()]
+    assert got == [(0, LONG_MIN), (1, LONG_MIN), (2, 20), (3, 20)]
+
+
+def test_first_watermark_reaching_a_max_timestamp(spark):
+    steps = spark.createDataFrame([(0, 1, 5), (0, 4, 9), (0, 7, LONG_MAX)], "case_id long, at long, wm long")
+    times = spark.createDataFrame([(0, 5), (0, 6), (0, 9), (0, 100)], "case_id long, max_ts long")
+    got = sorted(tuple(r) for r in R.first_watermark_reaching(steps, times).collect())
+    assert got == [(0, 5, 1, 5), (0, 6, 4, 9), (0, 9, 4, 9), (0, 100, 7, LONG_MAX)]
+
+
+def test_lateness_decides_between_late_firing_and_side_output(spark):
+    rows = [(0, 0, "a", 1, 1), (1, 1, None, None, 12), (2, 0, "a", 2, 2), (3, 1, None, None, 14),
+            (4, 0, "a", 3, 3)]
+    events = R.with_arrival_watermark(_events(spark, rows, lateness=5))
+    records = events.filter(F.col("kind") == R.RECORD)
+    added = R.added_elements(records)
+    late_firings = [(r.at, r.values, r.watermark) for r in R.late_firings(added).collect()]
+    assert late_firings == [(2, [1, 2], 12)]
+    assert [(r.at, r.kind) for r in R.late_elements(records).collect()] == [(4, "late")]
+
+
+# --- the per-key replay -------------------------------------------------------------------------
+
+def _replay(case: Case):
+    kinds = {"Record": RECORD, "Watermark": WATERMARK, "ProcessingTime": PROCESSING_TIME}
+    events = [(at, kinds[type(e).__name__], getattr(e, "value", None),
+               getattr(e, "ts", getattr(e, "timestamp", getattr(e, "time", None))))
+              for at, e in enumerate(case.events)]
+    events.append((len(case.events), WATERMARK, None, LONG_MAX))
+    return simulate(operator_spec(case), "a", events)
+
+
+def test_session_windows_merge_when_adjacent():
+    out = _replay(Case(window=session(5), events=[record("a", 1, 0), record("a", 2, 5), watermark(100)]))
+    assert [(f.window.start, f.window.end, f.values) for f in out.firings] == [(0, 10, (1, 2))]
+    assert merge_windows([W(0, 5), W(5, 10), W(11, 12)]) == [(W(0, 10), [W(0, 5), W(5, 10)])]
+
+
+def test_evictors():
+    contents = [(1, 10), (2, 3), (3, 8), (4, 12)]
+    assert _evict(CountEvictor(2), contents) == [(3, 8), (4, 12)]
+    assert _evict(CountEvictor(-1), contents) == []
+    assert _evict(CountEvictor(LONG_MIN), contents) == contents  # size - maxCount wraps: nothing goes
+    assert _evict(TimeEvictor(4), contents) == [(1, 10), (4, 12)]
+
+
+def test_continuous_processing_time_trigger_fires_every_interval():
+    # The fire timer at 10 fires and registers 20; the second element finds a fire time and adds none.
+    out = _replay(Case(window=Global(), trigger=ContinuousProcessingTimeTrigger(10),
+                       events=[record("a", 1, 0), processing_time(10), record("a", 2, 0), processing_time(20)]))
+    assert [(f.at, f.values) for f in out.firings] == [(1, (1,)), (3, (1, 2))] and out.error is None
+
+
+# --- driver-side checks of the specification --------------------------------------------------
+
+@pytest.mark.parametrize("window, message", [
+    (tumbling(5, offset=5), "TumblingEventTimeWindows parameters must satisfy abs(offset) < size"),
+    (tumbling(5, offset=LONG_MIN), None),  # Math.abs(Long.MIN_VALUE) < size: Flink accepts it
+    (sliding(5, 2, offset=-2), "SlidingEventTimeWindows parameters must satisfy abs(offset) < slide and size > 0"),
+    (sliding(0, 2), "SlidingEventTimeWindows parameters must satisfy abs(offset) < slide and size > 0"),
+    (sliding(20_000_001, 2, time="processing"), None),
+    (session(-1), "EventTimeSessionWindows parameters must satisfy 0 < size"),
+])
+def test_invalid_spec_messages(window, message):
+    assert invalid_spec_message(Case(window=window)) == message
