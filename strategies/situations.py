@@ -34,6 +34,7 @@ DROPPED = "late record dropped"
 PARTLY_LATE = "sliding element late for some of its windows only"
 NO_WINDOW = "element in no window (sliding with size < slide)"
 MERGE = "session windows merged"
+BRIDGE = "an element bridged two sessions into one"
 RESCUE = "merge rescued an element whose own window was late"
 WINDOW_LATE = "window late on arrival: element skipped"
 CLEANUP = "window state cleaned up"
@@ -108,6 +109,8 @@ class _Observer:
             self.fired(d["key"], d["window"], d["values"])
         elif step == "merged":
             self.found[MERGE] += 1
+            if len(d["windows"]) > 1:
+                self.found[BRIDGE] += 1
         elif step == "cleared":
             self.found[CLEANUP] += 1
             if self.event_time and self.watermark == self.cleanup_time(d["window"]):
@@ -167,4 +170,4 @@ def aim(found: Counter[str]) -> None:
     """Steer generation towards the rarer situations; `target()` may be called once per example and
     label, so a batch aims with the sum of its cases' situations."""
     target(float(found[LATE_FIRING] + found[SIDE_OUTPUT] + found[DROPPED]), label="late records and firings")
-    target(float(found[MERGE] + found[RESCUE] + found[PARTLY_LATE]), label="merges and partly late elements")
+    target(float(found[BRIDGE] + found[RESCUE] + found[PARTLY_LATE]), label="merges and partly late elements")

@@ -144,19 +144,18 @@ def _processing(features: frozenset[str]) -> bool:
 
 
 def trigger_kinds(window: WindowSpec, features: frozenset[str]) -> list[str]:
-    """The explicit triggers `features` allows on `window`.
+    """The explicit triggers `features` allows on `window`, as Java's types allow them.
 
-    NeverTrigger cannot merge: not on sessions. ContinuousEventTimeTrigger not on the global window:
-    its maxTimestamp is Long.MAX_VALUE, so at the end of input it would fire every `interval` up to
-    there, without end (in Flink too).
+    `EventTimeTrigger` and `ProcessingTimeTrigger` need time windows, `NeverTrigger` is the global
+    window's (on sessions Flink rejects it when the job is built: see `window_specs`).
+    `ContinuousEventTimeTrigger` is not drawn for the global window either: its maxTimestamp is
+    Long.MAX_VALUE, so at the end of input it would fire every `interval` up to there (in Flink too).
     """
-    kinds = ["event_time", "count", "continuous_event_time", "never"]
-    if _processing(features):
-        kinds += ["processing_time", "continuous_processing_time"]
-    if isinstance(window, Session):
-        kinds.remove("never")
     if isinstance(window, Global):
-        kinds.remove("continuous_event_time")
+        kinds = ["count", "never"] + (["continuous_processing_time"] if _processing(features) else [])
+    else:
+        kinds = ["event_time", "count", "continuous_event_time"]
+        kinds += ["processing_time", "continuous_processing_time"] if _processing(features) else []
     return [k for k in kinds if f"trigger.{k}" in features]
 
 

@@ -1,16 +1,20 @@
 """Input streams that look like real out-of-order data and hit the window edges on purpose.
 
-A stream is drawn as a list of independent *steps* (structure first: how many keys, how much
-disorder, how many steps), which are then played against a running state: the source's event-time
-clock, the last watermark and the processing-time clock. Because each step says *what kind* of thing
-happens relative to that state (a record a little behind the clock, a burst of late records, a
-watermark exactly at a window's `maxTimestamp` plus the allowed lateness, ...) and not absolute
-times, deleting steps while shrinking keeps the rest meaningful, and a failing case shrinks to a
-few events.
+A stream is drawn as independent *steps* (structure first: how many keys, how much disorder, how
+many steps; `st.lists` would average about five steps, too few records), which are then played
+against a running state: the source's event-time clock, the last watermark and the processing-time
+clock. Because each step says *what kind* of thing happens relative to that state (a record a little
+behind the clock, a burst of late records, a watermark exactly at a window's `maxTimestamp` plus the
+allowed lateness, ...) and not absolute times, deleting steps while shrinking keeps the rest
+meaningful, and a failing case shrinks to a few events.
 
 Steps:
 
 - `record`: the clock advances a little and a record arrives at most `disorder` behind it;
+- `straggler`: a record a little older than its key's last one (for sessions: one that may merge
+  into a session the watermark has not closed, though its own window is late, or bridge two);
+- `swapped pair`: two records of a key, the later one first (for sessions: two sessions, then
+  possibly the record that bridges them);
 - `edge record`: a record at a window's start, `end - 1` or `end` (or, for sessions, at
   `t + gap - 1`, `t + gap`, `t + gap + 1`, which merge or just fail to merge);
 - `late burst`: a few records at or behind the last watermark, or around `watermark - lateness`;
@@ -46,10 +50,6 @@ from strategies.features import supported
 from strategies.specs import time_unit
 
 KEYS = ("a", "b", "c", "d")
-
-#: Before each step: go on (True) or stop. Mostly on; stopping is the first choice, so shrinking
-#: stops early. (`st.lists` averages about five steps, half of them watermarks: too few records.)
-GO_ON = st.sampled_from([False] + [True] * 11)
 
 #: Times stay within +-NORMAL_RANGE unless a stream is drawn at the ends of the `long` range.
 NORMAL_RANGE = 2**40
@@ -104,9 +104,11 @@ def window_ends(spec: Case, t: int) -> list[int]:
 
 def _steps(n_keys: int, unit: int, disorder: int, processing_weight: int) -> st.SearchStrategy[tuple]:
     key = st.integers(0, n_keys - 1)
-    small = st.integers(0, unit)
     plain = [
-        st.tuples(st.just("record"), key, small, st.integers(0, disorder)),
+        st.tuples(st.just("record"), key, st.integers(0, 2 * unit), st.integers(0, disorder)),
+        st.tuples(st.just("straggler"), key, st.integers(1, 2 * unit)),
+        # About a window (a gap) apart: for sessions, two sessions and then often the bridge.
+        st.tuples(st.just("swapped pair"), key, st.integers(max(1, unit - 1), 2 * unit), st.integers(1, unit + 1)),
         st.tuples(st.just("edge record"), key, st.integers(0, 4), st.integers(0, 2)),
         st.tuples(st.just("late burst"), key, st.integers(1, 3), st.integers(0, 2 * unit), st.booleans()),
         st.tuples(st.just("watermark"), st.integers(0, disorder)),
@@ -118,7 +120,7 @@ def _steps(n_keys: int, unit: int, disorder: int, processing_weight: int) -> st.
     ]
     processing = st.tuples(st.just("processing"), st.integers(0, 2 * unit), st.sampled_from([None, 0, 1]))
     # Records first: one_of shrinks toward its first branch.
-    return st.one_of(plain[:1] * 2 + plain[1:] + [processing] * processing_weight)
+    return st.one_of(plain[:1] * 3 + plain[1:] + [processing] * processing_weight)
 
 
 class _Player:
@@ -132,10 +134,12 @@ class _Player:
         self.last_watermark: int | None = None
         self.now = 0  # processing time starts at 0
         self.events: list[Event] = []
+        self.last_ts: dict[int, int] = {}  # by key index
 
     def record(self, key: int, ts: int) -> None:
         values = sum(isinstance(e, Record) for e in self.events) + 1
-        self.events.append(Record(self.keys[key], values, self.frame.clamp(ts)))
+        self.last_ts[key] = ts = self.frame.clamp(ts)
+        self.events.append(Record(self.keys[key], values, ts))
 
     def watermark(self, t: int) -> None:
         t = self.frame.clamp(t)
@@ -152,16 +156,27 @@ class _Player:
             key, advance, lag = args
             self.clock = clamp(self.clock + advance)
             self.record(key, self.clock - lag)
+        elif kind == "straggler":
+            key, back = args
+            self.record(key, self.last_ts.get(key, self.clock) - back)
+        elif kind == "swapped pair":
+            key, ahead, back = args
+            later = self.last_ts.get(key, self.clock) + ahead
+            self.clock = clamp(max(self.clock, later))
+            self.record(key, later)
+            self.record(key, later - back)
         elif kind == "edge record":
             key, which, back = args
-            edges = window_edges(self.spec, self.clock - back * self.unit)
+            # Session edges are relative to the key's own last record (merging is per key).
+            near = self.last_ts.get(key, self.clock) if isinstance(self.spec.window, Session) else self.clock
+            edges = window_edges(self.spec, near - back * self.unit)
             self.record(key, edges[which % len(edges)])
         elif kind == "late burst":
             key, count, depth, around_lateness = args
             top = self.below_watermark()
-            if around_lateness and self.lateness:
+            if around_lateness and 0 < self.lateness <= top - self.frame.lowest:
                 # ts + allowedLateness <= watermark is the element's lateness test: aim at its edge.
-                top = max(self.frame.lowest, top - min(self.lateness, LONG_MAX // 2)) + self.unit
+                top = top - self.lateness + self.unit
             for i in range(count):
                 self.record((key + i) % len(self.keys), top - depth - i)
         elif kind == "watermark":
@@ -207,9 +222,7 @@ def out_of_order_streams(draw, spec: Case, features=None, max_steps: int = 14,
     n_keys = draw(st.integers(1, 3))
     disorder = draw(st.integers(0, 2 * unit))
     step = _steps(n_keys, unit, disorder, 3 if _uses_processing_time(spec) else 1)
-    steps = []
-    while len(steps) < max_steps and draw(GO_ON):
-        steps.append(draw(step))
+    steps = [draw(step) for _ in range(draw(st.integers(1, max_steps), label="steps"))]
     player = _Player(spec, frame, draw(frame.origin), KEYS[:n_keys])
     for step in steps:
         player.play(step)

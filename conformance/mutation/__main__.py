@@ -1,0 +1,50 @@
+"""`python -m conformance.mutation [--profile ci] [--mutant NAME ...] [--jobs N] [--list]`
+
+Runs the property suite against every mutant of the catalogue (or the ones named) and prints, per
+mutant, the property that killed it and how long that took. Exit status 1 if a mutant survives.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+from conformance.mutation.catalogue import CATALOGUE, MUTANTS
+from conformance.mutation.runner import Result, run_all
+from conformance.profiles import PROFILES
+
+
+def _line(result: Result) -> str:
+    verdict = f"killed by {result.killed_by}" if result.killed else "SURVIVED"
+    return (f"{result.mutant.name:40} {verdict:72} {result.seconds:6.1f}s wall "
+            f"{result.cpu_seconds:6.1f}s CPU")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m conformance.mutation", description=__doc__.split("\n\n")[1])
+    parser.add_argument("--profile", default="ci", choices=sorted(PROFILES), help="Hypothesis profile (default ci)")
+    parser.add_argument("--mutant", action="append", choices=sorted(MUTANTS), metavar="NAME",
+                        help="run only this mutant (repeatable)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="mutants run at a time")
+    parser.add_argument("--list", action="store_true", help="list the catalogue and exit")
+    args = parser.parse_args(argv)
+    if args.list:
+        for m in CATALOGUE:
+            print(f"{m.name:42} {m.bug}")
+        return 0
+    mutants = [MUTANTS[n] for n in args.mutant] if args.mutant else CATALOGUE
+    started = time.monotonic()
+    results = run_all(mutants, args.profile, args.jobs, on_result=lambda r: print(_line(r), flush=True))
+    survivors = [r for r in results if not r.killed]
+    cpu = sum(r.cpu_seconds for r in results)
+    print(f"\n{len(results) - len(survivors)} of {len(results)} mutants killed in "
+          f"{time.monotonic() - started:.0f}s wall, {cpu:.0f}s CPU (profile {args.profile}, {args.jobs} at a time)")
+    for r in survivors:
+        print(f"survived: {r.mutant.name}: {r.mutant.bug}\n{r.detail}".rstrip())
+    return 1 if survivors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,81 @@
+"""The pytest plug-in of the mutation check, loaded with `-p conformance.mutation.plugin`.
+
+- registers `mutation-<profile>` Hypothesis profiles: the named profile without the shrink phase
+  (a kill needs a failing example, not a minimal one);
+- runs the properties in order of killing power (`KILLING_ORDER`), so that with `-x` a mutant costs
+  only the properties up to the first that kills it;
+- writes the first failure (the killing property and its rule) as JSON to `--mutation-report`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import Phase, settings
+
+from conformance.evidence import PropertyViolation
+from conformance.profiles import PROFILES, register_profiles
+
+#: Property tests by how many mutants they kill first; the others run after them, in file order.
+KILLING_ORDER = (
+    "test_matches_reference",
+    "test_window_fires_once_watermark_passes_max_timestamp",
+    "test_side_output_exactly_for_elements_whose_every_window_is_late",
+    "test_firing_timestamp_is_max_timestamp",
+    "test_firing_watermark_is_the_current_watermark",
+    "test_repeated_or_lower_watermark_changes_nothing_but_positions",
+    "test_end_of_input_is_a_final_max_watermark",
+    "test_late_firings_contain_everything_the_window_held",
+    "test_every_record_is_accounted_for",
+)
+
+
+def mutation_profile(profile: str) -> str:
+    return f"mutation-{profile}"
+
+
+def register_mutation_profiles() -> None:
+    register_profiles()
+    no_shrinking = [Phase.explicit, Phase.reuse, Phase.generate, Phase.target]
+    for name, profile in PROFILES.items():
+        settings.register_profile(mutation_profile(name), settings(profile, phases=no_shrinking))
+
+
+register_mutation_profiles()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--mutation-report", default=None, help="write the first failure here, as JSON")
+
+
+def _rank(item: pytest.Item) -> int:
+    name = item.name.split("[")[0]
+    return KILLING_ORDER.index(name) if name in KILLING_ORDER else len(KILLING_ORDER)
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]):
+    items.sort(key=_rank)  # a stable sort: the rest keep their file order
+
+
+def _violation(error: BaseException | None) -> PropertyViolation | None:
+    if isinstance(error, PropertyViolation):
+        return error
+    if isinstance(error, BaseExceptionGroup):
+        return next(filter(None, map(_violation, error.exceptions)), None)
+    return None
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    report = yield
+    path = item.config.getoption("--mutation-report")
+    if path and report.failed and not Path(path).exists():
+        violation = _violation(call.excinfo.value if call.excinfo else None)
+        Path(path).write_text(json.dumps({
+            "property": item.name,
+            "rule": violation.rule if violation else None,
+            "detail": violation.detail if violation else report.longreprtext[-2000:],
+        }), encoding="utf-8")
+    return report

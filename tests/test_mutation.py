@@ -1,0 +1,49 @@
+"""The mutation catalogue applies cleanly, and the property suite kills its mutants."""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.case import Case, record, session, tumbling, watermark
+from conformance.implementation import load_implementation
+from conformance.mutation.catalogue import CATALOGUE, MUTANTS, Mutant, Patch
+from conformance.mutation.loader import PatchError, check_patches, load_mutant
+from conformance.mutation.runner import run_mutant
+
+
+def test_the_catalogue_has_at_least_25_mutants():
+    assert len(CATALOGUE) >= 25 and len(MUTANTS) == len(CATALOGUE)
+
+
+@pytest.mark.parametrize("mutant", CATALOGUE, ids=lambda m: m.name)
+def test_every_patch_applies_exactly_once(mutant):
+    check_patches(mutant)  # raises PatchError unless each original text occurs exactly once
+
+
+def test_a_patch_whose_text_is_missing_is_refused():
+    broken = Mutant("broken", "no such text", (Patch("windows", "no such text in the module", "x"),))
+    with pytest.raises(PatchError, match="found 0 times"):
+        check_patches(broken)
+
+
+def test_a_mutant_differs_from_the_reference_and_leaves_it_alone():
+    case = Case(window=tumbling(10), events=[record("a", 1, 5)])
+    mutant = load_mutant("max_timestamp_is_end")
+    reference = load_implementation("reference")
+    [mutated], [original] = mutant.run([case]), reference.run([case])
+    assert mutated.firings[0].timestamp == 10 and original.firings[0].timestamp == 9
+    assert mutant.name == "mutant:max_timestamp_is_end"
+
+
+def test_mutants_load_as_implementations_by_module_and_factory():
+    impl = load_implementation("conformance.mutation.implementations:merge_does_not_rescue_late_element")
+    case = Case(window=session(5), events=[record("a", 1, 8), watermark(10), record("a", 2, 4)])
+    [observation] = impl.run([case])
+    assert [r.value for r in observation.dropped] == [2]  # the reference merges it into [4, 13)
+
+
+@pytest.mark.parametrize("name", ["window_late_strictly", "count_evictor_evicts_newest"])
+def test_the_suite_kills_a_mutant(name):
+    result = run_mutant(MUTANTS[name], profile="ci", timeout=300)
+    assert result.killed, result.detail
+    assert result.killed_by.startswith("test_") and result.rule

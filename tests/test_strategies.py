@@ -1,0 +1,213 @@
+"""The strategies build valid cases, fit the features they are given, and reach the edges."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.errors import InvalidArgument
+
+from conformance.case import LONG_MAX, LONG_MIN, Case, Record, Session, Sliding, Tumbling, Watermark
+from conformance.case_json import case_from_json, case_to_json
+from conformance.features import ALL_FEATURES, EXTREME, required_features
+from strategies import case_batches, cases, extreme_cases, out_of_order_streams, situations, window_specs
+from strategies.situations import (
+    CLEANUP,
+    DROPPED,
+    EVICTION,
+    IGNORED_WATERMARK,
+    LATE_FIRING,
+    MERGE,
+    PARTLY_LATE,
+    PURGE,
+    RESCUE,
+    SIDE_OUTPUT,
+)
+from strategies.streams import window_edges
+
+SMALL = settings(max_examples=60, deadline=None, database=None, derandomize=True,
+                 suppress_health_check=list(HealthCheck))
+
+#: An implementation with few features: tumbling and sliding windows with the default trigger.
+FEW = frozenset({"assigner.tumbling", "assigner.sliding"})
+
+
+def _round_trip(case: Case) -> Case:
+    return case_from_json(json.loads(json.dumps(case_to_json(case))))
+
+
+@SMALL
+@given(cases())
+def test_cases_round_trip_through_the_json_format(case):
+    assert _round_trip(case) == case
+
+
+@SMALL
+@given(extreme_cases())
+def test_extreme_cases_round_trip_through_the_json_format(case):
+    assert _round_trip(case) == case
+
+
+@SMALL
+@given(cases())
+def test_processing_time_never_goes_back(case):
+    times = [e.time for e in case.events if not isinstance(e, Record | Watermark)]
+    assert times == sorted(times) and all(t >= 0 for t in times)
+
+
+@SMALL
+@given(cases(FEW))
+def test_restricted_cases_fit_the_features(case):
+    assert required_features(case) <= FEW
+
+
+@SMALL
+@given(st.sets(st.sampled_from(sorted(ALL_FEATURES)), min_size=1).map(
+    lambda fs: frozenset(fs) | {"assigner.session"}).flatmap(lambda fs: st.tuples(st.just(fs), cases(fs))))
+def test_cases_fit_any_feature_set(features_and_case):
+    features, case = features_and_case
+    assert required_features(case) <= features
+
+
+@SMALL
+@given(case_batches(FEW, max_size=4))
+def test_batches_fit_the_features(batch):
+    assert 1 <= len(batch) <= 4
+    assert all(required_features(c) <= FEW for c in batch)
+
+
+@SMALL
+@given(cases(ALL_FEATURES - {"extreme_values"}))
+def test_plain_cases_stay_away_from_the_ends_of_the_long_range(case):
+    assert "extreme_values" not in required_features(case)
+
+
+@SMALL
+@given(extreme_cases())
+def test_extreme_cases_reach_the_ends_of_the_long_range(case):
+    assert "extreme_values" in required_features(case)
+
+
+def _draw_one(strategy) -> None:
+    given(strategy)(lambda _: None)()
+
+
+def test_extreme_cases_are_opt_in():
+    with pytest.raises(InvalidArgument, match="extreme_values"):
+        _draw_one(extreme_cases(ALL_FEATURES - {"extreme_values"}))
+
+
+def test_features_must_name_an_assigner_and_be_known():
+    with pytest.raises(InvalidArgument, match="assigner"):
+        _draw_one(cases({"offset"}))
+    with pytest.raises(InvalidArgument, match="unknown feature"):
+        _draw_one(cases({"assigner.tumbling", "no-such-feature"}))
+
+
+def _collect(strategy, n=300):
+    found = []
+
+    @settings(max_examples=n, deadline=None, database=None, derandomize=True,
+              suppress_health_check=list(HealthCheck))
+    @given(strategy)
+    def collect(x):
+        found.append(x)
+
+    collect()
+    return found
+
+
+def test_window_specs_cover_the_format():
+    specs = _collect(window_specs(), 400)
+    kinds = Counter(type(s.window).__name__ for s in specs)
+    assert set(kinds) == {"Tumbling", "Sliding", "Session", "Global", "Count"}
+    triggers = Counter(type(s.trigger).__name__ for s in specs)
+    assert {"NoneType", "EventTimeTrigger", "CountTrigger", "PurgingTrigger", "ContinuousEventTimeTrigger",
+            "ProcessingTimeTrigger", "NeverTrigger"} <= set(triggers)
+    assert {type(s.evictor).__name__ for s in specs} >= {"NoneType", "CountEvictor", "TimeEvictor"}
+    lateness = {s.allowed_lateness for s in specs}
+    assert 0 in lateness and LONG_MAX in lateness and any(0 < x < LONG_MAX for x in lateness)
+    assert {s.late_side_output for s in specs} == {False, True}
+    sliding = [s.window for s in specs if isinstance(s.window, Sliding)]
+    assert any(w.size < w.slide for w in sliding) and any(w.size == w.slide for w in sliding)
+    assert any(w.size % w.slide for w in sliding if w.size > w.slide)
+    offsets = [s.window.offset for s in specs if isinstance(s.window, Tumbling | Sliding)]
+    assert any(o < 0 for o in offsets) and any(o > 0 for o in offsets)
+    assert any(isinstance(s.window, Tumbling) and abs(s.window.offset) == s.window.size - 1 > 0 for s in specs)
+
+
+def test_some_specifications_are_invalid():
+    from reference.implementation import simulate
+
+    errors = Counter(getattr(simulate(s).error, "kind", None) for s in _collect(window_specs(), 300))
+    assert 0 < errors["invalid_spec"] < 60
+
+
+def test_streams_hit_window_edges():
+    spec = Case(window=Tumbling(10, 3))
+    streams = _collect(out_of_order_streams(spec), 200)
+    timestamps = [e.ts for events in streams for e in events if isinstance(e, Record)]
+    watermarks = [e.timestamp for events in streams for e in events if isinstance(e, Watermark)]
+    assert any((t - 3) % 10 == 0 for t in timestamps), "a record at a window's start"
+    assert any((t - 3) % 10 == 9 for t in timestamps), "a record at a window's end - 1"
+    assert any((w - 3) % 10 == 9 for w in watermarks), "a watermark at a window's maxTimestamp"
+    assert any(t < 0 for t in timestamps), "negative timestamps"
+    orders = [[e.ts for e in events if isinstance(e, Record)] for events in streams]
+    assert any(ts != sorted(ts) for ts in orders), "out-of-order records"
+    assert any(len({e.key for e in events if isinstance(e, Record)}) > 1 for events in streams), "several keys"
+
+
+def test_watermarks_at_max_timestamp_plus_lateness():
+    spec = Case(window=Tumbling(10), allowed_lateness=4)
+    watermarks = {e.timestamp % 10 for events in _collect(out_of_order_streams(spec), 300)
+                  for e in events if isinstance(e, Watermark)}
+    assert {9, 3, 2, 4} <= watermarks, "maxTimestamp, maxTimestamp + lateness and one either side"
+
+
+def test_without_negative_timestamps_no_time_is_negative():
+    features = ALL_FEATURES - {"negative_timestamps"}
+    for case in _collect(cases(features), 200):
+        assert "negative_timestamps" not in required_features(case)
+
+
+def test_extreme_cases_include_the_no_timestamp_marker_and_times_near_long_max():
+    found = _collect(extreme_cases(), 200)
+    stamps = [e.ts for c in found for e in c.records]
+    assert LONG_MIN in stamps
+    assert any(t > LONG_MAX - 1000 for t in stamps)
+    assert any(abs(getattr(c.window, "size", 0)) >= EXTREME for c in found)
+
+
+def test_session_edges_merge_and_just_fail_to_merge():
+    assert window_edges(Case(window=Session(5)), 10) == [10, 14, 15, 16]
+
+
+def test_situations_are_reported_and_the_rare_ones_occur():
+    found = Counter()
+    for case in _collect(cases(), 400):
+        found.update(situations(case).keys())
+    for situation in (LATE_FIRING, SIDE_OUTPUT, DROPPED, PARTLY_LATE, MERGE, RESCUE, CLEANUP, EVICTION, PURGE,
+                      IGNORED_WATERMARK):
+        assert found[situation] > 0, situation
+
+
+def test_situations_name_a_merge_that_rescues_a_late_element():
+    from conformance import record, session, watermark
+
+    case = Case(window=session(5), events=[record("a", 1, 8), watermark(10), record("a", 2, 4)])
+    assert {MERGE, RESCUE} <= set(situations(case))
+
+
+def test_a_failing_case_shrinks_to_a_few_events():
+    from hypothesis import find
+
+    def fails(case: Case) -> bool:  # a stand-in bug: any late record
+        from reference.implementation import simulate
+
+        return bool(simulate(case).dropped)
+
+    minimal = find(cases(FEW), fails, settings=settings(max_examples=2000, database=None, derandomize=True))
+    assert len(minimal.events) <= 3, minimal
