@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from deepdiff import DeepDiff
-
 from conformance.observation import Observation
 from conformance.observation_json import firing_to_json, late_to_json
 
@@ -39,6 +37,8 @@ def difference(expected: Observation, actual: Observation) -> str:
     """A readable account of how `actual` departs from `expected`; empty when equivalent."""
     if equivalent(expected, actual):
         return ""
+    from deepdiff import DeepDiff  # imported here: it pulls in pandas, a second of start-up
+
     diff = DeepDiff(canonical(expected), canonical(actual), ignore_order=True, verbose_level=2,
                     view="text")
     lines = []

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Sequence
-from importlib.metadata import entry_points
 from typing import Protocol, runtime_checkable
 
 from conformance.case import Case
@@ -39,6 +38,12 @@ class Implementation(Protocol):
 
 class ImplementationNotFound(LookupError):
     pass
+
+
+def entry_points(group: str) -> list:
+    from importlib.metadata import entry_points as installed  # slow to import; only needed here
+
+    return list(installed(group=group))
 
 
 def registered_names() -> list[str]:
