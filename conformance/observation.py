@@ -65,6 +65,12 @@ class LateRecord:
 ErrorKind = Literal["invalid_spec", "runtime"]
 
 
+#: The `runtime` error message for a case Flink would never finish (a trigger that keeps firing to
+#: `Long.MAX_VALUE`, output without end). An implementation that stops such a case says exactly this,
+#: so that two implementations that both see it agree.
+NEVER_ENDS = "the case never ends: Flink would go on firing for ever (stopped)"
+
+
 @dataclass(frozen=True)
 class Error:
     """What Flink rejects: an invalid specification (no outputs) or a failure at run time."""
