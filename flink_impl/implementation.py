@@ -19,8 +19,8 @@ UNSUPPORTED = frozenset({"time.processing", "trigger.processing_time", "trigger.
 class FlinkImplementation:
     """Apache Flink 2.3.0 (flink-dist of apache-flink-libraries), one MiniCluster per Python process.
 
-    `limits` bound what a case may cost; a case stopped by them gets a `runtime` error whose
-    message starts with "flink_impl stopped the case".
+    `limits` bound what a case may cost; a case stopped by them (one Flink would never finish) gets
+    the contract's `runtime` error `NEVER_ENDS`, after the outputs it had emitted.
     """
 
     name = "flink"

@@ -48,10 +48,13 @@ final class CaseRun {
      * at the end of input) is stopped once it has emitted this much, so it cannot exhaust the heap.
      */
     private final int outputLimit;
+    /** The error message the contract prescribes for a case stopped because it would never end. */
+    private final String neverEnds;
 
-    CaseRun(JsonNode spec, int outputLimit) {
+    CaseRun(JsonNode spec, int outputLimit, String neverEnds) {
         this.spec = spec;
         this.outputLimit = outputLimit;
+        this.neverEnds = neverEnds;
         ACTIVE.put(id, this);
     }
 
@@ -121,9 +124,14 @@ final class CaseRun {
 
     private void checkOutputLimit() {
         if (firings.size() + late.size() + dropped.size() >= outputLimit) {
-            throw new IllegalStateException("flink_impl stopped the case after " + outputLimit
-                    + " outputs: it does not end in reasonable time (Flink would go on)");
+            // Thrown through the window operator, this ends the job: the branch records it as its failure.
+            throw new IllegalStateException(neverEnds);
         }
+    }
+
+    /** The case was stopped from outside (its job timed out): it would never have ended. */
+    void stoppedForEver() {
+        runtimeError(new IllegalStateException(neverEnds));
     }
 
     synchronized void fired(FiringRecord f, long timestamp) {

@@ -127,8 +127,7 @@ final class JobRunner {
                 continue; // its outputs are complete: nothing happens after the end or a failure
             }
             if (run.started()) {
-                run.runtimeError(new TimeoutException("flink_impl stopped the case after " + timeoutSeconds
-                        + " s: it did not finish (Flink would go on)"));
+                run.stoppedForEver();
             } else {
                 run.retry();
             }

@@ -31,7 +31,8 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.Obje
  * The long-lived process behind flink_impl: one MiniCluster, batches of cases in, observations out.
  *
  * <p>Protocol, one JSON document per line. The request {@code {"cases": [window-case/1, ...],
- * "limits": {"branches_per_job": n, "job_timeout_seconds": s, "output_limit": k}}} is
+ * "limits": {"branches_per_job": n, "job_timeout_seconds": s, "output_limit": k}, "never_ends": message}}
+ * (the error message for a case stopped by the limits) is
  * answered by {@code {"observations": [window-observation/1 or null, ...], "retry": [i, ...],
  * "exiting": bool}} in the same order: {@code null} for a case that was not run because an earlier
  * case did not end, whose index is in {@code retry}; {@code exiting} when that made the process
@@ -99,7 +100,7 @@ public final class Runner {
             JsonNode request = MAPPER.readTree(line);
             JsonNode limits = request.get("limits");
             for (JsonNode spec : request.get("cases")) {
-                runs.add(new CaseRun(spec, limits.get("output_limit").asInt()));
+                runs.add(new CaseRun(spec, limits.get("output_limit").asInt(), request.get("never_ends").asText()));
             }
             jobs.run(runs, limits.get("branches_per_job").asInt(), limits.get("job_timeout_seconds").asLong());
             ArrayNode observations = MAPPER.createArrayNode();
