@@ -86,7 +86,9 @@ def sliding_sizes(draw, slide: int) -> int:
 @st.composite
 def assigners(draw, features: frozenset[str], sizes: Sizes = small_sizes) -> WindowSpec:
     """A valid window assigner among those `features` allows."""
-    kind = draw(st.sampled_from([a for a in ASSIGNERS if f"assigner.{a}" in features]))
+    # Time windows twice as often as the global and count windows: there is more to them.
+    weights = {"tumbling": 2, "sliding": 2, "session": 2, "global": 1, "count": 1}
+    kind = draw(st.sampled_from([a for a in ASSIGNERS if f"assigner.{a}" in features for _ in range(weights[a])]))
     if kind == "tumbling":
         size = draw(sizes())
         return Tumbling(size, draw(offsets(size, features)), draw(times(features)))
@@ -154,7 +156,8 @@ def trigger_kinds(window: WindowSpec, features: frozenset[str]) -> list[str]:
     if isinstance(window, Global):
         kinds = ["count", "never"] + (["continuous_processing_time"] if _processing(features) else [])
     else:
-        kinds = ["event_time", "count", "continuous_event_time"]
+        # ContinuousEventTimeTrigger twice: its timers, alignment and merging make it the richest.
+        kinds = ["event_time", "count", "continuous_event_time", "continuous_event_time"]
         kinds += ["processing_time", "continuous_processing_time"] if _processing(features) else []
     return [k for k in kinds if f"trigger.{k}" in features]
 

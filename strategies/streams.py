@@ -70,7 +70,8 @@ class Frame:
 def normal_frame(unit: int, negative: bool) -> Frame:
     """Times near 0: from `-NORMAL_RANGE` if negative timestamps are supported, else from 0."""
     lowest = -NORMAL_RANGE if negative else 0
-    return Frame(lowest, NORMAL_RANGE, st.integers(-3 * unit if negative else 0, 3 * unit))
+    # Mostly below 0 when negative times are supported: Java's truncating `%` differs there.
+    return Frame(lowest, NORMAL_RANGE, st.integers(-5 * unit, 2 * unit) if negative else st.integers(0, 3 * unit))
 
 
 def window_edges(spec: Case, t: int) -> list[int]:
@@ -85,8 +86,9 @@ def window_edges(spec: Case, t: int) -> list[int]:
         earlier = start - w.slide
         return [start, start + w.size - 1, start + w.size, earlier + w.size - 1, earlier + w.size]
     if isinstance(w, Session) and w.gap > 0:
-        # [t, t + gap) touches [t + gap, ...): adjacent sessions merge; t + gap + 1 does not.
-        return [t, t + w.gap - 1, t + w.gap, t + w.gap + 1]
+        # [t, t + gap) touches [t + gap, ...) and [t - gap, t): adjacent sessions merge; one further
+        # away they do not.
+        return [t, t + w.gap - 1, t + w.gap, t + w.gap + 1, t - w.gap, t - w.gap - 1]
     return [t]
 
 
@@ -94,7 +96,7 @@ def window_ends(spec: Case, t: int) -> list[int]:
     """The `maxTimestamp` (`end - 1`) of the windows near `t`."""
     w = spec.window
     if isinstance(w, Session) and w.gap > 0:
-        return [t + w.gap - 1]
+        return [t + w.gap - 1, t - 1]
     edges = window_edges(spec, t)
     return edges[1::2] if len(edges) > 1 else edges
 
@@ -167,9 +169,11 @@ class _Player:
             self.record(key, later - back)
         elif kind == "edge record":
             key, which, back = args
-            # Session edges are relative to the key's own last record (merging is per key).
-            near = self.last_ts.get(key, self.clock) if isinstance(self.spec.window, Session) else self.clock
-            edges = window_edges(self.spec, near - back * self.unit)
+            if isinstance(self.spec.window, Session):
+                # Relative to the key's own last record: sessions merge per key.
+                edges = window_edges(self.spec, self.last_ts.get(key, self.clock))
+            else:
+                edges = window_edges(self.spec, self.clock - back * self.unit)
             self.record(key, edges[which % len(edges)])
         elif kind == "late burst":
             key, count, depth, around_lateness = args

@@ -182,7 +182,7 @@ def test_extreme_cases_include_the_no_timestamp_marker_and_times_near_long_max()
 
 
 def test_session_edges_merge_and_just_fail_to_merge():
-    assert window_edges(Case(window=Session(5)), 10) == [10, 14, 15, 16]
+    assert window_edges(Case(window=Session(5)), 10) == [10, 14, 15, 16, 5, 4]
 
 
 def test_situations_are_reported_and_the_rare_ones_occur():
