@@ -1,8 +1,9 @@
 """The reference as an `Implementation`: each case driven through a modelled `WindowOperator`.
 
 The driver plays the part of Flink's input: a watermark that does not increase is ignored (as the
-`StatusWatermarkValve` ignores it), processing time only moves forward, and a bounded input ends
-with `Watermark(Long.MAX_VALUE)`.
+`StatusWatermarkValve` ignores it), a `processing_time` event sets the clock as the test harness's
+`setProcessingTime` does (firing every timer due by then), and a bounded input ends with
+`Watermark(Long.MAX_VALUE)`.
 """
 
 from __future__ import annotations
@@ -75,8 +76,10 @@ def drive(case: Case, operator: WindowOperator, collector: Collector, tracer: Tr
                 continue
             last_watermark = event.timestamp
             operator.process_watermark(event.timestamp)
-        elif event.time > operator.timers.current_processing_time:
-            operator.advance_processing_time(event.time)
+        else:
+            # Like the test harness's `setProcessingTime`: the clock never goes back, and timers due by
+            # now fire, also those registered for a time already past (which Flink fires at once).
+            operator.advance_processing_time(max(event.time, operator.timers.current_processing_time))
     collector.at = len(case.events)
     if case.end_of_input and last_watermark < LONG_MAX:
         if tracer:

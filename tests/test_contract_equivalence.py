@@ -38,3 +38,16 @@ def test_difference_names_what_changed():
     other = Firing(1, "a", TimeWindow(0, 10), 9, (1, 3), 9)
     text = difference(Observation(firings=(A,)), Observation(firings=(other,)))
     assert "values" in text and "2" in text and "3" in text
+
+
+def test_two_stops_of_a_case_that_never_ends_compare_before_where_they_stopped():
+    from conformance.observation import NEVER_ENDS
+
+    stop = Error("runtime", NEVER_ENDS)
+    late_a = Firing(5, "a", TimeWindow(0, 10), 9, (1,), 9)
+    a = Observation(firings=(A, late_a, late_a), error=stop)
+    b = Observation(firings=(A, late_a), error=stop)
+    assert equivalent(a, b)
+    assert not equivalent(a, Observation(firings=(late_a,), error=stop))  # A, at 1, is missing
+    assert not equivalent(Observation(firings=(A, late_a), error=Error("runtime", "x")),
+                          Observation(firings=(A,), error=Error("runtime", "x")))
