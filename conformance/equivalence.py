@@ -60,10 +60,11 @@ def difference(expected: Observation, actual: Observation) -> str:
     from deepdiff import DeepDiff  # imported here: it pulls in pandas, a second of start-up
 
     cut = _never_ends_cut(expected, actual)
-    diff = DeepDiff(canonical(comparable(expected, cut)), canonical(comparable(actual, cut)), ignore_order=True, verbose_level=2,
-                    view="text")
+    # report_repetition: a firing emitted twice instead of once is a difference too
+    diff = DeepDiff(canonical(comparable(expected, cut)), canonical(comparable(actual, cut)), ignore_order=True,
+                    report_repetition=True, verbose_level=2, view="text")
     lines = []
     for change, items in diff.items():
         for where, what in items.items():
             lines.append(f"{change.replace('_', ' ')} at {where}: {what}")
-    return "\n".join(lines)
+    return "\n".join(lines) or "the observations differ"

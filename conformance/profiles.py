@@ -1,4 +1,5 @@
-"""Hypothesis profiles: `dev` (fast), `ci` (deterministic, the default under CI=true), `thorough`.
+"""Hypothesis profiles: `dev` (fast), `ci` (deterministic, the default under CI=true), `ci-slow` (`ci`
+with fewer examples, for implementations that run a job per call), `thorough`.
 
 Choose one with `--hypothesis-profile NAME` or the environment variable `HYPOTHESIS_PROFILE`.
 """
@@ -15,6 +16,9 @@ PROFILES = {
     "dev": settings(max_examples=30, **_COMMON),
     # derandomize: the same examples on every run, so CI is reproducible; database off for the same reason
     "ci": settings(max_examples=100, derandomize=True, database=None, print_blob=True, **_COMMON),
+    # ci for implementations that cost a Spark job or a Flink job per run call: the same derandomized
+    # examples, fewer of them, so CI stays within its time
+    "ci-slow": settings(max_examples=10, derandomize=True, database=None, print_blob=True, **_COMMON),
     "thorough": settings(max_examples=2000, **_COMMON),
 }
 

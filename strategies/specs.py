@@ -189,11 +189,16 @@ def triggers(draw, window: WindowSpec, features: frozenset[str],
     kinds = trigger_kinds(window, features)
     # The global window's default trigger never fires: give it an explicit one more often.
     defaults = [None] if isinstance(window, Global) else [None, None, None]
-    choice = draw(st.sampled_from(defaults + kinds + (["purging"] if kinds and "trigger.purging" in features
-                                                      else [])))
+    purging = ["purging"] if kinds and "trigger.purging" in features else []
+    if purging and "continuous_event_time" in kinds:
+        # A purging continuous trigger is what fires a window emptied by an earlier firing.
+        purging.append("purging_continuous")
+    choice = draw(st.sampled_from(defaults + kinds + purging))
     unit = time_unit(window)
     if choice is None:
         return None
+    if choice == "purging_continuous":
+        return PurgingTrigger(draw(simple_triggers("continuous_event_time", unit, intervals)))
     if choice == "purging":
         return PurgingTrigger(draw(simple_triggers(draw(st.sampled_from(kinds)), unit, intervals)))
     return draw(simple_triggers(choice, unit, intervals))

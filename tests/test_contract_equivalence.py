@@ -20,6 +20,7 @@ def test_a_firing_at_another_position_is_a_difference():
 
 def test_multiplicity_counts():
     assert not equivalent(Observation(firings=(A, A)), Observation(firings=(A,)))
+    assert "repetition" in difference(Observation(firings=(A,)), Observation(firings=(A, A)))
 
 
 def test_late_and_dropped_are_not_interchangeable():
