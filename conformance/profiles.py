@@ -1,5 +1,6 @@
 """Hypothesis profiles: `dev` (fast), `ci` (deterministic, the default under CI=true), `ci-slow` (`ci`
-with fewer examples, for implementations that run a job per call), `thorough`.
+with fewer examples, for implementations that run a job per call), `ci-mutation` (`ci` with more
+examples, for the mutation check), `thorough`.
 
 Choose one with `--hypothesis-profile NAME` or the environment variable `HYPOTHESIS_PROFILE`.
 """
@@ -19,6 +20,9 @@ PROFILES = {
     # ci for implementations that cost a Spark job or a Flink job per run call: the same derandomized
     # examples, fewer of them, so CI stays within its time
     "ci-slow": settings(max_examples=10, derandomize=True, database=None, print_blob=True, **_COMMON),
+    # ci for the mutation check: deterministic too, with more examples, so that which mutants die does
+    # not hang on a few lucky examples
+    "ci-mutation": settings(max_examples=400, derandomize=True, database=None, print_blob=True, **_COMMON),
     "thorough": settings(max_examples=2000, **_COMMON),
 }
 

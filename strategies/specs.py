@@ -209,7 +209,7 @@ def evictors(draw, window: WindowSpec, features: frozenset[str]) -> EvictorSpec 
     """`None` mostly; a count evictor (not on sessions: the format forbids it) or a time evictor."""
     if isinstance(window, Count):
         return None
-    kinds = [None, None, None]
+    kinds = [None, None]
     if "evictor.count" in features and not isinstance(window, Session):
         kinds.append("count")
     if "evictor.time" in features:
