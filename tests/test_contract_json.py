@@ -63,7 +63,8 @@ def test_a_file_may_hold_many_cases():
 
 def test_observation_round_trips_exactly():
     obs = Observation(
-        firings=(Firing(3, "a", TimeWindow(0, 10), 9, (3, 1), LONG_MIN), Firing(4, "b", GlobalWindow(), LONG_MAX, (), 7)),
+        firings=(Firing(3, "a", TimeWindow(0, 10), 9, (3, 1), LONG_MIN),
+                 Firing(4, "b", GlobalWindow(), LONG_MAX, (), 7)),
         late=(LateRecord(1, "a", 5, -3),), dropped=(LateRecord(2, "b", 6, 0),), error=Error("runtime", "boom"))
     doc = observation_to_json(obs)
     assert doc["firings"][0]["values"] == [1, 3]  # values are sorted
