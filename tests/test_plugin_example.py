@@ -27,6 +27,8 @@ def bugs(failure: dict) -> set[str]:
         found.add("fires one watermark late")
     if {(r["key"], r["value"]) for r in actual["dropped"]} - {(r["key"], r["value"]) for r in reference["dropped"]}:
         found.add("drops records whose window is not late")
+    if reference["error"] and actual["error"] and reference["error"]["message"] != actual["error"]["message"]:
+        found.add("rejects a specification in its own words")
     return found
 
 
