@@ -66,7 +66,8 @@ def _sliding(s: Sliding, t: int) -> list[TimeWindow]:
     while start > lower:
         windows.append(TimeWindow(start, add(start, s.size)))
         if len(windows) > _WINDOW_LIMIT:
-            raise AssignerFailure(f"more than {_WINDOW_LIMIT} windows for one element")
+            # the wrapped loop of Flink's assigner runs until the JVM's heap is full
+            raise AssignerFailure("Java heap space")
         start = sub(start, s.slide)
     return windows
 
