@@ -12,6 +12,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from reports.matrix import situation_shares
 from reports.observations import case_lines, observation_lines, replay_command
 from reports.timeline import timeline_svg
 
@@ -164,10 +165,7 @@ def _coverage(document: dict[str, Any]) -> str:
     for impl in document["implementations"]:
         rows = []
         for prop in impl["properties"]:
-            events = ", ".join(
-                f"{escape(label)} {100 * count / max(prop['examples'], 1):.0f}%"
-                for label, count in prop["statistics"]["events"].items()
-            )
+            events = escape(situation_shares(prop))
             rows.append(
                 f"<tr><td>{escape(prop['property'])}</td><td>{prop['outcome']}</td>"
                 f'<td class="num">{prop["examples"]}</td><td class="num">{prop["invalid_examples"]}</td>'

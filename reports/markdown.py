@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from reports.matrix import situation_shares
 from reports.observations import case_lines, observation_lines, replay_command
 from reports.timeline import timeline_path
 
@@ -143,10 +144,7 @@ def _coverage(document: dict[str, Any]) -> list[str]:
             "|---|---|--:|--:|--:|--:|---|",
         ]
         for prop in impl["properties"]:
-            events = ", ".join(
-                f"{label} {100 * count / max(prop['examples'], 1):.0f}%"
-                for label, count in prop["statistics"]["events"].items()
-            )
+            events = situation_shares(prop)
             lines.append(
                 f"| {prop['property']} | {prop['outcome']} | {prop['examples']} | "
                 f"{prop['invalid_examples']} | {prop['shrinks']} | {prop['duration']:.2f}s | "

@@ -26,6 +26,12 @@ def feature_cases(implementation: dict[str, Any]) -> Counter[str]:
     return counts
 
 
+def situation_shares(prop: dict[str, Any]) -> str:
+    """`label NN%` for each situation (`hypothesis.event`) of a property: the share of its examples."""
+    examples = max(prop["examples"], 1)
+    return ", ".join(f"{label} {100 * count / examples:.0f}%" for label, count in prop["statistics"]["events"].items())
+
+
 def failing_features(implementation: dict[str, Any]) -> Counter[str]:
     """How many minimal cases of violations need each feature."""
     counts: Counter[str] = Counter()
