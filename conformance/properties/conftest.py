@@ -1,26 +1,47 @@
-"""The property suite's pytest set-up: `--impl NAME`, the Hypothesis profiles, and the fixtures."""
+"""The property suite's pytest set-up: `--impl NAME`, `--prefetch`, the Hypothesis profiles, the
+fixtures, and the two passes of a prefetched property test."""
 
 from __future__ import annotations
+
+from collections import Counter
 
 import pytest
 
 from conformance.evidence import FeatureTally
 from conformance.implementation import load_implementation
 from conformance.profiles import register_profiles
-from conformance.properties.harness import Suite
+from conformance.properties.harness import Suite, quiet_observability
 
 register_profiles()
+
+#: A test marked so sends its batches to the implementation as they are, never from the prefetch
+#: cache: what it checks is how the implementation treats one `run` call's batch.
+REAL_BATCHES = "real_batches"
+
+#: The prefetch figures of the session's tests, summed (from their reports, so across xdist too).
+_prefetch_totals: Counter[str] = Counter()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--impl", default="reference",
                      help="the implementation under test: a registered name or package.module:factory "
                           "(default: reference)")
+    parser.addoption("--prefetch", choices=("auto", "on", "off"), default="auto",
+                     help="batch each property test's examples into a few run calls ahead of the test: "
+                          "'auto' (default) when the implementation declares costly_calls = True")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", f"{REAL_BATCHES}: never answer this test's run calls from the "
+                                       "prefetch cache")
 
 
 @pytest.fixture(scope="session")
 def suite(request: pytest.FixtureRequest) -> Suite:
-    return Suite(load_implementation(request.config.getoption("--impl")), load_implementation("reference"))
+    impl = load_implementation(request.config.getoption("--impl"))
+    choice = request.config.getoption("--prefetch")
+    prefetching = choice == "on" or (choice == "auto" and getattr(impl, "costly_calls", False) is True)
+    return Suite(impl, load_implementation("reference"), prefetching=prefetching)
 
 
 @pytest.fixture
@@ -29,3 +50,41 @@ def tally(request: pytest.FixtureRequest):
     counts = FeatureTally()
     yield counts
     request.node.user_properties.append(("features", dict(counts)))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function):
+    """A prefetched test runs twice. With `derandomize` and no database, Hypothesis generates the
+    same examples both times as long as the implementation agrees with the reference, so the
+    second, real pass finds its cases fetched (the hit and miss counts show it)."""
+    suite = pyfuncitem.funcargs.get("suite")
+    if not isinstance(suite, Suite) or not suite.prefetching or pyfuncitem.get_closest_marker(REAL_BATCHES):
+        return (yield)
+    arguments = {name: pyfuncitem.funcargs[name] for name in pyfuncitem._fixtureinfo.argnames}
+    with suite.recording(), quiet_observability():
+        try:
+            pyfuncitem.obj(**arguments)
+        except Exception:
+            pass  # the reference's own failures show in the real pass (and in the reference's suite)
+    suite.stats.reset()
+    suite.fetch()
+    try:
+        with suite.answering_from_cache():
+            return (yield)
+    finally:
+        pyfuncitem.user_properties.append(("prefetch", suite.stats.as_dict()))
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.when == "call":
+        for name, value in report.user_properties:
+            if name == "prefetch":
+                _prefetch_totals.update(value)
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    if _prefetch_totals:
+        t = _prefetch_totals
+        terminalreporter.write_line(
+            f"prefetch: {t['fetched']} cases fetched in {t['fetch_calls']} run calls; in the tests "
+            f"{t['hits']} cases answered from the cache, {t['misses']} missed ({t['calls']} real calls)")

@@ -3,11 +3,19 @@
 Every example is a batch: one `run` call for many cases. A rule is checked case by case, and the
 first case that breaks it is reported alone (`PropertyViolation`), so Hypothesis, shrinking the
 batch, ends with a batch of one minimal case.
+
+An implementation that costs a job per call (Spark, Flink) is prefetched: its answers for all the
+examples of a test are fetched in a few large calls (`Suite.fetch`), and the examples' own calls
+are answered from them. Correctness does not depend on it: the cache holds only the implementation's
+own observations of exactly those cases, and a case it lacks costs a real call.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
 
 from hypothesis import HealthCheck, note, settings
 
@@ -17,6 +25,10 @@ from conformance.evidence import FeatureTally, PropertyViolation
 from conformance.features import required_features
 from conformance.implementation import Implementation
 from conformance.observation import Observation
+
+#: Cases per `run` call when prefetching: large enough that a job's fixed cost is shared by many
+#: examples, small enough that one call stays a modest job.
+PREFETCH_CHUNK = 1000
 
 #: A rule's check of one case: `None` when it holds, else what is wrong, in one sentence.
 Check = Callable[[Case, Observation], str | None]
@@ -35,11 +47,59 @@ def property_settings(share: float = 1.0) -> settings:
     )
 
 
-class Suite:
-    """The implementation under test and the reference, as the properties use them."""
+@dataclass
+class CacheStats:
+    """What prefetching did in one property test: cases fetched ahead and in how many `run` calls;
+    cases answered from the cache (`hits`) and cases that cost a real call (`misses`, in `calls`)."""
 
-    def __init__(self, impl: Implementation, reference: Implementation) -> None:
+    fetched: int = 0
+    fetch_calls: int = 0
+    hits: int = 0
+    misses: int = 0
+    calls: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+    def reset(self) -> None:
+        self.fetched = self.fetch_calls = self.hits = self.misses = self.calls = 0
+
+
+@contextmanager
+def quiet_observability() -> Iterator[None]:
+    """Hide this thread's Hypothesis observability callbacks (the run's progress and statistics)
+    during the recording pass: its examples are repeated by the real pass, which alone counts."""
+    from hypothesis.internal import observability
+
+    callbacks = getattr(observability, "_callbacks", None)
+    thread = threading.get_ident()
+    hidden = callbacks.pop(thread, None) if isinstance(callbacks, dict) else None
+    try:
+        yield
+    finally:
+        if hidden is not None:
+            callbacks[thread] = hidden
+
+
+class Suite:
+    """The implementation under test and the reference, as the properties use them.
+
+    `run` is the only place that calls the implementation. For an implementation whose every call
+    costs a job (`prefetching`), a property test runs in two passes (`conftest.pytest_pyfunc_call`):
+    `recording()` answers with the reference and notes every case sent, `fetch()` runs all of them
+    through the implementation in a few large calls, and `answering_from_cache()` runs the test for
+    real, answering `run` from those observations; a case not fetched (Hypothesis explores and
+    shrinks differently once the implementation disagrees) costs a real call.
+    """
+
+    def __init__(self, impl: Implementation, reference: Implementation, prefetching: bool = False,
+                 chunk: int = PREFETCH_CHUNK) -> None:
         self.impl, self.reference = impl, reference
+        self.prefetching, self.chunk = prefetching, chunk
+        self._mode = "direct"
+        self._recorded: dict[Case, None] = {}  # an ordered set
+        self._cache: dict[Case, Observation] = {}
+        self.stats = CacheStats()
 
     @property
     def features(self) -> frozenset[str]:
@@ -54,7 +114,21 @@ class Suite:
         cases = list(cases)
         unfit = [c for c in cases if not self.fits(c)]
         assert not unfit, f"the suite built a case the implementation does not support: {unfit[0]}"
+        if self._mode == "recording":
+            self._recorded.update(dict.fromkeys(cases))
+            return self.expected(cases)
         tally.add(cases)
+        if self._mode == "direct":
+            return self._call(cases)
+        self.stats.hits += sum(c in self._cache for c in cases)
+        missing = list(dict.fromkeys(c for c in cases if c not in self._cache))
+        if missing:
+            self.stats.misses += len(missing)
+            self.stats.calls += 1
+            self._cache.update(zip(missing, self._call(missing), strict=True))
+        return [self._cache[c] for c in cases]
+
+    def _call(self, cases: list[Case]) -> list[Observation]:
         try:
             observations = self.impl.run(cases)
         except Exception as e:
@@ -67,6 +141,54 @@ class Suite:
 
     def expected(self, cases: Sequence[Case]) -> list[Observation]:
         return self.reference.run(list(cases))
+
+    # --- prefetching: batching across a test's examples ------------------------------------------
+
+    @contextmanager
+    def recording(self) -> Iterator[None]:
+        """The first pass: the reference answers for the implementation; every case sent is noted."""
+        self._recorded.clear()
+        self._mode = "recording"
+        try:
+            yield
+        finally:
+            self._mode = "direct"
+
+    def fetch(self) -> None:
+        """Run the recorded cases through the implementation, `chunk` cases per `run` call.
+
+        A chunk whose call fails is split in halves until the failing cases stand alone; those stay
+        unfetched, so the property meets the failure in the example's own `run` call.
+        """
+        todo = [c for c in self._recorded if c not in self._cache]
+        self.stats.fetched += len(todo)
+        for start in range(0, len(todo), self.chunk):
+            self._fetch(todo[start:start + self.chunk])
+        self._recorded.clear()
+
+    def _fetch(self, cases: list[Case]) -> None:
+        self.stats.fetch_calls += 1
+        try:
+            observations = self.impl.run(cases)
+            if len(observations) != len(cases):
+                raise ValueError("wrong number of observations")
+        except Exception:
+            if len(cases) > 1:
+                half = len(cases) // 2
+                self._fetch(cases[:half])
+                self._fetch(cases[half:])
+            return
+        self._cache.update(zip(cases, observations, strict=True))
+
+    @contextmanager
+    def answering_from_cache(self) -> Iterator[None]:
+        """The second pass: `run` answers from the fetched observations; the cache ends with it."""
+        self._mode = "cached"
+        try:
+            yield
+        finally:
+            self._mode = "direct"
+            self._cache.clear()
 
 
 def violation(rule: str, case: Case, actual: Observation | None, detail: str,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -57,6 +58,8 @@ def test_keys_do_not_interact(data, suite, tally):
                             f"key {key!r} (left: in the case, right: alone):\n{detail}")
 
 
+# Real batches: answered from one large prefetch call, every batch would agree with itself.
+@pytest.mark.real_batches
 @property_settings(share=0.5)
 @given(data=st.data())
 def test_same_observation_alone_and_in_a_batch(data, suite, tally):
@@ -81,6 +84,7 @@ def test_same_observation_alone_and_in_a_batch(data, suite, tally):
                         in_batch[index], f"alone (left) and in a batch (right):\n{detail}", expected=alone)
 
 
+@pytest.mark.real_batches
 @property_settings(share=0.5)
 @given(data=st.data())
 def test_same_observation_when_run_twice(data, suite, tally):
