@@ -11,35 +11,46 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from conformance.observation import NEVER_ENDS
 from reference.errors import JobFailure
 from reference.javalong import LONG_MIN
 
 
-@dataclass(frozen=True, slots=True)
-class InternalTimer:
+class InternalTimer(NamedTuple):
+    """`TimerHeapInternalTimer`: a timestamp for one key and window (Flink's namespace).
+
+    A tuple: it is its own deduplication key, so registering a timer that exists costs one lookup.
+    """
+
     timestamp: int
     key: str
     window: Hashable
 
 
 class TimerQueue:
-    """A priority queue of timers with deduplication and deletion (`HeapPriorityQueueSet`)."""
+    """A priority queue of timers with deduplication and deletion (`HeapPriorityQueueSet`).
+
+    As in Flink, a map from each timer to its place deduplicates, and a binary heap orders timers by
+    timestamp: adding, deleting and polling are O(log n). Deletion is lazy: a deleted timer stays in
+    the heap until it reaches the top, where its registration number no longer matches the map's
+    (a timer deleted and added again has a new number, so it fires once).
+    """
 
     def __init__(self) -> None:
-        self._heap: list[tuple[int, int, str, Hashable]] = []
-        self._live: dict[tuple[int, str, Hashable], int] = {}
-        self._seq = 0
+        self._heap: list[tuple[int, int, InternalTimer]] = []  # (timestamp, registration, timer)
+        self._live: dict[tuple[int, str, Hashable], int] = {}  # timer -> its registration number
+        self._registrations = 0
 
     def add(self, timestamp: int, key: str, window: Hashable) -> bool:
-        ident = (timestamp, key, window)
-        if ident in self._live:
+        """Register a timer; False (and nothing changes) when it is registered already."""
+        if (timestamp, key, window) in self._live:  # a plain tuple equals (and hashes as) the timer
             return False
-        self._seq += 1
-        self._live[ident] = self._seq
-        heapq.heappush(self._heap, (timestamp, self._seq, key, window))
+        self._registrations += 1
+        timer = InternalTimer(timestamp, key, window)
+        self._live[timer] = self._registrations
+        heapq.heappush(self._heap, (timestamp, self._registrations, timer))
         return True
 
     def remove(self, timestamp: int, key: str, window: Hashable) -> None:
@@ -49,10 +60,10 @@ class TimerQueue:
         """The earliest live timer with `timestamp <= time`, removed from the queue; else None."""
         heap, live = self._heap, self._live
         while heap and heap[0][0] <= time:
-            timestamp, seq, key, window = heapq.heappop(heap)
-            if live.get((timestamp, key, window)) == seq:
-                del live[(timestamp, key, window)]
-                return InternalTimer(timestamp, key, window)
+            _, registration, timer = heapq.heappop(heap)
+            if live.get(timer) == registration:
+                del live[timer]
+                return timer
         return None
 
     def __len__(self) -> int:
