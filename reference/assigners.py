@@ -56,11 +56,20 @@ class TumblingWindows(WindowAssigner):
         if labs(offset) >= size:
             raise InvalidSpec(f"{name} parameters must satisfy abs(offset) < size")
         self.size, self.offset, self.window_start = size, offset, window_start
+        # `getWindowStartWithOffset(timestamp, offset % size, size)`: the same `offset % size` for
+        # every element, so it is computed once.
+        self.start_offset = lrem(offset, size)
+        self.last_start: int | None = None
+        self.last_windows: list[Window] = []
 
     def assign_windows(self, timestamp: int, current_processing_time: int) -> list[Window]:
         time = _element_time(self, timestamp, current_processing_time)
-        start = self.window_start(time, lrem(self.offset, self.size), self.size)
-        return [TimeWindow(start, ladd(start, self.size))]
+        start = self.window_start(time, self.start_offset, self.size)
+        # Consecutive elements mostly fall in one window: the window is only built anew (an
+        # expensive object in Python) when its start changes.
+        if start != self.last_start:
+            self.last_start, self.last_windows = start, [TimeWindow(start, ladd(start, self.size))]
+        return self.last_windows
 
 
 class SlidingWindows(WindowAssigner):
@@ -79,6 +88,7 @@ class SlidingWindows(WindowAssigner):
         if event_time and ldiv(size, slide) > MAX_WINDOW_NUM:
             raise InvalidSpec(f"{name} parameters must satisfy size / slide <= {MAX_WINDOW_NUM}")
         self.size, self.slide, self.offset, self.window_start = size, slide, offset, window_start
+        self.recent_windows: dict[int, TimeWindow] = {}  # start -> window
 
     def assign_windows(self, timestamp: int, current_processing_time: int) -> list[Window]:
         time = _element_time(self, timestamp, current_processing_time)
@@ -89,8 +99,16 @@ class SlidingWindows(WindowAssigner):
         start = self.window_start(time, self.offset, self.slide)
         lower = lsub(time, self.size)
         wrapped = False
+        # Each window is assigned to the next `size / slide` slides' elements too: one built for an
+        # element is kept for them (an object is expensive in Python; the cache is kept small).
+        recent_windows = self.recent_windows
+        if len(recent_windows) > RECENT_WINDOWS_LIMIT:
+            recent_windows.clear()
         while start > lower:
-            windows.append(TimeWindow(start, ladd(start, self.size)))
+            window = recent_windows.get(start)
+            if window is None:
+                window = recent_windows[start] = TimeWindow(start, ladd(start, self.size))
+            windows.append(window)
             next_start = lsub(start, self.slide)
             wrapped = wrapped or next_start >= start
             if wrapped and len(windows) > WRAPPED_WINDOWS_LIMIT:
@@ -98,6 +116,9 @@ class SlidingWindows(WindowAssigner):
             start = next_start
         return windows
 
+
+#: How many recently assigned windows a sliding assigner keeps for later elements.
+RECENT_WINDOWS_LIMIT = 1000
 
 #: Near the ends of the `long` range `start -= slide` can wrap around; Java's loop then goes on
 #: from the top of the range and may end after a few more windows, or never (the heap fills up).
