@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import NamedTuple
 
 from reference.javalong import LONG_MAX, LONG_MIN, ladd, lrem, lsub
@@ -80,6 +81,9 @@ def get_window_start_with_offset_flink_1_12(timestamp: int, offset: int, window_
     return lsub(timestamp, lrem(ladd(lsub(timestamp, offset), window_size), window_size))
 
 
+_start = attrgetter("start")
+
+
 def merge_windows(windows: Iterable[TimeWindow]) -> list[tuple[TimeWindow, set[TimeWindow]]]:
     """`TimeWindow.mergeWindows`: sort by start, merge runs of intersecting windows.
 
@@ -88,7 +92,7 @@ def merge_windows(windows: Iterable[TimeWindow]) -> list[tuple[TimeWindow, set[T
     merged: list[tuple[TimeWindow, set[TimeWindow]]] = []
     current: TimeWindow | None = None
     members: set[TimeWindow] = set()
-    for candidate in sorted(windows, key=lambda w: w.start):
+    for candidate in sorted(windows, key=_start):
         if current is not None and current.intersects(candidate):
             current = current.cover(candidate)
             members.add(candidate)
