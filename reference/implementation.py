@@ -48,9 +48,14 @@ class Collector:
         self.dropped.append((self.at, key, value, timestamp))
 
     def observation(self, error: Error | None = None) -> Observation:
-        firings = tuple(Firing(at, key, _fired_window(window), window.max_timestamp(), tuple(values), wm)
-                        for at, key, window, values, wm in self.firings)
-        return Observation(firings, tuple(LateRecord(*r) for r in self.late),
+        windows: dict[model_windows.Window, tuple[TimeWindow | GlobalWindow, int]] = {}
+        firings = []
+        for at, key, window, values, wm in self.firings:
+            fired = windows.get(window)
+            if fired is None:  # one window fires for many keys: converted once
+                fired = windows[window] = (_fired_window(window), window.max_timestamp())
+            firings.append(Firing(at, key, fired[0], fired[1], tuple(values), wm))
+        return Observation(tuple(firings), tuple(LateRecord(*r) for r in self.late),
                            tuple(LateRecord(*r) for r in self.dropped), error)
 
 
