@@ -1,8 +1,8 @@
 """The window operator: the one place that sequences assigner, trigger, evictor, state and timers.
 
 Models `WindowOperator` and `EvictingWindowOperator` (`org.apache.flink.streaming.runtime.operators.
-windowing`) for one parallel instance. Window contents are lists of `(value, timestamp)` in arrival
-order, keyed by `(key, state window)`; trigger state is keyed by `(key, window, name)`.
+windowing`) for one parallel instance. Window contents are lists in arrival order, keyed by
+`(key, state window)`; trigger state is keyed by `(key, window, name)`.
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from typing import Protocol
 
 from reference.assigners import WindowAssigner
 from reference.errors import JobFailure
-from reference.evictors import Contents, Evictor
+from reference.evictors import Evictor
 from reference.javalong import LONG_MAX, ladd
 from reference.merging import MergingWindowSet
 from reference.timers import InternalTimer, InternalTimerService
-from reference.triggers import Trigger
+from reference.triggers import Trigger, TriggerResult
 from reference.windows import TimeWindow, Window
 
 
@@ -36,39 +36,40 @@ class Tracer(Protocol):
 
 class Context:
     """`WindowOperator.Context`: the trigger's view of one key and window (and, in `on_merge`, of
-    the windows being merged into it). As in Flink, the operator keeps one context and points it at
-    the key and window of each call (`bind`)."""
+    the windows being merged into it). As in Flink, the operator keeps one context and sets its
+    `key` and `window` before each call (`triggerContext.key = key; triggerContext.window = w`)."""
 
-    __slots__ = ("op", "key", "window", "merged_windows")
+    __slots__ = ("op", "timers", "event_time_timers", "processing_time_timers", "key", "window",
+                 "merged_windows")
 
     def __init__(self, op: WindowOperator) -> None:
-        self.op = op
-        self.bind("", None)
-
-    def bind(self, key: str, window: Window, merged_windows: list[TimeWindow] = ()) -> Context:
-        self.key, self.window, self.merged_windows = key, window, merged_windows
-        return self
+        self.op, self.timers = op, op.timers
+        self.event_time_timers = op.timers.event_time_timers
+        self.processing_time_timers = op.timers.processing_time_timers
+        self.key: str = ""
+        self.window: Window | None = None
+        self.merged_windows: list[TimeWindow] = []
 
     def current_watermark(self) -> int:
-        return self.op.timers.current_watermark
+        return self.timers.current_watermark
 
     def current_processing_time(self) -> int:
-        return self.op.timers.current_processing_time
+        return self.timers.current_processing_time
 
     def register_event_time_timer(self, time: int) -> None:
-        if self.op.timers.event_time_timers.add(time, self.key, self.window) and self.op.trace:
+        if self.event_time_timers.add(time, self.key, self.window) and self.op.trace:
             self.op.trace("timer registered", key=self.key, window=self.window, time=time, domain="event")
 
     def delete_event_time_timer(self, time: int) -> None:
-        self.op.timers.event_time_timers.remove(time, self.key, self.window)
+        self.event_time_timers.remove(time, self.key, self.window)
 
     def register_processing_time_timer(self, time: int) -> None:
-        if self.op.timers.processing_time_timers.add(time, self.key, self.window) and self.op.trace:
+        if self.processing_time_timers.add(time, self.key, self.window) and self.op.trace:
             self.op.trace("timer registered", key=self.key, window=self.window, time=time,
                           domain="processing")
 
     def delete_processing_time_timer(self, time: int) -> None:
-        self.op.timers.processing_time_timers.remove(time, self.key, self.window)
+        self.processing_time_timers.remove(time, self.key, self.window)
 
     def get_state(self, name: str) -> int | None:
         return self.op.trigger_state.get((self.key, self.window, name))
@@ -93,17 +94,31 @@ class Context:
 
 
 class WindowOperator:
-    """`WindowOperator`: assigns each element to windows, asks the trigger, fires and cleans up."""
+    """`WindowOperator`: assigns each element to windows, asks the trigger, fires and cleans up.
+
+    A window's contents are the values of its elements (Flink's `windowState` holds
+    `element.getValue()`); `EvictingWindowOperator` keeps their timestamps too.
+    """
+
+    #: Whether the window state keeps `(value, timestamp)` rather than the value alone.
+    keeps_timestamps = False
 
     def __init__(self, assigner: WindowAssigner, trigger: Trigger, allowed_lateness: int,
                  late_data_output: bool, output: WindowOutput, tracer: Tracer | None = None) -> None:
         self.assigner, self.trigger, self.allowed_lateness = assigner, trigger, allowed_lateness
+        self.is_event_time = assigner.is_event_time  # `windowAssigner.isEventTime()`, asked all the time
         self.late_data_output = late_data_output  # sideOutputLateData was set
         self.output = output
         self.trace: Tracer | None = tracer
         self.timers = InternalTimerService()
         self.trigger_context = Context(self)
-        self.window_state: dict[tuple[str, Window], Contents] = {}
+        # registerCleanupTimer / deleteCleanupTimer: in the assigner's notion of time
+        ctx = self.trigger_context
+        self.register_cleanup_timer = (ctx.register_event_time_timer if self.is_event_time
+                                       else ctx.register_processing_time_timer)
+        self.delete_cleanup_timer = (ctx.delete_event_time_timer if self.is_event_time
+                                     else ctx.delete_processing_time_timer)
+        self.window_state: dict[tuple[str, Window], list] = {}
         self.trigger_state: dict[tuple[str, Window, str], int] = {}
         self.merging_window_sets: dict[str, MergingWindowSet] = {}
 
@@ -113,73 +128,50 @@ class WindowOperator:
         """`WindowOperator.cleanupTime`: event time: `maxTimestamp + allowedLateness`, saturating at
         `Long.MAX_VALUE` on overflow; processing time: `maxTimestamp`."""
         max_timestamp = window.max_timestamp()
-        if not self.assigner.is_event_time:
+        if not self.is_event_time:
             return max_timestamp
         # Java: `cleanupTime >= maxTimestamp ? cleanupTime : Long.MAX_VALUE`. The lateness is never
         # negative, so the sum can only overflow upwards: saturating is the same thing.
-        return min(max_timestamp + self.allowed_lateness, LONG_MAX)
+        cleanup_time = max_timestamp + self.allowed_lateness
+        return cleanup_time if cleanup_time <= LONG_MAX else LONG_MAX
 
-    def is_window_late(self, window: Window) -> bool:
+    def is_window_late(self, cleanup_time: int) -> bool:
         """`WindowOperator.isWindowLate`: an event-time window whose cleanup time the watermark
-        has reached."""
-        return self.assigner.is_event_time and self.cleanup_time(window) <= self.timers.current_watermark
+        has reached. Takes the window's `cleanup_time`, which the caller needs again for the
+        cleanup timer."""
+        return self.is_event_time and cleanup_time <= self.timers.current_watermark
 
     def is_element_late(self, timestamp: int) -> bool:
         """`WindowOperator.isElementLate`: `timestamp + allowedLateness <= watermark`, a Java `long`
         sum that wraps (with a huge lateness a positive timestamp can become "late")."""
-        return (self.assigner.is_event_time
-                and ladd(timestamp, self.allowed_lateness) <= self.timers.current_watermark)
+        return self.is_event_time and ladd(timestamp, self.allowed_lateness) <= self.timers.current_watermark
 
-    def is_cleanup_time(self, window: Window, time: int) -> bool:
-        return time == self.cleanup_time(window)
-
-    def register_cleanup_timer(self, key: str, window: Window) -> None:
-        """No timer for a window that is cleaned up only at the end of time."""
-        cleanup = self.cleanup_time(window)
-        if cleanup == LONG_MAX:
-            return
-        ctx = self.trigger_context.bind(key, window)
-        if self.assigner.is_event_time:
-            ctx.register_event_time_timer(cleanup)
-        else:
-            ctx.register_processing_time_timer(cleanup)
-
-    def delete_cleanup_timer(self, key: str, window: Window) -> None:
-        cleanup = self.cleanup_time(window)
-        if cleanup == LONG_MAX:
-            return
-        ctx = self.trigger_context.bind(key, window)
-        if self.assigner.is_event_time:
-            ctx.delete_event_time_timer(cleanup)
-        else:
-            ctx.delete_processing_time_timer(cleanup)
+    # `register_cleanup_timer(cleanup_time)` and `delete_cleanup_timer(cleanup_time)` (set in
+    # `__init__`): the timer of the context's key and window, at its cleanup time. A window cleaned
+    # up only at the end of time (`Long.MAX_VALUE`) has no cleanup timer: callers check.
 
     # --- elements ----------------------------------------------------------------------------
 
     def process_element(self, key: str, value: int, timestamp: int) -> None:
-        """`WindowOperator.processElement`."""
+        """`WindowOperator.processElement`: the element goes to each of its windows that is not
+        late; when all of them were late, a late element goes to the side output (or is dropped)."""
         windows = self.assigner.assign_windows(timestamp, self.timers.current_processing_time)
         if self.trace:
             self.trace("assigned", key=key, value=value, ts=timestamp, windows=windows)
-        is_skipped_element = True
-        merging = self.merging_window_set(key) if self.assigner.is_merging else None
-        for window in windows:
-            if merging is not None:
-                window = merging.add_window(
-                    window, lambda result, merged, state_result, merged_states:
-                    self.merge(key, result, merged, state_result, merged_states))
-            if self.is_window_late(window):
-                if self.trace:
-                    self.trace("window late", key=key, window=window)
-                if merging is not None:
-                    merging.retire_window(window)
-                continue
-            is_skipped_element = False
-            state_window = merging.get_state_window(window) if merging is not None else window
-            self.window_state.setdefault((key, state_window), []).append((value, timestamp))
-            result = self.trigger.on_element(timestamp, window, self.trigger_context.bind(key, window))
-            self.act_on(result, key, window, state_window)
-            self.register_cleanup_timer(key, window)
+        element = (value, timestamp) if self.keeps_timestamps else value
+        self.trigger_context.key = key
+        if self.assigner.is_merging:
+            is_skipped_element = self.add_to_merging_windows(key, element, timestamp, windows)
+        else:
+            is_skipped_element = True
+            for window in windows:
+                cleanup_time = self.cleanup_time(window)
+                if self.is_window_late(cleanup_time):
+                    if self.trace:
+                        self.trace("window late", key=key, window=window)
+                    continue
+                is_skipped_element = False
+                self.add_to_window(key, element, timestamp, window, window, cleanup_time)
         if is_skipped_element and self.is_element_late(timestamp):
             if self.trace:
                 self.trace("side output" if self.late_data_output else "dropped", key=key, value=value,
@@ -188,6 +180,43 @@ class WindowOperator:
                 self.output.side_output(key, value, timestamp)
             else:
                 self.output.drop(key, value, timestamp)
+
+    def add_to_merging_windows(self, key: str, element, timestamp: int, windows: list[Window]) -> bool:
+        """The merging branch of `processElement`: each window is first added to the key's
+        `MergingWindowSet`; the window it merges into decides lateness. True if every one was late."""
+        is_skipped_element = True
+        merging = self.merging_window_set(key)
+        for window in windows:
+            window = merging.add_window(
+                window, lambda result, merged, state_result, merged_states:
+                self.merge(key, result, merged, state_result, merged_states))
+            cleanup_time = self.cleanup_time(window)
+            if self.is_window_late(cleanup_time):
+                if self.trace:
+                    self.trace("window late", key=key, window=window)
+                merging.retire_window(window)
+                continue
+            is_skipped_element = False
+            self.add_to_window(key, element, timestamp, window, merging.get_state_window(window), cleanup_time)
+        return is_skipped_element
+
+    def add_to_window(self, key: str, element, timestamp: int, window: Window, state_window: Window,
+                      cleanup_time: int) -> None:
+        """Add the element to the window's state, ask the trigger, act on its answer and register
+        the window's cleanup timer."""
+        state_key = (key, state_window)
+        contents = self.window_state.get(state_key)
+        if contents is None:
+            self.window_state[state_key] = [element]
+        else:
+            contents.append(element)
+        ctx = self.trigger_context
+        ctx.window = window
+        result = self.trigger.on_element(timestamp, window, ctx)
+        if result is not TriggerResult.CONTINUE:
+            self.act_on(result, key, window, state_window)
+        if cleanup_time != LONG_MAX:
+            self.register_cleanup_timer(cleanup_time)
 
     def merging_window_set(self, key: str) -> MergingWindowSet:
         merging = self.merging_window_sets.get(key)
@@ -201,7 +230,7 @@ class WindowOperator:
         that is already late (checked with a wrapping `maxTimestamp + allowedLateness`); the trigger
         merges its state, the merged windows' triggers and cleanup timers are cleared, and their
         contents move into the result's state window."""
-        if self.assigner.is_event_time:
+        if self.is_event_time:
             if ladd(merge_result.max_timestamp(), self.allowed_lateness) <= self.timers.current_watermark:
                 raise JobFailure(
                     "The end timestamp of an event-time window cannot become earlier than the current "
@@ -214,10 +243,14 @@ class WindowOperator:
                 f"{self.timers.current_processing_time} window: {flink_repr(merge_result)}")
         if self.trace:
             self.trace("merged", key=key, windows=merged_windows, into=merge_result)
-        self.trigger.on_merge(merge_result, self.trigger_context.bind(key, merge_result, merged_windows))
+        ctx = self.trigger_context
+        ctx.key, ctx.window, ctx.merged_windows = key, merge_result, merged_windows
+        self.trigger.on_merge(merge_result, ctx)
         for window in merged_windows:
-            self.trigger.clear(window, self.trigger_context.bind(key, window))
-            self.delete_cleanup_timer(key, window)
+            ctx.window = window
+            self.trigger.clear(window, ctx)
+            if (cleanup_time := self.cleanup_time(window)) != LONG_MAX:
+                self.delete_cleanup_timer(cleanup_time)
         merged_contents = [e for w in merged_state_windows for e in self.window_state.pop((key, w), ())]
         if merged_contents:
             self.window_state.setdefault((key, state_window_result), []).extend(merged_contents)
@@ -239,25 +272,27 @@ class WindowOperator:
         self.on_timer(timer, "processing")
 
     def on_timer(self, timer: InternalTimer, domain: str) -> None:
-        key, window = timer.key, timer.window
+        timestamp, key, window = timer
         if self.trace:
-            self.trace("timer fired", key=key, window=window, time=timer.timestamp, domain=domain)
+            self.trace("timer fired", key=key, window=window, time=timestamp, domain=domain)
         merging = self.merging_window_sets.get(key) if self.assigner.is_merging else None
         state_window: Hashable | None = window
         if self.assigner.is_merging:
             state_window = merging.get_state_window(window) if merging is not None else None
             if state_window is None:
                 return  # a timer for a window that was merged away or cleaned up: nothing to do
-        ctx = self.trigger_context.bind(key, window)
+        ctx = self.trigger_context
+        ctx.key, ctx.window = key, window
         if domain == "event":
-            result = self.trigger.on_event_time(timer.timestamp, window, ctx)
+            result = self.trigger.on_event_time(timestamp, window, ctx)
         else:
-            result = self.trigger.on_processing_time(timer.timestamp, window, ctx)
-        self.act_on(result, key, window, state_window)
-        if self.assigner.is_event_time == (domain == "event") and self.is_cleanup_time(window, timer.timestamp):
+            result = self.trigger.on_processing_time(timestamp, window, ctx)
+        if result is not TriggerResult.CONTINUE:
+            self.act_on(result, key, window, state_window)
+        if self.is_event_time == (domain == "event") and timestamp == self.cleanup_time(window):
             self.clear_all_state(key, window, state_window, merging)
 
-    def act_on(self, result, key: str, window: Window, state_window: Hashable) -> None:
+    def act_on(self, result: TriggerResult, key: str, window: Window, state_window: Hashable) -> None:
         """FIRE emits the window's contents, if it has any; PURGE drops them."""
         if result.is_fire:
             contents = self.window_state.get((key, state_window))
@@ -268,9 +303,8 @@ class WindowOperator:
                 self.trace("purged", key=key, window=window)
             self.window_state.pop((key, state_window), None)
 
-    def emit_window_contents(self, key: str, window: Window, state_window: Hashable,
-                             contents: Contents) -> None:
-        values = [v for v, _ in contents]
+    def emit_window_contents(self, key: str, window: Window, state_window: Hashable, contents: list) -> None:
+        values = list(contents)  # a copy: the window may get more elements after a FIRE
         if self.trace:
             self.trace("fired", key=key, window=window, values=values)
         self.output.emit(key, window, values, self.timers.current_watermark)
@@ -281,7 +315,7 @@ class WindowOperator:
         if self.trace:
             self.trace("cleared", key=key, window=window)
         self.window_state.pop((key, state_window), None)
-        self.trigger.clear(window, self.trigger_context.bind(key, window))
+        self.trigger.clear(window, self.trigger_context)
         if merging is not None:
             merging.retire_window(window)
 
@@ -293,6 +327,8 @@ class EvictingWindowOperator(WindowOperator):
     remains after `evictAfter` is the window's new contents.
     """
 
+    keeps_timestamps = True  # the evictors need them: Flink keeps the `StreamRecord`s
+
     def __init__(self, assigner, trigger, evictor: Evictor, allowed_lateness, late_data_output, output,
                  tracer=None) -> None:
         super().__init__(assigner, trigger, allowed_lateness, late_data_output, output, tracer)
@@ -301,7 +337,7 @@ class EvictingWindowOperator(WindowOperator):
     def emit_window_contents(self, key, window, state_window, contents):
         elements = list(contents)
         self.evictor.evict_before(elements, len(elements))
-        super().emit_window_contents(key, window, state_window, elements)
+        super().emit_window_contents(key, window, state_window, [v for v, _ in elements])
         self.evictor.evict_after(elements, len(elements))
         if len(elements) < len(contents) and self.trace:
             self.trace("evicted", key=key, window=window, kept=[v for v, _ in elements])

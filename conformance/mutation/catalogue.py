@@ -52,8 +52,8 @@ CATALOGUE = [
             "")),
     # --- lateness and cleanup --------------------------------------------------------------
     mutant("window_late_strictly", "isWindowLate uses cleanupTime < watermark",
-           ("operator", "self.cleanup_time(window) <= self.timers.current_watermark",
-            "self.cleanup_time(window) < self.timers.current_watermark")),
+           ("operator", "cleanup_time <= self.timers.current_watermark",
+            "cleanup_time < self.timers.current_watermark")),
     mutant("element_late_strictly", "isElementLate uses ts + allowedLateness < watermark",
            ("operator", "ladd(timestamp, self.allowed_lateness) <= self.timers.current_watermark",
             "ladd(timestamp, self.allowed_lateness) < self.timers.current_watermark")),
@@ -62,18 +62,18 @@ CATALOGUE = [
            ("operator", "if is_skipped_element and self.is_element_late(timestamp):",
             "if self.is_element_late(timestamp):")),
     mutant("cleanup_ignores_lateness", "cleanup at maxTimestamp, ignoring the allowed lateness",
-           ("operator", "return min(max_timestamp + self.allowed_lateness, LONG_MAX)",
-            "return max_timestamp")),
+           ("operator", "cleanup_time = max_timestamp + self.allowed_lateness",
+            "cleanup_time = max_timestamp")),
     mutant("cleanup_without_overflow_guard", "cleanupTime wraps around instead of saturating",
-           ("operator", "return min(max_timestamp + self.allowed_lateness, LONG_MAX)",
+           ("operator", "return cleanup_time if cleanup_time <= LONG_MAX else LONG_MAX",
             "return ladd(max_timestamp, self.allowed_lateness)")),
     mutant("merge_does_not_rescue_late_element",
            "a session element is skipped when its own window is late, before merging",
-           ("operator", "        for window in windows:\n            if merging is not None:\n",
+           ("operator", "        for window in windows:\n            window = merging.add_window(\n",
             "        for window in windows:\n"
-            "            if merging is not None and self.is_window_late(window):\n"
+            "            if self.is_window_late(self.cleanup_time(window)):\n"
             "                continue\n"
-            "            if merging is not None:\n")),
+            "            window = merging.add_window(\n")),
     mutant("merge_loses_contents", "merging session windows drops the merged windows' contents",
            ("operator", "        if merged_contents:\n",
             "        if False:\n")),
