@@ -102,11 +102,11 @@ class SlidingWindows(WindowAssigner):
         # Each window is assigned to the next `size / slide` slides' elements too: one built for an
         # element is kept for them (an object is expensive in Python; the cache is kept small).
         recent_windows = self.recent_windows
-        if len(recent_windows) > RECENT_WINDOWS_LIMIT:
-            recent_windows.clear()
         while start > lower:
             window = recent_windows.get(start)
             if window is None:
+                if len(recent_windows) >= RECENT_WINDOWS_LIMIT:
+                    recent_windows.clear()
                 window = recent_windows[start] = TimeWindow(start, ladd(start, self.size))
             windows.append(window)
             next_start = lsub(start, self.slide)

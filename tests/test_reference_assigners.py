@@ -9,6 +9,7 @@ import pytest
 
 from reference.assigners import (
     NO_TIMESTAMP_MESSAGE,
+    RECENT_WINDOWS_LIMIT,
     GlobalWindows,
     SessionWindows,
     SlidingWindows,
@@ -222,6 +223,38 @@ def test_sliding_loop_that_never_ends_is_a_heap_failure():
     assert len(_java_sliding(size, 2**62, 1, ts)) == 10  # Java does not stop
     with pytest.raises(JobFailure, match="Java heap space"):
         SlidingWindows(size, 2**62, 1, True).assign_windows(ts, CTX)
+
+
+# --- windows reused across elements -----------------------------------------------------------
+
+
+def _timestamps_back_and_forth(step, count):
+    """Timestamps that move forward, jump back over many windows and forward again."""
+    forward = [i * step for i in range(count)]
+    return forward + forward[::-3] + [-t for t in forward] + forward[::7]
+
+
+@pytest.mark.parametrize("window_start", [None, get_window_start_with_offset_flink_1_12])
+def test_a_tumbling_assigner_that_reuses_its_last_window_assigns_as_a_fresh_one(window_start):
+    """The assigner builds a window only when the start changes; whatever the order of the
+    timestamps, it assigns what an assigner that never saw an element before assigns."""
+    args = (1000, 300, True) + ((window_start,) if window_start else ())
+    assigner = TumblingWindows(*args)
+    for ts in _timestamps_back_and_forth(337, 40):
+        assert assigner.assign_windows(ts, CTX) == TumblingWindows(*args).assign_windows(ts, CTX)
+
+
+@pytest.mark.parametrize("size, slide, offset", [(1000, 100, 0), (1000, 300, 50), (250, 1000, -10)])
+def test_a_sliding_assigner_that_keeps_recent_windows_assigns_as_a_fresh_one(size, slide, offset):
+    """Windows kept from earlier elements are the windows the loop would build; the store stays
+    bounded even when the elements cover far more windows than it holds."""
+    assigner = SlidingWindows(size, slide, offset, True)
+    timestamps = _timestamps_back_and_forth(slide // 3 + 1, 3 * RECENT_WINDOWS_LIMIT)
+    for ts in timestamps:
+        assert assigner.assign_windows(ts, CTX) == SlidingWindows(size, slide, offset, True).assign_windows(ts, CTX)
+        assert len(assigner.recent_windows) <= RECENT_WINDOWS_LIMIT
+    distinct_starts = {w.start for ts in timestamps for w in assigner.assign_windows(ts, CTX)}
+    assert len(distinct_starts) > RECENT_WINDOWS_LIMIT  # the store was emptied on the way
 
 
 # --- sessions and global --------------------------------------------------------------------
