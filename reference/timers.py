@@ -19,10 +19,7 @@ from reference.javalong import LONG_MIN
 
 
 class InternalTimer(NamedTuple):
-    """`TimerHeapInternalTimer`: a timestamp for one key and window (Flink's namespace).
-
-    A tuple: it is its own deduplication key, so registering a timer that exists costs one lookup.
-    """
+    """`TimerHeapInternalTimer`: a timestamp for one key and window (Flink's namespace)."""
 
     timestamp: int
     key: str
@@ -33,22 +30,25 @@ class TimerQueue:
     """A priority queue of timers with deduplication and deletion (`HeapPriorityQueueSet`).
 
     As in Flink, a map from each timer to its place deduplicates, and a binary heap orders timers by
-    timestamp: adding, deleting and polling are O(log n). Deletion is lazy: a deleted timer stays in
-    the heap until it reaches the top, where its registration number no longer matches the map's
-    (a timer deleted and added again has a new number, so it fires once).
+    timestamp: adding, deleting and polling are O(log n). Timers are plain `(timestamp, key, window)`
+    tuples inside the queue (cheap to build and hash; most registrations find the timer there
+    already, and many timers are deleted before they fire); a polled one becomes an `InternalTimer`.
+    Deletion is lazy: a deleted timer stays in the heap until it reaches the top, where its
+    registration number no longer matches the map's (a timer deleted and added again has a new
+    number, so it fires once).
     """
 
     def __init__(self) -> None:
-        self._heap: list[tuple[int, int, InternalTimer]] = []  # (timestamp, registration, timer)
+        self._heap: list[tuple[int, int, tuple]] = []  # (timestamp, registration, timer)
         self._live: dict[tuple[int, str, Hashable], int] = {}  # timer -> its registration number
         self._registrations = 0
 
     def add(self, timestamp: int, key: str, window: Hashable) -> bool:
         """Register a timer; False (and nothing changes) when it is registered already."""
-        if (timestamp, key, window) in self._live:  # a plain tuple equals (and hashes as) the timer
+        timer = (timestamp, key, window)
+        if timer in self._live:
             return False
         self._registrations += 1
-        timer = InternalTimer(timestamp, key, window)
         self._live[timer] = self._registrations
         heapq.heappush(self._heap, (timestamp, self._registrations, timer))
         return True
@@ -63,7 +63,7 @@ class TimerQueue:
             _, registration, timer = heapq.heappop(heap)
             if live.get(timer) == registration:
                 del live[timer]
-                return timer
+                return InternalTimer(*timer)
         return None
 
     def __len__(self) -> int:

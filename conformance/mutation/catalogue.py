@@ -81,14 +81,14 @@ CATALOGUE = [
     mutant("timers_fire_strictly_before_watermark", "timers fire when timestamp < watermark, not <=",
            ("timers", "while heap and heap[0][0] <= time:", "while heap and heap[0][0] < time:")),
     mutant("no_timer_deduplication", "a timer registered twice fires twice",
-           ("timers", "        if (timestamp, key, window) in self._live:", "        if False:"),
+           ("timers", "        if timer in self._live:\n            return False\n", ""),
            ("timers", "            if live.get(timer) == registration:\n"
                       "                del live[timer]\n"
-                      "                return timer\n",
+                      "                return InternalTimer(*timer)\n",
             "            if timer in live:\n"
             "                if live[timer] == registration:\n"
             "                    del live[timer]\n"
-            "                return timer\n")),
+            "                return InternalTimer(*timer)\n")),
     mutant("watermark_set_after_timers", "timers fire before the current watermark is advanced",
            ("timers", "        self.current_watermark = time\n"
                       "        _fire_due(self.event_time_timers, time, on_event_time)\n",
