@@ -19,6 +19,8 @@ from reference.timers import InternalTimer, InternalTimerService
 from reference.triggers import Trigger, TriggerResult
 from reference.windows import TimeWindow, Window
 
+CONTINUE = TriggerResult.CONTINUE  # a trigger's usual answer: nothing to do
+
 
 class WindowOutput(Protocol):
     """Where the operator's results go: the window function's output and the late records."""
@@ -213,7 +215,7 @@ class WindowOperator:
         ctx = self.trigger_context
         ctx.window = window
         result = self.trigger.on_element(timestamp, window, ctx)
-        if result is not TriggerResult.CONTINUE:
+        if result is not CONTINUE:
             self.act_on(result, key, window, state_window)
         if cleanup_time != LONG_MAX:
             self.register_cleanup_timer(cleanup_time)
@@ -287,7 +289,7 @@ class WindowOperator:
             result = self.trigger.on_event_time(timestamp, window, ctx)
         else:
             result = self.trigger.on_processing_time(timestamp, window, ctx)
-        if result is not TriggerResult.CONTINUE:
+        if result is not CONTINUE:
             self.act_on(result, key, window, state_window)
         if self.is_event_time == (domain == "event") and timestamp == self.cleanup_time(window):
             self.clear_all_state(key, window, state_window, merging)

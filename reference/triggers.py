@@ -92,8 +92,9 @@ class EventTimeTrigger(Trigger):
 
     def on_merge(self, window, ctx):
         # Only a window whose end the watermark has not passed needs a timer.
-        if window.max_timestamp() > ctx.current_watermark():
-            ctx.register_event_time_timer(window.max_timestamp())
+        max_timestamp = window.max_timestamp()
+        if max_timestamp > ctx.current_watermark():
+            ctx.register_event_time_timer(max_timestamp)
 
     def clear(self, window, ctx):
         ctx.delete_event_time_timer(window.max_timestamp())
@@ -112,8 +113,9 @@ class ProcessingTimeTrigger(Trigger):
         return TriggerResult.FIRE
 
     def on_merge(self, window, ctx):
-        if window.max_timestamp() > ctx.current_processing_time():
-            ctx.register_processing_time_timer(window.max_timestamp())
+        max_timestamp = window.max_timestamp()
+        if max_timestamp > ctx.current_processing_time():
+            ctx.register_processing_time_timer(max_timestamp)
 
     def clear(self, window, ctx):
         ctx.delete_processing_time_timer(window.max_timestamp())

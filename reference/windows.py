@@ -25,7 +25,8 @@ class TimeWindow(NamedTuple):
     def max_timestamp(self) -> int:
         """`TimeWindow.maxTimestamp()`: `end - 1`, the last timestamp that belongs to the window
         (in Java `long`: a window ending at `Long.MIN_VALUE` has `maxTimestamp` `Long.MAX_VALUE`)."""
-        return self.end - 1 if self.end != LONG_MIN else LONG_MAX
+        end = self.end
+        return end - 1 if end != LONG_MIN else LONG_MAX
 
     def intersects(self, other: TimeWindow) -> bool:
         """True when the windows overlap *or touch*: `[0, 5)` and `[5, 10)` intersect (and merge)."""

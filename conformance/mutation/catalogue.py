@@ -30,7 +30,7 @@ def mutant(name: str, bug: str, *patches: tuple[str, str, str]) -> Mutant:
 CATALOGUE = [
     # --- windows and assigners --------------------------------------------------------------
     mutant("max_timestamp_is_end", "TimeWindow.maxTimestamp() returns end instead of end - 1",
-           ("windows", "return self.end - 1 if self.end != LONG_MIN else LONG_MAX", "return self.end")),
+           ("windows", "return end - 1 if end != LONG_MIN else LONG_MAX", "return end")),
     mutant("flink_1_12_window_start", "the window start formula of Flink <= 1.12 (wrong below the offset)",
            ("windows", "    remainder = lrem(lsub(timestamp, offset), window_size)\n",
             "    return get_window_start_with_offset_flink_1_12(timestamp, offset, window_size)\n")),
