@@ -1,10 +1,16 @@
-"""The whole plan for a batch of cases: events in, one DataFrame of outputs, one action out."""
+"""The whole plan for a batch of cases: events in, one DataFrame of outputs, one action out.
+
+The plan is the same for every batch: one events DataFrame (from one Arrow table, with the window
+parameters of the relational cases on their rows, so no join brings them in), split by a column
+into the relational pipeline and the replay, whose outputs are unioned.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence, Set
 
 import pyarrow as pa
+import pyarrow.compute as pc
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
@@ -30,19 +36,25 @@ def relational_spec_table(specs: Mapping[int, OperatorSpec], ids: Set[int]) -> p
     return pa.Table.from_pylist(rows, schema=_RELATIONAL_SPEC)
 
 
+def batch_table(cases: Sequence[tuple[int, Case]], relational: Set[int],
+                specs: Mapping[int, OperatorSpec]) -> pa.Table:
+    """The events of the batch, each with its case's window parameters when the case is relational
+    (nulls otherwise) and a `relational` flag."""
+    events = events_table(cases)
+    joined = events.join(relational_spec_table(specs, relational), "case_id", join_type="left outer")
+    return joined.append_column("relational", pc.is_valid(joined.column("size")))
+
+
 def outputs_frame(spark: SparkSession, cases: Sequence[tuple[int, Case]], relational: Set[int],
                   specs: Mapping[int, OperatorSpec]) -> DataFrame:
     """All outputs of `cases` as one DataFrame (`frames.OUTPUT_SCHEMA`), runtime errors applied."""
-    events = spark.createDataFrame(events_table(cases))
-    parts = []
-    if relational:
-        rel_spec = F.broadcast(spark.createDataFrame(relational_spec_table(specs, relational)))
-        parts.append(relational_outputs(events.join(rel_spec, "case_id")))
+    events = spark.createDataFrame(batch_table(cases, relational, specs))
     replayed = {i: s for i, s in specs.items() if i not in relational}
-    if replayed:
-        parts.append(simulated_outputs(events.filter(F.col("case_id").isin(sorted(replayed))), replayed))
-    outputs = parts[0] if len(parts) == 1 else parts[0].unionByName(parts[1], allowMissingColumns=True)
-    return truncate_at_errors(outputs)
+    related = relational_outputs(events.filter(F.col("relational")))
+    # Only a replayed case can fail at run time (the relational cases fail the query instead).
+    simulated = truncate_at_errors(simulated_outputs(events.filter(~F.col("relational")), replayed))
+    return related.unionByName(simulated)
+
 
 def outputs_of(spark: SparkSession, cases: Sequence[tuple[int, Case]], relational: Set[int],
                specs: Mapping[int, OperatorSpec]) -> pa.Table:

@@ -2,24 +2,34 @@
 
 For `EventTimeTrigger` without evictor the outputs are a function of a few facts per (element,
 window), so they are joins, window functions and aggregations, and run on a cluster as they run
-locally:
+locally. The watermark only grows, so "the watermark at an arrival is `>= T`" is the same as "the
+arrival comes after the first watermark event that reached `T`". That turns every per-record
+question about the watermark into a lookup per *window end*, and those are few:
 
-- the watermark at each arrival is a running max over arrival order (the initial watermark is
-  `Long.MIN_VALUE`; a watermark that does not increase changes nothing, which a max states already);
+- the watermark steps are the watermark events that raised the watermark (a running max over the
+  case's watermark events only; the initial watermark is `Long.MIN_VALUE`);
 - an element's windows come from exploding `getWindowStartWithOffset` and the sliding loop;
-- an element is added to a window unless the window is late at its arrival
-  (`cleanupTime = maxTimestamp + allowedLateness`, saturating, `<=` the watermark);
-- the on-time firing of a window is at the first watermark `>= maxTimestamp` (an as-of lookup), with
-  every element added before it, which are exactly the added elements whose arrival watermark was
-  `< maxTimestamp` (the watermark only grows);
-- an element added while the watermark is already `>= maxTimestamp` fires the window at its arrival
-  with everything the window holds then (no purge, and cleanup empties the window only once the
-  watermark reaches `cleanupTime`, after which nothing more is added);
+- for each distinct window end of a case: `fire_at`, the first step reaching `maxTimestamp`, and
+  `clean_at`, the first step reaching `cleanupTime = maxTimestamp + allowedLateness` (saturating).
+  Both come from one sort of the window ends with the steps (`first_watermark_reaching`);
+- an element is added to a window unless it arrives after `clean_at` (the window is late);
+- the on-time firing of a window is at `fire_at` with every element added before it (the timer was
+  registered by the first of them; the watermark only grows);
+- an element added after `fire_at` fires the window at its arrival with everything the window
+  holds then, i.e. the window's added elements up to it in arrival order (no purge; cleanup empties
+  the window only at `clean_at`, after which nothing is added). Such a late firing needs the
+  watermark at its arrival: the last step before it (`with_arrival_watermark`);
 - an element none of whose windows took it is late when `ts + allowedLateness <= watermark`
-  (wrapping add, as Flink's `isElementLate`): side output or dropped.
+  (wrapping add, as Flink's `isElementLate`): side output or dropped. When it has windows, its
+  latest-ending window was skipped, so `ts + allowedLateness <= cleanupTime <= watermark` already
+  holds; only an element without any window (`size < slide`) needs the watermark at its arrival.
+
+Only the window ends, the watermark steps and the late firings are ever sorted in arrival order
+per case; the bulk of the data, (element, window) rows, is joined to the window ends and grouped by
+window, so nothing orders all of a case's records in one partition.
 
 Input: events with `case_id, at, kind, key, value, ts` (kind 0 record, 1 watermark; the end of input
-is a watermark `Long.MAX_VALUE` at `at = len(events)`) joined with the case's `size, slide, offset,
+is a watermark `Long.MAX_VALUE` after every other event) and the case's `size, slide, offset,
 lateness, side_output` (a tumbling window is a sliding one with `slide = size`). Times must lie in
 `(-2^62, 2^62)` (`check_range`), so window arithmetic cannot overflow; `lateness` may be anything up
 to `Long.MAX_VALUE`.
@@ -35,25 +45,34 @@ from spark_impl.javalong import LONG_MIN, col_add, col_saturating_add
 RECORD, WATERMARK = 0, 1
 #: Times of magnitude below this keep every sum of the relational pipeline in `long` range.
 SAFE_BOUND = 2**62
+WINDOW_ID = ["case_id", "key", "start", "end", "max_ts"]
+_PARAMS = ["size", "slide", "offset", "lateness", "side_output"]
 
 
-def check_range(events: DataFrame) -> DataFrame:
-    """Fails the query with a clear message on a time the relational pipeline cannot compute with."""
-    bad = (F.col("kind") == RECORD) & (F.abs(F.col("ts")) >= F.lit(SAFE_BOUND))
-    return events.withColumn("ts", F.when(bad, F.raise_error(F.concat(
-        F.lit("timestamp "), F.col("ts").cast("string"),
-        F.lit(" at position "), F.col("at").cast("string"),
+def record_rows(events: DataFrame) -> DataFrame:
+    """The records of `events` (`case_id, at, key, value, ts` and the window parameters).
+
+    A record time the pipeline cannot compute with fails the query with a clear message. Only
+    records carry a `ts` here (null otherwise), so no rewrite of the filters by the optimizer can
+    make window arithmetic meet a watermark's `Long.MAX_VALUE`.
+    """
+    is_record, ts = F.col("kind") == RECORD, F.col("ts")
+    bad = is_record & ((ts >= F.lit(SAFE_BOUND)) | (ts <= F.lit(-SAFE_BOUND)))
+    checked = F.when(bad, F.raise_error(F.concat(
+        F.lit("timestamp "), ts.cast("string"), F.lit(" at position "), F.col("at").cast("string"),
         F.lit(" is outside (-2^62, 2^62), the range the relational window pipeline supports "
-              "(Long.MIN_VALUE would fail the Flink job: no timestamp)"))).cast("long"))
-                             .otherwise(F.col("ts")))
+              "(Long.MIN_VALUE would fail the Flink job: no timestamp)"))).cast("long")).when(is_record, ts)
+    return events.filter(is_record).select("case_id", "at", "key", "value", checked.alias("ts"), *_PARAMS)
 
 
-def with_arrival_watermark(events: DataFrame) -> DataFrame:
-    """Adds `wm`: the operator's watermark when the event arrives (before it is processed)."""
-    before = (Window.partitionBy("case_id").orderBy("at")
-              .rowsBetween(Window.unboundedPreceding, -1))
-    wm = F.max(F.when(F.col("kind") == WATERMARK, F.col("ts"))).over(before)
-    return events.withColumn("wm", F.greatest(F.coalesce(wm, F.lit(LONG_MIN)), F.lit(LONG_MIN)))
+def watermark_steps(events: DataFrame) -> DataFrame:
+    """`case_id, at, wm`: the watermark events that raised the watermark, and the watermark they set
+    (a watermark that does not increase is ignored)."""
+    before = Window.partitionBy("case_id").orderBy("at").rowsBetween(Window.unboundedPreceding, -1)
+    marks = events.filter(F.col("kind") == WATERMARK).select(
+        "case_id", "at", "ts", F.max("ts").over(before).alias("_prev"))
+    return (marks.filter(F.col("ts") > F.coalesce(F.col("_prev"), F.lit(LONG_MIN)))
+            .select("case_id", "at", F.col("ts").alias("wm")))
 
 
 def window_start(ts: Column, offset: Column, size: Column) -> Column:
@@ -63,23 +82,21 @@ def window_start(ts: Column, offset: Column, size: Column) -> Column:
 
 
 def assign_windows(records: DataFrame) -> DataFrame:
-    """One row per (element, window) with `start`, `end`, `max_ts`: `SlidingEventTimeWindows`.
+    """One row per (element, window) with `start`, `end`, `max_ts`, `cleanup` and `k` (0 for the
+    latest-ending window): `SlidingEventTimeWindows.assignWindows`.
 
     Starts are `lastStart - k * slide` for k = 0, 1, ... while `start > ts - size`, i.e.
     `k < ceil((lastStart - ts + size) / slide)`; with `size < slide` that can be no window at all.
     """
-    k = F.explode(F.when(F.col("_n") > 0, F.sequence(F.lit(0).cast("long"), F.col("_n") - 1))
-                  .otherwise(F.array().cast("array<long>")))
-    return (records.withColumn("_last", window_start(F.col("ts"), F.col("offset"), F.col("slide")))
-            .withColumn("_span", F.col("_last") - F.col("ts") + F.col("size"))
-            # integer division: both operands are positive here, so `div` is the ceiling's floor
-            .withColumn("_n", F.when(F.col("_span") > 0, F.expr("(_span + slide - 1) div slide"))
-                        .otherwise(F.lit(0).cast("long")))
-            .select("*", k.alias("_k"))
-            .withColumn("start", F.col("_last") - F.col("_k") * F.col("slide"))
-            .withColumn("end", F.col("start") + F.col("size"))
-            .withColumn("max_ts", F.col("end") - 1)
-            .drop("_last", "_span", "_n", "_k"))
+    last = records.select("*", window_start(F.col("ts"), F.col("offset"), F.col("slide")).alias("_last"))
+    # integer division: both operands are positive where it is used, so `div` is the ceiling's floor
+    n = F.expr("(_last - ts + size + slide - 1) div slide")
+    ks = F.when(F.col("_last") - F.col("ts") + F.col("size") > 0, F.sequence(F.lit(0).cast("long"), n - 1))
+    start = F.col("_last") - F.col("k") * F.col("slide")
+    return (last.select("*", F.explode(ks).alias("k"))
+            .select(*records.columns, "k", start.alias("start"), (start + F.col("size")).alias("end"),
+                    (start + F.col("size") - 1).alias("max_ts"),
+                    cleanup_time(start + F.col("size") - 1).alias("cleanup")))
 
 
 def cleanup_time(max_ts: Column) -> Column:
@@ -87,96 +104,97 @@ def cleanup_time(max_ts: Column) -> Column:
     return col_saturating_add(max_ts, F.col("lateness"))
 
 
-def late_elements(records: DataFrame) -> DataFrame:
-    """The records no window took and that are late (`isElementLate`): side output or dropped.
+def first_watermark_reaching(steps: DataFrame, thresholds: DataFrame) -> DataFrame:
+    """For each row of `thresholds` (`case_id, t` and any other columns): `reach_at`, `reach_wm` of
+    the first watermark step whose watermark is `>= t`, or nulls when none is.
 
-    The window an element is last to lose is its first (latest-ending) one, `[lastStart,
-    lastStart + size)`; an element with no window at all is skipped too.
+    The steps' `wm` grows with `at`, so the smallest `wm >= t` is also the earliest. The lookup sorts
+    the thresholds with the steps instead of joining every threshold to every step.
     """
-    last_max_ts = window_start(F.col("ts"), F.col("offset"), F.col("slide")) + F.col("size") - 1
-    no_window = last_max_ts < F.col("ts")
-    skipped = no_window | (cleanup_time(last_max_ts) <= F.col("wm"))
-    late = skipped & (col_add(F.col("ts"), F.col("lateness")) <= F.col("wm"))
-    return (records.filter(late)
-            .select("case_id", F.when(F.col("side_output"), "late").otherwise("dropped").alias("kind"),
-                    "at", "key", "value", "ts"))
-
-
-def added_elements(records: DataFrame) -> DataFrame:
-    """(element, window) rows for the windows that took the element (not late at its arrival)."""
-    return assign_windows(records).filter(cleanup_time(F.col("max_ts")) > F.col("wm"))
-
-
-def first_watermark_reaching(steps: DataFrame, times: DataFrame) -> DataFrame:
-    """For each (case_id, max_ts) in `times`: `fire_at`, `fire_wm` of the first watermark event whose
-    watermark is `>= max_ts`, or no row when none is.
-
-    `steps` holds the watermark events that advanced the watermark (`case_id, at, wm`); their `wm`
-    grows with `at`, so the smallest `wm >= max_ts` is also the earliest. The lookup sorts the few
-    distinct times with the steps instead of joining every window to every watermark.
-    """
-    tagged = (times.select("case_id", F.col("max_ts").alias("v"), F.lit(0).alias("side"),
-                           F.lit(None).cast("long").alias("s_at"))
-              .unionByName(steps.select("case_id", F.col("wm").alias("v"), F.lit(1).alias("side"),
-                                        F.col("at").alias("s_at"))))
-    # Descending, so the nearest step at or above each time is the last one seen: a running frame.
-    seen = (Window.partitionBy("case_id").orderBy(F.desc("v"), F.desc("side"))
+    tagged = thresholds.unionByName(steps.select("case_id", F.col("wm").alias("t"), F.col("at").alias("_s_at")),
+                                    allowMissingColumns=True)
+    # Descending, steps first on a tie, so the nearest step at or above each threshold is the last
+    # step seen: a running frame.
+    seen = (Window.partitionBy("case_id").orderBy(F.desc("t"), F.col("_s_at").isNull())
             .rowsBetween(Window.unboundedPreceding, Window.currentRow))
-    found = (tagged
-             .withColumn("fire_at", F.last("s_at", ignorenulls=True).over(seen))
-             .withColumn("fire_wm", F.last(F.when(F.col("side") == 1, F.col("v")), ignorenulls=True)
-                         .over(seen)))
-    return (found.filter((F.col("side") == 0) & F.col("fire_at").isNotNull())
-            .select("case_id", F.col("v").alias("max_ts"), "fire_at", "fire_wm"))
+    return (tagged.select("*", F.last("_s_at", ignorenulls=True).over(seen).alias("reach_at"),
+                          F.last(F.when(F.col("_s_at").isNotNull(), F.col("t")), ignorenulls=True)
+                          .over(seen).alias("reach_wm"))
+            .filter(F.col("_s_at").isNull()).drop("_s_at"))
 
 
-def watermark_steps(events: DataFrame) -> DataFrame:
-    """The watermark events that advanced the watermark, with the watermark they set."""
-    return (events.filter((F.col("kind") == WATERMARK) & (F.col("ts") > F.col("wm")))
-            .select("case_id", "at", F.col("ts").alias("wm")))
+def window_ends(windows: DataFrame, steps: DataFrame) -> DataFrame:
+    """`case_id, max_ts, fire_at, fire_wm, clean_at` for every window end of the cases: when the
+    watermark first reaches the window's `maxTimestamp` and its `cleanupTime`."""
+    ends = windows.select("case_id", "max_ts", "cleanup").distinct()
+    thresholds = ends.select("case_id", "max_ts", F.explode(F.array(
+        F.struct(F.lit(True).alias("fire"), F.col("max_ts").alias("t")),
+        F.struct(F.lit(False).alias("fire"), F.col("cleanup").alias("t")))).alias("_t"))
+    reached = first_watermark_reaching(steps, thresholds.select("case_id", "max_ts", "_t.fire", "_t.t"))
+    # Both lookups of one window end come back on the same partition (by case_id): no shuffle.
+    return reached.groupBy("case_id", "max_ts").agg(
+        F.max(F.when(F.col("fire"), F.col("reach_at"))).alias("fire_at"),
+        F.max(F.when(F.col("fire"), F.col("reach_wm"))).alias("fire_wm"),
+        F.max(F.when(~F.col("fire"), F.col("reach_at"))).alias("clean_at"))
 
 
-def in_arrival_order(at: str, value: str) -> Column:
-    """The window's contents as Flink's list state holds them: in arrival order."""
-    # sort_array orders structs natively (array_sort would call a lambda comparator per comparison)
-    return F.transform(F.sort_array(F.collect_list(F.struct(F.col(at).alias("a"), F.col(value).alias("v")))),
-                       lambda e: e["v"])
+def with_arrival_watermark(rows: DataFrame, steps: DataFrame) -> DataFrame:
+    """`rows` (with `case_id, at`) plus `wm`: the watermark when the event at `at` arrives, i.e. that
+    of the last step before it (`Long.MIN_VALUE` before the first)."""
+    tagged = rows.unionByName(steps.select("case_id", "at", F.col("wm").alias("_step_wm")),
+                              allowMissingColumns=True)
+    upto = Window.partitionBy("case_id").orderBy("at").rowsBetween(Window.unboundedPreceding, Window.currentRow)
+    return (tagged.select("*", F.last("_step_wm", ignorenulls=True).over(upto).alias("_wm"))
+            .filter(F.col("_step_wm").isNull())
+            .select(*rows.columns, F.coalesce(F.col("_wm"), F.lit(LONG_MIN)).alias("wm")))
 
 
-WINDOW_ID = ["case_id", "key", "start", "end", "max_ts"]
-
-
-def on_time_firings(added: DataFrame, steps: DataFrame) -> DataFrame:
-    """`EventTimeTrigger.onEventTime` at maxTimestamp: the timer registered by the first element that
-    arrived while the watermark was still below maxTimestamp."""
-    early = added.filter(F.col("wm") < F.col("max_ts"))
-    windows = early.groupBy(*WINDOW_ID).agg(in_arrival_order("at", "value").alias("values"))
-    fire = first_watermark_reaching(steps, windows.select("case_id", "max_ts").distinct())
-    return (windows.join(fire, ["case_id", "max_ts"])
-            .select(*WINDOW_ID, F.col("fire_at").alias("at"), "values", F.col("fire_wm").alias("watermark")))
-
-
-def late_firings(added: DataFrame) -> DataFrame:
-    """`EventTimeTrigger.onElement` when maxTimestamp <= watermark: fires at once with everything the
-    window holds (all added elements up to and including this one)."""
-    late = (added.filter(F.col("wm") >= F.col("max_ts"))
-            .select(*WINDOW_ID, "at", F.col("wm").alias("watermark")))
-    held = added.select(*WINDOW_ID, F.col("at").alias("held_at"), "value")
-    return (late.join(held, WINDOW_ID).filter(F.col("held_at") <= F.col("at"))
-            .groupBy(*WINDOW_ID, "at", "watermark").agg(in_arrival_order("held_at", "value").alias("values")))
+def firings(added: DataFrame) -> tuple[DataFrame, DataFrame]:
+    """On-time and late firings of the windows from their added elements (`added` has the window's
+    `fire_at`, `fire_wm`). A late firing has no `watermark` yet: it needs the arrival's."""
+    elements = F.sort_array(F.collect_list(F.struct(F.col("at").alias("a"), F.col("value").alias("v"))))
+    windows = added.groupBy(*WINDOW_ID, "fire_at", "fire_wm").agg(elements.alias("_e"))
+    ats, values = F.col("_e.a"), F.col("_e.v")  # in arrival order, as Flink's list state holds them
+    early = F.size(F.filter(ats, lambda a: F.col("fire_at").isNull() | (a < F.col("fire_at"))))
+    windows = windows.select(*WINDOW_ID, "fire_at", "fire_wm", ats.alias("_a"), values.alias("_v"),
+                             early.alias("_early"))
+    on_time = (windows.filter(F.col("fire_at").isNotNull() & (F.col("_early") > 0))
+               .select(*WINDOW_ID, F.col("fire_at").alias("at"),
+                       F.slice("_v", F.lit(1), F.col("_early")).alias("values"),
+                       F.col("fire_wm").alias("watermark")))
+    # Each element after fire_at fires the window with every element up to it.
+    late = (windows.select(*WINDOW_ID, "_v", "_early", F.posexplode(
+        F.slice("_a", F.col("_early") + 1, F.size("_a"))).alias("_i", "at"))
+            .select(*WINDOW_ID, "at", F.slice("_v", F.lit(1), F.col("_early") + F.col("_i") + 1).alias("values")))
+    return on_time, late
 
 
 def relational_outputs(events: DataFrame) -> DataFrame:
     """Firings (`kind` "firing") and late or dropped records of the cases in `events`, in the
     output schema of `spark_impl.frames.OUTPUT_COLUMNS`."""
-    events = with_arrival_watermark(check_range(events))
-    records = events.filter(F.col("kind") == RECORD)
-    added = added_elements(records)
-    firings = on_time_firings(added, watermark_steps(events)).unionByName(late_firings(added))
-    firing_rows = firings.select(
-        "case_id", F.lit("firing").alias("kind"), "at", "key",
-        F.col("start").alias("window_start"), F.col("end").alias("window_end"),
-        F.col("max_ts").alias("timestamp"), "values", "watermark")
-    late_rows = late_elements(records)
-    return (firing_rows.unionByName(late_rows, allowMissingColumns=True)
+    steps = watermark_steps(events)
+    records = record_rows(events)
+    windows = assign_windows(records)
+    placed = windows.join(window_ends(windows, steps), ["case_id", "max_ts"])
+    added = placed.filter(F.col("clean_at").isNull() | (F.col("at") < F.col("clean_at")))
+    on_time, late = firings(added)
+    kind = F.when(F.col("side_output"), "late").otherwise("dropped").alias("kind")
+    # An element whose latest-ending window was late was skipped by all of them: a late element.
+    skipped = (placed.filter((F.col("k") == 0) & (F.col("at") > F.col("clean_at")))
+               .select("case_id", kind, "at", "key", "value", "ts"))
+    # An element without any window needs the watermark at its arrival, as a late firing does.
+    last_max_ts = window_start(F.col("ts"), F.col("offset"), F.col("slide")) + F.col("size") - 1
+    windowless = (records.filter(last_max_ts < F.col("ts"))
+                  .select("case_id", "at", "key", "value", "ts", kind,
+                          col_add(F.col("ts"), F.col("lateness")).alias("_due")))
+    timed = with_arrival_watermark(
+        late.select("*", F.lit("firing").alias("kind")).unionByName(windowless, allowMissingColumns=True), steps)
+    late_fired = (timed.filter(F.col("kind") == "firing")
+                  .select(*WINDOW_ID, "at", "values", F.col("wm").alias("watermark")))
+    lost = timed.filter((F.col("kind") != "firing") & (F.col("_due") <= F.col("wm")))
+    firing_rows = on_time.unionByName(late_fired).select(
+        "case_id", F.lit("firing").alias("kind"), "at", "key", F.col("start").alias("window_start"),
+        F.col("end").alias("window_end"), F.col("max_ts").alias("timestamp"), "values", "watermark")
+    return (firing_rows.unionByName(skipped, allowMissingColumns=True)
+            .unionByName(lost.select("case_id", "kind", "at", "key", "value", "ts"), allowMissingColumns=True)
             .withColumn("message", F.lit(None).cast("string")))

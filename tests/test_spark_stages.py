@@ -69,48 +69,74 @@ def test_window_start_floors_negative_timestamps_with_offset():
 
 def test_relational_assignment_agrees_with_the_sliding_loop(spark):
     specs = [(10, 4, 0), (3, 5, 0), (10, 10, 3), (7, 3, -2)]
-    rows = [(i, ts, size, slide, offset) for i, (size, slide, offset) in enumerate(specs)
+    rows = [(i, ts, size, slide, offset, 0) for i, (size, slide, offset) in enumerate(specs)
             for ts in (-11, -1, 0, 4, 13)]
-    df = spark.createDataFrame(rows, "case_id long, ts long, size long, slide long, offset long")
-    got = sorted((r.case_id, r.ts, r.start, r.end) for r in R.assign_windows(df).collect())
-    want = sorted((i, ts, w.start, w.end) for i, ts, size, slide, offset in rows
+    df = spark.createDataFrame(rows, "case_id long, ts long, size long, slide long, offset long, lateness long")
+    assigned = R.assign_windows(df).collect()
+    got = sorted((r.case_id, r.ts, r.start, r.end) for r in assigned)
+    want = sorted((i, ts, w.start, w.end) for i, ts, size, slide, offset, _ in rows
                   for w in assign_windows(sliding(size, slide, offset), ts, 0))
     assert got == want
     assert not [r for r in got if r[:2] == (1, 4)]  # size 3 < slide 5: ts 4 falls in no window
+    # k = 0 is the latest-ending window of each element
+    latest = {(r.case_id, r.ts): r.end for r in assigned if r.k == 0}
+    assert all(r.end <= latest[(r.case_id, r.ts)] for r in assigned)
+
+
+def test_cleanup_time_saturates(spark):
+    df = spark.createDataFrame([(0, 5, 10, 10, 0, LONG_MAX)],
+                               "case_id long, ts long, size long, slide long, offset long, lateness long")
+    assert [r.cleanup for r in R.assign_windows(df).collect()] == [LONG_MAX]
 
 
 # --- relational stages --------------------------------------------------------------------------
 
-def _events(spark, rows, lateness=0, side_output=True):
+def _events(spark, rows, lateness=0, side_output=True, size=10, slide=10):
     df = spark.createDataFrame([(0, at, kind, key, value, ts) for at, kind, key, value, ts in rows],
                                "case_id long, at long, kind byte, key string, value long, ts long")
-    return df.select("*", F.lit(10).cast("long").alias("size"), F.lit(10).cast("long").alias("slide"),
+    return df.select("*", F.lit(size).cast("long").alias("size"), F.lit(slide).cast("long").alias("slide"),
                      F.lit(0).cast("long").alias("offset"), F.lit(lateness).cast("long").alias("lateness"),
                      F.lit(side_output).alias("side_output"))
 
 
-def test_watermark_at_arrival_is_a_running_max_that_ignores_regressions(spark):
-    rows = [(0, 0, "a", 1, 1), (1, 1, None, None, 20), (2, 1, None, None, 5), (3, 0, "a", 2, 2)]
-    got = [(r.at, r.wm) for r in R.with_arrival_watermark(_events(spark, rows)).orderBy("at").collect()]
-    assert got == [(0, LONG_MIN), (1, LONG_MIN), (2, 20), (3, 20)]
+def test_watermark_steps_ignore_regressions_and_arrivals_see_the_last_step_before_them(spark):
+    rows = [(0, 0, "a", 1, 1), (1, 1, None, None, 20), (2, 1, None, None, 5), (3, 0, "a", 2, 2),
+            (4, 1, None, None, 20), (5, 1, None, None, 30), (6, 0, "a", 3, 3)]
+    steps = R.watermark_steps(_events(spark, rows))
+    assert sorted(tuple(r) for r in steps.collect()) == [(0, 1, 20), (0, 5, 30)]
+    queries = spark.createDataFrame([(0, 0), (0, 3), (0, 6)], "case_id long, at long")
+    got = sorted((r.at, r.wm) for r in R.with_arrival_watermark(queries, steps).collect())
+    assert got == [(0, LONG_MIN), (3, 20), (6, 30)]
 
 
-def test_first_watermark_reaching_a_max_timestamp(spark):
+def test_first_watermark_reaching_a_threshold(spark):
     steps = spark.createDataFrame([(0, 1, 5), (0, 4, 9), (0, 7, LONG_MAX)], "case_id long, at long, wm long")
-    times = spark.createDataFrame([(0, 5), (0, 6), (0, 9), (0, 100)], "case_id long, max_ts long")
+    times = spark.createDataFrame([(0, 5), (0, 6), (0, 9), (0, 100), (1, 3)], "case_id long, t long")
     got = sorted(tuple(r) for r in R.first_watermark_reaching(steps, times).collect())
-    assert got == [(0, 5, 1, 5), (0, 6, 4, 9), (0, 9, 4, 9), (0, 100, 7, LONG_MAX)]
+    assert got == [(0, 5, 1, 5), (0, 6, 4, 9), (0, 9, 4, 9), (0, 100, 7, LONG_MAX), (1, 3, None, None)]
+
+
+def _outputs(events):
+    out = R.relational_outputs(events).collect()
+    return ([(r.at, r.window_start, r.values, r.watermark) for r in sorted(out, key=lambda r: (r.at, r.window_start))
+             if r.kind == "firing"],
+            sorted((r.at, r.kind, r.value) for r in out if r.kind != "firing"))
 
 
 def test_lateness_decides_between_late_firing_and_side_output(spark):
     rows = [(0, 0, "a", 1, 1), (1, 1, None, None, 12), (2, 0, "a", 2, 2), (3, 1, None, None, 14),
             (4, 0, "a", 3, 3)]
-    events = R.with_arrival_watermark(_events(spark, rows, lateness=5))
-    records = events.filter(F.col("kind") == R.RECORD)
-    added = R.added_elements(records)
-    late_firings = [(r.at, r.values, r.watermark) for r in R.late_firings(added).collect()]
-    assert late_firings == [(2, [1, 2], 12)]
-    assert [(r.at, r.kind) for r in R.late_elements(records).collect()] == [(4, "late")]
+    # [0, 10): on time at 1 with [1]; the element at 2 is within lateness 5 (cleanup 14 > 12) and fires
+    # late with [1, 2]; the watermark 14 cleans the window up, so the element at 4 is late.
+    assert _outputs(_events(spark, rows, lateness=5)) == ([(1, 0, [1], 12), (2, 0, [1, 2], 12)], [(4, "late", 3)])
+    assert _outputs(_events(spark, rows, lateness=0, side_output=False))[1] == [(2, "dropped", 2), (4, "dropped", 3)]
+
+
+def test_an_element_without_a_window_is_late_only_behind_the_watermark(spark):
+    # size 3 < slide 5: ts 4 has no window; it is late once ts + lateness <= watermark (at 2, not at 0).
+    # ts 0 falls in [0, 3), already late at 3 (cleanup 3 <= 5): skipped, so late as well.
+    rows = [(0, 0, "a", 1, 4), (1, 1, None, None, 5), (2, 0, "a", 2, 4), (3, 0, "a", 3, 0)]
+    assert _outputs(_events(spark, rows, lateness=1, size=3, slide=5)) == ([], [(2, "late", 2), (3, "late", 3)])
 
 
 # --- the per-key replay -------------------------------------------------------------------------
