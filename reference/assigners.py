@@ -26,7 +26,8 @@ class WindowAssigner:
 
     def assign_windows(self, timestamp: int, current_processing_time: int) -> list[Window]:
         """The windows of an element; `current_processing_time` is what Flink's
-        `WindowAssignerContext` offers."""
+        `WindowAssignerContext` offers. The caller must not change the list or its windows:
+        assigners hand the same ones to later elements."""
         raise NotImplementedError
 
     def default_trigger(self):

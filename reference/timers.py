@@ -29,13 +29,13 @@ class InternalTimer(NamedTuple):
 class TimerQueue:
     """A priority queue of timers with deduplication and deletion (`HeapPriorityQueueSet`).
 
-    As in Flink, a map from each timer to its place deduplicates, and a binary heap orders timers by
-    timestamp: adding, deleting and polling are O(log n). Timers are plain `(timestamp, key, window)`
-    tuples inside the queue (cheap to build and hash; most registrations find the timer there
-    already, and many timers are deleted before they fire); a polled one becomes an `InternalTimer`.
-    Deletion is lazy: a deleted timer stays in the heap until it reaches the top, where its
-    registration number no longer matches the map's (a timer deleted and added again has a new
-    number, so it fires once).
+    As in Flink, a hash map deduplicates and a binary heap orders timers by timestamp: registering a
+    timer that exists is one lookup, adding and polling are O(log n). Timers are plain
+    `(timestamp, key, window)` tuples inside the queue (cheap to build and hash: most registrations
+    find the timer there already, and many timers are deleted before they fire); a polled one
+    becomes an `InternalTimer`. Deletion is lazy: a deleted timer leaves the map at once but stays in
+    the heap until it reaches the top, where its registration number no longer matches the map's
+    (a timer deleted and added again has a new number, so it fires once).
     """
 
     def __init__(self) -> None:
