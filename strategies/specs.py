@@ -156,8 +156,9 @@ def trigger_kinds(window: WindowSpec, features: frozenset[str]) -> list[str]:
     if isinstance(window, Global):
         kinds = ["count", "never"] + (["continuous_processing_time"] if _processing(features) else [])
     else:
-        # ContinuousEventTimeTrigger twice: its timers, alignment and merging make it the richest.
-        kinds = ["event_time", "count", "continuous_event_time", "continuous_event_time"]
+        # The triggers that keep state across elements and merge it for sessions (CountTrigger,
+        # ContinuousEventTimeTrigger, whose timers and alignment make it the richest) twice.
+        kinds = ["event_time", "count", "count", "continuous_event_time", "continuous_event_time"]
         kinds += ["processing_time", "continuous_processing_time"] if _processing(features) else []
     return [k for k in kinds if f"trigger.{k}" in features]
 
@@ -220,7 +221,10 @@ def evictors(draw, window: WindowSpec, features: frozenset[str]) -> EvictorSpec 
     after = draw(st.booleans()) if "evictor.after" in features else False
     if kind == "count":
         return CountEvictor(draw(st.integers(0, 4)), after)
-    return TimeEvictor(draw(st.integers(0, long_at_most(2 * time_unit(window)))), after)
+    unit = time_unit(window)
+    # Sizes at the edges too: 0 keeps only the newest timestamp, `unit - 1` spans start to end - 1.
+    edges = st.sampled_from(sorted({0, 1, max(0, unit - 1), unit}))
+    return TimeEvictor(draw(st.one_of(st.integers(0, long_at_most(2 * unit)), edges)), after)
 
 
 @st.composite

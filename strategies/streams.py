@@ -16,8 +16,17 @@ Steps:
 - `swapped pair`: two records of a key, the later one first (for sessions: two sessions, then
   possibly the record that bridges them);
 - `edge record`: a record at a window's start, `end - 1` or `end` (or, for sessions, at
-  `t + gap - 1`, `t + gap`, `t + gap + 1`, which merge or just fail to merge);
+  `t + gap - 1`, `t + gap`, `t + gap + 1`, which merge or just fail to merge), or, with a time
+  evictor, exactly at (or one past) its cutoff `max(ts) - size`;
 - `late burst`: a few records at or behind the last watermark, or around `watermark - lateness`;
+- `burst`: a few records of a key close together, so that windows hold several elements (what
+  count triggers, evictors and purging act on);
+- `bridge`: records of a key at two times just more than a window (a gap) apart, then one between
+  them (for sessions: two sessions, then the record that merges them into one);
+- `late edge`: a watermark exactly at (or one either side of) the cleanup time `maxTimestamp +
+  lateness` of the window of a record a window behind its key's latest (often at that window's
+  start or `end - 1`), then that record (for sessions: a record whose own window is late but
+  which may merge into its key's live session);
 - `watermark`: bounded out-of-orderness, `clock - lag` (sometimes lower than the last one);
 - `edge watermark`: exactly at a window's `maxTimestamp`, at `maxTimestamp + lateness`, or one
   either side;
@@ -104,14 +113,15 @@ def window_ends(spec: Case, t: int) -> list[int]:
 # --- steps ------------------------------------------------------------------------------------
 
 
-def _steps(n_keys: int, unit: int, disorder: int, processing_weight: int) -> st.SearchStrategy[tuple]:
+def _steps(n_keys: int, unit: int, disorder: int, processing_weight: int,
+           merging: bool) -> st.SearchStrategy[tuple]:
     key = st.integers(0, n_keys - 1)
     plain = [
         st.tuples(st.just("record"), key, st.integers(0, 2 * unit), st.integers(0, disorder)),
         st.tuples(st.just("straggler"), key, st.integers(1, 2 * unit)),
         # About a window (a gap) apart: for sessions, two sessions and then often the bridge.
         st.tuples(st.just("swapped pair"), key, st.integers(max(1, unit - 1), 2 * unit), st.integers(1, unit + 1)),
-        st.tuples(st.just("edge record"), key, st.integers(0, 4), st.integers(0, 2)),
+        st.tuples(st.just("edge record"), key, st.integers(0, 5), st.integers(0, 2)),
         st.tuples(st.just("late burst"), key, st.integers(1, 3), st.integers(0, 2 * unit), st.booleans()),
         st.tuples(st.just("watermark"), st.integers(0, disorder)),
         st.tuples(st.just("edge watermark"), st.integers(0, 3), st.integers(0, 1), st.booleans(),
@@ -119,10 +129,16 @@ def _steps(n_keys: int, unit: int, disorder: int, processing_weight: int) -> st.
         st.tuples(st.just("repeat watermark")),
         st.tuples(st.just("lower watermark"), st.integers(1, unit)),
         st.tuples(st.just("jump"), st.integers(2, 10)),
+        st.tuples(st.just("burst"), key, st.integers(2, 4), st.integers(0, unit)),
+        st.tuples(st.just("bridge"), key, st.integers(0, unit), st.integers(1, unit), st.integers(0, unit),
+                  st.integers(0, 3)),
+        st.tuples(st.just("late edge"), key, st.integers(0, unit), st.integers(0, 2), st.sampled_from([0, -1, 1])),
     ]
     processing = st.tuples(st.just("processing"), st.integers(0, 2 * unit), st.sampled_from([None, 0, 1]))
+    # Sessions live by merging: bridges and late elements next to a live session twice as often.
+    merges = plain[-2:] if merging else []
     # Records first: one_of shrinks toward its first branch.
-    return st.one_of(plain[:1] * 3 + plain[1:] + [processing] * processing_weight)
+    return st.one_of(plain[:1] * 3 + plain[1:] + merges + [processing] * processing_weight)
 
 
 class _Player:
@@ -148,6 +164,14 @@ class _Player:
         self.last_watermark = t
         self.events.append(Watermark(t))
 
+    def evictor_cutoff(self, key: int) -> int | None:
+        """`max(ts) - size` of a time evictor over the key's records so far (`None`: no time evictor)."""
+        size = getattr(self.spec.evictor, "size", None)
+        if size is None or key not in self.last_ts:
+            return None
+        newest = max(e.ts for e in self.events if isinstance(e, Record) and e.key == self.keys[key])
+        return newest - size
+
     def below_watermark(self) -> int:
         return self.last_watermark if self.last_watermark is not None else self.clock
 
@@ -169,7 +193,11 @@ class _Player:
             self.record(key, later - back)
         elif kind == "edge record":
             key, which, back = args
-            if isinstance(self.spec.window, Session):
+            cutoff = self.evictor_cutoff(key)
+            if cutoff is not None and which == 5:
+                # TimeEvictor keeps `ts > max(ts) - size`: the cutoff itself goes, one past it stays.
+                edges = [cutoff + back % 2]
+            elif isinstance(self.spec.window, Session):
                 # Relative to the key's own last record: sessions merge per key.
                 edges = window_edges(self.spec, self.last_ts.get(key, self.clock))
             else:
@@ -183,6 +211,29 @@ class _Player:
                 top = top - self.lateness + self.unit
             for i in range(count):
                 self.record((key + i) % len(self.keys), top - depth - i)
+        elif kind == "burst":
+            key, count, spread = args
+            for i in range(count):
+                self.record(key, self.clock - (spread * i) // count)
+        elif kind == "bridge":
+            key, advance, apart, between, more = args
+            first = self.last_ts.get(key, self.clock) + advance
+            second = first + self.unit + apart  # windows [t, t + gap) that do not touch
+            self.clock = clamp(max(self.clock, second))
+            # Each side holds one or more elements: merging adds up what the two sides held.
+            for i in range(2 + more):
+                self.record(key, (first, second)[i % 2])
+            # Any time in [second - gap, first + gap] touches both sessions.
+            self.record(key, min(first + self.unit, second - self.unit + between))
+        elif kind == "late edge":
+            key, back, which, delta = args
+            ts = self.last_ts.get(key, self.clock) - self.unit + back
+            if not isinstance(self.spec.window, Session) and which < 2:
+                edges = window_edges(self.spec, ts)
+                ts = edges[which % len(edges)]  # the window's start or maxTimestamp
+            own_max_timestamp = window_ends(self.spec, ts)[0]
+            self.watermark(max(self.below_watermark(), clamp(own_max_timestamp + self.lateness) + delta))
+            self.record(key, ts)
         elif kind == "watermark":
             # A periodic watermark generator repeats its last watermark rather than going back.
             self.watermark(max(self.clock - args[0], self.below_watermark()))
@@ -225,7 +276,8 @@ def out_of_order_streams(draw, spec: Case, features=None, max_steps: int = 14,
         frame = normal_frame(unit, "negative_timestamps" in features)
     n_keys = draw(st.integers(1, 3))
     disorder = draw(st.integers(0, 2 * unit))
-    step = _steps(n_keys, unit, disorder, 3 if _uses_processing_time(spec) else 1)
+    step = _steps(n_keys, unit, disorder, 3 if _uses_processing_time(spec) else 1,
+                  isinstance(spec.window, Session))
     steps = [draw(step) for _ in range(draw(st.integers(1, max_steps), label="steps"))]
     player = _Player(spec, frame, draw(frame.origin), KEYS[:n_keys])
     for step in steps:

@@ -10,14 +10,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from conformance.case import LONG_MAX, LONG_MIN, Case, Record, Session, Sliding, Tumbling, Watermark
+from conformance.case import LONG_MAX, LONG_MIN, Case, Record, Session, Sliding, TimeEvictor, Tumbling, Watermark
 from conformance.case_json import case_from_json, case_to_json
 from conformance.features import ALL_FEATURES, EXTREME, required_features
 from strategies import case_batches, cases, extreme_cases, out_of_order_streams, situations, window_specs
 from strategies.situations import (
+    BRIDGE,
     CLEANUP,
     DROPPED,
     EVICTION,
+    EXACT_CLEANUP,
     IGNORED_WATERMARK,
     LATE_FIRING,
     MERGE,
@@ -181,6 +183,15 @@ def test_extreme_cases_include_the_no_timestamp_marker_and_times_near_long_max()
     assert any(abs(getattr(c.window, "size", 0)) >= EXTREME for c in found)
 
 
+def test_records_at_a_time_evictors_cutoff():
+    spec = Case(window=Tumbling(10), evictor=TimeEvictor(4))
+    found = 0
+    for events in _collect(out_of_order_streams(spec), 200):
+        stamps = [e.ts for e in events if isinstance(e, Record)]
+        found += any(b == a - 4 for i, a in enumerate(stamps) for b in stamps[i + 1:])
+    assert found, "a record exactly at max(ts) - size, after the record that sets max(ts)"
+
+
 def test_session_edges_merge_and_just_fail_to_merge():
     assert window_edges(Case(window=Session(5)), 10) == [10, 14, 15, 16, 5, 4]
 
@@ -189,8 +200,8 @@ def test_situations_are_reported_and_the_rare_ones_occur():
     found = Counter()
     for case in _collect(cases(), 400):
         found.update(situations(case).keys())
-    for situation in (LATE_FIRING, SIDE_OUTPUT, DROPPED, PARTLY_LATE, MERGE, RESCUE, CLEANUP, EVICTION, PURGE,
-                      IGNORED_WATERMARK):
+    for situation in (LATE_FIRING, SIDE_OUTPUT, DROPPED, PARTLY_LATE, MERGE, BRIDGE, RESCUE, CLEANUP,
+                      EXACT_CLEANUP, EVICTION, PURGE, IGNORED_WATERMARK):
         assert found[situation] > 0, situation
 
 
