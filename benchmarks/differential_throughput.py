@@ -1,6 +1,6 @@
 """Differential throughput: generated cases checked per second, an implementation against the reference.
 
-    python benchmarks/differential_throughput.py [--impl spark] [--cases 1000] [--batch 200] [--single 20]
+    python benchmarks/differential_throughput.py [--impl spark] [--cases 2000] [--batch 1000] [--single 10]
 
 Cases come from the suite's own strategies (restricted to the implementation's features), drawn
 deterministically. After a warm-up run, it times (a) batches of `--batch` cases, one `run` call each,
@@ -35,9 +35,9 @@ def draw_cases(features: frozenset[str], count: int) -> list:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--impl", default="spark")
-    parser.add_argument("--cases", type=int, default=1000)
-    parser.add_argument("--batch", type=int, default=200)
-    parser.add_argument("--single", type=int, default=20)
+    parser.add_argument("--cases", type=int, default=2000)
+    parser.add_argument("--batch", type=int, default=1000)
+    parser.add_argument("--single", type=int, default=10)
     args = parser.parse_args()
 
     impl, reference = load_implementation(args.impl), load_implementation("reference")

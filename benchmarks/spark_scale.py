@@ -1,22 +1,92 @@
 """Scale of the relational pipeline: N records, 1,000 keys, sliding windows (size = 10 x slide),
 bounded disorder, allowed lateness, a watermark every 1,000 records (BoundedOutOfOrderness).
 
-    python benchmarks/spark_scale.py --records 10000000
+    python benchmarks/spark_scale.py --records 10000000 [--reference 200000] [--drop-late]
 
-The data is generated inside Spark (`spark.range`), so the figure is the pipeline's, not Python's.
-Prints wall time, records per second and what came out.
+The data is generated inside Spark (`spark.range`), so the figure is the pipeline's, not Python's:
+record i has key i mod keys and a timestamp a little before i (one record per ms of event time).
+Nine records in ten are out of order by up to half the bound, so they are never late; one in ten is
+delayed by up to 1.5 x (bound + window size + lateness), so some of those fire their windows late
+(within the allowed lateness) and some are late for every window: the side output, or dropped with
+`--drop-late`. Everything is counted in one Spark action (the plans of the firings and the late
+records share their shuffles).
+
+`--reference N` runs the first N records (and their watermarks) through the reference model as one
+case, prints its records per second for the ratio, and checks that the pipeline's outputs on the
+same N records agree with it exactly.
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from collections import Counter
 
 from pyspark.sql import functions as F
 
-from conformance import sliding
+from conformance import Case, record, sliding, watermark
 from spark_impl import BoundedOutOfOrderness, flink_windows
 from spark_impl.session import get_session
+
+
+def generated(spark, records: int, keys: int, disorder: int, delay: int):
+    """`arrival, key, ts, payload` (payload = arrival)."""
+    h = F.xxhash64("id")
+    late = F.pmod(F.xxhash64(F.col("id") + 1), F.lit(10)) == 0
+    jitter = F.when(late, F.pmod(h, F.lit(delay + 1))).otherwise(F.pmod(h, F.lit(disorder // 2 + 1)))
+    return spark.range(records).select(
+        F.col("id").alias("arrival"), (F.col("id") % keys).cast("string").alias("key"),
+        (F.col("id") - jitter).alias("ts"), F.col("id").alias("payload"))
+
+
+def counts(out) -> dict:
+    """Everything the pipeline emitted, counted in one action."""
+    fired = out.firings.agg(F.count("*").alias("firings"), F.sum(F.size("values")).alias("values"),
+                            F.count(F.when(F.col("cause") == "record", 1)).alias("late_firings"))
+    late = out.late.agg(F.count("*").alias("side_output"))
+    dropped = out.dropped.agg(F.count("*").alias("dropped"))
+    return fired.crossJoin(late).crossJoin(dropped).first().asDict()
+
+
+def reference_check(spark, args, window, events_df) -> None:
+    """The first `args.reference` records through the reference, timed, and compared with Spark's."""
+    from reference.implementation import simulate
+
+    rows = events_df.filter(F.col("arrival") < args.reference).orderBy("arrival").toArrow().to_pylist()
+    stream, highest, position = [], None, {}
+    for i, r in enumerate(rows):
+        position[("record", i)] = len(stream)
+        stream.append(record(r["key"], r["payload"], r["ts"]))
+        highest = r["ts"] if highest is None else max(highest, r["ts"])
+        if (i + 1) % args.every == 0:
+            position[("watermark", i)] = len(stream)
+            stream.append(watermark(highest - args.disorder - 1))
+    case = Case(window=window, allowed_lateness=args.lateness, late_side_output=not args.drop_late, events=stream)
+    start = time.process_time()
+    expected = simulate(case)
+    cpu = time.process_time() - start
+    print(f"reference on the first {len(rows):,} records: {len(rows) / cpu:,.0f} records/s of CPU time "
+          f"({cpu:.1f} s), {len(expected.firings):,} firings, {len(expected.late):,} late, "
+          f"{len(expected.dropped):,} dropped")
+
+    sample = events_df.filter(F.col("arrival") < args.reference)
+    out = flink_windows(sample, window, allowed_lateness=args.lateness, late_side_output=not args.drop_late,
+                        watermarks=BoundedOutOfOrderness(args.disorder, args.every))
+
+    def at(r) -> int:
+        return len(stream) if r["cause"] == "end_of_input" else position[(r["cause"], r["arrival"])]
+
+    got = Counter((at(r), r["key"], r["window_start"], r["window_end"], tuple(r["values"]), r["watermark"])
+                  for r in out.firings.toArrow().to_pylist())
+    want = Counter((f.at, f.key, f.window.start, f.window.end, tuple(f.values), f.watermark)
+                   for f in expected.firings)
+    got_late = Counter((at(r), r["key"], r["payload"], r["ts"])
+                       for df in (out.late, out.dropped) for r in df.toArrow().to_pylist())
+    want_late = Counter((r.at, r.key, r.value, r.ts) for r in (*expected.late, *expected.dropped))
+    agree = got == want and got_late == want_late
+    print(f"spark on the same records agrees with the reference: {agree} "
+          f"({sum((got - want).values()) + sum((want - got).values())} firings and "
+          f"{sum((got_late - want_late).values()) + sum((want_late - got_late).values())} late records differ)")
 
 
 def main() -> None:
@@ -28,29 +98,29 @@ def main() -> None:
     p.add_argument("--lateness", type=int, default=1_000, help="allowed lateness, ms")
     p.add_argument("--every", type=int, default=1_000, help="records between watermarks")
     p.add_argument("--partitions", type=int, default=8, help="shuffle partitions")
+    p.add_argument("--drop-late", action="store_true", help="no side output: late records are dropped")
+    p.add_argument("--reference", type=int, default=0, help="records for the reference ratio and check")
     args = p.parse_args()
 
     spark = get_session(conf={"spark.sql.shuffle.partitions": str(args.partitions),
                               "spark.default.parallelism": "2", "spark.driver.memory": "6g"})
-    # One record per ms of event time on average; a tenth arrive up to 1.5 x the bound late, so some
-    # records are late, some within lateness, some dropped.
-    jitter = F.pmod(F.xxhash64("id"), F.lit(args.disorder * 3 // 2 + 1))
-    late = F.pmod(F.xxhash64(F.col("id") + 1), F.lit(10)) == 0
-    events = spark.range(args.records).select(
-        F.col("id").alias("arrival"), (F.col("id") % args.keys).cast("string").alias("key"),
-        (F.col("id") - F.when(late, jitter).otherwise(jitter % (args.disorder // 2 + 1))).alias("ts"),
-        F.col("id").alias("payload"))
-    out = flink_windows(events, sliding(10 * args.slide, args.slide), allowed_lateness=args.lateness,
-                        watermarks=BoundedOutOfOrderness(args.disorder, args.every), late_side_output=True)
+    window = sliding(10 * args.slide, args.slide)
+    delay = 3 * (args.disorder + 10 * args.slide + args.lateness) // 2
+    events = generated(spark, args.records, args.keys, args.disorder, delay)
+    out = flink_windows(events, window, allowed_lateness=args.lateness, late_side_output=not args.drop_late,
+                        watermarks=BoundedOutOfOrderness(args.disorder, args.every))
 
     start = time.perf_counter()
-    firings = out.firings.agg(F.count("*").alias("n"), F.sum(F.size("values")).alias("v")).first()
-    late_n = out.late.count()
+    found = counts(out)
     wall = time.perf_counter() - start
     print(f"records {args.records:,}  keys {args.keys:,}  window {10 * args.slide} ms / slide {args.slide} ms"
-          f"  lateness {args.lateness} ms  watermark every {args.every}")
-    print(f"firings {firings['n']:,}  values in firings {firings['v']:,}  late records {late_n:,}")
-    print(f"wall {wall:.1f} s  ({args.records / wall:,.0f} records/s, two actions: firings and late)")
+          f"  lateness {args.lateness} ms  bound {args.disorder} ms  watermark every {args.every}"
+          f"  shuffle partitions {args.partitions}")
+    print(f"firings {found['firings']:,} (late firings {found['late_firings']:,}), values in firings "
+          f"{found['values']:,}, side output {found['side_output']:,}, dropped {found['dropped']:,}")
+    print(f"wall {wall:.1f} s  ({args.records / wall:,.0f} records/s, one action)")
+    if args.reference:
+        reference_check(spark, args, window, events)
 
 
 if __name__ == "__main__":

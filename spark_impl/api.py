@@ -38,7 +38,7 @@ from conformance.case import Case, EvictorSpec, TriggerSpec, WindowSpec
 from spark_impl.frames import RECORD, WATERMARK
 from spark_impl.grouped import simulated_outputs, truncate_at_errors
 from spark_impl.implementation import is_relational
-from spark_impl.javalong import LONG_MAX
+from spark_impl.javalong import LONG_MAX, LONG_MIN
 from spark_impl.relational import relational_outputs
 from spark_impl.spec import invalid_spec_message, operator_spec
 
@@ -54,8 +54,8 @@ class BoundedOutOfOrderness:
     every: int = 1
 
     def __post_init__(self) -> None:
-        if self.bound < 0:
-            raise ValueError(f"BoundedOutOfOrderness.bound must be >= 0, not {self.bound}")
+        if not 0 <= self.bound <= LONG_MAX:
+            raise ValueError(f"BoundedOutOfOrderness.bound must be >= 0 and a Java long, not {self.bound}")
         if self.every < 1:
             raise ValueError(f"BoundedOutOfOrderness.every must be >= 1, not {self.every}")
 
@@ -110,9 +110,8 @@ def flink_windows(events: DataFrame, window: WindowSpec, *,
         stream = stream.select("*", *(F.lit(v).cast("long").alias(k) for k, v in params.items()),
                                F.lit(late_side_output).alias("side_output"))
         outputs = relational_outputs(stream)
-    else:
-        outputs = simulated_outputs(stream, {STREAM: op})
-    outputs = truncate_at_errors(outputs)
+    else:  # only a replay can fail at run time (the relational pipeline fails the query instead)
+        outputs = truncate_at_errors(simulated_outputs(stream, {STREAM: op}))
     return _shape(outputs, None if by_value else events.select(
         (F.col(arrival).cast("long")).alias("_handle"), F.col(payload).alias("_payload")))
 
@@ -120,16 +119,7 @@ def flink_windows(events: DataFrame, window: WindowSpec, *,
 def _watermark_events(records: DataFrame, watermarks: DataFrame | BoundedOutOfOrderness) -> DataFrame:
     """Watermark events at odd positions: `2 * arrival + 1` is right after the record `arrival`."""
     if isinstance(watermarks, BoundedOutOfOrderness):
-        # Record i (in arrival order) closes block i // every; the watermark after a block's last
-        # record is the running max timestamp up to it, minus bound + 1.
-        n = F.row_number().over(Window.partitionBy("case_id").orderBy("at")) - 1
-        blocks = (records.withColumn("_block", F.floor(n / watermarks.every))
-                  .groupBy("case_id", "_block")
-                  .agg(F.max("at").alias("_last"), F.max("ts").alias("_max"), F.count("*").alias("_n"))
-                  .filter(F.col("_n") == watermarks.every))
-        upto = Window.partitionBy("case_id").orderBy("_block").rowsBetween(Window.unboundedPreceding, 0)
-        marks = blocks.select("case_id", (F.col("_last") + 1).alias("at"),
-                              (F.max("_max").over(upto) - watermarks.bound - 1).alias("ts"))
+        marks = _bounded_out_of_orderness(records, watermarks)
     else:
         for name in ("arrival", "watermark"):
             if name not in watermarks.columns:
@@ -140,6 +130,37 @@ def _watermark_events(records: DataFrame, watermarks: DataFrame | BoundedOutOfOr
     return marks.select("case_id", "at", F.lit(WATERMARK).cast("byte").alias("kind"),
                         F.lit(None).cast("string").alias("key"), F.lit(None).cast("long").alias("value"),
                         "ts")
+
+
+#: Arrival-order scans split each stream's arrival range into about this many buckets.
+ARRIVAL_BUCKETS = 1024
+
+
+def _bounded_out_of_orderness(records: DataFrame, rule: BoundedOutOfOrderness) -> DataFrame:
+    """`case_id, at, ts` of the watermarks: after records `every`, `2 * every`, ... in arrival order,
+    `max(timestamp so far, Long.MIN_VALUE + bound + 1) - bound - 1` (`BoundedOutOfOrdernessWatermarks`).
+
+    The record count and the running max in arrival order are prefix scans. Rather than order every
+    record in one partition, the arrival range is cut into `ARRIVAL_BUCKETS` buckets of equal width:
+    each bucket is scanned on its own, and what the buckets before it hold (how many records, their
+    max timestamp) comes from a running sum and max over the per-bucket totals, which are few.
+    """
+    stats = records.groupBy("case_id").agg(
+        F.expr(f"min(at) div {ARRIVAL_BUCKETS}").alias("_lo"), F.expr(f"max(at) div {ARRIVAL_BUCKETS}").alias("_hi"))
+    # `div` truncates: hi - lo + 1 cannot overflow, and at div width grows with at.
+    bucketed = records.join(stats, "case_id").select(
+        "case_id", "at", "ts", F.expr("at div (_hi - _lo + 1)").alias("_bucket"))
+    in_bucket = Window.partitionBy("case_id", "_bucket").orderBy("at")
+    scanned = bucketed.select("*", F.row_number().over(in_bucket).alias("_n"),
+                              F.max("ts").over(in_bucket).alias("_max"))
+    before = Window.partitionBy("case_id").orderBy("_bucket").rowsBetween(Window.unboundedPreceding, -1)
+    carried = (bucketed.groupBy("case_id", "_bucket").agg(F.count("*").alias("_count"), F.max("ts").alias("_top"))
+               .select("case_id", "_bucket", F.coalesce(F.sum("_count").over(before), F.lit(0)).alias("_offset"),
+                       F.max("_top").over(before).alias("_carry")))
+    ends = (scanned.join(carried, ["case_id", "_bucket"])
+            .filter((F.col("_offset") + F.col("_n")) % rule.every == 0))
+    highest = F.greatest(F.col("_max"), F.col("_carry"), F.lit(LONG_MIN + rule.bound + 1))
+    return ends.select("case_id", (F.col("at") + 1).alias("at"), (highest - rule.bound - 1).alias("ts"))
 
 
 def _when(at: Column) -> list[Column]:

@@ -59,12 +59,15 @@ def col_add(a, b):
     """`a + b` as a Spark Column with Java wrap-around, whatever the session's ANSI setting.
 
     `try_add` is null exactly on overflow; then both operands have the same sign and the wrapped sum
-    is `(a - 2^63) + (b - 2^63)` (or `+ 2^63` each when negative), each step within range.
+    is `(a - 2^63) + (b - 2^63)` (or `+ 2^63` each when negative), each step within range. Those steps
+    use `try_` arithmetic too: Spark may evaluate the fallback even when `try_add` is not null
+    (subexpression elimination hoists it), and it must not fail the query then.
     """
     from pyspark.sql import functions as F
 
     lmin = F.lit(LONG_MIN)
-    wrapped = F.when(a >= 0, (a + lmin) + (b + lmin)).otherwise((a - lmin) + (b - lmin))
+    wrapped = F.when(a >= 0, F.try_add(F.try_add(a, lmin), F.try_add(b, lmin))).otherwise(
+        F.try_add(F.try_subtract(a, lmin), F.try_subtract(b, lmin)))
     return F.coalesce(F.try_add(a, b), wrapped)
 
 

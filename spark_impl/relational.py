@@ -88,13 +88,17 @@ def assign_windows(records: DataFrame) -> DataFrame:
     Starts are `lastStart - k * slide` for k = 0, 1, ... while `start > ts - size`, i.e.
     `k < ceil((lastStart - ts + size) / slide)`; with `size < slide` that can be no window at all.
     """
-    last = records.select("*", window_start(F.col("ts"), F.col("offset"), F.col("slide")).alias("_last"))
+    return _explode_windows(records.select("*", window_start(F.col("ts"), F.col("offset"), F.col("slide"))
+                                           .alias("_last")), records.columns)
+
+
+def _explode_windows(rows: DataFrame, keep: list[str]) -> DataFrame:
     # integer division: both operands are positive where it is used, so `div` is the ceiling's floor
     n = F.expr("(_last - ts + size + slide - 1) div slide")
     ks = F.when(F.col("_last") - F.col("ts") + F.col("size") > 0, F.sequence(F.lit(0).cast("long"), n - 1))
     start = F.col("_last") - F.col("k") * F.col("slide")
-    return (last.select("*", F.explode(ks).alias("k"))
-            .select(*records.columns, "k", start.alias("start"), (start + F.col("size")).alias("end"),
+    return (rows.select("*", F.explode(ks).alias("k"))
+            .select(*keep, "k", start.alias("start"), (start + F.col("size")).alias("end"),
                     (start + F.col("size") - 1).alias("max_ts"),
                     cleanup_time(start + F.col("size") - 1).alias("cleanup")))
 
@@ -123,10 +127,16 @@ def first_watermark_reaching(steps: DataFrame, thresholds: DataFrame) -> DataFra
             .filter(F.col("_s_at").isNull()).drop("_s_at"))
 
 
-def window_ends(windows: DataFrame, steps: DataFrame) -> DataFrame:
-    """`case_id, max_ts, fire_at, fire_wm, clean_at` for every window end of the cases: when the
-    watermark first reaches the window's `maxTimestamp` and its `cleanupTime`."""
-    ends = windows.select("case_id", "max_ts", "cleanup").distinct()
+def window_ends(records: DataFrame, steps: DataFrame) -> DataFrame:
+    """`case_id, max_ts, fire_at, fire_wm, clean_at` for every window end of the cases' records: when
+    the watermark first reaches the window's `maxTimestamp` and its `cleanupTime`.
+
+    The ends come from the distinct `lastStart`s, each with the earliest of its timestamps (the one
+    with the most windows), not from every (element, window) row.
+    """
+    last = window_start(F.col("ts"), F.col("offset"), F.col("slide")).alias("_last")
+    starts = records.groupBy("case_id", last, "size", "slide", "lateness").agg(F.min("ts").alias("ts"))
+    ends = _explode_windows(starts, ["case_id"]).select("case_id", "max_ts", "cleanup").distinct()
     thresholds = ends.select("case_id", "max_ts", F.explode(F.array(
         F.struct(F.lit(True).alias("fire"), F.col("max_ts").alias("t")),
         F.struct(F.lit(False).alias("fire"), F.col("cleanup").alias("t")))).alias("_t"))
@@ -149,52 +159,60 @@ def with_arrival_watermark(rows: DataFrame, steps: DataFrame) -> DataFrame:
             .select(*rows.columns, F.coalesce(F.col("_wm"), F.lit(LONG_MIN)).alias("wm")))
 
 
-def firings(added: DataFrame) -> tuple[DataFrame, DataFrame]:
+def firings(added: DataFrame) -> DataFrame:
     """On-time and late firings of the windows from their added elements (`added` has the window's
-    `fire_at`, `fire_wm`). A late firing has no `watermark` yet: it needs the arrival's."""
-    elements = F.sort_array(F.collect_list(F.struct(F.col("at").alias("a"), F.col("value").alias("v"))))
-    windows = added.groupBy(*WINDOW_ID, "fire_at", "fire_wm").agg(elements.alias("_e"))
-    ats, values = F.col("_e.a"), F.col("_e.v")  # in arrival order, as Flink's list state holds them
-    early = F.size(F.filter(ats, lambda a: F.col("fire_at").isNull() | (a < F.col("fire_at"))))
-    windows = windows.select(*WINDOW_ID, "fire_at", "fire_wm", ats.alias("_a"), values.alias("_v"),
-                             early.alias("_early"))
-    on_time = (windows.filter(F.col("fire_at").isNotNull() & (F.col("_early") > 0))
-               .select(*WINDOW_ID, F.col("fire_at").alias("at"),
-                       F.slice("_v", F.lit(1), F.col("_early")).alias("values"),
-                       F.col("fire_wm").alias("watermark")))
+    `fire_at`, `fire_wm` and, for an element that may fire the window late, `wm` at its arrival)."""
+    fire_at = F.col("fire_at")
+    windows = added.groupBy(*WINDOW_ID, "fire_at", "fire_wm").agg(
+        F.sort_array(F.collect_list(F.struct(F.col("at").alias("a"), F.col("value").alias("v"),
+                                             F.col("wm").alias("w")))).alias("_e"),
+        F.count(F.when(fire_at.isNull() | (F.col("at") < fire_at), 1)).alias("_early"))
+    held, values, early = F.col("_e"), F.col("_e.v"), F.col("_early")  # in arrival order, as Flink's list state
+    on_time = F.slice(F.array(F.struct(fire_at.alias("at"), F.slice(values, F.lit(1), early).alias("values"),
+                                       F.col("fire_wm").alias("watermark"))),
+                      1, F.when(fire_at.isNotNull() & (early > 0), 1).otherwise(0))
     # Each element after fire_at fires the window with every element up to it.
-    late = (windows.select(*WINDOW_ID, "_v", "_early", F.posexplode(
-        F.slice("_a", F.col("_early") + 1, F.size("_a"))).alias("_i", "at"))
-            .select(*WINDOW_ID, "at", F.slice("_v", F.lit(1), F.col("_early") + F.col("_i") + 1).alias("values")))
-    return on_time, late
+    late = F.transform(F.slice(held, early + 1, F.size(held)), lambda e, i: F.struct(
+        e["a"].alias("at"), F.slice(values, F.lit(1), early + i + 1).alias("values"), e["w"].alias("watermark")))
+    return (windows.select(*WINDOW_ID, F.explode(F.concat(on_time, late)).alias("_f"))
+            .select(*WINDOW_ID, "_f.at", "_f.values", "_f.watermark"))
 
 
 def relational_outputs(events: DataFrame) -> DataFrame:
     """Firings (`kind` "firing") and late or dropped records of the cases in `events`, in the
     output schema of `spark_impl.frames.OUTPUT_COLUMNS`."""
     steps = watermark_steps(events)
-    records = record_rows(events)
-    windows = assign_windows(records)
-    placed = windows.join(window_ends(windows, steps), ["case_id", "max_ts"])
-    added = placed.filter(F.col("clean_at").isNull() | (F.col("at") < F.col("clean_at")))
-    on_time, late = firings(added)
+    # Keys are independent: one shuffle by key, after which every (element, window) row stays on
+    # its partition (the window ends are broadcast, the grouping by window needs no shuffle).
+    records = record_rows(events).repartition("case_id", "key")
+    ends = F.broadcast(window_ends(records, steps))
+    # Per record, its latest-ending window decides whether it was skipped, its earliest-ending one
+    # whether it can fire a window late (after fire_at); a record with no window at all is late once
+    # ts + allowedLateness reaches the watermark.
+    last = window_start(F.col("ts"), F.col("offset"), F.col("slide"))
+    count = F.expr("(_last - ts + size + slide - 1) div slide")
+    bounds = records.select("*", last.alias("_last")).select(
+        *records.columns, (F.col("_last") + F.col("size") - 1).alias("_latest"),
+        (F.col("_last") - (count - 1) * F.col("slide") + F.col("size") - 1).alias("_earliest"))
+    latest = ends.select("case_id", F.col("max_ts").alias("_latest"), "clean_at")
+    earliest = ends.select("case_id", F.col("max_ts").alias("_earliest"), "fire_at")
+    judged = (bounds.join(latest, ["case_id", "_latest"], "left").join(earliest, ["case_id", "_earliest"], "left")
+              .select("*", (F.col("_latest") < F.col("ts")).alias("_windowless")))
     kind = F.when(F.col("side_output"), "late").otherwise("dropped").alias("kind")
-    # An element whose latest-ending window was late was skipped by all of them: a late element.
-    skipped = (placed.filter((F.col("k") == 0) & (F.col("at") > F.col("clean_at")))
+    skipped = (judged.filter(~F.col("_windowless") & (F.col("at") > F.col("clean_at")))
                .select("case_id", kind, "at", "key", "value", "ts"))
-    # An element without any window needs the watermark at its arrival, as a late firing does.
-    last_max_ts = window_start(F.col("ts"), F.col("offset"), F.col("slide")) + F.col("size") - 1
-    windowless = (records.filter(last_max_ts < F.col("ts"))
-                  .select("case_id", "at", "key", "value", "ts", kind,
-                          col_add(F.col("ts"), F.col("lateness")).alias("_due")))
     timed = with_arrival_watermark(
-        late.select("*", F.lit("firing").alias("kind")).unionByName(windowless, allowMissingColumns=True), steps)
-    late_fired = (timed.filter(F.col("kind") == "firing")
-                  .select(*WINDOW_ID, "at", "values", F.col("wm").alias("watermark")))
-    lost = timed.filter((F.col("kind") != "firing") & (F.col("_due") <= F.col("wm")))
-    firing_rows = on_time.unionByName(late_fired).select(
+        judged.filter(F.col("_windowless") | (F.col("at") > F.col("fire_at")))
+        .select("case_id", "at", "ts", "lateness", "_windowless", kind, "key", "value"), steps)
+    lost = (timed.filter(F.col("_windowless") & (col_add(F.col("ts"), F.col("lateness")) <= F.col("wm")))
+            .select("case_id", "kind", "at", "key", "value", "ts"))
+    arrival_wm = F.broadcast(timed.filter(~F.col("_windowless")).select("case_id", "at", "wm"))
+    added = (assign_windows(records).join(ends, ["case_id", "max_ts"])
+             .filter(F.col("clean_at").isNull() | (F.col("at") < F.col("clean_at")))
+             .join(arrival_wm, ["case_id", "at"], "left"))
+    firing_rows = firings(added).select(
         "case_id", F.lit("firing").alias("kind"), "at", "key", F.col("start").alias("window_start"),
         F.col("end").alias("window_end"), F.col("max_ts").alias("timestamp"), "values", "watermark")
     return (firing_rows.unionByName(skipped, allowMissingColumns=True)
-            .unionByName(lost.select("case_id", "kind", "at", "key", "value", "ts"), allowMissingColumns=True)
+            .unionByName(lost, allowMissingColumns=True)
             .withColumn("message", F.lit(None).cast("string")))

@@ -1,7 +1,9 @@
 """One `SparkSession` per process, tuned for the small jobs of the conformance suite.
 
 Small local jobs are dominated by fixed costs, not by data: one shuffle partition, parallelism 1,
-adaptive execution off (it re-plans every tiny job), no UI and no console progress bar. Arrow moves
+adaptive execution off (it re-plans every tiny job), no UI and no console progress bar. A batch's
+plan generates about a hundred Java classes; Spark's default cache of 100 compiled classes would
+evict them between batches and recompile (seconds per batch), so the cache is larger. Arrow moves
 data in and out (a pyarrow Table in, `toArrow()` out), which is several times faster than Python
 lists. ANSI mode stays at Spark's default: the pipeline never relies on overflow behaviour (see
 `spark_impl.javalong`).
@@ -26,6 +28,7 @@ SMALL_JOB_CONF: dict[str, str] = {
     "spark.sql.shuffle.partitions": "1",
     "spark.default.parallelism": "1",
     "spark.sql.adaptive.enabled": "false",
+    "spark.sql.codegen.cache.maxEntries": "2000",
     "spark.sql.execution.arrow.pyspark.enabled": "true",
     "spark.sql.execution.arrow.pyspark.fallback.enabled": "false",
     "spark.sql.session.timeZone": "UTC",
