@@ -18,20 +18,22 @@ question about the watermark into a lookup per *window end*, and those are few:
 - an element added after `fire_at` fires the window at its arrival with everything the window
   holds then, i.e. the window's added elements up to it in arrival order (no purge; cleanup empties
   the window only at `clean_at`, after which nothing is added). Such a late firing needs the
-  watermark at its arrival: the last step before it (`with_arrival_watermark`);
+  watermark at its arrival, the last step before it (`with_arrival_watermark`), looked up only for
+  the records that arrive after `fire_at` of their earliest-ending window, before the grouping;
 - an element none of whose windows took it is late when `ts + allowedLateness <= watermark`
   (wrapping add, as Flink's `isElementLate`): side output or dropped. When it has windows, its
   latest-ending window was skipped, so `ts + allowedLateness <= cleanupTime <= watermark` already
   holds; only an element without any window (`size < slide`) needs the watermark at its arrival.
 
-Only the window ends, the watermark steps and the late firings are ever sorted in arrival order
-per case; the bulk of the data, (element, window) rows, is joined to the window ends and grouped by
-window, so nothing orders all of a case's records in one partition.
+Only the window ends, the watermark steps and the records that may fire a window late are ever
+sorted in arrival order per case. The bulk of the data is shuffled once, by (case, key): the
+(element, window) rows are made, joined to the broadcast window ends and grouped by window on the
+partition where their record landed, so nothing orders all of a case's records in one partition.
 
 Input: events with `case_id, at, kind, key, value, ts` (kind 0 record, 1 watermark; the end of input
 is a watermark `Long.MAX_VALUE` after every other event) and the case's `size, slide, offset,
 lateness, side_output` (a tumbling window is a sliding one with `slide = size`). Times must lie in
-`(-2^62, 2^62)` (`check_range`), so window arithmetic cannot overflow; `lateness` may be anything up
+`(-2^62, 2^62)` (`record_rows` checks), so window arithmetic cannot overflow; `lateness` may be anything up
 to `Long.MAX_VALUE`.
 """
 
@@ -180,7 +182,7 @@ def firings(added: DataFrame) -> DataFrame:
 
 def relational_outputs(events: DataFrame) -> DataFrame:
     """Firings (`kind` "firing") and late or dropped records of the cases in `events`, in the
-    output schema of `spark_impl.frames.OUTPUT_COLUMNS`."""
+    output schema of `spark_impl.frames.OUTPUT_SCHEMA`."""
     steps = watermark_steps(events)
     # Keys are independent: one shuffle by key, after which every (element, window) row stays on
     # its partition (the window ends are broadcast, the grouping by window needs no shuffle).
