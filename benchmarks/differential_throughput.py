@@ -50,7 +50,7 @@ def main() -> None:
         observed += impl.run(batch[i:i + args.batch])
     expected = reference.run(batch)
     batched = len(batch) / (time.perf_counter() - start)
-    disagreements = sum(not equivalent(e, o) for e, o in zip(expected, observed, strict=True))
+    disagreements = [i for i, (e, o) in enumerate(zip(expected, observed, strict=True)) if not equivalent(e, o)]
 
     start = time.perf_counter()
     for case in batch[:args.single]:
@@ -61,7 +61,9 @@ def main() -> None:
     print(f"  batched ({args.batch} cases per run): {batched:10.1f} cases/s")
     print(f"  one run per case:                  {single:10.1f} cases/s")
     print(f"  ratio:                             {batched / single:10.1f} x")
-    print(f"  disagreements:                     {disagreements:10d}")
+    print(f"  disagreements:                     {len(disagreements):10d}")
+    for i in disagreements[:3]:
+        print(f"case {i}: {batch[i]!r}\n  reference: {expected[i]!r}\n  {impl.name}: {observed[i]!r}")
 
 
 if __name__ == "__main__":

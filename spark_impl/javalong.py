@@ -58,17 +58,18 @@ def to_int(a: int) -> int:
 def col_add(a, b):
     """`a + b` as a Spark Column with Java wrap-around, whatever the session's ANSI setting.
 
-    `try_add` is null exactly on overflow; then both operands have the same sign and the wrapped sum
-    is `(a - 2^63) + (b - 2^63)` (or `+ 2^63` each when negative), each step within range. Those steps
-    use `try_` arithmetic too: Spark may evaluate the fallback even when `try_add` is not null
-    (subexpression elimination hoists it), and it must not fail the query then.
+    The sum is taken exactly in `decimal(20, 0)` and brought back into `long` range by 2^64. (Two
+    `long` additions with `Long.MIN_VALUE` literals would do, but Spark's optimizer reassociates
+    them and folds the two literals into one sum that overflows.)
     """
+    from decimal import Decimal
+
     from pyspark.sql import functions as F
 
-    lmin = F.lit(LONG_MIN)
-    wrapped = F.when(a >= 0, F.try_add(F.try_add(a, lmin), F.try_add(b, lmin))).otherwise(
-        F.try_add(F.try_subtract(a, lmin), F.try_subtract(b, lmin)))
-    return F.coalesce(F.try_add(a, b), wrapped)
+    exact = a.cast("decimal(20,0)") + b.cast("decimal(20,0)")
+    span = F.lit(Decimal(_SPAN))
+    return (F.when(exact > F.lit(LONG_MAX), exact - span).when(exact < F.lit(LONG_MIN), exact + span)
+            .otherwise(exact).cast("long"))
 
 
 def col_saturating_add(a, b):

@@ -56,6 +56,12 @@ def test_spark_arithmetic_matches_java(spark):
         J.col_saturating_add(F.lit(LONG_MAX - 1), F.lit(5)).alias("saturated")).first()
     assert row.asDict() == {"rem": -1, "pmod": 2, "wrap_up": LONG_MIN + 1, "wrap_down": LONG_MAX,
                             "plain": -2, "saturated": LONG_MAX}
+    # Columns, not literals: the optimizer rewrites sums of columns (it once folded two Long.MIN_VALUE
+    # literals of the wrap-around into an overflow).
+    pairs = [(16, LONG_MAX), (-16, LONG_MIN), (5, -7), (LONG_MAX, LONG_MAX), (LONG_MIN, LONG_MIN)]
+    df = spark.createDataFrame(pairs, "a long, b long")
+    got = [r.s for r in df.select(J.col_add(F.col("a"), F.col("b")).alias("s")).collect()]
+    assert got == [J.add(a, b) for a, b in pairs]
 
 
 # --- window assignment --------------------------------------------------------------------------
