@@ -25,6 +25,8 @@ class FlinkImplementation:
 
     name = "flink"
     features = ALL_FEATURES - UNSUPPORTED
+    #: A `run` call is one or more Flink jobs: the suite prefetches each property's cases in a few large calls.
+    costly_calls = True
 
     def __init__(self, limits: Limits | None = None) -> None:
         self.limits = limits or Limits()

@@ -11,11 +11,11 @@ columns the row's kind needs and nulls elsewhere; a global window has null `wind
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import pyarrow as pa
 
-from conformance.case import Case, Record, Watermark
+from conformance.case import Case, EventTimeTrigger, ProcessingTimeTrigger, PurgingTrigger, Record, Watermark
 from conformance.observation import Error, Firing, GlobalWindow, LateRecord, Observation, TimeWindow
 from spark_impl.javalong import LONG_MAX
 
@@ -56,8 +56,29 @@ def events_table(cases: Sequence[tuple[int, Case]]) -> pa.Table:
     return pa.table(cols, schema=EVENT_SCHEMA)
 
 
-def observations(outputs: pa.Table, case_ids: Sequence[int]) -> dict[int, Observation]:
-    """The observation of each case id from the output rows (ordered by `at` within each case)."""
+def timer_positions(case: Case) -> frozenset[int]:
+    """The positions at which `case` fires by timers whose time is the window's `maxTimestamp`:
+    the watermarks, processing-time advances and the end of input, when the trigger is
+    `EventTimeTrigger` or `ProcessingTimeTrigger` (the default of time windows), purging or not.
+    Empty for the other triggers, whose timers are not at the output timestamp."""
+    trigger = case.trigger.inner if isinstance(case.trigger, PurgingTrigger) else case.trigger
+    if not isinstance(trigger, EventTimeTrigger | ProcessingTimeTrigger | None):
+        return frozenset()
+    return frozenset([at for at, e in enumerate(case.events) if not isinstance(e, Record)] + [len(case.events)])
+
+
+def in_timer_order(firings: list[Firing], positions: frozenset[int]) -> list[Firing]:
+    """`firings` with those at `positions` in timestamp order, as Flink's timer queue fires them
+    (`InternalTimerServiceImpl.advanceWatermark` polls the earliest timer of any key); rows from
+    different keys come out of Spark in no particular order. The sort is stable: within one key and
+    timestamp, the replay's order stays."""
+    return sorted(firings, key=lambda f: (f.at, f.timestamp if f.at in positions else 0))
+
+
+def observations(outputs: pa.Table, case_ids: Sequence[int],
+                 timer_ordered: Mapping[int, frozenset[int]]) -> dict[int, Observation]:
+    """The observation of each case id from the output rows (ordered by `at` within each case, and
+    by timestamp at each case's `timer_ordered` positions)."""
     parts: dict[int, dict[str, list]] = defaultdict(lambda: defaultdict(list))
     for row in sorted(outputs.to_pylist(), key=lambda r: (r["case_id"], r["at"], r["kind"] != "error")):
         part, kind = parts[row["case_id"]], row["kind"]
@@ -70,6 +91,7 @@ def observations(outputs: pa.Table, case_ids: Sequence[int]) -> dict[int, Observ
             part["error"].append(Error("runtime", row["message"]))
         else:
             part[kind].append(LateRecord(row["at"], row["key"], row["value"], row["ts"]))
-    return {cid: Observation(tuple(parts[cid]["firings"]), tuple(parts[cid]["late"]),
+    return {cid: Observation(tuple(in_timer_order(parts[cid]["firings"], timer_ordered.get(cid, frozenset()))),
+                             tuple(parts[cid]["late"]),
                              tuple(parts[cid]["dropped"]), (parts[cid]["error"] or [None])[0])
             for cid in case_ids}

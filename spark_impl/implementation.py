@@ -34,6 +34,8 @@ def is_relational(case: Case) -> bool:
 class SparkImplementation:
     name = "spark"
     features = ALL_FEATURES
+    #: A `run` call is a Spark job: the suite prefetches each property's cases in a few large calls.
+    costly_calls = True
 
     def __init__(self, session=None) -> None:
         self._session = session
@@ -51,9 +53,10 @@ class SparkImplementation:
         valid = [(i, c) for i, c in enumerate(cases) if rejected[i] is None]
         outputs = outputs_of(self.session, valid, relational={i for i, c in valid if is_relational(c)},
                              specs={i: operator_spec(c) for i, c in valid}) if valid else None
-        from spark_impl.frames import observations
+        from spark_impl.frames import observations, timer_positions
 
-        found = observations(outputs if outputs is not None else _empty(), [i for i, _ in valid])
+        found = observations(outputs if outputs is not None else _empty(), [i for i, _ in valid],
+                             {i: timer_positions(c) for i, c in valid})
         return [Observation.invalid_spec(rejected[i]) if rejected[i] is not None else found[i]
                 for i in range(len(cases))]
 

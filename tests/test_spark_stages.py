@@ -189,3 +189,24 @@ def test_continuous_processing_time_trigger_fires_every_interval():
 ])
 def test_invalid_spec_messages(window, message):
     assert invalid_spec_message(Case(window=window)) == message
+
+
+def test_timer_firings_of_a_watermark_come_in_timestamp_order_across_keys():
+    """At a watermark (here the end of input) Flink's timer queue fires the earliest window first,
+    whatever its key; the rows from the pipeline's key groups arrive in no such order."""
+
+    from spark_impl.implementation import SparkImplementation
+
+    case = Case(window=tumbling(1), events=[record("a", 1, 0), record("b", 2, 2), record("c", 3, 1)])
+    [observation] = SparkImplementation(get_session()).run([case])
+    assert [f.timestamp for f in observation.firings] == [0, 1, 2]
+
+
+def test_timer_order_applies_only_where_timers_fire_at_max_timestamp():
+
+    from conformance.case import ContinuousEventTimeTrigger
+    from spark_impl.frames import timer_positions
+
+    events = [record("a", 1, 0), watermark(5)]
+    assert timer_positions(Case(window=tumbling(10), events=events)) == {1, 2}
+    assert timer_positions(Case(window=tumbling(10), trigger=ContinuousEventTimeTrigger(2), events=events)) == set()
