@@ -21,13 +21,19 @@ from dataclasses import dataclass, field
 from itertools import count
 
 from conformance.case import CountEvictor, TimeEvictor
-from conformance.observation import Firing, LateRecord, TimeWindow
+from conformance.observation import NEVER_ENDS, Firing, LateRecord, TimeWindow
 from spark_impl import triggers
 from spark_impl.javalong import LONG_MAX, LONG_MIN, add, sub
 from spark_impl.spec import OperatorSpec
 from spark_impl.windows import AssignerFailure, assign_windows, max_timestamp, merge_windows
 
 RECORD, WATERMARK, PROCESSING_TIME = 0, 1, 2
+
+#: Timers registered while firing that one advance of one key may fire before the case is stopped
+#: as `NEVER_ENDS`: a trigger that keeps registering its next timer below the new time (a continuous
+#: trigger on the global window at the end of input, or one whose next fire time wraps around the
+#: `long` range) makes Flink fire until the job is cancelled.
+RUNAWAY_TIMERS = 100_000
 
 
 class JobFailure(Exception):
@@ -67,6 +73,16 @@ class _Timers:
                 self.pending.discard((time, window))
                 return time, window
         return None
+
+    def due(self, up_to: int):
+        """The timers `poll(up_to)` gives one after another, those registered meanwhile included;
+        `NEVER_ENDS` once more than `RUNAWAY_TIMERS` of those have fired."""
+        budget = len(self.pending) + RUNAWAY_TIMERS
+        while (timer := self.poll(up_to)) is not None:
+            budget -= 1
+            if budget < 0:
+                raise JobFailure(NEVER_ENDS)
+            yield timer
 
 
 class KeyedWindowOperator:
@@ -213,12 +229,12 @@ class KeyedWindowOperator:
         if time <= self.watermark:
             return
         self.watermark = time
-        while (timer := self.event_timers.poll(time)) is not None:
+        for timer in self.event_timers.due(time):
             self._on_timer(*timer, triggers.on_event_time, cleans_up=self.spec.is_event_time)
 
     def advance_processing_time(self, time: int) -> None:
         self.processing_time = max(self.processing_time, time)
-        while (timer := self.processing_timers.poll(self.processing_time)) is not None:
+        for timer in self.processing_timers.due(self.processing_time):
             self._on_timer(*timer, triggers.on_processing_time, cleans_up=not self.spec.is_event_time)
 
     # --- MergingWindowSet ---------------------------------------------------------------------

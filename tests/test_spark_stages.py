@@ -10,9 +10,11 @@ from conformance import (
     LONG_MAX,
     LONG_MIN,
     Case,
+    ContinuousEventTimeTrigger,
     CountEvictor,
     TimeEvictor,
     processing_time,
+    purging,
     record,
     session,
     sliding,
@@ -21,6 +23,7 @@ from conformance import (
 )
 from conformance import TimeWindow as W
 from conformance.case import ContinuousProcessingTimeTrigger, Global
+from conformance.observation import NEVER_ENDS
 from spark_impl import javalong as J
 from spark_impl import relational as R
 from spark_impl.operator import PROCESSING_TIME, RECORD, WATERMARK, _evict, simulate
@@ -175,6 +178,15 @@ def test_continuous_processing_time_trigger_fires_every_interval():
     out = _replay(Case(window=Global(), trigger=ContinuousProcessingTimeTrigger(10),
                        events=[record("a", 1, 0), processing_time(10), record("a", 2, 0), processing_time(20)]))
     assert [(f.at, f.values) for f in out.firings] == [(1, (1,)), (3, (1, 2))] and out.error is None
+
+
+def test_a_timer_loop_that_never_ends_is_stopped_after_the_outputs_before_it():
+    # Purged at its first firing, the global window has nothing left to emit at the end of input,
+    # but its continuous trigger registers the next fire time 5 ms on, up to Long.MAX_VALUE.
+    out = _replay(Case(window=Global(), trigger=purging(ContinuousEventTimeTrigger(5)),
+                       events=[record("a", 1, 1), watermark(5)]))
+    assert [(f.at, f.values) for f in out.firings] == [(1, (1,))]
+    assert out.error == (2, NEVER_ENDS)
 
 
 # --- driver-side checks of the specification --------------------------------------------------
