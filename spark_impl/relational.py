@@ -184,9 +184,7 @@ def relational_outputs(events: DataFrame) -> DataFrame:
     """Firings (`kind` "firing") and late or dropped records of the cases in `events`, in the
     output schema of `spark_impl.frames.OUTPUT_SCHEMA`."""
     steps = watermark_steps(events)
-    # Keys are independent: one shuffle by key, after which every (element, window) row stays on
-    # its partition (the window ends are broadcast, the grouping by window needs no shuffle).
-    records = record_rows(events).repartition("case_id", "key")
+    records = record_rows(events)
     ends = F.broadcast(window_ends(records, steps))
     # Per record, its latest-ending window decides whether it was skipped, its earliest-ending one
     # whether it can fire a window late (after fire_at); a record with no window at all is late once
@@ -209,9 +207,12 @@ def relational_outputs(events: DataFrame) -> DataFrame:
     lost = (timed.filter(F.col("_windowless") & (col_add(F.col("ts"), F.col("lateness")) <= F.col("wm")))
             .select("case_id", "kind", "at", "key", "value", "ts"))
     arrival_wm = F.broadcast(timed.filter(~F.col("_windowless")).select("case_id", "at", "wm"))
-    added = (assign_windows(records).join(ends, ["case_id", "max_ts"])
-             .filter(F.col("clean_at").isNull() | (F.col("at") < F.col("clean_at")))
-             .join(arrival_wm, ["case_id", "at"], "left"))
+    # Keys are independent: the one shuffle of the records is by key, after which every (element,
+    # window) row stays on its partition (what is joined to them is broadcast, the grouping by window
+    # needs no shuffle). Everything else about a record is decided where it was read.
+    by_key = records.repartition("case_id", "key").join(arrival_wm, ["case_id", "at"], "left")
+    added = (assign_windows(by_key).join(ends, ["case_id", "max_ts"])
+             .filter(F.col("clean_at").isNull() | (F.col("at") < F.col("clean_at"))))
     firing_rows = firings(added).select(
         "case_id", F.lit("firing").alias("kind"), "at", "key", F.col("start").alias("window_start"),
         F.col("end").alias("window_end"), F.col("max_ts").alias("timestamp"), "values", "watermark")
