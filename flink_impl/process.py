@@ -1,6 +1,6 @@
 """The long-lived Java runner process and its line protocol.
 
-One request per line, `{"cases": [window-case/1, ...], "limits": {...}, "never_ends": message}`;
+One request per line, `{"cases": [window-case/1, ...], "limits": {...}, "never_ends": message, ...}`;
 one answer per line, `{"observations": [...], "retry": [...], "exiting": bool}` or
 `{"failure": "..."}` (see `Runner.java`). The runner's stderr (Flink's own chatter, stack traces) goes to an anonymous
 temporary file whose tail is quoted when the runner fails.
@@ -17,7 +17,7 @@ import threading
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from conformance.observation import NEVER_ENDS
+from conformance.observation import NEVER_ENDS, TOO_MANY_WINDOWS, WRAPPED_WINDOWS_LIMIT
 from flink_impl.toolchain import MAIN_CLASS, compiled_classes, find_toolchain
 
 JVM_OPTIONS = ["-Xmx1g", "-XX:+UseSerialGC"]
@@ -70,7 +70,8 @@ class RunnerProcess:
             if not self.alive:
                 raise self._failure("the Flink runner is not running")
             try:
-                request = {"cases": cases, "limits": asdict(limits), "never_ends": NEVER_ENDS}
+                request = {"cases": cases, "limits": asdict(limits), "never_ends": NEVER_ENDS,
+                           "wrapped_windows_limit": WRAPPED_WINDOWS_LIMIT, "too_many_windows": TOO_MANY_WINDOWS}
                 self._process.stdin.write(json.dumps(request) + "\n")
                 self._process.stdin.flush()
                 line = self._process.stdout.readline()

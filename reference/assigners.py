@@ -7,6 +7,7 @@ preconditions and raise `InvalidSpec` with Flink's message.
 
 from __future__ import annotations
 
+from conformance.observation import TOO_MANY_WINDOWS, WRAPPED_WINDOWS_LIMIT
 from reference.errors import InvalidSpec, JobFailure
 from reference.javalong import LONG_MIN, l2i, labs, ladd, ldiv, lrem, lsub
 from reference.windows import GLOBAL_WINDOW, TimeWindow, Window, WindowStart, get_window_start_with_offset
@@ -77,7 +78,9 @@ class SlidingWindows(WindowAssigner):
     """`SlidingEventTimeWindows` / `SlidingProcessingTimeWindows`: windows of `size` every `slide`.
 
     `for (start = lastStart; start > timestamp - size; start -= slide)`: `size` need not be a
-    multiple of `slide`, and with `size < slide` some timestamps fall in no window at all.
+    multiple of `slide`, and with `size < slide` some timestamps fall in no window at all. Near
+    `Long.MIN_VALUE`, `start -= slide` wraps around and the loop goes on from the top of the range;
+    past `WRAPPED_WINDOWS_LIMIT` windows the case stops with the contract's `TOO_MANY_WINDOWS`.
     """
 
     def __init__(self, size: int, slide: int, offset: int, event_time: bool,
@@ -113,19 +116,13 @@ class SlidingWindows(WindowAssigner):
             next_start = lsub(start, self.slide)
             wrapped = wrapped or next_start >= start
             if wrapped and len(windows) > WRAPPED_WINDOWS_LIMIT:
-                raise JobFailure("Java heap space")
+                raise JobFailure(TOO_MANY_WINDOWS)
             start = next_start
         return windows
 
 
 #: How many recently assigned windows a sliding assigner keeps for later elements.
 RECENT_WINDOWS_LIMIT = 1000
-
-#: Near the ends of the `long` range `start -= slide` can wrap around; Java's loop then goes on
-#: from the top of the range and may end after a few more windows, or never (the heap fills up).
-#: The model follows the wrapped loop and takes more than this many windows for the latter.
-WRAPPED_WINDOWS_LIMIT = 1000
-
 
 class SessionWindows(WindowAssigner):
     """`EventTimeSessionWindows` / `ProcessingTimeSessionWindows`: `[t, t + gap)`, merged with every

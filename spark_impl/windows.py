@@ -8,16 +8,11 @@ Windows are the contract's values: `TimeWindow(start, end)` is Flink's `TimeWind
 from __future__ import annotations
 
 from conformance.case import Global, Session, Sliding, Tumbling
-from conformance.observation import GlobalWindow, TimeWindow
+from conformance.observation import TOO_MANY_WINDOWS, WRAPPED_WINDOWS_LIMIT, GlobalWindow, TimeWindow
 from spark_impl.javalong import LONG_MAX, LONG_MIN, add, div, rem, sub, to_int
 
 NO_TIMESTAMP_MESSAGE = ("Record has Long.MIN_VALUE timestamp (= no timestamp marker). Did you forget to call "
                         "'DataStream.assignTimestampsAndWatermarks(...)'?")
-
-#: Far beyond any window count Flink could hold in memory; guards the simulation against the endless
-#: loop that a wrapped-around `start -= slide` would be.
-_WINDOW_LIMIT = 10_000_000
-
 
 class AssignerFailure(Exception):
     """An exception an assigner throws for one record (it fails the job)."""
@@ -57,18 +52,22 @@ def _assign(assigner, ts: int, now: int) -> list:
 
 
 def _sliding(s: Sliding, t: int) -> list[TimeWindow]:
-    """`for (start = lastStart; start > timestamp - size; start -= slide)` in `long` arithmetic."""
+    """`for (start = lastStart; start > timestamp - size; start -= slide)` in `long` arithmetic.
+
+    When `start -= slide` wraps around, the loop goes on from the top of the range, and the contract
+    stops the case once it has yielded more than `WRAPPED_WINDOWS_LIMIT` windows."""
     capacity = to_int(div(s.size, s.slide))
     if capacity < 0:  # new ArrayList<>((int) (size / slide))
         raise AssignerFailure(f"Illegal Capacity: {capacity}")
     windows, lower = [], sub(t, s.size)
-    start = window_start(t, s.offset, s.slide)
+    start, wrapped = window_start(t, s.offset, s.slide), False
     while start > lower:
         windows.append(TimeWindow(start, add(start, s.size)))
-        if len(windows) > _WINDOW_LIMIT:
-            # the wrapped loop of Flink's assigner runs until the JVM's heap is full
-            raise AssignerFailure("Java heap space")
-        start = sub(start, s.slide)
+        following = sub(start, s.slide)
+        wrapped = wrapped or following > start  # past Long.MIN_VALUE to the top of the range
+        if wrapped and len(windows) > WRAPPED_WINDOWS_LIMIT:
+            raise AssignerFailure(TOO_MANY_WINDOWS)
+        start = following
     return windows
 
 

@@ -5,8 +5,11 @@ Scenarios from Flink's `TumblingEventTimeWindowsTest`, `SlidingEventTimeWindowsT
 demo of seed document 001, and the preconditions as `javap` shows them in flink-dist 2.3.0.
 """
 
+import re
+
 import pytest
 
+from conformance.observation import TOO_MANY_WINDOWS, WRAPPED_WINDOWS_LIMIT
 from reference.assigners import (
     NO_TIMESTAMP_MESSAGE,
     RECENT_WINDOWS_LIMIT,
@@ -215,14 +218,25 @@ def test_sliding_loop_that_wraps_around_once_and_ends():
     assert windows(SlidingWindows(size, slide, 0, True), ts) == expected
 
 
-def test_sliding_loop_that_never_ends_is_a_heap_failure():
-    """With slide = 2^62, offset 1 and ts - size = Long.MIN_VALUE the starts cycle through four
-    values, all above Long.MIN_VALUE, forever."""
-    size = 2**62 + 2**61
-    ts = LONG_MIN + size
-    assert len(_java_sliding(size, 2**62, 1, ts)) == 10  # Java does not stop
-    with pytest.raises(JobFailure, match="Java heap space"):
-        SlidingWindows(size, 2**62, 1, True).assign_windows(ts, CTX)
+def test_sliding_loop_that_wraps_around_and_ends_after_thousands_of_windows():
+    """slide = 2^62 + 2^50: each pass through the range lands 2^52 lower, and the loop ends after
+    2,047 windows, as real Flink 2.3 does (it was once cut off at 1,000 as if it never ended)."""
+    slide, ts = 2**62 + 2**50, LONG_MIN + 2**61
+    expected = _java_sliding(1, slide, 0, ts, limit=WRAPPED_WINDOWS_LIMIT + 1)
+    assert len(expected) == 2047
+    assert sorted(windows(SlidingWindows(1, slide, 0, True), ts), key=lambda w: w.start) == expected
+
+
+@pytest.mark.parametrize("size, slide, offset, ts", [
+    # slide = 2^62, offset 1, ts - size = Long.MIN_VALUE: the starts cycle through four values, forever
+    (2**62 + 2**61, 2**62, 1, LONG_MIN + 2**62 + 2**61),
+    # slide = 2^62 + 2^40: the loop ends, after 2,097,151 windows
+    (1, 2**62 + 2**40, 0, LONG_MIN + 2**61),
+])
+def test_sliding_loop_that_wraps_past_the_limit_stops_the_case(size, slide, offset, ts):
+    assert len(_java_sliding(size, slide, offset, ts, limit=WRAPPED_WINDOWS_LIMIT + 1)) > WRAPPED_WINDOWS_LIMIT
+    with pytest.raises(JobFailure, match=re.escape(TOO_MANY_WINDOWS)):
+        SlidingWindows(size, slide, offset, True).assign_windows(ts, CTX)
 
 
 # --- windows reused across elements -----------------------------------------------------------

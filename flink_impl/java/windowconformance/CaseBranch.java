@@ -42,7 +42,8 @@ import org.apache.flink.util.OutputTag;
  *
  * <p>The window specification is built with Flink's public API exactly as a user would write it,
  * so whatever Flink rejects while building (assigner preconditions, a merging assigner with a
- * trigger that cannot merge) throws here, before the job runs.
+ * trigger that cannot merge) throws here, before the job runs. The sliding assigner is Flink's,
+ * counted by {@link WrappedAssignmentLimit}.
  */
 final class CaseBranch {
     private CaseBranch() {}
@@ -76,7 +77,7 @@ final class CaseBranch {
         KeyedStream<Element, String> keyed =
                 DataStreamUtils.reinterpretAsKeyedStream(replayed, new ByKey(), Types.STRING);
 
-        WindowedStream windowed = window(keyed, c.get("window"));
+        WindowedStream windowed = window(keyed, c.get("window"), run);
         if (!c.get("trigger").isNull()) {
             windowed = windowed.trigger(trigger(c.get("trigger")));
         }
@@ -116,13 +117,15 @@ final class CaseBranch {
         return Duration.ofMillis(n.get(field).asLong());
     }
 
-    private static WindowedStream<Element, String, ?> window(KeyedStream<Element, String> keyed, JsonNode w) {
+    private static WindowedStream<Element, String, ?> window(KeyedStream<Element, String> keyed, JsonNode w, CaseRun run) {
         requireEventTime(w);
         switch (w.get("assigner").asText()) {
             case "tumbling":
                 return keyed.window(TumblingEventTimeWindows.of(ms(w, "size"), ms(w, "offset")));
             case "sliding":
-                return keyed.window(SlidingEventTimeWindows.of(ms(w, "size"), ms(w, "slide"), ms(w, "offset")));
+                return keyed.window(new WrappedAssignmentLimit(
+                        SlidingEventTimeWindows.of(ms(w, "size"), ms(w, "slide"), ms(w, "offset")),
+                        run.wrappedWindowsLimit, run.tooManyWindows));
             case "session":
                 return keyed.window(EventTimeSessionWindows.withGap(ms(w, "gap")));
             case "global":

@@ -50,11 +50,16 @@ final class CaseRun {
     private final int outputLimit;
     /** The error message the contract prescribes for a case stopped because it would never end. */
     private final String neverEnds;
+    /** The contract's limit on a sliding assignment that wraps around, and its message (see {@link WrappedAssignmentLimit}). */
+    final int wrappedWindowsLimit;
+    final String tooManyWindows;
 
-    CaseRun(JsonNode spec, int outputLimit, String neverEnds) {
+    CaseRun(JsonNode spec, int outputLimit, String neverEnds, int wrappedWindowsLimit, String tooManyWindows) {
         this.spec = spec;
         this.outputLimit = outputLimit;
         this.neverEnds = neverEnds;
+        this.wrappedWindowsLimit = wrappedWindowsLimit;
+        this.tooManyWindows = tooManyWindows;
         ACTIVE.put(id, this);
     }
 

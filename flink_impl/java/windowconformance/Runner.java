@@ -31,8 +31,9 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.Obje
  * The long-lived process behind flink_impl: one MiniCluster, batches of cases in, observations out.
  *
  * <p>Protocol, one JSON document per line. The request {@code {"cases": [window-case/1, ...],
- * "limits": {"branches_per_job": n, "job_timeout_seconds": s, "output_limit": k}, "never_ends": message}}
- * (the error message for a case stopped by the limits) is
+ * "limits": {"branches_per_job": n, "job_timeout_seconds": s, "output_limit": k}, "never_ends": message,
+ * "wrapped_windows_limit": n, "too_many_windows": message}} (the contract's error messages for a case
+ * stopped by the limits, and its limit on a sliding assignment that wraps around) is
  * answered by {@code {"observations": [window-observation/1 or null, ...], "retry": [i, ...],
  * "exiting": bool}} in the same order: {@code null} for a case that was not run because an earlier
  * case did not end, whose index is in {@code retry}; {@code exiting} when that made the process
@@ -100,7 +101,8 @@ public final class Runner {
             JsonNode request = MAPPER.readTree(line);
             JsonNode limits = request.get("limits");
             for (JsonNode spec : request.get("cases")) {
-                runs.add(new CaseRun(spec, limits.get("output_limit").asInt(), request.get("never_ends").asText()));
+                runs.add(new CaseRun(spec, limits.get("output_limit").asInt(), request.get("never_ends").asText(),
+                        request.get("wrapped_windows_limit").asInt(), request.get("too_many_windows").asText()));
             }
             jobs.run(runs, limits.get("branches_per_job").asInt(), limits.get("job_timeout_seconds").asLong());
             ArrayNode observations = MAPPER.createArrayNode();
