@@ -503,38 +503,34 @@ SESSION_LATENESS_INPUT = [
     watermark(14600),
 ]
 FIRST_FIRINGS = [(8, "key2", (1000, 11500), ones(5)), (10, "key2", (11600, 14600), ones(1))]
+LATE_AND_ON_TIME = (10000, 14500)
+
+
+def session_lateness_case(timestamps, trigger=None, allowed_lateness=0) -> Case:
+    """The session-lateness scenario of `WindowOperatorTest` (gap 3 s, a side output), then
+    `timestamps` for key2, `Watermark(20000)` and `Watermark(100000)`."""
+    tail = [record("key2", 1, ts) for ts in timestamps] + [watermark(20000), watermark(100000)]
+    return Case(
+        window=session(3000),
+        trigger=trigger,
+        allowed_lateness=allowed_lateness,
+        late_side_output=True,
+        events=SESSION_LATENESS_INPUT + tail,
+        end_of_input=False,
+    )
 
 
 def test_side_output_due_to_lateness_session_zero_lateness_purging_trigger():
     """WindowOperatorTest.testSideOutputDueToLatenessSessionZeroLatenessPurgingTrigger: 10000 and
     10100 are both late, and not merged with each other."""
-    events = SESSION_LATENESS_INPUT + [
-        record("key2", 1, 10000),
-        record("key2", 1, 10100),
-        record("key2", 1, 14500),
-        watermark(20000),
-        watermark(100000),
-    ]
-    case = Case(
-        window=session(3000),
-        trigger=purging(EventTimeTrigger()),
-        late_side_output=True,
-        events=events,
-        end_of_input=False,
-    )
+    case = session_lateness_case((10000, 10100, 14500), trigger=purging(EventTimeTrigger()))
     assert fired(case) == FIRST_FIRINGS + [(14, "key2", (14500, 17500), ones(1))]
     assert late(case) == [(11, "key2", 1, 10000), (12, "key2", 1, 10100)]
 
 
 def test_side_output_due_to_lateness_session_zero_lateness():
     """WindowOperatorTest.testSideOutputDueToLatenessSessionZeroLateness."""
-    events = SESSION_LATENESS_INPUT + [
-        record("key2", 1, 10000),
-        record("key2", 1, 14500),
-        watermark(20000),
-        watermark(100000),
-    ]
-    case = Case(window=session(3000), late_side_output=True, events=events, end_of_input=False)
+    case = session_lateness_case(LATE_AND_ON_TIME)
     assert fired(case) == FIRST_FIRINGS + [(13, "key2", (14500, 17500), ones(1))]
     assert late(case) == [(11, "key2", 1, 10000)]
 
@@ -542,20 +538,7 @@ def test_side_output_due_to_lateness_session_zero_lateness():
 def test_drop_due_to_lateness_session_with_lateness_purging_trigger():
     """WindowOperatorTest.testDropDueToLatenessSessionWithLatenessPurgingTrigger (lateness 10): the
     late element merges into [11600, 14600), which is not yet cleaned up, and fires at once."""
-    events = SESSION_LATENESS_INPUT + [
-        record("key2", 1, 10000),
-        record("key2", 1, 14500),
-        watermark(20000),
-        watermark(100000),
-    ]
-    case = Case(
-        window=session(3000),
-        trigger=purging(EventTimeTrigger()),
-        allowed_lateness=10,
-        late_side_output=True,
-        events=events,
-        end_of_input=False,
-    )
+    case = session_lateness_case(LATE_AND_ON_TIME, trigger=purging(EventTimeTrigger()), allowed_lateness=10)
     assert fired(case) == FIRST_FIRINGS + [
         (11, "key2", (10000, 14600), ones(1)),
         (13, "key2", (10000, 17500), ones(1)),
@@ -566,15 +549,7 @@ def test_drop_due_to_lateness_session_with_lateness_purging_trigger():
 def test_not_side_output_due_to_lateness_session_with_lateness():
     """WindowOperatorTest.testNotSideOutputDueToLatenessSessionWithLateness: the accumulating
     trigger fires the merged session [10000, 14600) with both elements ("key2-2")."""
-    events = SESSION_LATENESS_INPUT + [
-        record("key2", 1, 10000),
-        record("key2", 1, 14500),
-        watermark(20000),
-        watermark(100000),
-    ]
-    case = Case(
-        window=session(3000), allowed_lateness=10, late_side_output=True, events=events, end_of_input=False
-    )
+    case = session_lateness_case(LATE_AND_ON_TIME, allowed_lateness=10)
     assert fired(case) == FIRST_FIRINGS + [
         (11, "key2", (10000, 14600), ones(2)),
         (13, "key2", (10000, 17500), ones(3)),
@@ -585,20 +560,7 @@ def test_not_side_output_due_to_lateness_session_with_lateness():
 def test_not_side_output_session_with_huge_lateness_purging_trigger():
     """WindowOperatorTest.testNotSideOutputDueToLatenessSessionWithHugeLatenessPurgingTrigger
     (lateness 10000): 10000 bridges both earlier sessions, whose contents were purged."""
-    events = SESSION_LATENESS_INPUT + [
-        record("key2", 1, 10000),
-        record("key2", 1, 14500),
-        watermark(20000),
-        watermark(100000),
-    ]
-    case = Case(
-        window=session(3000),
-        trigger=purging(EventTimeTrigger()),
-        allowed_lateness=10000,
-        late_side_output=True,
-        events=events,
-        end_of_input=False,
-    )
+    case = session_lateness_case(LATE_AND_ON_TIME, trigger=purging(EventTimeTrigger()), allowed_lateness=10000)
     assert fired(case) == FIRST_FIRINGS + [
         (11, "key2", (1000, 14600), ones(1)),
         (13, "key2", (1000, 17500), ones(1)),
@@ -608,19 +570,12 @@ def test_not_side_output_session_with_huge_lateness_purging_trigger():
 
 def test_not_side_output_session_with_huge_lateness():
     """WindowOperatorTest.testNotSideOutputDueToLatenessSessionWithHugeLateness: "key2-7", "key2-8"."""
-    events = SESSION_LATENESS_INPUT + [
-        record("key2", 1, 10000),
-        record("key2", 1, 14500),
-        watermark(20000),
-        watermark(100000),
-    ]
-    case = Case(
-        window=session(3000), allowed_lateness=10000, late_side_output=True, events=events, end_of_input=False
-    )
+    case = session_lateness_case(LATE_AND_ON_TIME, allowed_lateness=10000)
     assert fired(case) == FIRST_FIRINGS + [
         (11, "key2", (1000, 14600), ones(7)),
         (13, "key2", (1000, 17500), ones(8)),
     ]
+    assert late(case) == []
 
 
 def test_cleanup_timer_with_empty_state_for_tumbling_and_session_windows():
