@@ -24,9 +24,9 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  *
  * <p>Some cases never end in Flink either (a ContinuousEventTimeTrigger on the global window at the
  * end of input fires up to Long.MAX_VALUE). A job that does not finish within the timeout is
- * abandoned: the case it was replaying gets an error saying so, but its thread cannot be stopped,
- * so the MiniCluster is spent ({@link #spent()}) and the cases not yet replayed must run again in
- * a fresh runner.
+ * abandoned: the case it was replaying gets an error saying so. Its thread need not stop (Flink's
+ * timer loop checks for cancellation, a loop in user code does not), so the MiniCluster is spent
+ * ({@link #spent()}) and the cases not yet replayed must run again in a fresh runner.
  */
 final class JobRunner {
     private final MiniCluster cluster;
@@ -119,9 +119,13 @@ final class JobRunner {
         runJob(cutShort);
     }
 
+    /**
+     * Settles every case of a job that timed out, then cancels the job. In that order: Flink's timer
+     * loop ({@code InternalTimerServiceImpl.tryAdvanceWatermark}) stops when its task is cancelled and
+     * returns as if it had ended, so the endless case would then look finished.
+     */
     private void abandon(JobID job, List<CaseRun> running) {
         spent = true;
-        cluster.cancelJob(job);
         for (CaseRun run : running) {
             if (run.finished() || run.failed()) {
                 continue; // its outputs are complete: nothing happens after the end or a failure
@@ -132,5 +136,6 @@ final class JobRunner {
                 run.retry();
             }
         }
+        cluster.cancelJob(job);
     }
 }
