@@ -114,7 +114,7 @@ class SlidingWindows(WindowAssigner):
                 window = recent_windows[start] = TimeWindow(start, ladd(start, self.size))
             windows.append(window)
             next_start = lsub(start, self.slide)
-            wrapped = wrapped or next_start >= start
+            wrapped = wrapped or next_start > start  # past Long.MIN_VALUE to the top of the range
             if wrapped and len(windows) > WRAPPED_WINDOWS_LIMIT:
                 raise JobFailure(TOO_MANY_WINDOWS)
             start = next_start
