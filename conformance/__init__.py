@@ -7,8 +7,6 @@ Write a case in a few lines, in Flink's words::
 """
 
 from conformance.case import (
-    LONG_MAX,
-    LONG_MIN,
     Case,
     ContinuousEventTimeTrigger,
     ContinuousProcessingTimeTrigger,
@@ -39,6 +37,7 @@ from conformance.case import (
 )
 from conformance.case_json import case_from_json, case_to_json, cases_from_json, load_cases
 from conformance.equivalence import difference, equivalent
+from conformance.facts import LONG_MAX, LONG_MIN
 from conformance.features import FEATURES, required_features
 from conformance.implementation import Implementation, load_implementation
 from conformance.observation import Error, Firing, GlobalWindow, LateRecord, Observation, TimeWindow

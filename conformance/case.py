@@ -16,8 +16,6 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     from conformance.observation import Observation
 
-LONG_MIN = -(2**63)
-LONG_MAX = 2**63 - 1
 
 Time = Literal["event", "processing"]
 

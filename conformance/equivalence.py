@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from conformance.observation import NEVER_ENDS, Observation
+from conformance.facts import NEVER_ENDS
+from conformance.observation import Observation
 from conformance.observation_json import firing_to_json, late_to_json
 
 

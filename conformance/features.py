@@ -8,7 +8,6 @@ assigner's feature.
 from __future__ import annotations
 
 from conformance.case import (
-    LONG_MAX,
     Case,
     ContinuousEventTimeTrigger,
     ContinuousProcessingTimeTrigger,
@@ -29,9 +28,7 @@ from conformance.case import (
     Tumbling,
     Watermark,
 )
-
-#: Values this large (in magnitude) can make Flink's `long` arithmetic overflow when added.
-EXTREME = 2**62
+from conformance.facts import EXTREME, LONG_MAX
 
 FEATURES: dict[str, str] = {
     "assigner.tumbling": "tumbling windows",

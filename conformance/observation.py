@@ -65,23 +65,6 @@ class LateRecord:
 ErrorKind = Literal["invalid_spec", "runtime"]
 
 
-#: The `runtime` error message for a case Flink would never finish (a trigger that keeps firing to
-#: `Long.MAX_VALUE`, output without end). An implementation that stops such a case says exactly this,
-#: so that two implementations that both see it agree.
-NEVER_ENDS = "the case never ends: Flink would go on firing for ever (stopped)"
-
-#: Near `Long.MIN_VALUE` a sliding assignment's `start -= slide` can wrap around to the top of the
-#: `long` range; Flink's loop (`SlidingEventTimeWindows.assignWindows`) goes on from there and ends
-#: after a few windows, after millions, or never, when it fills the heap. Whether a job survives
-#: millions depends on its heap, so the contract draws the line: an assignment that wraps and yields
-#: more than `WRAPPED_WINDOWS_LIMIT` windows stops the case with the `runtime` error
-#: `TOO_MANY_WINDOWS` at that element (and so does running out of memory in such a loop).
-WRAPPED_WINDOWS_LIMIT = 10_000
-TOO_MANY_WINDOWS = (f"a sliding window assignment wrapped around the long range and yields more than "
-                    f"{WRAPPED_WINDOWS_LIMIT:,} windows: Flink's loop fills the heap or goes on past what "
-                    f"the contract compares (stopped)")
-
-
 @dataclass(frozen=True)
 class Error:
     """What Flink rejects: an invalid specification (no outputs) or a failure at run time."""

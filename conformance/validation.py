@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from conformance.case import LONG_MAX, LONG_MIN
+from conformance.facts import LONG_MAX, LONG_MIN
 
 T = TypeVar("T")
 MISSING: Any = object()

@@ -17,7 +17,7 @@ import threading
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from conformance.observation import NEVER_ENDS, TOO_MANY_WINDOWS, WRAPPED_WINDOWS_LIMIT
+from conformance.facts import NEVER_ENDS, TOO_MANY_WINDOWS, WRAPPED_WINDOWS_LIMIT
 from flink_impl.toolchain import MAIN_CLASS, compiled_classes, find_toolchain
 
 JVM_OPTIONS = ["-Xmx1g", "-XX:+UseSerialGC"]

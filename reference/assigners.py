@@ -7,7 +7,7 @@ preconditions and raise `InvalidSpec` with Flink's message.
 
 from __future__ import annotations
 
-from conformance.observation import TOO_MANY_WINDOWS, WRAPPED_WINDOWS_LIMIT
+from conformance.facts import TOO_MANY_WINDOWS, WRAPPED_WINDOWS_LIMIT
 from reference.errors import InvalidSpec, JobFailure
 from reference.javalong import LONG_MIN, l2i, labs, ladd, ldiv, lrem, lsub
 from reference.windows import GLOBAL_WINDOW, TimeWindow, Window, WindowStart, get_window_start_with_offset

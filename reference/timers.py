@@ -13,7 +13,7 @@ import heapq
 from collections.abc import Callable, Hashable
 from typing import NamedTuple
 
-from conformance.observation import NEVER_ENDS
+from conformance.facts import NEVER_ENDS, RUNAWAY_TIMERS
 from reference.errors import JobFailure
 from reference.javalong import LONG_MIN
 
@@ -91,12 +91,6 @@ class InternalTimerService:
         """The clock moves to `time`; due processing-time timers fire in timestamp order."""
         self.current_processing_time = time
         _fire_due(self.processing_time_timers, time, on_processing_time)
-
-
-#: How many timers registered *while firing* may fire in one advance. A trigger that keeps
-#: registering the next timer below the new time (a continuous trigger on the global window, at the
-#: end of input) makes Flink fire until `Long.MAX_VALUE`; the model stops and reports it instead.
-RUNAWAY_TIMERS = 100_000
 
 
 def _fire_due(queue: TimerQueue, time: int, callback: TimerCallback) -> None:

@@ -21,20 +21,14 @@ from dataclasses import dataclass, field
 from itertools import count
 
 from conformance.case import CountEvictor, TimeEvictor
-from conformance.observation import NEVER_ENDS, Firing, LateRecord, TimeWindow
+from conformance.facts import NEVER_ENDS, RUNAWAY_TIMERS
+from conformance.observation import Firing, LateRecord, TimeWindow
 from spark_impl import triggers
 from spark_impl.javalong import LONG_MAX, LONG_MIN, add, sub
 from spark_impl.spec import OperatorSpec
 from spark_impl.windows import AssignerFailure, assign_windows, max_timestamp, merge_windows
 
 RECORD, WATERMARK, PROCESSING_TIME = 0, 1, 2
-
-#: Timers registered while firing that one advance of one key may fire before the case is stopped
-#: as `NEVER_ENDS`: a trigger that keeps registering its next timer below the new time (a continuous
-#: trigger on the global window at the end of input, or one whose next fire time wraps around the
-#: `long` range) makes Flink fire until the job is cancelled.
-RUNAWAY_TIMERS = 100_000
-
 
 class JobFailure(Exception):
     """An exception that fails the Flink job; the case's observation ends with a runtime error."""

@@ -27,13 +27,8 @@ from conformance.case import (
     TriggerSpec,
     Tumbling,
 )
+from conformance.facts import MAX_WINDOW_NUM, MERGING_TRIGGER_MESSAGE
 from spark_impl.javalong import div, java_abs
-
-#: `SlidingEventTimeWindows`: at most this many windows per element (`size / slide`).
-MAX_WINDOWS_PER_ELEMENT = 10_000_000
-
-MERGING_TRIGGER_MESSAGE = ("A merging window assigner cannot be used with a trigger that does not support "
-                           "merging.")
 
 
 def _time_name(time: str) -> str:
@@ -52,12 +47,12 @@ def invalid_spec_message(case: Case) -> str | None:
         # Only the event-time assigner checks the window count (SlidingProcessingTimeWindows does not).
         if w.time == "event":
             try:
-                too_many = div(w.size, w.slide) > MAX_WINDOWS_PER_ELEMENT
+                too_many = div(w.size, w.slide) > MAX_WINDOW_NUM
             except ArithmeticError as e:  # slide 0 passes the first check only with offset Long.MIN_VALUE
                 return str(e)
             if too_many:
                 return ("SlidingEventTimeWindows parameters must satisfy size / slide <= "
-                        f"{MAX_WINDOWS_PER_ELEMENT}")
+                        f"{MAX_WINDOW_NUM}")
     if isinstance(w, Session):
         if w.gap <= 0:
             return f"{_time_name(w.time)}SessionWindows parameters must satisfy 0 < size"

@@ -19,6 +19,7 @@ from conformance.case import (
     PurgingTrigger,
     TriggerSpec,
 )
+from conformance.facts import CONTINUOUS_PROCESSING_TIME_NULL_MESSAGE
 from spark_impl.javalong import add, rem, sub
 from spark_impl.windows import max_timestamp
 
@@ -28,10 +29,6 @@ FIRE = (True, False)
 #: The state names Flink's triggers use (`CountTrigger` "count", the continuous ones "fire-time").
 COUNT, FIRE_TIME = "count", "fire-time"
 
-#: What the JVM (Java 17, helpful NullPointerExceptions) says when ContinuousProcessingTimeTrigger
-#: compares a fire time it no longer has.
-CPT_NULL_MESSAGE = ('Cannot invoke "java.lang.Long.equals(Object)" because the return value of '
-                    '"org.apache.flink.api.common.state.ReducingState.get()" is null')
 
 
 class TriggerContext(Protocol):
@@ -118,7 +115,7 @@ def on_processing_time(t: TriggerSpec, ctx: TriggerContext, time: int, window) -
                 return FIRE
             fire_time = ctx.get_state(FIRE_TIME, window)
             if fire_time is None:  # Flink calls fireTimestampState.get().equals(time)
-                raise TriggerFailure(CPT_NULL_MESSAGE)
+                raise TriggerFailure(CONTINUOUS_PROCESSING_TIME_NULL_MESSAGE)
             if fire_time == time:
                 ctx.set_state(FIRE_TIME, window, None)
                 _register_next(t, ctx, time, window)

@@ -8,7 +8,8 @@ Windows are the contract's values: `TimeWindow(start, end)` is Flink's `TimeWind
 from __future__ import annotations
 
 from conformance.case import Global, Session, Sliding, Tumbling
-from conformance.observation import TOO_MANY_WINDOWS, WRAPPED_WINDOWS_LIMIT, GlobalWindow, TimeWindow
+from conformance.facts import TOO_MANY_WINDOWS, WRAPPED_WINDOWS_LIMIT
+from conformance.observation import GlobalWindow, TimeWindow
 from spark_impl.javalong import LONG_MAX, LONG_MIN, add, div, rem, sub, to_int
 
 NO_TIMESTAMP_MESSAGE = ("Record has Long.MIN_VALUE timestamp (= no timestamp marker). Did you forget to call "

@@ -16,7 +16,8 @@ from dataclasses import replace
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from conformance.case import LONG_MAX, LONG_MIN, Case, Record
+from conformance.case import Case, Record
+from conformance.facts import LONG_MAX, LONG_MIN
 from strategies.features import supported
 from strategies.situations import aim, label
 from strategies.specs import small_sizes, time_unit, window_specs

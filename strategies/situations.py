@@ -15,8 +15,6 @@ from collections.abc import Iterable
 from hypothesis import event, target
 
 from conformance.case import (
-    LONG_MAX,
-    LONG_MIN,
     Case,
     Count,
     Global,
@@ -26,6 +24,7 @@ from conformance.case import (
     Sliding,
     Watermark,
 )
+from conformance.facts import LONG_MAX, LONG_MIN
 from conformance.features import required_features
 
 LATE_FIRING = "late firing: an element fired a window the watermark had passed"

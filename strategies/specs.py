@@ -13,7 +13,6 @@ from collections.abc import Callable
 from hypothesis import strategies as st
 
 from conformance.case import (
-    LONG_MAX,
     Case,
     ContinuousEventTimeTrigger,
     ContinuousProcessingTimeTrigger,
@@ -33,10 +32,8 @@ from conformance.case import (
     Tumbling,
     WindowSpec,
 )
+from conformance.facts import LONG_MAX, MAX_WINDOW_NUM
 from strategies.features import ASSIGNERS, supported
-
-#: Flink's `SlidingEventTimeWindows.MAX_WINDOW_NUM`, the most windows one element may belong to.
-MAX_WINDOW_NUM = 10_000_000
 
 #: How often a drawn specification is valid: one in `INVALID_ONE_IN` is one Flink rejects.
 INVALID_ONE_IN = 16

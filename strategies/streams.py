@@ -43,8 +43,6 @@ from dataclasses import dataclass
 from hypothesis import strategies as st
 
 from conformance.case import (
-    LONG_MAX,
-    LONG_MIN,
     Case,
     Event,
     ProcessingTime,
@@ -54,6 +52,7 @@ from conformance.case import (
     Tumbling,
     Watermark,
 )
+from conformance.facts import LONG_MAX, LONG_MIN
 from conformance.features import required_features
 from strategies.features import supported
 from strategies.specs import time_unit

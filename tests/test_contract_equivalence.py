@@ -42,7 +42,7 @@ def test_difference_names_what_changed():
 
 
 def test_two_stops_of_a_case_that_never_ends_compare_before_where_they_stopped():
-    from conformance.observation import NEVER_ENDS
+    from conformance.facts import NEVER_ENDS
 
     stop = Error("runtime", NEVER_ENDS)
     late_a = Firing(5, "a", TimeWindow(0, 10), 9, (1,), 9)

@@ -21,8 +21,9 @@ from conformance import (
 )
 from conformance.case_json import case_to_json
 from conformance.cli import main
+from conformance.facts import NEVER_ENDS
 from conformance.features import ALL_FEATURES
-from conformance.observation import NEVER_ENDS, Firing, TimeWindow
+from conformance.observation import Firing, TimeWindow
 from conformance.observation_json import observation_to_json
 from flink_impl import FlinkImplementation, toolchain
 from flink_impl.process import Limits

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from conformance.observation import TOO_MANY_WINDOWS, WRAPPED_WINDOWS_LIMIT
+from conformance.facts import TOO_MANY_WINDOWS, WRAPPED_WINDOWS_LIMIT
 from reference.assigners import (
     NO_TIMESTAMP_MESSAGE,
     RECENT_WINDOWS_LIMIT,

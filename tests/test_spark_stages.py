@@ -23,7 +23,7 @@ from conformance import (
 )
 from conformance import TimeWindow as W
 from conformance.case import ContinuousProcessingTimeTrigger, Global
-from conformance.observation import NEVER_ENDS
+from conformance.facts import NEVER_ENDS
 from spark_impl import javalong as J
 from spark_impl import relational as R
 from spark_impl.operator import PROCESSING_TIME, RECORD, WATERMARK, _evict, simulate

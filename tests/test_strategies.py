@@ -10,8 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from conformance.case import LONG_MAX, LONG_MIN, Case, Record, Session, Sliding, TimeEvictor, Tumbling, Watermark
+from conformance.case import Case, Record, Session, Sliding, TimeEvictor, Tumbling, Watermark
 from conformance.case_json import case_from_json, case_to_json
+from conformance.facts import LONG_MAX, LONG_MIN
 from conformance.features import ALL_FEATURES, EXTREME, required_features
 from strategies import case_batches, cases, extreme_cases, out_of_order_streams, situations, window_specs
 from strategies.situations import (

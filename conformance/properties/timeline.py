@@ -11,8 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from conformance.case import (
-    LONG_MAX,
-    LONG_MIN,
     Case,
     Count,
     EventTimeTrigger,
@@ -24,6 +22,7 @@ from conformance.case import (
     Tumbling,
     Watermark,
 )
+from conformance.facts import LONG_MAX, LONG_MIN
 from conformance.observation import Firing, GlobalWindow, TimeWindow
 
 

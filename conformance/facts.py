@@ -1,0 +1,51 @@
+"""Flink's facts that the contract and every implementation must state alike: one place for each.
+
+Numbers and messages here are Flink 2.3's own (the class that holds each is named), or the contract's
+where Flink gives no answer worth comparing (a loop without end, a loop past what the contract
+compares). An implementation imports them from here rather than writing them again, so two
+implementations cannot disagree on a message by a typo.
+"""
+
+from __future__ import annotations
+
+#: Java's `Long.MIN_VALUE` and `Long.MAX_VALUE`: Flink computes times in `long`.
+LONG_MIN = -(2**63)
+LONG_MAX = 2**63 - 1
+
+#: Values this large (in magnitude) can make Flink's `long` arithmetic overflow when added.
+EXTREME = 2**62
+
+#: `SlidingEventTimeWindows.MAX_WINDOW_NUM`: the most windows one element may belong to
+#: (`size / slide`, checked in the constructor).
+MAX_WINDOW_NUM = 10_000_000
+
+#: `WindowOperatorBuilder` / `WindowedStream`: what Flink says when a merging assigner meets a trigger
+#: whose `canMerge()` is false.
+MERGING_TRIGGER_MESSAGE = "A merging window assigner cannot be used with a trigger that does not support merging."
+
+#: What the JVM (Java 17, helpful NullPointerExceptions) says when `ContinuousProcessingTimeTrigger.
+#: onProcessingTime` compares a fire time its state no longer holds (`fireTimestampState.get().equals(time)`).
+CONTINUOUS_PROCESSING_TIME_NULL_MESSAGE = (
+    'Cannot invoke "java.lang.Long.equals(Object)" because the return value of '
+    '"org.apache.flink.api.common.state.ReducingState.get()" is null')
+
+#: The `runtime` error message for a case Flink would never finish (a trigger that keeps firing to
+#: `Long.MAX_VALUE`, output without end). An implementation that stops such a case says exactly this,
+#: so that two implementations that both see it agree.
+NEVER_ENDS = "the case never ends: Flink would go on firing for ever (stopped)"
+
+#: How many timers may fire beyond those pending when a watermark or clock advance began before an
+#: implementation calls the advance endless (`NEVER_ENDS`): a trigger that keeps registering its next
+#: timer below the new time (a continuous trigger whose next fire time wraps) never lets it end.
+RUNAWAY_TIMERS = 100_000
+
+#: Near `Long.MIN_VALUE` a sliding assignment's `start -= slide` can wrap around to the top of the
+#: `long` range; Flink's loop (`SlidingEventTimeWindows.assignWindows`) goes on from there and ends
+#: after a few windows, after millions, or never, when it fills the heap. Whether a job survives
+#: millions depends on its heap, so the contract draws the line: an assignment that wraps and yields
+#: more than `WRAPPED_WINDOWS_LIMIT` windows stops the case with the `runtime` error
+#: `TOO_MANY_WINDOWS` at that element (and so does running out of memory in such a loop).
+WRAPPED_WINDOWS_LIMIT = 10_000
+TOO_MANY_WINDOWS = (f"a sliding window assignment wrapped around the long range and yields more than "
+                    f"{WRAPPED_WINDOWS_LIMIT:,} windows: Flink's loop fills the heap or goes on past what "
+                    f"the contract compares (stopped)")
