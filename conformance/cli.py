@@ -18,7 +18,7 @@ from conformance.equivalence import difference
 from conformance.features import required_features
 from conformance.implementation import ImplementationNotFound, load_implementation
 from conformance.observation_json import observation_to_json
-from conformance.run import add_run_command
+from conformance.runner.command import add_run_command
 from conformance.validation import CaseFormatError
 
 USAGE_ERROR = 2

@@ -1,7 +1,7 @@
 """Rendering the results of `python -m conformance run`: JSON, HTML, Markdown, JUnit XML.
 
 This package renders a report document (the content of `report.json`, described by
-`report.schema.json`); it never runs an implementation. `conformance/run.py` builds the document.
+`report.schema.json`); it never runs an implementation. `conformance/runner/` builds the document.
 """
 
 from __future__ import annotations

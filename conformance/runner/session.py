@@ -8,7 +8,7 @@ A child process per implementation, not `pytest.main` in the run's own process, 
   process down, and the report still tells what happened to the others;
 - pytest's own output goes to a log file, so the terminal shows only the run's progress.
 
-The child writes its events (`run_collector.py`) to an inherited pipe; its output goes to `log`.
+The child writes its events (`collector.py`) to an inherited pipe; its output goes to `log`.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def pytest_command(spec: str, suite: Sequence[Path], events_fd: int, properties:
         "--impl",
         spec,
         "-p",
-        "conformance.run_collector",
+        "conformance.runner.collector",
         f"--run-events-fd={events_fd}",
         # One process per implementation, the suite's own order, and no cache of last failures:
         # the run's progress and examples are read from this one process, test after test.

@@ -2,9 +2,9 @@
 
     python -m conformance run [--impl NAME ...] [--profile ci|dev|thorough] [--out DIR]
 
-For each implementation the suite runs in its own pytest process (`run_session.py`) while the
-terminal shows the property and the examples so far (`run_progress.py`). Then the counterexamples
-are saved as case files (`run_counterexamples.py`) and `reports` writes `report.json`, `index.html`,
+For each implementation the suite runs in its own pytest process (`session.py`) while the
+terminal shows the property and the examples so far (`progress.py`). Then the counterexamples
+are saved as case files (`counterexamples.py`) and `reports` writes `report.json`, `index.html`,
 `report.md` and `junit.xml` in `--out`.
 
 Exit status: 0 when every implementation satisfies every property on every feature it declares,
@@ -25,10 +25,10 @@ from typing import Any
 from conformance.features import FEATURES
 from conformance.implementation import Implementation, ImplementationNotFound, load_implementation
 from conformance.profiles import PROFILES
-from conformance.run_counterexamples import FOLDER as COUNTEREXAMPLES
-from conformance.run_counterexamples import save_counterexamples, slug
-from conformance.run_progress import Progress
-from conformance.run_session import DEFAULT_SUITE, run_suite
+from conformance.runner.counterexamples import FOLDER as COUNTEREXAMPLES
+from conformance.runner.counterexamples import save_counterexamples, slug
+from conformance.runner.progress import Progress
+from conformance.runner.session import DEFAULT_SUITE, run_suite
 
 DEFAULT_IMPLEMENTATIONS = ("reference", "spark")
 DEFAULT_OUT = Path("reports/out")

@@ -1,7 +1,7 @@
 """The pytest plug-in of `python -m conformance run`: what happened in one run of the property suite.
 
-`run` starts pytest on the suite once per implementation (`run_session.py`) with `-p
-conformance.run_collector --run-events-fd N`. This plug-in writes one JSON object per line to that
+`run` starts pytest on the suite once per implementation (`session.py`) with `-p
+conformance.runner.collector --run-events-fd N`. This plug-in writes one JSON object per line to that
 file descriptor:
 
 - `{"event": "start", "nodeid", "property"}` when a property test begins;
