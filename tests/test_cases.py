@@ -1,10 +1,15 @@
 """The hand-written case files in `cases/`: each loads, and the reference agrees with its `expected`;
 so do Spark and the real Flink, each on every case it supports, all files in one batch.
 
-The reference is parametrised by file, so a failure names the file. The variant `reference-flink-1.12` (the
-window-start formula of seed document 003) must answer the case built for it differently.
+`cases/window_operator_test/` holds the scenarios of Flink's own `WindowOperatorTest`, each named after
+its test method, so they run against every implementation as Flink's `WindowOperatorContractTest` runs
+against every operator.
+
+The reference is parametrised by file, so a failure names the file. The variant `reference-flink-1.12`
+(the window-start formula of seed document 003) must answer the case built for it differently.
 """
 
+import re
 from pathlib import Path
 
 import pytest
@@ -45,6 +50,13 @@ def test_implementation_agrees_with_every_case_file(impl):
 
 def test_there_are_at_least_30_cases():
     assert sum(len(load_cases(p)) for p in FILES) >= 30
+
+
+def test_window_operator_test_cases_name_the_flink_test_they_port():
+    cases = [c for p in case_files([CASES_DIR / "window_operator_test"]) for c in load_cases(p)]
+    assert len(cases) >= 20
+    unnamed = [c.name for c in cases if not re.match(r"WindowOperatorTest#test[A-Z]\w*[:( ]", c.name)]
+    assert not unnamed, f"not named after a WindowOperatorTest method: {unnamed}"
 
 
 def test_flink_1_12_window_start_differs_on_the_case_built_for_it():
