@@ -1,73 +1,168 @@
 """The `Case`: one window specification and one input stream, as one window operator sees it.
 
-The types mirror the `window-case/1` format of DESIGN.md §2 and read like Flink's own API::
+The types mirror the `window-case/1` format (docs/format.md) and read like Flink's own API::
 
     Case(window=tumbling(1000), events=[record("a", 1, ts=999), watermark(999)])
     Case(window=session(gap=10), trigger=PurgingTrigger(CountTrigger(2)), allowed_lateness=5, ...)
 
 They are plain immutable values: what a window spec *does* is each implementation's business.
+
+**The one vocabulary table.** Every kind of assigner, trigger, evictor and event states, next to its
+fields, its JSON tag (`tag`) and the feature a case with it needs (`feature`), as Beam keeps a
+window's URN beside its class. `ASSIGNERS`, `TRIGGERS`, `EVICTORS` and `EVENTS` list the kinds; the
+JSON reader and writer (`case_json.py`), the feature names (`features.py`) and the strategies'
+choices are derived from them, so a new kind is one class here (and its semantics in each
+implementation).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from collections.abc import Iterator
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, ClassVar, Generic, Literal, NamedTuple, TypeVar
 
 if TYPE_CHECKING:
     from conformance.observation import Observation
 
-
 Time = Literal["event", "processing"]
+
+
+class Feature(NamedTuple):
+    """A feature name an implementation declares, and what it means in the report."""
+
+    name: str
+    description: str
+
+
+#: Features that no single kind owns: they follow from a kind's values or from the case's fields.
+PROCESSING_TIME = Feature("time.processing", "processing-time assigners or triggers")
+OFFSET = Feature("offset", "a window offset other than 0")
+EVICT_AFTER = Feature("evictor.after", "evicting after the window function")
+
+
+class Kind:
+    """One kind of a part of the format (an assigner, a trigger, an evictor, an event).
+
+    `tag` is its name in JSON; `feature` the feature a case that uses it needs. `needs()` adds what
+    its values need (an offset, processing time, a nested trigger's own features).
+    """
+
+    tag: ClassVar[str]
+    feature: ClassVar[Feature | None] = None
+
+    def needs(self) -> set[str]:
+        own = {self.feature.name} if self.feature else set()
+        return own | {name for part in self.parts() for name in part.needs()}
+
+    def parts(self) -> Iterator[Kind]:
+        """The kinds nested in this one (a `PurgingTrigger`'s inner trigger)."""
+        return (v for v in (getattr(self, f.name) for f in fields(self)) if isinstance(v, Kind))
+
+    def parameters(self) -> Iterator[int]:
+        """Every integer parameter, nested ones included (for the `extreme_values` feature)."""
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, Kind):
+                yield from value.parameters()
+            elif type(value) is int:
+                yield value
+
+
+K = TypeVar("K", bound=Kind)
+
+
+class Vocabulary(Generic[K]):
+    """The kinds of one part of the format by JSON tag; `field` is the JSON field that holds the tag."""
+
+    def __init__(self, field: str, *kinds: type[K]) -> None:
+        self.field = field
+        self.by_tag: dict[str, type[K]] = {k.tag: k for k in kinds}
+
+    def __iter__(self) -> Iterator[type[K]]:
+        return iter(self.by_tag.values())
+
+    @property
+    def tags(self) -> tuple[str, ...]:
+        return tuple(self.by_tag)
+
+
+def _time_needs(time: Time) -> set[str]:
+    return {PROCESSING_TIME.name} if time == "processing" else set()
 
 
 # --- window assigners -----------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class Tumbling:
+class Tumbling(Kind):
     """`TumblingEventTimeWindows.of(size, offset)` (or `TumblingProcessingTimeWindows`)."""
+
+    tag: ClassVar[str] = "tumbling"
+    feature: ClassVar[Feature] = Feature("assigner.tumbling", "tumbling windows")
 
     size: int
     offset: int = 0
     time: Time = "event"
 
+    def needs(self) -> set[str]:
+        return super().needs() | _time_needs(self.time) | ({OFFSET.name} if self.offset else set())
+
 
 @dataclass(frozen=True)
-class Sliding:
+class Sliding(Kind):
     """`SlidingEventTimeWindows.of(size, slide, offset)` (or `SlidingProcessingTimeWindows`)."""
+
+    tag: ClassVar[str] = "sliding"
+    feature: ClassVar[Feature] = Feature("assigner.sliding", "sliding windows")
 
     size: int
     slide: int
     offset: int = 0
     time: Time = "event"
 
+    def needs(self) -> set[str]:
+        return super().needs() | _time_needs(self.time) | ({OFFSET.name} if self.offset else set())
+
 
 @dataclass(frozen=True)
-class Session:
+class Session(Kind):
     """`EventTimeSessionWindows.withGap(gap)` (or `ProcessingTimeSessionWindows`)."""
+
+    tag: ClassVar[str] = "session"
+    feature: ClassVar[Feature] = Feature("assigner.session", "session windows (merging)")
 
     gap: int
     time: Time = "event"
 
+    def needs(self) -> set[str]:
+        return super().needs() | _time_needs(self.time)
+
 
 @dataclass(frozen=True)
-class Global:
+class Global(Kind):
     """`GlobalWindows.create()`: one window per key, default trigger `NeverTrigger`."""
 
+    tag: ClassVar[str] = "global"
+    feature: ClassVar[Feature] = Feature("assigner.global", "the global window")
+
 
 @dataclass(frozen=True)
-class Count:
+class Count(Kind):
     """`KeyedStream.countWindow(size[, slide])`.
 
     Flink builds it as `GlobalWindows` with `PurgingTrigger.of(CountTrigger.of(size))`, or, with a
     slide, `CountTrigger.of(slide)` and `CountEvictor.of(size)`.
     """
 
+    tag: ClassVar[str] = "count"
+    feature: ClassVar[Feature] = Feature("assigner.count", "count windows (countWindow)")
+
     size: int
     slide: int | None = None
 
 
 WindowSpec = Tumbling | Sliding | Session | Global | Count
+ASSIGNERS: Vocabulary[WindowSpec] = Vocabulary("assigner", Tumbling, Sliding, Session, Global, Count)
 
 
 def tumbling(size: int, offset: int = 0, time: Time = "event") -> Tumbling:
@@ -94,50 +189,80 @@ def count_window(size: int, slide: int | None = None) -> Count:
 
 
 @dataclass(frozen=True)
-class EventTimeTrigger:
+class EventTimeTrigger(Kind):
     """Fires when the watermark passes the window's `maxTimestamp`."""
 
+    tag: ClassVar[str] = "event_time"
+    feature: ClassVar[Feature] = Feature("trigger.event_time", "an explicit EventTimeTrigger")
+
 
 @dataclass(frozen=True)
-class ProcessingTimeTrigger:
+class ProcessingTimeTrigger(Kind):
     """Fires when processing time passes the window's `maxTimestamp`."""
 
+    tag: ClassVar[str] = "processing_time"
+    feature: ClassVar[Feature] = Feature("trigger.processing_time", "an explicit ProcessingTimeTrigger")
+
+    def needs(self) -> set[str]:
+        return super().needs() | {PROCESSING_TIME.name}
+
 
 @dataclass(frozen=True)
-class CountTrigger:
+class CountTrigger(Kind):
     """Fires once `count` elements have arrived in the window since the last firing."""
+
+    tag: ClassVar[str] = "count"
+    feature: ClassVar[Feature] = Feature("trigger.count", "CountTrigger")
 
     count: int
 
 
 @dataclass(frozen=True)
-class ContinuousEventTimeTrigger:
+class ContinuousEventTimeTrigger(Kind):
     """Fires every `interval` of event time, and at the window's end."""
 
+    tag: ClassVar[str] = "continuous_event_time"
+    feature: ClassVar[Feature] = Feature("trigger.continuous_event_time", "ContinuousEventTimeTrigger")
+
     interval: int
 
 
 @dataclass(frozen=True)
-class ContinuousProcessingTimeTrigger:
+class ContinuousProcessingTimeTrigger(Kind):
     """Fires every `interval` of processing time, and at the window's end."""
 
+    tag: ClassVar[str] = "continuous_processing_time"
+    feature: ClassVar[Feature] = Feature("trigger.continuous_processing_time", "ContinuousProcessingTimeTrigger")
+
     interval: int
+
+    def needs(self) -> set[str]:
+        return super().needs() | {PROCESSING_TIME.name}
 
 
 @dataclass(frozen=True)
-class PurgingTrigger:
+class PurgingTrigger(Kind):
     """Turns every FIRE of `inner` into FIRE_AND_PURGE."""
+
+    tag: ClassVar[str] = "purging"
+    feature: ClassVar[Feature] = Feature("trigger.purging", "PurgingTrigger")
 
     inner: TriggerSpec
 
 
 @dataclass(frozen=True)
-class NeverTrigger:
+class NeverTrigger(Kind):
     """`GlobalWindows.NeverTrigger`: never fires."""
+
+    tag: ClassVar[str] = "never"
+    feature: ClassVar[Feature] = Feature("trigger.never", "NeverTrigger")
 
 
 TriggerSpec = (EventTimeTrigger | ProcessingTimeTrigger | CountTrigger | ContinuousEventTimeTrigger
                | ContinuousProcessingTimeTrigger | PurgingTrigger | NeverTrigger)
+TRIGGERS: Vocabulary[TriggerSpec] = Vocabulary(
+    "type", EventTimeTrigger, ProcessingTimeTrigger, CountTrigger, ContinuousEventTimeTrigger,
+    ContinuousProcessingTimeTrigger, PurgingTrigger, NeverTrigger)
 
 
 def purging(inner: TriggerSpec) -> PurgingTrigger:
@@ -147,31 +272,47 @@ def purging(inner: TriggerSpec) -> PurgingTrigger:
 # --- evictors ---------------------------------------------------------------------------------
 
 
+class Evictor(Kind):
+    """An evictor; `after`: evict after the window function (`evictAfter`) instead of before."""
+
+    def needs(self) -> set[str]:
+        return super().needs() | ({EVICT_AFTER.name} if self.after else set())  # type: ignore[attr-defined]
+
+
 @dataclass(frozen=True)
-class CountEvictor:
+class CountEvictor(Evictor):
     """Keeps the last `max_count` elements (by arrival); `after`: evict after the function."""
+
+    tag: ClassVar[str] = "count"
+    feature: ClassVar[Feature] = Feature("evictor.count", "CountEvictor")
 
     max_count: int
     after: bool = False
 
 
 @dataclass(frozen=True)
-class TimeEvictor:
+class TimeEvictor(Evictor):
     """Keeps elements with `ts > max(ts) - size`; `after`: evict after the function."""
+
+    tag: ClassVar[str] = "time"
+    feature: ClassVar[Feature] = Feature("evictor.time", "TimeEvictor")
 
     size: int
     after: bool = False
 
 
 EvictorSpec = CountEvictor | TimeEvictor
+EVICTORS: Vocabulary[EvictorSpec] = Vocabulary("type", CountEvictor, TimeEvictor)
 
 
 # --- events -----------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class Record:
-    """A keyed record with its event timestamp."""
+class Record(Kind):
+    """A keyed record with its event timestamp. JSON: `{"record": {"key", "value", "ts"}}`."""
+
+    tag: ClassVar[str] = "record"
 
     key: str
     value: int
@@ -179,20 +320,28 @@ class Record:
 
 
 @dataclass(frozen=True)
-class Watermark:
-    """`Watermark(timestamp)`: no more records with `ts <= timestamp` are expected."""
+class Watermark(Kind):
+    """`Watermark(timestamp)`: no more records with `ts <= timestamp` are expected.
+    JSON: `{"watermark": timestamp}`."""
+
+    tag: ClassVar[str] = "watermark"
 
     timestamp: int
 
 
 @dataclass(frozen=True)
-class ProcessingTime:
-    """The processing-time clock advances to `time` (it starts at 0 and never goes back)."""
+class ProcessingTime(Kind):
+    """The processing-time clock advances to `time` (it starts at 0 and never goes back).
+    JSON: `{"processing_time": time}`."""
+
+    tag: ClassVar[str] = "processing_time"
 
     time: int
 
 
 Event = Record | Watermark | ProcessingTime
+#: An event is an object with exactly one of these fields; a one-field kind holds its value there.
+EVENTS: Vocabulary[Event] = Vocabulary("", Record, Watermark, ProcessingTime)
 
 
 def record(key: str, value: int, ts: int) -> Record:
@@ -236,3 +385,4 @@ class Case:
     def time(self) -> Time:
         """The assigner's notion of time (`global` and `count` windows are neither: `event`)."""
         return getattr(self.window, "time", "event")
+

@@ -7,45 +7,46 @@ must answer it with an `invalid_spec` observation carrying Flink's message.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args, get_type_hints
 
 from conformance.case import (
+    ASSIGNERS,
+    EVENTS,
+    EVICTORS,
+    TRIGGERS,
     Case,
-    ContinuousEventTimeTrigger,
-    ContinuousProcessingTimeTrigger,
     Count,
     CountEvictor,
-    CountTrigger,
     Event,
     EventTimeTrigger,
     EvictorSpec,
     Global,
+    Kind,
     NeverTrigger,
     ProcessingTime,
     ProcessingTimeTrigger,
     PurgingTrigger,
-    Record,
     Session,
     Sliding,
-    TimeEvictor,
+    Time,
     TriggerSpec,
     Tumbling,
-    Watermark,
+    Vocabulary,
     WindowSpec,
 )
+from conformance.facts import LONG_MIN
 from conformance.observation_json import observation_from_json, observation_to_json
-from conformance.validation import CaseFormatError, Fields, Problems
+from conformance.validation import MISSING, CaseFormatError, Fields, Problems, parse_json
 
 CASE_FORMAT = "window-case/1"
 
-ASSIGNERS = ("tumbling", "sliding", "session", "global", "count")
-TRIGGERS = ("event_time", "processing_time", "count", "continuous_event_time",
-            "continuous_processing_time", "purging", "never")
-EVICTORS = ("count", "time")
-TIMES = ("event", "processing")
+#: How deeply `purging` triggers may nest: far beyond any real job, far below Python's recursion limit.
+MAX_TRIGGER_NESTING = 64
 
 
 # --- loading ----------------------------------------------------------------------------------
@@ -76,12 +77,10 @@ def load_cases(path: str | Path) -> list[Case]:
     """The cases of one file; a malformed file raises `CaseFormatError` naming the file."""
     path = Path(path)
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise CaseFormatError([], f"{path}: cannot read: {e}") from None
-    except json.JSONDecodeError as e:
-        raise CaseFormatError([], f"{path}: not JSON: {e}") from None
-    return cases_from_json(doc, str(path))
+    return cases_from_json(parse_json(text, str(path)), str(path))
 
 
 def case_files(paths: list[str | Path]) -> Iterator[Path]:
@@ -96,12 +95,12 @@ def case_files(paths: list[str | Path]) -> Iterator[Path]:
 def _read_case(doc: Any, path: str, problems: Problems) -> Case:
     f = Fields(doc, path, problems)
     fmt = f.take("format")
-    if fmt is not None and fmt != CASE_FORMAT:
+    if fmt not in (MISSING, CASE_FORMAT):
         problems.add(f.at("format"), f"must be {CASE_FORMAT!r}, not {fmt!r}")
     name = f.take_str("name", None, nullable=True)
-    window = _read_window(f.take("window"), f.at("window"), problems) if f.ok else None
-    trigger = _read_trigger(f.take("trigger", None), f.at("trigger"), problems)
-    evictor = _read_evictor(f.take("evictor", None), f.at("evictor"), problems)
+    window = _read_kind(ASSIGNERS, f.take("window"), f.at("window"), problems) if f.ok else None
+    trigger = _read_kind(TRIGGERS, f.take("trigger", None), f.at("trigger"), problems, optional=True)
+    evictor = _read_kind(EVICTORS, f.take("evictor", None), f.at("evictor"), problems, optional=True)
     lateness = f.take_long("allowed_lateness", 0, minimum=0)
     side_output = f.take_bool("late_side_output", False)
     events = f.take_list("events", lambda item, p: _read_event(item, p, problems))
@@ -123,92 +122,68 @@ def _read_case(doc: Any, path: str, problems: Problems) -> Case:
                 expected=expected)
 
 
-def _read_window(doc: Any, path: str, problems: Problems) -> WindowSpec | None:
-    f = Fields(doc, path, problems)
-    if not f.ok:
-        return None
-    kind = f.take_choice("assigner", ASSIGNERS)
-    window: WindowSpec | None = None
-    if kind == "tumbling":
-        window = Tumbling(f.take_long("size"), f.take_long("offset", 0), f.take_choice("time", TIMES, "event"))
-    elif kind == "sliding":
-        window = Sliding(f.take_long("size"), f.take_long("slide"), f.take_long("offset", 0),
-                         f.take_choice("time", TIMES, "event"))
-    elif kind == "session":
-        window = Session(f.take_long("gap"), f.take_choice("time", TIMES, "event"))
-    elif kind == "global":
-        window = Global()
-    elif kind == "count":
-        slide = f.take("slide", None)
-        window = Count(f.take_long("size"), None if slide is None else f.take_long("slide"))
-    if kind is not None:
-        f.done()
-    return window
-
-
-def _read_trigger(doc: Any, path: str, problems: Problems) -> TriggerSpec | None:
-    if doc is None:
+def _read_kind(vocabulary: Vocabulary, doc: Any, path: str, problems: Problems, optional: bool = False,
+               depth: int = 0) -> Any:
+    """A kind of `vocabulary` (`{"<field>": tag, ...parameters}`), its fields read by their types."""
+    if doc is None and optional:
         return None
     f = Fields(doc, path, problems)
     if not f.ok:
         return None
-    kind = f.take_choice("type", TRIGGERS)
-    trigger: TriggerSpec | None = None
-    if kind == "event_time":
-        trigger = EventTimeTrigger()
-    elif kind == "processing_time":
-        trigger = ProcessingTimeTrigger()
-    elif kind == "count":
-        trigger = CountTrigger(f.take_long("count"))
-    elif kind == "continuous_event_time":
-        trigger = ContinuousEventTimeTrigger(f.take_long("interval"))
-    elif kind == "continuous_processing_time":
-        trigger = ContinuousProcessingTimeTrigger(f.take_long("interval"))
-    elif kind == "purging":
-        inner_doc = f.take("inner")
-        inner = _read_trigger(inner_doc, f.at("inner"), problems) if inner_doc is not None else None
-        trigger = PurgingTrigger(inner) if inner is not None else None
-    elif kind == "never":
-        trigger = NeverTrigger()
-    if kind is not None:
-        f.done()
-    return trigger
-
-
-def _read_evictor(doc: Any, path: str, problems: Problems) -> EvictorSpec | None:
-    if doc is None:
+    tag = f.take_choice(vocabulary.field, vocabulary.tags)
+    if tag is None:
         return None
-    f = Fields(doc, path, problems)
-    if not f.ok:
-        return None
-    kind = f.take_choice("type", EVICTORS)
-    evictor: EvictorSpec | None = None
-    if kind == "count":
-        evictor = CountEvictor(f.take_long("max_count"), f.take_bool("after", False))
-    elif kind == "time":
-        evictor = TimeEvictor(f.take_long("size"), f.take_bool("after", False))
-    if kind is not None:
-        f.done()
-    return evictor
+    kind = vocabulary.by_tag[tag]
+    found = len(problems.found)
+    values = {name: _read_field(f, name, hint, default, problems, depth)
+              for name, hint, default in _parameters(kind)}
+    f.done()
+    return kind(**values) if len(problems.found) == found else None
 
 
-EVENT_KINDS = ("record", "watermark", "processing_time")
+def _read_field(f: Fields, name: str, hint: Any, default: Any, problems: Problems, depth: int) -> Any:
+    """One parameter of a kind, read by its type: a long, a boolean, a time, a nested trigger."""
+    if hint is bool:
+        return f.take_bool(name, default)
+    if hint == Time:
+        return f.take_choice(name, get_args(Time), default)
+    if hint == TriggerSpec:
+        if depth >= MAX_TRIGGER_NESTING:
+            problems.add(f.at(name), f"triggers may nest at most {MAX_TRIGGER_NESTING} deep")
+            return None
+        return _read_kind(TRIGGERS, f.take(name), f.at(name), problems, depth=depth + 1)
+    if hint == int | None:
+        return None if f.take(name, None) is None else f.take_long(name)
+    return f.take_long(name, default)
+
+
+@functools.cache
+def _parameters(kind: type[Kind]) -> list[tuple[str, Any, Any]]:
+    """`(name, type, default)` of each field of `kind`; `MISSING` where the field is required."""
+    hints = get_type_hints(kind)
+    return [(f.name, hints[f.name], MISSING if f.default is dataclasses.MISSING else f.default)
+            for f in dataclasses.fields(kind)]
 
 
 def _read_event(doc: Any, path: str, problems: Problems) -> Event | None:
-    if not isinstance(doc, dict) or len(doc) != 1 or next(iter(doc)) not in EVENT_KINDS:
+    """`{"record": {...}}`, or `{"<tag>": value}` for a kind with one field."""
+    if not isinstance(doc, dict) or len(doc) != 1 or next(iter(doc)) not in EVENTS.tags:
         problems.add(path, "must be an object with exactly one of the fields "
-                           + ", ".join(map(repr, EVENT_KINDS)))
+                           + ", ".join(map(repr, EVENTS.tags)))
         return None
+    tag, value = next(iter(doc.items()))
+    kind = EVENTS.by_tag[tag]
+    parameters = _parameters(kind)
+    if len(parameters) > 1:
+        f = Fields(value, f"{path}.{tag}", problems)
+        found = len(problems.found)
+        values = {name: f.take_str(name) if hint is str else f.take_long(name)
+                  for name, hint, _ in parameters}
+        f.done()
+        return kind(**values) if f.ok and len(problems.found) == found else None
     f = Fields(doc, path, problems)
-    if "record" in doc:
-        r = Fields(f.take("record"), f.at("record"), problems)
-        key, value, ts = r.take_str("key"), r.take_long("value"), r.take_long("ts")
-        r.done()
-        return Record(key or "", value, ts) if r.ok else None
-    if "watermark" in doc:
-        return Watermark(f.take_long("watermark"))
-    return ProcessingTime(f.take_long("processing_time", minimum=0))
+    minimum = 0 if kind is ProcessingTime else LONG_MIN
+    return kind(f.take_long(tag, minimum=minimum))
 
 
 def _check_clock(events: list[Event | None], path: str, problems: Problems) -> None:
@@ -262,9 +237,9 @@ def case_to_json(case: Case) -> dict[str, Any]:
     if case.name is not None:
         doc["name"] = case.name
     doc |= {
-        "window": window_to_json(case.window),
-        "trigger": trigger_to_json(case.trigger),
-        "evictor": evictor_to_json(case.evictor),
+        "window": kind_to_json(ASSIGNERS, case.window),
+        "trigger": kind_to_json(TRIGGERS, case.trigger),
+        "evictor": kind_to_json(EVICTORS, case.evictor),
         "allowed_lateness": case.allowed_lateness,
         "late_side_output": case.late_side_output,
         "events": [event_to_json(e) for e in case.events],
@@ -275,53 +250,23 @@ def case_to_json(case: Case) -> dict[str, Any]:
     return doc
 
 
-def window_to_json(w: WindowSpec) -> dict[str, Any]:
-    if isinstance(w, Tumbling):
-        return {"assigner": "tumbling", "time": w.time, "size": w.size, "offset": w.offset}
-    if isinstance(w, Sliding):
-        return {"assigner": "sliding", "time": w.time, "size": w.size, "slide": w.slide, "offset": w.offset}
-    if isinstance(w, Session):
-        return {"assigner": "session", "time": w.time, "gap": w.gap}
-    if isinstance(w, Count):
-        return {"assigner": "count", "size": w.size} | ({} if w.slide is None else {"slide": w.slide})
-    return {"assigner": "global"}
-
-
-def trigger_to_json(t: TriggerSpec | None) -> dict[str, Any] | None:
-    match t:
-        case None:
-            return None
-        case EventTimeTrigger():
-            return {"type": "event_time"}
-        case ProcessingTimeTrigger():
-            return {"type": "processing_time"}
-        case CountTrigger(count):
-            return {"type": "count", "count": count}
-        case ContinuousEventTimeTrigger(interval):
-            return {"type": "continuous_event_time", "interval": interval}
-        case ContinuousProcessingTimeTrigger(interval):
-            return {"type": "continuous_processing_time", "interval": interval}
-        case PurgingTrigger(inner):
-            return {"type": "purging", "inner": trigger_to_json(inner)}
-        case NeverTrigger():
-            return {"type": "never"}
-    raise TypeError(f"not a trigger: {t!r}")
-
-
-def evictor_to_json(e: EvictorSpec | None) -> dict[str, Any] | None:
-    if e is None:
+def kind_to_json(vocabulary: Vocabulary, kind: Kind | None) -> dict[str, Any] | None:
+    """`{"<field>": tag, ...parameters}`; an optional parameter that is `None` is left out."""
+    if kind is None:
         return None
-    if isinstance(e, CountEvictor):
-        return {"type": "count", "max_count": e.max_count, "after": e.after}
-    return {"type": "time", "size": e.size, "after": e.after}
+    doc: dict[str, Any] = {vocabulary.field: kind.tag}
+    for f in dataclasses.fields(kind):
+        value = getattr(kind, f.name)
+        if isinstance(value, Kind):
+            doc[f.name] = kind_to_json(TRIGGERS, value)
+        elif value is not None:
+            doc[f.name] = value
+    return doc
 
 
 def event_to_json(e: Event) -> dict[str, Any]:
-    if isinstance(e, Record):
-        return {"record": {"key": e.key, "value": e.value, "ts": e.ts}}
-    if isinstance(e, Watermark):
-        return {"watermark": e.timestamp}
-    return {"processing_time": e.time}
+    values = {f.name: getattr(e, f.name) for f in dataclasses.fields(e)}
+    return {e.tag: values if len(values) > 1 else next(iter(values.values()))}
 
 
 def dumps_case(case: Case) -> str:

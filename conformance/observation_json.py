@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from conformance.observation import Error, Firing, GlobalWindow, LateRecord, Observation, TimeWindow, Window
-from conformance.validation import Fields, Problems, is_long
+from conformance.validation import MISSING, Fields, Problems, is_long
 
 OBSERVATION_FORMAT = "window-observation/1"
 
@@ -15,7 +15,7 @@ def observation_from_json(doc: Any, path: str = "$", source: str | None = None) 
     problems = Problems()
     f = Fields(doc, path, problems)
     fmt = f.take("format")
-    if fmt is not None and fmt != OBSERVATION_FORMAT:
+    if fmt not in (MISSING, OBSERVATION_FORMAT):
         problems.add(f.at("format"), f"must be {OBSERVATION_FORMAT!r}, not {fmt!r}")
     firings = f.take_list("firings", lambda d, p: _read_firing(d, p, problems), [])
     late = f.take_list("late", lambda d, p: _read_late(d, p, problems), [])
@@ -43,7 +43,9 @@ def _read_firing(doc: Any, path: str, problems: Problems) -> Firing | None:
     window = _read_window(f.take("window"), f.at("window"), problems) if f.ok else GlobalWindow()
     timestamp = f.take_long("timestamp")
     values = f.take("values")
-    if not isinstance(values, list) or not all(is_long(v) for v in values):
+    if values is MISSING:
+        values = []
+    elif not isinstance(values, list) or not all(is_long(v) for v in values):
         problems.add(f.at("values"), "must be an array of integers in Java long range")
         values = []
     wm = f.take_long("watermark")

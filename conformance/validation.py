@@ -6,6 +6,7 @@ instead of raising, and returns a usable placeholder, so one pass over a file fi
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -49,6 +50,49 @@ class Problems:
             raise CaseFormatError(self.found, source)
 
 
+#: Integers longer than this many digits are not read as numbers: far beyond Java's `long` (19
+#: digits), far below Python's own limit on converting digits (4,300), past which it raises.
+MAX_DIGITS = 40
+
+
+class HugeInteger:
+    """An integer literal of more than `MAX_DIGITS` digits, kept as its length only."""
+
+    def __init__(self, digits: str) -> None:
+        self.digits = len(digits.lstrip("-"))
+
+    def __repr__(self) -> str:
+        return f"an integer of {self.digits} digits"
+
+
+class JSONObject(dict):
+    """A JSON object that remembers the names it held more than once (the last value is kept)."""
+
+    duplicates: tuple[str, ...] = ()
+
+
+def _object(pairs: list[tuple[str, Any]]) -> JSONObject:
+    obj = JSONObject(pairs)
+    if len(obj) < len(pairs):
+        seen: set[str] = set()
+        obj.duplicates = tuple(dict.fromkeys(k for k, _ in pairs if k in seen or seen.add(k)))
+    return obj
+
+
+def parse_json(text: str, source: str) -> Any:
+    """`text` parsed, keeping what the format must reject instead of losing it: duplicate names
+    (`JSONObject.duplicates`) and integers too long to be numbers (`HugeInteger`). Nesting deeper
+    than Python's parser goes is a `CaseFormatError`, not a `RecursionError`."""
+    try:
+        return json.loads(text, object_pairs_hook=_object,
+                          parse_int=lambda s: int(s) if len(s) <= MAX_DIGITS else HugeInteger(s))
+    except json.JSONDecodeError as e:
+        raise CaseFormatError([], f"{source}: not JSON: {e}") from None
+    except RecursionError:
+        raise CaseFormatError([], f"{source}: nested too deeply to read (arrays or objects inside "
+                                  "each other, hundreds of levels deep)") from None
+
+
 def is_long(value: Any) -> bool:
     return type(value) is int and LONG_MIN <= value <= LONG_MAX
 
@@ -59,26 +103,29 @@ class Fields:
     def __init__(self, value: Any, path: str, problems: Problems) -> None:
         self.path, self.problems = path, problems
         self.ok = isinstance(value, dict)
-        if not self.ok:
+        if not self.ok and value is not MISSING:  # a missing field was reported where it was taken
             problems.add(path, f"must be an object, not {json_type(value)}")
         self.obj: dict = value if self.ok else {}
         self.seen: set[str] = set()
+        for name in getattr(value, "duplicates", ()):
+            problems.add(self.at(name), "appears more than once in the object; which value is meant?")
 
     def at(self, name: str) -> str:
         return f"{self.path}.{name}"
 
     def take(self, name: str, default: Any = MISSING) -> Any:
+        """The field's value; `default` when it is absent (a problem when there is no default).
+        An explicit `null` is a value, not an absence: the typed `take_*` reject it."""
         self.seen.add(name)
         if name in self.obj:
             return self.obj[name]
         if default is MISSING:
             self.problems.add(self.at(name), "missing required field")
-            return None
         return default
 
     def take_long(self, name: str, default: Any = MISSING, minimum: int = LONG_MIN) -> int:
         value = self.take(name, default)
-        if value is None and default is MISSING:
+        if value is MISSING:
             return 0
         if not is_long(value):
             self.problems.add(self.at(name), "must be an integer in Java long range "
@@ -91,23 +138,31 @@ class Fields:
     def take_bool(self, name: str, default: Any = MISSING) -> bool:
         value = self.take(name, default)
         if type(value) is not bool:
-            if value is not None or default is not MISSING:
+            if value is not MISSING:
                 self.problems.add(self.at(name), f"must be true or false, not {json_repr(value)}")
             return False
         return value
 
     def take_str(self, name: str, default: Any = MISSING, nullable: bool = False) -> str | None:
+        """A string that UTF-8 can encode (JSON's `\\ud800` escapes allow lone surrogates, which no
+        engine can hold as a key); `null` only where `nullable`."""
         value = self.take(name, default)
-        if value is None and (nullable or default is MISSING):
+        if value is MISSING or (value is None and nullable):
             return None
         if not isinstance(value, str):
             self.problems.add(self.at(name), f"must be a string, not {json_repr(value)}")
+            return ""
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as e:
+            self.problems.add(self.at(name), f"must be valid Unicode: {value[e.start]!r} at index {e.start} "
+                                             "is a lone surrogate, which UTF-8 cannot encode")
             return ""
         return value
 
     def take_choice(self, name: str, choices: tuple[str, ...], default: Any = MISSING) -> str | None:
         value = self.take(name, default)
-        if value is None and default is MISSING:
+        if value is MISSING:
             return None
         if value not in choices:
             self.problems.add(self.at(name), f"must be one of {', '.join(map(repr, choices))}, "
@@ -117,7 +172,7 @@ class Fields:
 
     def take_list(self, name: str, read: Callable[[Any, str], T], default: Any = MISSING) -> list[T]:
         value = self.take(name, default)
-        if value is None and default is MISSING:
+        if value is MISSING:
             return []
         if not isinstance(value, list):
             self.problems.add(self.at(name), f"must be an array, not {json_type(value)}")

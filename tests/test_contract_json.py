@@ -1,5 +1,6 @@
 """The case and observation formats: exact round trips and errors that name the path and the rule."""
 
+import dataclasses
 import json
 
 import pytest
@@ -31,7 +32,10 @@ from conformance import (
     tumbling,
     watermark,
 )
+from conformance.case import ASSIGNERS, EVICTORS, TRIGGERS
+from conformance.features import FEATURES, required_features
 from conformance.observation import Error, GlobalWindow
+from conformance.validation import parse_json
 
 CASES = [
     Case(window=tumbling(1000, -200), events=[record("a", 1, 999), watermark(999), processing_time(5)]),
@@ -128,3 +132,80 @@ def test_flinks_own_rejections_are_not_format_errors():
     # size 0 breaks TumblingEventTimeWindows' precondition: an invalid_spec observation, not a load error
     case = case_from_json({"format": "window-case/1", "window": {"assigner": "tumbling", "size": 0}, "events": []})
     assert case.window == tumbling(0)
+
+
+# --- the one vocabulary table -------------------------------------------------------------------
+
+
+
+
+def _one_of_each(kind):
+    """An instance of `kind` with a distinct value in each parameter (a nested trigger for `inner`)."""
+    values = {"inner": TRIGGERS.by_tag["count"](3), "time": "processing", "after": True}
+    return kind(**{f.name: values.get(f.name, 7 + i) for i, f in enumerate(dataclasses.fields(kind))})
+
+
+@pytest.mark.parametrize("kind", [*ASSIGNERS, *TRIGGERS, *EVICTORS], ids=lambda k: f"{k.__name__}")
+def test_every_kind_of_the_vocabulary_round_trips_and_names_its_feature(kind):
+    part = _one_of_each(kind)
+    if kind in ASSIGNERS:
+        case = Case(window=part)
+    elif kind in TRIGGERS:
+        case = Case(window=global_window() if kind.tag == "never" else tumbling(10), trigger=part)
+    else:
+        case = Case(window=tumbling(10), evictor=part)
+    doc = json.loads(json.dumps(case_to_json(case)))
+    assert case_from_json(doc) == case
+    assert kind.feature.name in FEATURES
+    assert kind.feature.name in required_features(case)
+
+
+# --- input a case file must not get past ----------------------------------------------------------
+
+
+def _problems(text: str) -> str:
+    with pytest.raises(CaseFormatError) as e:
+        cases_from_json(parse_json(text, "f.json"), "f.json")
+    return str(e.value)
+
+
+def _case_text(**fields: str) -> str:
+    parts = {"format": '"window-case/1"', "window": '{"assigner": "tumbling", "size": 10}',
+             "events": '[{"record": {"key": "a", "value": 1, "ts": 5}}]'} | fields
+    return "{" + ", ".join(f'"{k}": {v}' for k, v in parts.items()) + "}"
+
+
+@pytest.mark.parametrize("field, value, path", [
+    ("window", '{"assigner": "tumbling", "size": null}', "$.window.size"),
+    ("events", '[{"record": {"key": "a", "value": 1, "ts": null}}]', "$.events[0].record.ts"),
+    ("events", '[{"record": {"key": null, "value": 1, "ts": 5}}]', "$.events[0].record.key"),
+    ("events", '[{"watermark": null}]', "$.events[0].watermark"),
+    ("late_side_output", "null", "$.late_side_output"),
+])
+def test_null_is_not_absent(field, value, path):
+    assert f"{path}: must be" in _problems(_case_text(**{field: value}))
+
+
+def test_a_duplicate_name_is_a_format_error_naming_it():
+    text = _case_text(window='{"assigner": "tumbling", "size": 1000, "size": 7}')
+    assert "$.window.size: appears more than once" in _problems(text)
+
+
+def test_an_integer_of_thousands_of_digits_is_a_format_error_not_a_traceback():
+    problems = _problems(_case_text(window='{"assigner": "tumbling", "size": ' + "9" * 5000 + "}"))
+    assert "$.window.size: must be an integer in Java long range" in problems
+    assert "5000 digits" in problems
+
+
+def test_nesting_beyond_a_limit_is_a_format_error():
+    with pytest.raises(CaseFormatError, match="nested too deeply"):
+        parse_json("[" * 100_000 + "]" * 100_000, "f.json")
+    trigger = '{"type": "count", "count": 1}'
+    for _ in range(100):
+        trigger = '{"type": "purging", "inner": ' + trigger + "}"
+    assert "triggers may nest at most" in _problems(_case_text(trigger=trigger))
+
+
+def test_a_lone_surrogate_in_a_key_is_a_format_error():
+    problems = _problems(_case_text(events='[{"record": {"key": "\\ud800", "value": 1, "ts": 5}}]'))
+    assert "$.events[0].record.key: must be valid Unicode" in problems
