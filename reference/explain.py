@@ -10,6 +10,7 @@ from conformance.case import Case, ProcessingTime, Record, Watermark
 from conformance.observation_json import dumps_observation
 from reference.implementation import simulate
 from reference.javalong import LONG_MAX, LONG_MIN
+from reference.trace import Step, StepRecorder, TraceStep
 
 
 def _time(t: object) -> str:
@@ -30,34 +31,47 @@ def _event(event: object) -> str:
     return repr(event)
 
 
-_STEPS = {
-    "assigned": lambda d: f"  assigned to {', '.join(map(repr, d['windows'])) or 'no window'}",
-    "window late": lambda d: f"  {d['window']!r} is late (cleanup time <= watermark): skipped",
-    "timer registered": lambda d: f"  {d['domain']}-time timer at {_time(d['time'])} for {d['window']!r}",
-    "timer fired": lambda d: f"  {d['domain']}-time timer {_time(d['time'])} fires for key {d['key']} {d['window']!r}",
-    "fired": lambda d: f"  FIRE key={d['key']} {d['window']!r} values={sorted(d['values'])}",
-    "purged": lambda d: f"  PURGE {d['window']!r}: contents dropped",
-    "evicted": lambda d: f"  evictor left {sorted(d['kept'])} in {d['window']!r}",
-    "cleared": lambda d: f"  cleanup: all state of {d['window']!r} cleared",
-    "merged": lambda d: f"  merged {', '.join(map(repr, d['windows']))} into {d['into']!r}",
-    "side output": lambda d: f"  late: every window was late -> side output ({d['value']}, ts={_time(d['ts'])})",
-    "dropped": lambda d: f"  late: every window was late -> dropped ({d['value']}, ts={_time(d['ts'])})",
-    "watermark ignored": lambda d: f"  ignored: does not exceed the current watermark {_time(d['current'])}",
-    "end of input": lambda d: f"[{d['at']}] end of input: Watermark(Long.MAX_VALUE)",
-}
+def _windows(windows) -> str:
+    return ", ".join(map(repr, windows))
+
+
+def _line(step: Step) -> str:
+    """The step as a line of the account: an input event flush left, what it caused indented."""
+    match step.kind:
+        case TraceStep.EVENT:
+            return f"[{step.at}] {_event(step.event)}"
+        case TraceStep.END_OF_INPUT:
+            return f"[{step.at}] end of input: Watermark(Long.MAX_VALUE)"
+        case TraceStep.WATERMARK_IGNORED:
+            return f"  ignored: does not exceed the current watermark {_time(step.current)}"
+        case TraceStep.ASSIGNED:
+            return f"  assigned to {_windows(step.windows) or 'no window'}"
+        case TraceStep.WINDOW_LATE:
+            return f"  {step.window!r} is late (cleanup time <= watermark): skipped"
+        case TraceStep.SIDE_OUTPUT:
+            return f"  late: every window was late -> side output ({step.value}, ts={_time(step.ts)})"
+        case TraceStep.DROPPED:
+            return f"  late: every window was late -> dropped ({step.value}, ts={_time(step.ts)})"
+        case TraceStep.MERGED:
+            return f"  merged {_windows(step.windows)} into {step.window!r}"
+        case TraceStep.TIMER_REGISTERED:
+            return f"  {step.domain}-time timer at {_time(step.time)} for {step.window!r}"
+        case TraceStep.TIMER_FIRED:
+            return f"  {step.domain}-time timer {_time(step.time)} fires for key {step.key} {step.window!r}"
+        case TraceStep.FIRED:
+            return f"  FIRE key={step.key} {step.window!r} values={sorted(step.values)}"
+        case TraceStep.PURGED:
+            return f"  PURGE {step.window!r}: contents dropped"
+        case TraceStep.CLEARED:
+            return f"  cleanup: all state of {step.window!r} cleared"
+        case TraceStep.EVICTED:
+            return f"  evictor left {sorted(step.values)} in {step.window!r}"
 
 
 def explain_case(case: Case) -> Iterator[str]:
     """The trace lines, then the resulting observation."""
     lines: list[str] = []
-
-    def tracer(step: str, **details: object) -> None:
-        if step == "event":
-            lines.append(f"[{details['at']}] {_event(details['event'])}")
-        else:
-            lines.append(_STEPS[step](details))
-
-    observation = simulate(case, tracer)
+    observation = simulate(case, StepRecorder(lambda step: lines.append(_line(step))))
     yield from lines
     if observation.error is not None:
         yield f"error ({observation.error.kind}): {observation.error.message}"

@@ -18,7 +18,8 @@ from reference import windows as model_windows
 from reference.errors import InvalidSpec, JobFailure
 from reference.javalong import LONG_MAX, LONG_MIN
 from reference.job import build_operator
-from reference.operator import Tracer, WindowOperator
+from reference.operator import WindowOperator
+from reference.trace import NO_TRACE, TraceListener
 from reference.windows import (
     WindowStart,
     get_window_start_with_offset,
@@ -65,19 +66,17 @@ def _fired_window(window: model_windows.Window) -> TimeWindow | GlobalWindow:
     return GlobalWindow()
 
 
-def drive(case: Case, operator: WindowOperator, collector: Collector, tracer: Tracer | None = None) -> None:
+def drive(case: Case, operator: WindowOperator, collector: Collector, listener: TraceListener = NO_TRACE) -> None:
     """Feed the case's events to the operator, in arrival order."""
     last_watermark = LONG_MIN
     for at, event in enumerate(case.events):
         collector.at = at
-        if tracer:
-            tracer("event", at=at, event=event)
+        listener.event(at, event)
         if type(event) is Record:
             operator.process_element(event.key, event.value, event.ts)
         elif type(event) is Watermark:
             if event.timestamp <= last_watermark:
-                if tracer:
-                    tracer("watermark ignored", time=event.timestamp, current=last_watermark)
+                listener.watermark_ignored(event.timestamp, last_watermark)
                 continue
             last_watermark = event.timestamp
             operator.process_watermark(event.timestamp)
@@ -87,21 +86,20 @@ def drive(case: Case, operator: WindowOperator, collector: Collector, tracer: Tr
             operator.advance_processing_time(max(event.time, operator.timers.current_processing_time))
     collector.at = len(case.events)
     if case.end_of_input and last_watermark < LONG_MAX:
-        if tracer:
-            tracer("end of input", at=collector.at)
+        listener.end_of_input(collector.at)
         operator.process_watermark(LONG_MAX)
 
 
-def simulate(case: Case, tracer: Tracer | None = None,
+def simulate(case: Case, listener: TraceListener = NO_TRACE,
              window_start: WindowStart = get_window_start_with_offset) -> Observation:
-    """The observation Flink gives for `case`."""
+    """The observation Flink gives for `case`; `listener` is told of each step."""
     collector = Collector()
     try:
-        operator = build_operator(case, collector, tracer, window_start)
+        operator = build_operator(case, collector, listener, window_start)
     except InvalidSpec as e:
         return Observation.invalid_spec(str(e))
     try:
-        drive(case, operator, collector, tracer)
+        drive(case, operator, collector, listener)
     except (JobFailure, ArithmeticError) as e:
         return collector.observation(Error("runtime", str(e)))
     return collector.observation()

@@ -11,7 +11,8 @@ from conformance import case as spec
 from reference import evictors, triggers
 from reference.assigners import GlobalWindows, SessionWindows, SlidingWindows, TumblingWindows, WindowAssigner
 from reference.errors import InvalidSpec
-from reference.operator import EvictingWindowOperator, Tracer, WindowOperator, WindowOutput
+from reference.operator import EvictingWindowOperator, WindowOperator, WindowOutput
+from reference.trace import NO_TRACE, TraceListener
 from reference.windows import WindowStart, get_window_start_with_offset
 
 MERGING_TRIGGER_MESSAGE = "A merging window assigner cannot be used with a trigger that does not support merging."
@@ -56,7 +57,7 @@ def build_evictor(evictor: spec.EvictorSpec) -> evictors.Evictor:
     return evictors.TimeEvictor(evictor.size, evictor.after)
 
 
-def build_operator(case: spec.Case, output: WindowOutput, tracer: Tracer | None = None,
+def build_operator(case: spec.Case, output: WindowOutput, listener: TraceListener = NO_TRACE,
                    window_start: WindowStart = get_window_start_with_offset) -> WindowOperator:
     """The operator Flink would run for `case`; raises `InvalidSpec` where Flink rejects the job."""
     assigner = build_assigner(case.window, window_start)
@@ -72,5 +73,5 @@ def build_operator(case: spec.Case, output: WindowOutput, tracer: Tracer | None 
         raise InvalidSpec(MERGING_TRIGGER_MESSAGE)
     if evictor is not None:
         return EvictingWindowOperator(assigner, trigger, evictor, case.allowed_lateness,
-                                      case.late_side_output, output, tracer)
-    return WindowOperator(assigner, trigger, case.allowed_lateness, case.late_side_output, output, tracer)
+                                      case.late_side_output, output, listener)
+    return WindowOperator(assigner, trigger, case.allowed_lateness, case.late_side_output, output, listener)

@@ -16,6 +16,7 @@ from reference.evictors import Evictor
 from reference.javalong import LONG_MAX, ladd
 from reference.merging import MergingWindowSet
 from reference.timers import InternalTimer, InternalTimerService
+from reference.trace import NO_TRACE, TraceListener
 from reference.triggers import Trigger, TriggerResult
 from reference.windows import TimeWindow, Window
 
@@ -28,12 +29,6 @@ class WindowOutput(Protocol):
     def emit(self, key: str, window: Window, values: list[int], watermark: int) -> None: ...
     def side_output(self, key: str, value: int, timestamp: int) -> None: ...
     def drop(self, key: str, value: int, timestamp: int) -> None: ...
-
-
-class Tracer(Protocol):
-    """Told of each step, for `python -m conformance explain`."""
-
-    def __call__(self, step: str, **details: object) -> None: ...
 
 
 class Context:
@@ -59,16 +54,15 @@ class Context:
         return self.timers.current_processing_time
 
     def register_event_time_timer(self, time: int) -> None:
-        if self.event_time_timers.add(time, self.key, self.window) and self.op.trace:
-            self.op.trace("timer registered", key=self.key, window=self.window, time=time, domain="event")
+        if self.event_time_timers.add(time, self.key, self.window):
+            self.op.listener.timer_registered(self.key, self.window, time, "event")
 
     def delete_event_time_timer(self, time: int) -> None:
         self.event_time_timers.remove(time, self.key, self.window)
 
     def register_processing_time_timer(self, time: int) -> None:
-        if self.processing_time_timers.add(time, self.key, self.window) and self.op.trace:
-            self.op.trace("timer registered", key=self.key, window=self.window, time=time,
-                          domain="processing")
+        if self.processing_time_timers.add(time, self.key, self.window):
+            self.op.listener.timer_registered(self.key, self.window, time, "processing")
 
     def delete_processing_time_timer(self, time: int) -> None:
         self.processing_time_timers.remove(time, self.key, self.window)
@@ -99,27 +93,22 @@ class WindowOperator:
     """`WindowOperator`: assigns each element to windows, asks the trigger, fires and cleans up.
 
     A window's contents are the values of its elements (Flink's `windowState` holds
-    `element.getValue()`); `EvictingWindowOperator` keeps their timestamps too.
+    `element.getValue()`); `EvictingWindowOperator` keeps their timestamps too. Each step is told
+    to `listener` (for `explain`; by default nobody listens).
     """
 
     #: Whether the window state keeps `(value, timestamp)` rather than the value alone.
     keeps_timestamps = False
 
     def __init__(self, assigner: WindowAssigner, trigger: Trigger, allowed_lateness: int,
-                 late_data_output: bool, output: WindowOutput, tracer: Tracer | None = None) -> None:
+                 late_data_output: bool, output: WindowOutput, listener: TraceListener = NO_TRACE) -> None:
         self.assigner, self.trigger, self.allowed_lateness = assigner, trigger, allowed_lateness
         self.is_event_time = assigner.is_event_time  # `windowAssigner.isEventTime()`, asked all the time
         self.late_data_output = late_data_output  # sideOutputLateData was set
         self.output = output
-        self.trace: Tracer | None = tracer
+        self.listener = listener
         self.timers = InternalTimerService()
         self.trigger_context = Context(self)
-        # registerCleanupTimer / deleteCleanupTimer: in the assigner's notion of time
-        ctx = self.trigger_context
-        self.register_cleanup_timer = (ctx.register_event_time_timer if self.is_event_time
-                                       else ctx.register_processing_time_timer)
-        self.delete_cleanup_timer = (ctx.delete_event_time_timer if self.is_event_time
-                                     else ctx.delete_processing_time_timer)
         self.window_state: dict[tuple[str, Window], list] = {}
         self.trigger_state: dict[tuple[str, Window, str], int] = {}
         self.merging_window_sets: dict[str, MergingWindowSet] = {}
@@ -148,9 +137,27 @@ class WindowOperator:
         sum that wraps (with a huge lateness a positive timestamp can become "late")."""
         return self.is_event_time and ladd(timestamp, self.allowed_lateness) <= self.timers.current_watermark
 
-    # `register_cleanup_timer(cleanup_time)` and `delete_cleanup_timer(cleanup_time)` (set in
-    # `__init__`): the timer of the context's key and window, at its cleanup time. A window cleaned
-    # up only at the end of time (`Long.MAX_VALUE`) has no cleanup timer: callers check.
+    def register_cleanup_timer(self, cleanup_time: int) -> None:
+        """`WindowOperator.registerCleanupTimer`: a timer, in the assigner's notion of time, for the
+        context's key and window at its `cleanup_time` (which the caller computed once for
+        `is_window_late` too); none for a window cleaned up only at the end of time."""
+        if cleanup_time == LONG_MAX:
+            return  # don't set a GC timer for "end of time"
+        if self.is_event_time:
+            self.trigger_context.register_event_time_timer(cleanup_time)
+        else:
+            self.trigger_context.register_processing_time_timer(cleanup_time)
+
+    def delete_cleanup_timer(self, window: Window) -> None:
+        """`WindowOperator.deleteCleanupTimer`: deletes the timer `register_cleanup_timer` set for
+        the context's key and `window`."""
+        cleanup_time = self.cleanup_time(window)
+        if cleanup_time == LONG_MAX:
+            return  # no need to clean up because we didn't set one
+        if self.is_event_time:
+            self.trigger_context.delete_event_time_timer(cleanup_time)
+        else:
+            self.trigger_context.delete_processing_time_timer(cleanup_time)
 
     # --- elements ----------------------------------------------------------------------------
 
@@ -158,8 +165,7 @@ class WindowOperator:
         """`WindowOperator.processElement`: the element goes to each of its windows that is not
         late; when all of them were late, a late element goes to the side output (or is dropped)."""
         windows = self.assigner.assign_windows(timestamp, self.timers.current_processing_time)
-        if self.trace:
-            self.trace("assigned", key=key, value=value, ts=timestamp, windows=windows)
+        self.listener.assigned(key, value, timestamp, windows)
         element = (value, timestamp) if self.keeps_timestamps else value
         self.trigger_context.key = key
         if self.assigner.is_merging:
@@ -167,20 +173,19 @@ class WindowOperator:
         else:
             is_skipped_element = True
             for window in windows:
+                # drop if the window is already late
                 cleanup_time = self.cleanup_time(window)
                 if self.is_window_late(cleanup_time):
-                    if self.trace:
-                        self.trace("window late", key=key, window=window)
+                    self.listener.window_late(key, window)
                     continue
                 is_skipped_element = False
                 self.add_to_window(key, element, timestamp, window, window, cleanup_time)
         if is_skipped_element and self.is_element_late(timestamp):
-            if self.trace:
-                self.trace("side output" if self.late_data_output else "dropped", key=key, value=value,
-                           ts=timestamp)
             if self.late_data_output:
+                self.listener.side_output(key, value, timestamp)
                 self.output.side_output(key, value, timestamp)
             else:
+                self.listener.dropped(key, value, timestamp)
                 self.output.drop(key, value, timestamp)
 
     def add_to_merging_windows(self, key: str, element, timestamp: int, windows: list[Window]) -> bool:
@@ -189,13 +194,14 @@ class WindowOperator:
         is_skipped_element = True
         merging = self.merging_window_set(key)
         for window in windows:
+            # adding the new window might result in a merge; the element then goes to the merged window
             window = merging.add_window(
                 window, lambda result, merged, state_result, merged_states:
                 self.merge(key, result, merged, state_result, merged_states))
+            # drop if the window is already late
             cleanup_time = self.cleanup_time(window)
             if self.is_window_late(cleanup_time):
-                if self.trace:
-                    self.trace("window late", key=key, window=window)
+                self.listener.window_late(key, window)
                 merging.retire_window(window)
                 continue
             is_skipped_element = False
@@ -217,8 +223,7 @@ class WindowOperator:
         result = self.trigger.on_element(timestamp, window, ctx)
         if result is not CONTINUE:
             self.act_on(result, key, window, state_window)
-        if cleanup_time != LONG_MAX:
-            self.register_cleanup_timer(cleanup_time)
+        self.register_cleanup_timer(cleanup_time)
 
     def merging_window_set(self, key: str) -> MergingWindowSet:
         merging = self.merging_window_sets.get(key)
@@ -243,16 +248,15 @@ class WindowOperator:
                 "The end timestamp of a processing-time window cannot become earlier than the current "
                 f"processing time by merging. Current processing time: "
                 f"{self.timers.current_processing_time} window: {flink_repr(merge_result)}")
-        if self.trace:
-            self.trace("merged", key=key, windows=merged_windows, into=merge_result)
+        self.listener.merged(key, merged_windows, merge_result)
         ctx = self.trigger_context
         ctx.key, ctx.window, ctx.merged_windows = key, merge_result, merged_windows
         self.trigger.on_merge(merge_result, ctx)
         for window in merged_windows:
             ctx.window = window
             self.trigger.clear(window, ctx)
-            if (cleanup_time := self.cleanup_time(window)) != LONG_MAX:
-                self.delete_cleanup_timer(cleanup_time)
+            self.delete_cleanup_timer(window)
+        # merge the merged state windows into the newly resulting state window
         merged_contents = [e for w in merged_state_windows for e in self.window_state.pop((key, w), ())]
         if merged_contents:
             self.window_state.setdefault((key, state_window_result), []).extend(merged_contents)
@@ -266,33 +270,47 @@ class WindowOperator:
         self.timers.advance_processing_time(time, self.on_processing_time)
 
     def on_event_time(self, timer: InternalTimer) -> None:
-        """`WindowOperator.onEventTime`."""
-        self.on_timer(timer, "event")
-
-    def on_processing_time(self, timer: InternalTimer) -> None:
-        """`WindowOperator.onProcessingTime`."""
-        self.on_timer(timer, "processing")
-
-    def on_timer(self, timer: InternalTimer, domain: str) -> None:
-        timestamp, key, window = timer
-        if self.trace:
-            self.trace("timer fired", key=key, window=window, time=timestamp, domain=domain)
-        merging = self.merging_window_sets.get(key) if self.assigner.is_merging else None
-        state_window: Hashable | None = window
-        if self.assigner.is_merging:
-            state_window = merging.get_state_window(window) if merging is not None else None
-            if state_window is None:
-                return  # a timer for a window that was merged away or cleaned up: nothing to do
+        """`WindowOperator.onEventTime`: the trigger decides; an event-time window's state is
+        cleared when the timer is its cleanup timer."""
+        time, key, window = timer
+        self.listener.timer_fired(key, window, time, "event")
+        merging, state_window = self.state_window_for_timer(key, window)
+        if state_window is None:
+            return
         ctx = self.trigger_context
         ctx.key, ctx.window = key, window
-        if domain == "event":
-            result = self.trigger.on_event_time(timestamp, window, ctx)
-        else:
-            result = self.trigger.on_processing_time(timestamp, window, ctx)
+        result = self.trigger.on_event_time(time, window, ctx)
         if result is not CONTINUE:
             self.act_on(result, key, window, state_window)
-        if self.is_event_time == (domain == "event") and timestamp == self.cleanup_time(window):
+        if self.is_event_time and time == self.cleanup_time(window):
             self.clear_all_state(key, window, state_window, merging)
+
+    def on_processing_time(self, timer: InternalTimer) -> None:
+        """`WindowOperator.onProcessingTime`: the trigger decides; a processing-time window's state
+        is cleared when the timer is its cleanup timer."""
+        time, key, window = timer
+        self.listener.timer_fired(key, window, time, "processing")
+        merging, state_window = self.state_window_for_timer(key, window)
+        if state_window is None:
+            return
+        ctx = self.trigger_context
+        ctx.key, ctx.window = key, window
+        result = self.trigger.on_processing_time(time, window, ctx)
+        if result is not CONTINUE:
+            self.act_on(result, key, window, state_window)
+        if not self.is_event_time and time == self.cleanup_time(window):
+            self.clear_all_state(key, window, state_window, merging)
+
+    def state_window_for_timer(self, key: str, window: Window) -> tuple[MergingWindowSet | None, Hashable | None]:
+        """The key's `MergingWindowSet` (None for a non-merging assigner) and the window whose state
+        a timer of `window` reads. None for a merging window no longer in flight: "Timer firing for
+        non-existent window, this can only happen if a trigger did not clean up timers. We have
+        already cleared the merging window and therefore the Trigger state, however, so nothing to
+        do." (`WindowOperator.onEventTime`)"""
+        if not self.assigner.is_merging:
+            return None, window
+        merging = self.merging_window_sets.get(key)
+        return merging, merging.get_state_window(window) if merging is not None else None
 
     def act_on(self, result: TriggerResult, key: str, window: Window, state_window: Hashable) -> None:
         """FIRE emits the window's contents, if it has any; PURGE drops them."""
@@ -301,21 +319,18 @@ class WindowOperator:
             if contents is not None:
                 self.emit_window_contents(key, window, state_window, contents)
         if result.is_purge:
-            if self.trace:
-                self.trace("purged", key=key, window=window)
+            self.listener.purged(key, window)
             self.window_state.pop((key, state_window), None)
 
     def emit_window_contents(self, key: str, window: Window, state_window: Hashable, contents: list) -> None:
         values = list(contents)  # a copy: the window may get more elements after a FIRE
-        if self.trace:
-            self.trace("fired", key=key, window=window, values=values)
+        self.listener.fired(key, window, values)
         self.output.emit(key, window, values, self.timers.current_watermark)
 
     def clear_all_state(self, key: str, window: Window, state_window: Hashable,
                         merging: MergingWindowSet | None) -> None:
         """`WindowOperator.clearAllState`: contents, trigger state, and the in-flight window."""
-        if self.trace:
-            self.trace("cleared", key=key, window=window)
+        self.listener.cleared(key, window)
         self.window_state.pop((key, state_window), None)
         self.trigger.clear(window, self.trigger_context)
         if merging is not None:
@@ -332,8 +347,8 @@ class EvictingWindowOperator(WindowOperator):
     keeps_timestamps = True  # the evictors need them: Flink keeps the `StreamRecord`s
 
     def __init__(self, assigner, trigger, evictor: Evictor, allowed_lateness, late_data_output, output,
-                 tracer=None) -> None:
-        super().__init__(assigner, trigger, allowed_lateness, late_data_output, output, tracer)
+                 listener: TraceListener = NO_TRACE) -> None:
+        super().__init__(assigner, trigger, allowed_lateness, late_data_output, output, listener)
         self.evictor = evictor
 
     def emit_window_contents(self, key, window, state_window, contents):
@@ -341,8 +356,8 @@ class EvictingWindowOperator(WindowOperator):
         self.evictor.evict_before(elements, len(elements))
         super().emit_window_contents(key, window, state_window, [v for v, _ in elements])
         self.evictor.evict_after(elements, len(elements))
-        if len(elements) < len(contents) and self.trace:
-            self.trace("evicted", key=key, window=window, kept=[v for v, _ in elements])
+        if len(elements) < len(contents):
+            self.listener.evicted(key, window, [v for v, _ in elements])
         if elements:
             self.window_state[(key, state_window)] = elements
         else:

@@ -10,14 +10,12 @@
 - `extreme_cases(features)`: opt-in, times and parameters near the ends of the `long` range.
 
 `features` (default: all) restricts generation to what an implementation supports: every case
-drawn satisfies `conformance.features.required_features(case) <= features`. `situations(case)`
-names what a case exercises (from the reference's trace); the case strategies report them with
-`hypothesis.event()`.
+drawn satisfies `conformance.features.required_features(case) <= features`. With `report`, the case
+strategies label what a case exercises with the suite's `conformance.properties.situations`.
 """
 
 from strategies.cases import case_batches, cases, extreme_cases
-from strategies.situations import situations
 from strategies.specs import window_specs
 from strategies.streams import out_of_order_streams
 
-__all__ = ["case_batches", "cases", "extreme_cases", "out_of_order_streams", "situations", "window_specs"]
+__all__ = ["case_batches", "cases", "extreme_cases", "out_of_order_streams", "window_specs"]

@@ -18,8 +18,8 @@ from hypothesis.errors import InvalidArgument
 
 from conformance.case import Case, Record
 from conformance.facts import LONG_MAX, LONG_MIN
+from conformance.properties.situations import aim, label
 from strategies.features import supported
-from strategies.situations import aim, label
 from strategies.specs import small_sizes, time_unit, window_specs
 from strategies.streams import long_range_frame, out_of_order_streams
 

@@ -14,8 +14,7 @@ from conformance.case import Case, Record, Session, Sliding, TimeEvictor, Tumbli
 from conformance.case_json import case_from_json, case_to_json
 from conformance.facts import LONG_MAX, LONG_MIN
 from conformance.features import ALL_FEATURES, EXTREME, required_features
-from strategies import case_batches, cases, extreme_cases, out_of_order_streams, situations, window_specs
-from strategies.situations import (
+from conformance.properties.situations import (
     BRIDGE,
     CLEANUP,
     DROPPED,
@@ -28,7 +27,9 @@ from strategies.situations import (
     PURGE,
     RESCUE,
     SIDE_OUTPUT,
+    situations,
 )
+from strategies import case_batches, cases, extreme_cases, out_of_order_streams, window_specs
 from strategies.streams import window_edges
 
 SMALL = settings(max_examples=60, deadline=None, database=None, derandomize=True,

@@ -1,4 +1,5 @@
-"""The situations a case exercises, read from the reference model's trace of it.
+"""The situations a case exercises, read from the reference model's trace of it: the suite's labels
+for its generated examples.
 
 `situations(case)` names what happened when the reference ran the case (a late firing, a record
 sent to the side output, a sliding element that was late for some of its windows only, a session
@@ -26,6 +27,7 @@ from conformance.case import (
 )
 from conformance.facts import LONG_MAX, LONG_MIN
 from conformance.features import required_features
+from reference.trace import Step, StepRecorder, TraceStep  # the vocabulary only: no model is loaded
 
 LATE_FIRING = "late firing: an element fired a window the watermark had passed"
 SIDE_OUTPUT = "late record sent to the side output"
@@ -86,40 +88,41 @@ class _Observer:
         self.assigned, self.late_windows, self.skipped = [], 0, False
         self.keys_fired_here = set()
 
-    def __call__(self, step: str, **d: object) -> None:
-        if step in ("event", "end of input"):
-            self.finish_element()
-            self.current = d.get("event", "end")
-            if isinstance(self.current, Watermark):
-                self.watermark = max(self.watermark, self.current.timestamp)
-            elif step == "end of input":
-                self.watermark = LONG_MAX
-        elif step == "assigned":
-            self.assigned = list(d["windows"])
-            if not self.assigned and isinstance(self.case.window, Sliding):
-                self.found[NO_WINDOW] += 1
-        elif step == "window late":
-            self.late_windows += 1
-            self.found[WINDOW_LATE] += 1
-        elif step in ("side output", "dropped"):
-            self.skipped = True
-            self.found[SIDE_OUTPUT if step == "side output" else DROPPED] += 1
-        elif step == "fired":
-            self.fired(d["key"], d["window"], d["values"])
-        elif step == "merged":
-            self.found[MERGE] += 1
-            if len(d["windows"]) > 1:
-                self.found[BRIDGE] += 1
-        elif step == "cleared":
-            self.found[CLEANUP] += 1
-            if self.event_time and self.watermark == self.cleanup_time(d["window"]):
-                self.found[EXACT_CLEANUP] += 1
-        elif step == "evicted":
-            self.found[EVICTION] += 1
-        elif step == "purged":
-            self.found[PURGE] += 1
-        elif step == "watermark ignored":
-            self.found[IGNORED_WATERMARK] += 1
+    def __call__(self, step: Step) -> None:
+        match step.kind:
+            case TraceStep.EVENT | TraceStep.END_OF_INPUT:
+                self.finish_element()
+                self.current = step.event if step.kind is TraceStep.EVENT else "end"
+                if isinstance(self.current, Watermark):
+                    self.watermark = max(self.watermark, self.current.timestamp)
+                elif step.kind is TraceStep.END_OF_INPUT:
+                    self.watermark = LONG_MAX
+            case TraceStep.ASSIGNED:
+                self.assigned = list(step.windows)
+                if not self.assigned and isinstance(self.case.window, Sliding):
+                    self.found[NO_WINDOW] += 1
+            case TraceStep.WINDOW_LATE:
+                self.late_windows += 1
+                self.found[WINDOW_LATE] += 1
+            case TraceStep.SIDE_OUTPUT | TraceStep.DROPPED:
+                self.skipped = True
+                self.found[SIDE_OUTPUT if step.kind is TraceStep.SIDE_OUTPUT else DROPPED] += 1
+            case TraceStep.FIRED:
+                self.fired(step.key, step.window, step.values)
+            case TraceStep.MERGED:
+                self.found[MERGE] += 1
+                if len(step.windows) > 1:
+                    self.found[BRIDGE] += 1
+            case TraceStep.CLEARED:
+                self.found[CLEANUP] += 1
+                if self.event_time and self.watermark == self.cleanup_time(step.window):
+                    self.found[EXACT_CLEANUP] += 1
+            case TraceStep.EVICTED:
+                self.found[EVICTION] += 1
+            case TraceStep.PURGED:
+                self.found[PURGE] += 1
+            case TraceStep.WATERMARK_IGNORED:
+                self.found[IGNORED_WATERMARK] += 1
 
     def fired(self, key: str, window, values: Iterable[int]) -> None:
         self.keys_fired_here.add(key)
@@ -142,10 +145,10 @@ class _Observer:
 
 def situations(case: Case) -> Counter[str]:
     """How often each situation occurred when the reference ran `case`."""
-    from reference.implementation import simulate
+    from reference.implementation import simulate  # the model is loaded when first needed
 
     observer = _Observer(case)
-    observation = simulate(case, observer)
+    observation = simulate(case, StepRecorder(observer))
     observer.finish_element()
     found = observer.found
     if observation.error is not None:
