@@ -7,7 +7,7 @@ import pytest
 from conformance.case import Case, record, session, tumbling, watermark
 from conformance.implementation import load_implementation
 from conformance.mutation.catalogue import CATALOGUE, MUTANTS, Mutant, Patch
-from conformance.mutation.loader import PatchError, check_patches, load_mutant
+from conformance.mutation.loader import PatchError, check_patches, load_mutant, patched_source
 from conformance.mutation.runner import run_mutant
 
 
@@ -17,12 +17,33 @@ def test_the_catalogue_has_at_least_25_mutants():
 
 @pytest.mark.parametrize("mutant", CATALOGUE, ids=lambda m: m.name)
 def test_every_patch_applies_exactly_once(mutant):
-    check_patches(mutant)  # raises PatchError unless each original text occurs exactly once
+    check_patches(mutant)  # raises PatchError unless each original text occurs once in its function
 
 
-def test_a_patch_whose_text_is_missing_is_refused():
-    broken = Mutant("broken", "no such text", (Patch("windows", "no such text in the module", "x"),))
-    with pytest.raises(PatchError, match="found 0 times"):
+def test_a_patch_whose_text_is_missing_from_its_function_is_refused():
+    # The text is in the module (in `TimeWindow.intersects`), not in the function the patch names.
+    broken = Mutant("broken", "wrong function", (Patch("windows", "TimeWindow.cover", "self.start <= other.end", "x"),))
+    with pytest.raises(PatchError, match="found 0 times in windows.TimeWindow.cover"):
+        check_patches(broken)
+
+
+@pytest.mark.parametrize("function", ["TimeWindow.no_such_method", "no_such_function", "TimeWindow"])
+def test_a_patch_whose_function_is_missing_is_refused(function):
+    broken = Mutant("broken", "renamed function", (Patch("windows", function, "end", "start"),))
+    with pytest.raises(PatchError, match=f"has no function {function}"):
+        check_patches(broken)
+
+
+def test_a_patch_applies_inside_its_function_only_and_keeps_the_indentation():
+    source = ("class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        return 1\n")
+    patch = Patch("m", "A.g", "    return 1\n", "    x = 2\n    return x\n")
+    assert patched_source(Mutant("m", "", (patch,)), "m", source) == (
+        "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        x = 2\n        return x\n")
+
+
+def test_a_patch_that_breaks_the_syntax_is_refused():
+    broken = Mutant("broken", "syntax", (Patch("windows", "TimeWindow.cover", "return TimeWindow(", "return ((("),))
+    with pytest.raises(PatchError, match="does not compile"):
         check_patches(broken)
 
 

@@ -1,7 +1,12 @@
-"""The catalogue of mutants: realistic semantic bugs, each a small patch of one reference module.
+"""The catalogue of mutants: realistic semantic bugs, each a small change inside named functions of the
+reference.
 
-A patch is `(module, original text, replacement text)`: the original must occur exactly once in
-`reference/<module>.py`. The property suite must kill every mutant (`python -m conformance.mutation`).
+A patch names a function of the reference (`module`, and its qualified name in the module, e.g.
+`"operator", "WindowOperator.is_window_late"`) and a change inside it: `original` text, which must occur
+exactly once in that function's source, becomes `replacement`. Texts are written as the function reads
+dedented to its `def` (a method's body is indented four spaces, like a function's). The loader refuses a
+patch whose function or text is missing, so a rewrite of the reference cannot disarm a mutant silently.
+The property suite must kill every mutant (`python -m conformance.mutation`).
 """
 
 from __future__ import annotations
@@ -11,7 +16,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Patch:
-    module: str
+    module: str  # under `reference/`, without `.py`
+    function: str  # qualified name in the module: `Class.method` or `function`
     original: str
     replacement: str
 
@@ -23,124 +29,122 @@ class Mutant:
     patches: tuple[Patch, ...]
 
 
-def mutant(name: str, bug: str, *patches: tuple[str, str, str]) -> Mutant:
+def mutant(name: str, bug: str, *patches: tuple[str, str, str, str]) -> Mutant:
     return Mutant(name, bug, tuple(Patch(*p) for p in patches))
 
 
 CATALOGUE = [
     # --- windows and assigners --------------------------------------------------------------
     mutant("max_timestamp_is_end", "TimeWindow.maxTimestamp() returns end instead of end - 1",
-           ("windows", "return end - 1 if end != LONG_MIN else LONG_MAX", "return end")),
+           ("windows", "TimeWindow.max_timestamp", "return end - 1 if end != LONG_MIN else LONG_MAX", "return end")),
     mutant("flink_1_12_window_start", "the window start formula of Flink <= 1.12 (wrong below the offset)",
-           ("windows", "    remainder = lrem(lsub(timestamp, offset), window_size)\n",
+           ("windows", "get_window_start_with_offset", "    remainder = lrem(lsub(timestamp, offset), window_size)\n",
             "    return get_window_start_with_offset_flink_1_12(timestamp, offset, window_size)\n")),
     mutant("adjacent_sessions_do_not_merge", "TimeWindow.intersects excludes touching windows",
-           ("windows", "return self.start <= other.end and self.end >= other.start",
-            "return self.start < other.end and self.end > other.start")),
+           ("windows", "TimeWindow.intersects", "self.start <= other.end and self.end >= other.start",
+            "self.start < other.end and self.end > other.start")),
     mutant("tumbling_ignores_offset", "tumbling windows aligned to 0 whatever the offset",
-           ("assigners", "self.start_offset = lrem(offset, size)", "self.start_offset = 0")),
+           ("assigners", "TumblingWindows.__init__", "self.start_offset = lrem(offset, size)",
+            "self.start_offset = 0")),
     mutant("sliding_aligned_to_size", "sliding windows aligned to the size instead of the slide",
-           ("assigners", "start = self.window_start(time, self.offset, self.slide)",
-            "start = self.window_start(time, self.offset, self.size)")),
+           ("assigners", "SlidingWindows.assign_windows", "self.window_start(time, self.offset, self.slide)",
+            "self.window_start(time, self.offset, self.size)")),
     mutant("sliding_one_window_too_many", "the sliding loop runs while start >= ts - size",
-           ("assigners", "while start > lower:", "while start >= lower:")),
+           ("assigners", "SlidingWindows.assign_windows", "while start > lower:", "while start >= lower:")),
     mutant("session_one_shorter", "session windows are [ts, ts + gap - 1)",
-           ("assigners", "return [TimeWindow(time, ladd(time, self.gap))]",
-            "return [TimeWindow(time, ladd(time, self.gap - 1))]")),
+           ("assigners", "SessionWindows.assign_windows", "ladd(time, self.gap)", "ladd(time, self.gap - 1)")),
     mutant("processing_windows_use_event_time", "processing-time assigners window by the record's timestamp",
-           ("assigners", "    if not assigner.is_event_time:\n        return current_processing_time\n",
-            "")),
+           ("assigners", "_element_time",
+            "    if not assigner.is_event_time:\n        return current_processing_time\n", "")),
     # --- lateness and cleanup --------------------------------------------------------------
     mutant("window_late_strictly", "isWindowLate uses cleanupTime < watermark",
-           ("operator", "cleanup_time <= self.timers.current_watermark",
+           ("operator", "WindowOperator.is_window_late", "cleanup_time <= self.timers.current_watermark",
             "cleanup_time < self.timers.current_watermark")),
     mutant("element_late_strictly", "isElementLate uses ts + allowedLateness < watermark",
-           ("operator", "ladd(timestamp, self.allowed_lateness) <= self.timers.current_watermark",
-            "ladd(timestamp, self.allowed_lateness) < self.timers.current_watermark")),
+           ("operator", "WindowOperator.is_element_late", "<= self.timers.current_watermark",
+            "< self.timers.current_watermark")),
     mutant("side_output_without_skipping",
            "late elements go to the side output even when one of their windows accepted them",
-           ("operator", "if is_skipped_element and self.is_element_late(timestamp):",
+           ("operator", "WindowOperator.process_element", "if is_skipped_element and self.is_element_late(timestamp):",
             "if self.is_element_late(timestamp):")),
     mutant("cleanup_ignores_lateness", "cleanup at maxTimestamp, ignoring the allowed lateness",
-           ("operator", "cleanup_time = max_timestamp + self.allowed_lateness",
+           ("operator", "WindowOperator.cleanup_time", "cleanup_time = max_timestamp + self.allowed_lateness",
             "cleanup_time = max_timestamp")),
     mutant("cleanup_without_overflow_guard", "cleanupTime wraps around instead of saturating",
-           ("operator", "return cleanup_time if cleanup_time <= LONG_MAX else LONG_MAX",
+           ("operator", "WindowOperator.cleanup_time", "return cleanup_time if cleanup_time <= LONG_MAX else LONG_MAX",
             "return ladd(max_timestamp, self.allowed_lateness)")),
     mutant("merge_does_not_rescue_late_element",
            "a session element is skipped when its own window is late, before merging",
-           ("operator", "        for window in windows:\n            window = merging.add_window(\n",
-            "        for window in windows:\n"
-            "            if self.is_window_late(self.cleanup_time(window)):\n"
-            "                continue\n"
-            "            window = merging.add_window(\n")),
+           ("operator", "WindowOperator.add_to_merging_windows", "    for window in windows:\n",
+            "    for window in windows:\n"
+            "        if self.is_window_late(self.cleanup_time(window)):\n"
+            "            continue\n")),
     mutant("merge_loses_contents", "merging session windows drops the merged windows' contents",
-           ("operator", "        if merged_contents:\n",
-            "        if False:\n")),
+           ("operator", "WindowOperator.merge", "    if merged_contents:\n", "    if False:\n")),
     # --- timers and watermarks ---------------------------------------------------------------
     mutant("timers_fire_strictly_before_watermark", "timers fire when timestamp < watermark, not <=",
-           ("timers", "while heap and heap[0][0] <= time:", "while heap and heap[0][0] < time:")),
+           ("timers", "TimerQueue.poll_up_to", "heap[0][0] <= time", "heap[0][0] < time")),
     mutant("no_timer_deduplication", "a timer registered twice fires twice",
-           ("timers", "        if timer in self._live:\n            return False\n", ""),
-           ("timers", "            if live.get(timer) == registration:\n"
-                      "                del live[timer]\n"
-                      "                return InternalTimer(*timer)\n",
-            "            if timer in live:\n"
-            "                if live[timer] == registration:\n"
-            "                    del live[timer]\n"
-            "                return InternalTimer(*timer)\n")),
+           ("timers", "TimerQueue.add", "    if timer in self._live:\n        return False\n", ""),
+           ("timers", "TimerQueue.poll_up_to",
+            "        if live.get(timer) == registration:\n"
+            "            del live[timer]\n"
+            "            return InternalTimer(*timer)\n",
+            "        if timer in live:\n"
+            "            if live[timer] == registration:\n"
+            "                del live[timer]\n"
+            "            return InternalTimer(*timer)\n")),
     mutant("watermark_set_after_timers", "timers fire before the current watermark is advanced",
-           ("timers", "        self.current_watermark = time\n"
-                      "        _fire_due(self.event_time_timers, time, on_event_time)\n",
-            "        _fire_due(self.event_time_timers, time, on_event_time)\n"
-            "        self.current_watermark = time\n")),
+           ("timers", "InternalTimerService.advance_watermark",
+            "    self.current_watermark = time\n"
+            "    _fire_due(self.event_time_timers, time, on_event_time)\n",
+            "    _fire_due(self.event_time_timers, time, on_event_time)\n"
+            "    self.current_watermark = time\n")),
     mutant("lower_watermarks_not_ignored", "a watermark lower than the current one moves it back",
-           ("implementation", "if event.timestamp <= last_watermark:", "if event.timestamp == last_watermark:")),
+           ("implementation", "drive", "if event.timestamp <= last_watermark:",
+            "if event.timestamp == last_watermark:")),
     mutant("processing_timers_fire_at_end_of_input", "the end of input also fires processing-time timers",
-           ("implementation", "        operator.process_watermark(LONG_MAX)\n",
+           ("implementation", "drive", "        operator.process_watermark(LONG_MAX)\n",
             "        operator.process_watermark(LONG_MAX)\n"
             "        operator.advance_processing_time(LONG_MAX)\n")),
     # --- triggers ------------------------------------------------------------------------------
     mutant("event_time_trigger_no_late_firing", "EventTimeTrigger registers a timer for a passed window "
                                                 "instead of firing at once",
-           ("triggers", "        if max_timestamp <= ctx.current_watermark():\n"
-                        "            return TriggerResult.FIRE\n"
-                        "        ctx.register_event_time_timer(max_timestamp)\n"
-                        "        return TriggerResult.CONTINUE\n",
-            "        ctx.register_event_time_timer(max_timestamp)\n"
-            "        return TriggerResult.CONTINUE\n")),
+           ("triggers", "EventTimeTrigger.on_element",
+            "    if max_timestamp <= ctx.current_watermark():\n"
+            "        return TriggerResult.FIRE\n", "")),
     mutant("event_time_trigger_fires_on_any_timer", "EventTimeTrigger fires on the cleanup timer too",
-           ("triggers", "return TriggerResult.FIRE if time == window.max_timestamp() else TriggerResult.CONTINUE",
+           ("triggers", "EventTimeTrigger.on_event_time",
+            "return TriggerResult.FIRE if time == window.max_timestamp() else TriggerResult.CONTINUE",
             "return TriggerResult.FIRE")),
     mutant("count_trigger_not_reset", "CountTrigger keeps counting after it fires",
-           ("triggers", "        if count >= self.max_count:\n            ctx.set_state(self.STATE, None)\n",
-            "        if count >= self.max_count:\n            ctx.set_state(self.STATE, count)\n")),
+           ("triggers", "CountTrigger.on_element", "ctx.set_state(self.STATE, None)",
+            "ctx.set_state(self.STATE, count)")),
     mutant("count_trigger_fires_late", "CountTrigger fires when count > maxCount",
-           ("triggers", "if count >= self.max_count:", "if count > self.max_count:")),
+           ("triggers", "CountTrigger.on_element", "if count >= self.max_count:", "if count > self.max_count:")),
     mutant("count_trigger_forgets_on_merge", "CountTrigger does not add up the counts of merged windows",
-           ("triggers", "ctx.merge_state(self.STATE, ladd)", "pass")),
+           ("triggers", "CountTrigger.on_merge", "ctx.merge_state(self.STATE, ladd)", "pass")),
     mutant("continuous_trigger_floor_alignment", "continuous triggers align with floor instead of Java's %",
-           ("triggers", "return lsub(time, lrem(time, self.interval))", "return time - time % self.interval")),
+           ("triggers", "_ContinuousTrigger.first_fire_from", "lsub(time, lrem(time, self.interval))",
+            "time - time % self.interval")),
     # --- window state, purging and evictors ------------------------------------------------
     mutant("purge_keeps_contents", "FIRE_AND_PURGE fires but keeps the window's contents",
-           ("operator", "                self.trace(\"purged\", key=key, window=window)\n"
-                        "            self.window_state.pop((key, state_window), None)\n",
-            "                self.trace(\"purged\", key=key, window=window)\n")),
+           ("operator", "WindowOperator.act_on", "        self.window_state.pop((key, state_window), None)\n", "")),
     mutant("empty_window_fires", "a FIRE on an empty window calls the function with no values",
-           ("operator", "contents = self.window_state.get((key, state_window))",
-            "contents = self.window_state.get((key, state_window), [])")),
+           ("operator", "WindowOperator.act_on", "self.window_state.get((key, state_window))",
+            "self.window_state.get((key, state_window), [])")),
     mutant("count_evictor_evicts_newest", "CountEvictor removes the newest elements instead of the oldest",
-           ("evictors", "del elements[:max(0, min(lsub(size, self.max_count), size))]",
+           ("evictors", "CountEvictor.evict", "del elements[:max(0, min(lsub(size, self.max_count), size))]",
             "del elements[max(0, self.max_count):]")),
     mutant("time_evictor_keeps_cutoff", "TimeEvictor keeps elements with ts == max(ts) - size",
-           ("evictors", "e[1] > cutoff", "e[1] >= cutoff")),
+           ("evictors", "TimeEvictor.evict", "e[1] > cutoff", "e[1] >= cutoff")),
     mutant("evict_after_also_evicts_before", "an evict-after evictor also evicts before the function",
-           ("evictors", "        if not self.do_evict_after:\n            self.evict(elements, size)\n",
-            "        self.evict(elements, size)\n")),
+           ("evictors", "Evictor.evict_before", "    if not self.do_evict_after:\n        self.evict(elements, size)\n",
+            "    self.evict(elements, size)\n")),
     mutant("evicted_elements_stay", "the evictor trims the function's input but not the window state",
-           ("operator", "        if elements:\n            self.window_state[(key, state_window)] = elements\n"
-                        "        else:\n            self.window_state.pop((key, state_window), None)\n",
-            "")),
+           ("operator", "EvictingWindowOperator.emit_window_contents",
+            "    if elements:\n        self.window_state[(key, state_window)] = elements\n"
+            "    else:\n        self.window_state.pop((key, state_window), None)\n", "")),
 ]
 
 MUTANTS: dict[str, Mutant] = {m.name: m for m in CATALOGUE}

@@ -8,6 +8,7 @@ modules, so a patched class is the one the mutant's operator uses.
 
 from __future__ import annotations
 
+import ast
 import importlib
 import importlib.abc
 import importlib.util
@@ -15,13 +16,14 @@ import re
 import sys
 from pathlib import Path
 
-from conformance.mutation.catalogue import MUTANTS, Mutant
+from conformance.mutation.catalogue import MUTANTS, Mutant, Patch
 
 REFERENCE = "reference"
 
 
 class PatchError(ValueError):
-    """A patch whose original text is not found exactly once in its module."""
+    """A patch whose function is missing from its module, or whose text is not found exactly once in
+    that function."""
 
 
 def reference_dir() -> Path:
@@ -30,16 +32,46 @@ def reference_dir() -> Path:
     return Path(next(iter(spec.submodule_search_locations)))
 
 
+def function_lines(source: str, qualname: str) -> tuple[int, int] | None:
+    """The 0-based `[first, last)` lines of the `def` of `qualname` (`Class.method` or `function`) in
+    `source`, decorators excluded; None when the module has no such function."""
+    body: list[ast.stmt] = ast.parse(source).body
+    node = None
+    for name in qualname.split("."):
+        node = next((n for n in body if isinstance(n, ast.ClassDef | ast.FunctionDef) and n.name == name), None)
+        if node is None:
+            return None
+        body = node.body
+    if not isinstance(node, ast.FunctionDef):
+        return None
+    return node.lineno - 1, node.end_lineno
+
+
+def apply_patch(mutant: Mutant, patch: Patch, source: str) -> str:
+    """`source` with `patch` applied inside its function, which is dedented to its `def` for the
+    match and indented back after."""
+    where = f"{patch.module}.{patch.function}"
+    span = function_lines(source, patch.function)
+    if span is None:
+        raise PatchError(f"mutant {mutant.name}: reference/{patch.module}.py has no function {patch.function}")
+    lines = source.splitlines(keepends=True)
+    first, last = span
+    indent = lines[first][:len(lines[first]) - len(lines[first].lstrip())]
+    function = "".join(line.removeprefix(indent) for line in lines[first:last])
+    found = function.count(patch.original)
+    if found != 1:
+        raise PatchError(f"mutant {mutant.name}: the original text is found {found} times in {where}, "
+                         f"not once:\n{patch.original}")
+    patched = function.replace(patch.original, patch.replacement)
+    reindented = "".join(indent + line if line.strip() else line for line in patched.splitlines(keepends=True))
+    return "".join(lines[:first]) + reindented + "".join(lines[last:])
+
+
 def patched_source(mutant: Mutant, module: str, source: str) -> str:
-    """`source` of reference module `module` with the mutant's patches for it applied."""
+    """`source` of reference module `module` with the mutant's patches for it applied, in order."""
     for patch in mutant.patches:
-        if patch.module != module:
-            continue
-        found = source.count(patch.original)
-        if found != 1:
-            raise PatchError(f"mutant {mutant.name}: the original text is found {found} times in "
-                             f"reference/{module}.py, not once:\n{patch.original}")
-        source = source.replace(patch.original, patch.replacement)
+        if patch.module == module:
+            source = apply_patch(mutant, patch, source)
     return source
 
 
@@ -76,10 +108,16 @@ class _MutantPackage(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 
 def check_patches(mutant: Mutant) -> None:
-    """Raise `PatchError` unless every patch's original text occurs exactly once in its module."""
+    """Raise `PatchError` unless every patch's function exists and holds its original text exactly
+    once, and every patched module still compiles."""
     directory = reference_dir()
     for module in {p.module for p in mutant.patches}:
-        patched_source(mutant, module, (directory / f"{module}.py").read_text(encoding="utf-8"))
+        source = patched_source(mutant, module, (directory / f"{module}.py").read_text(encoding="utf-8"))
+        try:
+            compile(source, f"reference/{module}.py [mutant {mutant.name}]", "exec")
+        except SyntaxError as e:
+            raise PatchError(f"mutant {mutant.name}: reference/{module}.py does not compile once patched: "
+                             f"{e}") from None
 
 
 def load_mutant(name: str):
