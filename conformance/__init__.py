@@ -7,14 +7,19 @@ Write a case in a few lines, in Flink's words::
 """
 
 from conformance.case import (
+    AscendingTimestampExtractor,
+    BoundedOutOfOrdernessTimestampExtractor,
+    BoundedOutOfOrdernessWatermarks,
     Case,
     ContinuousEventTimeTrigger,
     ContinuousProcessingTimeTrigger,
     Count,
     CountEvictor,
     CountTrigger,
+    EndOfChannel,
     EventTimeTrigger,
     Global,
+    MonotonousWatermarks,
     NeverTrigger,
     ProcessingTime,
     ProcessingTimeTrigger,
@@ -25,6 +30,7 @@ from conformance.case import (
     TimeEvictor,
     Tumbling,
     Watermark,
+    WatermarkStatus,
     count_window,
     global_window,
     processing_time,
@@ -40,7 +46,7 @@ from conformance.equivalence import difference, equivalent
 from conformance.facts import LONG_MAX, LONG_MIN
 from conformance.features import FEATURES, required_features
 from conformance.implementation import Implementation, load_implementation
-from conformance.observation import Error, Firing, GlobalWindow, LateRecord, Observation, TimeWindow
+from conformance.observation import Error, Firing, GlobalWindow, InputWatermark, LateRecord, Observation, TimeWindow
 from conformance.observation_json import observation_from_json, observation_to_json
 from conformance.validation import CaseFormatError
 

@@ -305,51 +305,154 @@ EvictorSpec = CountEvictor | TimeEvictor
 EVICTORS: Vocabulary[EvictorSpec] = Vocabulary("type", CountEvictor, TimeEvictor)
 
 
-# --- events -----------------------------------------------------------------------------------
+# --- watermark generators (DESIGN 2.1) -----------------------------------------------------
+
+
+PERIODIC = Feature("watermark.periodic", "periodic watermark emission (pipeline.auto-watermark-interval)")
+PUNCTUATED = Feature("watermark.punctuated", "a watermark after every record (punctuated emission)")
+IDLENESS = Feature("watermark.idleness", "WatermarkStrategy.withIdleness")
 
 
 @dataclass(frozen=True)
-class Record(Kind):
-    """A keyed record with its event timestamp. JSON: `{"record": {"key", "value", "ts"}}`."""
+class WatermarkGeneratorSpec(Kind):
+    """A watermark generator per channel, fed that channel's records, as `assignTimestampsAndWatermarks`
+    after a parallel source. `interval` is `pipeline.auto-watermark-interval` (ms; 0 switches periodic
+    emission off), `punctuated` emits after every record instead, `idleness` is `withIdleness(timeout)`."""
+
+    interval: int = field(default=200, kw_only=True)
+    punctuated: bool = field(default=False, kw_only=True)
+    idleness: int | None = field(default=None, kw_only=True)
+
+    def needs(self) -> set[str]:
+        emission = PUNCTUATED if self.punctuated else PERIODIC
+        return super().needs() | {emission.name} | ({IDLENESS.name} if self.idleness is not None else set())
+
+
+@dataclass(frozen=True)
+class BoundedOutOfOrdernessWatermarks(WatermarkGeneratorSpec):
+    """`WatermarkStrategy.forBoundedOutOfOrderness(Duration.ofMillis(bound))`."""
+
+    tag: ClassVar[str] = "bounded_out_of_orderness"
+    feature: ClassVar[Feature] = Feature("watermark.bounded_out_of_orderness",
+                                         "WatermarkStrategy.forBoundedOutOfOrderness")
+
+    bound: int
+
+
+@dataclass(frozen=True)
+class MonotonousWatermarks(WatermarkGeneratorSpec):
+    """`WatermarkStrategy.forMonotonousTimestamps()` (`AscendingTimestampsWatermarks`)."""
+
+    tag: ClassVar[str] = "monotonous"
+    feature: ClassVar[Feature] = Feature("watermark.monotonous", "WatermarkStrategy.forMonotonousTimestamps")
+
+
+@dataclass(frozen=True)
+class BoundedOutOfOrdernessTimestampExtractor(WatermarkGeneratorSpec):
+    """The legacy `BoundedOutOfOrdernessTimestampExtractor(Time.milliseconds(bound))`."""
+
+    tag: ClassVar[str] = "legacy_bounded_out_of_orderness"
+    feature: ClassVar[Feature] = Feature("watermark.legacy_bounded_out_of_orderness",
+                                         "the legacy BoundedOutOfOrdernessTimestampExtractor")
+
+    bound: int
+
+
+@dataclass(frozen=True)
+class AscendingTimestampExtractor(WatermarkGeneratorSpec):
+    """The legacy `AscendingTimestampExtractor`."""
+
+    tag: ClassVar[str] = "legacy_ascending"
+    feature: ClassVar[Feature] = Feature("watermark.legacy_ascending", "the legacy AscendingTimestampExtractor")
+
+
+WatermarkGenerator = (BoundedOutOfOrdernessWatermarks | MonotonousWatermarks | BoundedOutOfOrdernessTimestampExtractor
+                      | AscendingTimestampExtractor)
+GENERATORS: Vocabulary[WatermarkGenerator] = Vocabulary(
+    "type", BoundedOutOfOrdernessWatermarks, MonotonousWatermarks, BoundedOutOfOrdernessTimestampExtractor,
+    AscendingTimestampExtractor)
+
+
+# --- events -----------------------------------------------------------------------------------
+
+
+class EventKind(Kind):
+    """An event of the stream. In JSON an event is an object with its tag as one field; `holds` names
+    the field whose value the tag holds (the others stand beside it), or is `None` when the tag holds
+    an object of all the fields."""
+
+    holds: ClassVar[str | None] = None
+
+
+@dataclass(frozen=True)
+class Record(EventKind):
+    """A keyed record with its event timestamp, from input `channel`.
+    JSON: `{"record": {"key", "value", "ts", "channel"}}`."""
 
     tag: ClassVar[str] = "record"
 
     key: str
     value: int
     ts: int
+    channel: int = 0
 
 
 @dataclass(frozen=True)
-class Watermark(Kind):
-    """`Watermark(timestamp)`: no more records with `ts <= timestamp` are expected.
-    JSON: `{"watermark": timestamp}`."""
+class Watermark(EventKind):
+    """`Watermark(timestamp)` from input `channel`: no more records with `ts <= timestamp` are expected
+    there. JSON: `{"watermark": timestamp, "channel": n}`."""
 
     tag: ClassVar[str] = "watermark"
+    holds: ClassVar[str] = "timestamp"
 
     timestamp: int
+    channel: int = 0
 
 
 @dataclass(frozen=True)
-class ProcessingTime(Kind):
+class ProcessingTime(EventKind):
     """The processing-time clock advances to `time` (it starts at 0 and never goes back).
     JSON: `{"processing_time": time}`."""
 
     tag: ClassVar[str] = "processing_time"
+    holds: ClassVar[str] = "time"
 
     time: int
 
 
-Event = Record | Watermark | ProcessingTime
-#: An event is an object with exactly one of these fields; a one-field kind holds its value there.
-EVENTS: Vocabulary[Event] = Vocabulary("", Record, Watermark, ProcessingTime)
+@dataclass(frozen=True)
+class WatermarkStatus(EventKind):
+    """Input `channel` becomes idle or active again (`WatermarkStatus.IDLE` / `ACTIVE`, a source that
+    calls `markIdle`). JSON: `{"watermark_status": {"channel", "idle"}}`."""
+
+    tag: ClassVar[str] = "watermark_status"
+    feature: ClassVar[Feature] = Feature("channel.status", "channels marked idle or active by their source")
+
+    channel: int
+    idle: bool
 
 
-def record(key: str, value: int, ts: int) -> Record:
-    return Record(key, value, ts)
+@dataclass(frozen=True)
+class EndOfChannel(EventKind):
+    """Input `channel` ends: its watermark becomes `Long.MAX_VALUE`. JSON: `{"end_of_channel": n}`."""
+
+    tag: ClassVar[str] = "end_of_channel"
+    holds: ClassVar[str] = "channel"
+    feature: ClassVar[Feature] = Feature("channel.end", "an input channel that ends before the others")
+
+    channel: int
 
 
-def watermark(timestamp: int) -> Watermark:
-    return Watermark(timestamp)
+Event = Record | Watermark | ProcessingTime | WatermarkStatus | EndOfChannel
+EVENTS: Vocabulary[Event] = Vocabulary("", Record, Watermark, ProcessingTime, WatermarkStatus, EndOfChannel)
+
+
+def record(key: str, value: int, ts: int, channel: int = 0) -> Record:
+    return Record(key, value, ts, channel)
+
+
+def watermark(timestamp: int, channel: int = 0) -> Watermark:
+    return Watermark(timestamp, channel)
 
 
 def processing_time(time: int) -> ProcessingTime:
@@ -370,6 +473,10 @@ class Case:
     allowed_lateness: int = 0
     late_side_output: bool = False
     end_of_input: bool = True
+    #: Parallel upstream instances feeding the one window operator (DESIGN 2.1).
+    channels: int = 1
+    #: `None`: the case's own `watermark` events are the watermarks.
+    watermark_generator: WatermarkGenerator | None = None
     name: str | None = None
     expected: Observation | None = field(default=None, compare=False)
 
@@ -380,6 +487,11 @@ class Case:
     @property
     def records(self) -> tuple[Record, ...]:
         return tuple(e for e in self.events if isinstance(e, Record))
+
+    @property
+    def observes_watermarks(self) -> bool:
+        """Whether the observation holds the window operator's input watermarks (`watermarks`)."""
+        return self.watermark_generator is not None or self.channels > 1
 
     @property
     def time(self) -> Time:

@@ -18,10 +18,12 @@ from conformance.case import (
     ASSIGNERS,
     EVENTS,
     EVICTORS,
+    GENERATORS,
     TRIGGERS,
     Case,
     Count,
     CountEvictor,
+    EndOfChannel,
     Event,
     EventTimeTrigger,
     EvictorSpec,
@@ -37,6 +39,7 @@ from conformance.case import (
     TriggerSpec,
     Tumbling,
     Vocabulary,
+    Watermark,
     WindowSpec,
 )
 from conformance.facts import LONG_MIN
@@ -105,6 +108,9 @@ def _read_case(doc: Any, path: str, problems: Problems) -> Case:
     side_output = f.take_bool("late_side_output", False)
     events = f.take_list("events", lambda item, p: _read_event(item, p, problems))
     end_of_input = f.take_bool("end_of_input", True)
+    channels = f.take_long("channels", 1, minimum=1)
+    generator = _read_kind(GENERATORS, f.take("watermark_generator", None), f.at("watermark_generator"), problems,
+                           optional=True)
     expected_doc = f.take("expected", None)
     f.done()
     expected = None
@@ -116,9 +122,11 @@ def _read_case(doc: Any, path: str, problems: Problems) -> Case:
     if window is not None:
         _check_fit(window, trigger, evictor, path, problems)
     _check_clock(events, f.at("events"), problems)
+    _check_channels(f, events, channels, generator is not None, problems)
     return Case(window=window or Global(), events=tuple(e for e in events if e is not None),
                 trigger=trigger, evictor=evictor, allowed_lateness=lateness,
-                late_side_output=side_output, end_of_input=end_of_input, name=name,
+                late_side_output=side_output, end_of_input=end_of_input, channels=channels,
+                watermark_generator=generator, name=name,
                 expected=expected)
 
 
@@ -165,25 +173,55 @@ def _parameters(kind: type[Kind]) -> list[tuple[str, Any, Any]]:
             for f in dataclasses.fields(kind)]
 
 
+#: Event fields that cannot be negative: the processing-time clock starts at 0, channels count from 0.
+_MINIMA = {"time": 0, "channel": 0}
+
+
 def _read_event(doc: Any, path: str, problems: Problems) -> Event | None:
-    """`{"record": {...}}`, or `{"<tag>": value}` for a kind with one field."""
-    if not isinstance(doc, dict) or len(doc) != 1 or next(iter(doc)) not in EVENTS.tags:
-        problems.add(path, "must be an object with exactly one of the fields "
-                           + ", ".join(map(repr, EVENTS.tags)))
+    """An object with one event tag among its fields: `{"record": {...}}`, `{"watermark": t, "channel": n}`."""
+    tags = [tag for tag in EVENTS.tags if isinstance(doc, dict) and tag in doc]
+    if len(tags) != 1:
+        problems.add(path, "must be an object with exactly one of the fields " + ", ".join(map(repr, EVENTS.tags)))
         return None
-    tag, value = next(iter(doc.items()))
-    kind = EVENTS.by_tag[tag]
-    parameters = _parameters(kind)
-    if len(parameters) > 1:
-        f = Fields(value, f"{path}.{tag}", problems)
-        found = len(problems.found)
-        values = {name: f.take_str(name) if hint is str else f.take_long(name)
-                  for name, hint, _ in parameters}
-        f.done()
-        return kind(**values) if f.ok and len(problems.found) == found else None
-    f = Fields(doc, path, problems)
-    minimum = 0 if kind is ProcessingTime else LONG_MIN
-    return kind(f.take_long(tag, minimum=minimum))
+    kind = EVENTS.by_tag[tags[0]]
+    found = len(problems.found)
+    outer = Fields(doc, path, problems)
+    inner = outer if kind.holds else Fields(outer.take(kind.tag), outer.at(kind.tag), problems)
+    values = {}
+    for name, hint, default in _parameters(kind):
+        if name == kind.holds:
+            values[name] = outer.take_long(kind.tag, minimum=_MINIMA.get(name, LONG_MIN))
+        elif hint is str:
+            values[name] = inner.take_str(name)
+        elif hint is bool:
+            values[name] = inner.take_bool(name, default)
+        else:
+            values[name] = inner.take_long(name, default, minimum=_MINIMA.get(name, LONG_MIN))
+    inner.done()
+    outer.done()
+    return kind(**values) if len(problems.found) == found else None
+
+
+def _check_channels(case_fields: Fields, events: list[Event | None], channels: int, generated: bool,
+                    problems: Problems) -> None:
+    """Every event names one of the case's channels, and none after its channel ended; with a
+    watermark generator the watermarks are the generator's, so the case lists none (DESIGN 2.1)."""
+    ended: dict[int, int] = {}
+    for i, event in enumerate(events):
+        at = f"{case_fields.at('events')}[{i}]"
+        channel = getattr(event, "channel", None)
+        if channel is None:
+            continue
+        if channel >= channels:
+            problems.add(at, f"names channel {channel}, but the case has {channels} (channels are 0 to "
+                             f"{channels - 1})")
+        elif channel in ended:
+            problems.add(at, f"comes after channel {channel} ended (event {ended[channel]})")
+        if isinstance(event, EndOfChannel):
+            ended.setdefault(channel, i)
+        if isinstance(event, Watermark) and generated:
+            problems.add(at, "a case with a watermark_generator gets its watermarks from the generator, "
+                             "not from watermark events")
 
 
 def _check_clock(events: list[Event | None], path: str, problems: Problems) -> None:
@@ -245,6 +283,10 @@ def case_to_json(case: Case) -> dict[str, Any]:
         "events": [event_to_json(e) for e in case.events],
         "end_of_input": case.end_of_input,
     }
+    if case.channels != 1:
+        doc["channels"] = case.channels
+    if case.watermark_generator is not None:
+        doc["watermark_generator"] = kind_to_json(GENERATORS, case.watermark_generator)
     if case.expected is not None:
         doc["expected"] = observation_to_json(case.expected)
     return doc
@@ -265,8 +307,13 @@ def kind_to_json(vocabulary: Vocabulary, kind: Kind | None) -> dict[str, Any] | 
 
 
 def event_to_json(e: Event) -> dict[str, Any]:
-    values = {f.name: getattr(e, f.name) for f in dataclasses.fields(e)}
-    return {e.tag: values if len(values) > 1 else next(iter(values.values()))}
+    """The event's tag holding its `holds` field or an object of its fields; a field at its default
+    (channel 0) is left out, so a case of one channel reads as it did before channels existed."""
+    values = {f.name: getattr(e, f.name) for f in dataclasses.fields(e)
+              if f.default is dataclasses.MISSING or getattr(e, f.name) != f.default}
+    if e.holds is None:
+        return {e.tag: values}
+    return {e.tag: values.pop(e.holds)} | values
 
 
 def dumps_case(case: Case) -> str:

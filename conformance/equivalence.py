@@ -1,7 +1,8 @@
 """Equivalence of observations (DESIGN.md §3) and a readable difference when they are not.
 
-Two observations are equivalent when their errors match and, for every `at`, their firings, late
-and dropped records are equal as multisets: Flink leaves the order of timers with equal timestamps
+Two observations are equivalent when their errors match, the watermarks the operator received are
+the same sequence (where the case observes them), and, for every `at`, their firings, late and
+dropped records are equal as multisets: Flink leaves the order of timers with equal timestamps
 across keys unspecified, so the order within one `at` is the firing-order property's business.
 Two observations that both end in `NEVER_ENDS` are compared before the last position either reached.
 """
@@ -13,7 +14,7 @@ from typing import Any
 
 from conformance.facts import NEVER_ENDS
 from conformance.observation import Observation
-from conformance.observation_json import firing_to_json, late_to_json
+from conformance.observation_json import firing_to_json, late_to_json, watermark_to_json
 
 
 def canonical(o: Observation) -> dict[str, Any]:
@@ -23,7 +24,7 @@ def canonical(o: Observation) -> dict[str, Any]:
         "firings": sorted((firing_to_json(f) for f in o.firings), key=_order),
         "late": sorted((late_to_json(r) for r in o.late), key=_order),
         "dropped": sorted((late_to_json(r) for r in o.dropped), key=_order),
-    }
+    } | ({} if o.watermarks is None else {"watermarks": [watermark_to_json(w) for w in o.watermarks]})
 
 
 def _order(item: dict[str, Any]) -> tuple:
@@ -34,8 +35,9 @@ def comparable(o: Observation, cut: int | None) -> Observation:
     """`o` without the outputs at positions `>= cut`."""
     if cut is None:
         return o
-    return Observation(*(tuple(x for x in getattr(o, part) if x.at < cut) for part in ("firings", "late", "dropped")),
-                       o.error)
+    kept = [tuple(x for x in getattr(o, part) if x.at < cut) for part in ("firings", "late", "dropped")]
+    watermarks = None if o.watermarks is None else tuple(w for w in o.watermarks if w.at < cut)
+    return Observation(*kept, o.error, watermarks)
 
 
 def _never_ends_cut(a: Observation, b: Observation) -> int | None:
@@ -50,7 +52,8 @@ def _never_ends_cut(a: Observation, b: Observation) -> int | None:
 def equivalent(a: Observation, b: Observation) -> bool:
     cut = _never_ends_cut(a, b)
     a, b = comparable(a, cut), comparable(b, cut)
-    return a.error == b.error and all(
+    # Watermarks arrive in an order (a channel's increase is the valve's next output): a sequence.
+    return a.error == b.error and a.watermarks == b.watermarks and all(
         Counter(getattr(a, part)) == Counter(getattr(b, part)) for part in ("firings", "late", "dropped"))
 
 

@@ -10,10 +10,15 @@ from __future__ import annotations
 
 from conformance.case import (
     ASSIGNERS,
+    EVENTS,
     EVICT_AFTER,
     EVICTORS,
+    GENERATORS,
+    IDLENESS,
     OFFSET,
+    PERIODIC,
     PROCESSING_TIME,
+    PUNCTUATED,
     TRIGGERS,
     Case,
     Feature,
@@ -27,20 +32,26 @@ ALLOWED_LATENESS = Feature("allowed_lateness", "allowed lateness other than 0")
 LATE_SIDE_OUTPUT = Feature("late_side_output", "the late-data side output")
 NEGATIVE_TIMESTAMPS = Feature("negative_timestamps", "negative timestamps or watermarks")
 UNBOUNDED_INPUT = Feature("unbounded_input", "a case without end of input")
+CHANNELS = Feature("channels", "several input channels whose watermarks the operator merges (StatusWatermarkValve)")
 EXTREME_VALUES = Feature("extreme_values", "times or window parameters of magnitude >= 2^62 (Java long overflow)")
 
 FEATURES: dict[str, str] = dict(
     [k.feature for k in ASSIGNERS] + [PROCESSING_TIME, OFFSET] + [k.feature for k in TRIGGERS]
     + [k.feature for k in EVICTORS] + [EVICT_AFTER, ALLOWED_LATENESS, LATE_SIDE_OUTPUT, NEGATIVE_TIMESTAMPS,
-                                       UNBOUNDED_INPUT, EXTREME_VALUES])
+                                       UNBOUNDED_INPUT]
+    + [k.feature for k in GENERATORS] + [PERIODIC, PUNCTUATED, IDLENESS, CHANNELS]
+    + [k.feature for k in EVENTS if k.feature] + [EXTREME_VALUES])
 
 ALL_FEATURES = frozenset(FEATURES)
 
 
 def required_features(case: Case) -> frozenset[str]:
     """The features an implementation must support to be held to this case."""
-    parts = [p for p in (case.window, case.trigger, case.evictor) if p is not None]
+    parts = [p for p in (case.window, case.trigger, case.evictor, case.watermark_generator) if p is not None]
     needed = {name for part in parts for name in part.needs()}
+    needed |= {e.feature.name for e in case.events if e.feature}
+    if case.channels > 1:
+        needed.add(CHANNELS.name)
     if case.allowed_lateness != 0:
         needed.add(ALLOWED_LATENESS.name)
     if case.late_side_output:

@@ -62,6 +62,14 @@ class LateRecord:
     ts: int
 
 
+@dataclass(frozen=True)
+class InputWatermark:
+    """A watermark the window operator received (what `StatusWatermarkValve` let through), at `at`."""
+
+    at: int
+    watermark: int
+
+
 ErrorKind = Literal["invalid_spec", "runtime"]
 
 
@@ -79,10 +87,15 @@ class Observation:
     late: tuple[LateRecord, ...] = ()
     dropped: tuple[LateRecord, ...] = ()
     error: Error | None = None
+    #: Every watermark the window operator received, in order: present (not `None`) when the case
+    #: has a watermark generator or several channels (`Case.observes_watermarks`).
+    watermarks: tuple[InputWatermark, ...] | None = None
 
     def __post_init__(self) -> None:
         for name in ("firings", "late", "dropped"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
+        if self.watermarks is not None:
+            object.__setattr__(self, "watermarks", tuple(self.watermarks))
 
     @classmethod
     def invalid_spec(cls, message: str) -> Observation:

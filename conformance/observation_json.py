@@ -5,7 +5,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from conformance.observation import Error, Firing, GlobalWindow, LateRecord, Observation, TimeWindow, Window
+from conformance.observation import (
+    Error,
+    Firing,
+    GlobalWindow,
+    InputWatermark,
+    LateRecord,
+    Observation,
+    TimeWindow,
+    Window,
+)
 from conformance.validation import MISSING, Fields, Problems, is_long
 
 OBSERVATION_FORMAT = "window-observation/1"
@@ -21,9 +30,18 @@ def observation_from_json(doc: Any, path: str = "$", source: str | None = None) 
     late = f.take_list("late", lambda d, p: _read_late(d, p, problems), [])
     dropped = f.take_list("dropped", lambda d, p: _read_late(d, p, problems), [])
     error = _read_error(f.take("error", None), f.at("error"), problems)
+    watermarks = f.take_list("watermarks", lambda d, p: _read_watermark(d, p, problems), None)
     f.done()
     problems.raise_if_any(source)
-    return Observation(tuple(firings), tuple(late), tuple(dropped), error)
+    return Observation(tuple(firings), tuple(late), tuple(dropped), error,
+                       None if watermarks is None else tuple(watermarks))
+
+
+def _read_watermark(doc: Any, path: str, problems: Problems) -> InputWatermark:
+    f = Fields(doc, path, problems)
+    received = InputWatermark(f.take_long("at", minimum=0), f.take_long("watermark"))
+    f.done()
+    return received
 
 
 def _read_window(doc: Any, path: str, problems: Problems) -> Window:
@@ -90,7 +108,11 @@ def observation_to_json(o: Observation) -> dict[str, Any]:
         "late": [late_to_json(r) for r in o.late],
         "dropped": [late_to_json(r) for r in o.dropped],
         "error": None if o.error is None else {"kind": o.error.kind, "message": o.error.message},
-    }
+    } | ({} if o.watermarks is None else {"watermarks": [watermark_to_json(w) for w in o.watermarks]})
+
+
+def watermark_to_json(w: InputWatermark) -> dict[str, Any]:
+    return {"at": w.at, "watermark": w.watermark}
 
 
 def dumps_observation(o: Observation) -> str:

@@ -172,8 +172,8 @@ class Fields:
 
     def take_list(self, name: str, read: Callable[[Any, str], T], default: Any = MISSING) -> list[T]:
         value = self.take(name, default)
-        if value is MISSING:
-            return []
+        if value is MISSING or name not in self.obj:
+            return [] if value is MISSING else value
         if not isinstance(value, list):
             self.problems.add(self.at(name), f"must be an array, not {json_type(value)}")
             return []

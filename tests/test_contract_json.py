@@ -8,19 +8,25 @@ import pytest
 from conformance import (
     LONG_MAX,
     LONG_MIN,
+    BoundedOutOfOrdernessWatermarks,
     Case,
     CaseFormatError,
     ContinuousEventTimeTrigger,
     CountEvictor,
+    EndOfChannel,
     Firing,
+    InputWatermark,
     LateRecord,
+    MonotonousWatermarks,
     Observation,
     TimeEvictor,
     TimeWindow,
+    WatermarkStatus,
     case_from_json,
     case_to_json,
     cases_from_json,
     count_window,
+    equivalent,
     global_window,
     observation_from_json,
     observation_to_json,
@@ -209,3 +215,65 @@ def test_nesting_beyond_a_limit_is_a_format_error():
 def test_a_lone_surrogate_in_a_key_is_a_format_error():
     problems = _problems(_case_text(events='[{"record": {"key": "\\ud800", "value": 1, "ts": 5}}]'))
     assert "$.events[0].record.key: must be valid Unicode" in problems
+
+
+# --- watermarks that Flink makes, several channels (format 2.1) --------------------------------------
+
+GENERATED = Case(
+    window=tumbling(5000), allowed_lateness=2000, channels=2,
+    watermark_generator=BoundedOutOfOrdernessWatermarks(2000, interval=200, idleness=1000),
+    events=[record("a", 1, 5000), processing_time(200), record("a", 2, 3000, channel=1),
+            WatermarkStatus(1, idle=True), EndOfChannel(0)])
+
+
+def test_a_case_with_generated_watermarks_and_channels_round_trips_exactly():
+    doc = json.loads(json.dumps(case_to_json(GENERATED)))
+    assert doc["watermark_generator"] == {"type": "bounded_out_of_orderness", "interval": 200, "punctuated": False,
+                                          "idleness": 1000, "bound": 2000}
+    assert doc["events"][2] == {"record": {"key": "a", "value": 2, "ts": 3000, "channel": 1}}
+    assert doc["events"][3:] == [{"watermark_status": {"channel": 1, "idle": True}}, {"end_of_channel": 0}]
+    assert case_from_json(doc) == GENERATED
+
+
+def test_a_case_of_one_channel_dumps_as_before_channels_existed():
+    doc = case_to_json(Case(window=tumbling(10), events=[record("a", 1, 5), watermark(9)]))
+    assert "channels" not in doc and "watermark_generator" not in doc
+    assert doc["events"] == [{"record": {"key": "a", "value": 1, "ts": 5}}, {"watermark": 9}]
+    assert case_from_json(case_to_json(Case(window=tumbling(10), channels=3, events=[watermark(9, channel=2)])))\
+        .events == (watermark(9, channel=2),)
+
+
+def test_generated_watermarks_and_channels_have_their_features():
+    assert {"watermark.bounded_out_of_orderness", "watermark.periodic", "watermark.idleness", "channels",
+            "channel.status", "channel.end"} <= required_features(GENERATED)
+    punctuated = Case(window=tumbling(5), watermark_generator=MonotonousWatermarks(punctuated=True))
+    assert {"watermark.monotonous", "watermark.punctuated"} <= required_features(punctuated)
+    assert "watermark.periodic" not in required_features(punctuated)
+
+
+@pytest.mark.parametrize("extra, events, problem", [
+    ({"channels": 2}, '[{"record": {"key": "a", "value": 1, "ts": 5, "channel": 2}}]',
+     "$.events[0]: names channel 2, but the case has 2"),
+    ({"channels": 0}, "[]", "$.channels: must be >= 1"),
+    ({"channels": 2}, '[{"end_of_channel": 1}, {"watermark": 3, "channel": 1}]',
+     "$.events[1]: comes after channel 1 ended"),
+    ({"watermark_generator": '{"type": "monotonous"}'}, '[{"watermark": 3}]',
+     "$.events[0]: a case with a watermark_generator gets its watermarks from the generator"),
+    ({}, '[{"watermark_status": {"channel": 0}}]', "$.events[0].watermark_status.idle: missing required field"),
+    ({}, '[{"watermark": 3, "chanel": 0}]', "$.events[0].chanel: unknown field"),
+    ({"watermark_generator": '{"type": "bounded_out_of_orderness"}'}, "[]", "$.watermark_generator.bound: missing"),
+])
+def test_channels_and_generators_are_checked_with_paths(extra, events, problem):
+    fields = {k: (v if isinstance(v, str) else json.dumps(v)) for k, v in extra.items()}
+    assert problem in _problems(_case_text(events=events, **fields))
+
+
+def test_an_observation_with_input_watermarks_round_trips_and_they_are_compared_in_order():
+    with_watermarks = Observation(watermarks=(InputWatermark(1, 2999), InputWatermark(4, 4999)))
+    doc = json.loads(json.dumps(observation_to_json(with_watermarks)))
+    assert doc["watermarks"] == [{"at": 1, "watermark": 2999}, {"at": 4, "watermark": 4999}]
+    assert observation_from_json(doc) == with_watermarks
+    assert "watermarks" not in observation_to_json(Observation())
+    swapped = Observation(watermarks=(InputWatermark(4, 4999), InputWatermark(1, 2999)))
+    assert not equivalent(with_watermarks, swapped)
+    assert not equivalent(with_watermarks, Observation())
