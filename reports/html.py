@@ -12,12 +12,20 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from reports.difference import account, summary
 from reports.matrix import situation_shares
 from reports.observations import case_lines, observation_lines, replay_command
 from reports.timeline import timeline_svg
+from reports.words import IMPLEMENTATION, OUTCOME, STATUS, counted
 
 CSS = Path(__file__).with_name("report.css")
-STATUS_TEXT = {"pass": "pass", "fail": "fail", "unsupported": "unsupported", "untested": "not exercised"}
+VERDICT_CLASS = {"conforms": "pass", "differs": "fail", "could_not_run": "error"}
+#: What the summary's and the matrix's numbers count.
+COUNTS = (
+    "An <b>example</b> is one run of a property on generated input; one example sends one case or a batch "
+    "of cases (and variants of them) to the implementation, so the matrix counts more <b>cases</b> than "
+    "the summary counts examples."
+)
 
 
 def _pre(lines: list[str] | str) -> str:
@@ -31,7 +39,7 @@ def render_html(document: dict[str, Any]) -> str:
         f'<p class="meta">{escape(document["created"])} &middot; Hypothesis profile '
         f"<code>{escape(document['profile'])}</code> &middot; suite "
         f"<code>{escape(' '.join(document['suite']))}</code></p></header>",
-        f'<p class="verdict {"pass" if verdict["conforms"] else "fail"}" id="verdict">'
+        f'<p class="verdict {VERDICT_CLASS[verdict["outcome"]]}" id="verdict">'
         f"{escape(verdict['text'])}</p>",
         _implementations(document),
         _matrix(document),
@@ -53,12 +61,12 @@ def _implementations(document: dict[str, Any]) -> str:
     items = []
     for impl in document["implementations"]:
         examples = sum(p["examples"] for p in impl["properties"])
-        state = "conforms" if impl["conforms"] else "does not conform"
         items.append(
-            f"<li><b>{escape(impl['name'])}</b> {state}: {len(impl['properties'])} properties, "
-            f"{examples} examples, {impl['duration']:.1f}s</li>"
+            f'<li class="{VERDICT_CLASS[impl["outcome"]]}"><b>{escape(impl["name"])}</b> '
+            f"{IMPLEMENTATION[impl['outcome']]}: {counted(len(impl['properties']), 'property', 'properties')}, "
+            f"{counted(examples, 'example')}, {impl['duration']:.1f}s</li>"
         )
-    return '<ul class="impls">' + "".join(items) + "</ul>"
+    return f'<ul class="impls">{"".join(items)}</ul><p class="meta">{COUNTS}</p>'
 
 
 def _matrix(document: dict[str, Any]) -> str:
@@ -73,19 +81,19 @@ def _matrix(document: dict[str, Any]) -> str:
         cells = []
         for name in names:
             c = row["cells"][name]
-            count = "" if c["status"] == "unsupported" else f'<span class="count">{c["cases"]} cases</span>'
-            cells.append(
-                f'<td class="cell"><span class="status {c["status"]}">{STATUS_TEXT[c["status"]]}</span>'
-                f"{count}</td>"
-            )
+            count = "" if c["status"] == "unsupported" else f'<span class="count">{counted(c["cases"], "case")}</span>'
+            status = STATUS[c["status"]]
+            cells.append(f'<td class="cell"><span class="status {c["status"]}">{status}</span>{count}</td>')
         rows.append(
             f'<tr><td class="feature"><code>{escape(row["feature"])}</code></td>'
             f'<td class="desc">{escape(row["description"])}</td>{"".join(cells)}</tr>'
         )
     return (
         '<section id="matrix"><h2>Conformance matrix</h2><p class="meta">Cases: how many generated cases '
-        "exercised the feature. <b>fail</b>: a minimal counterexample needs the feature. <b>unsupported</b>: "
-        "the implementation does not declare it, so it gets no such case.</p>"
+        "exercised the feature. <b>fail</b>: a minimal counterexample needs the feature. <b>could not run</b>: "
+        "the implementation or its engine failed to answer (no verdict on its semantics). "
+        "<b>unsupported</b>: the implementation does not declare it, so it gets no such case. "
+        "<b>not exercised</b>: declared, but no generated case needed it.</p>"
         f'<table class="matrix">{head}{"".join(rows)}</table></section>'
     )
 
@@ -106,13 +114,19 @@ def _failure(
 ) -> str:
     title = f"{prop['property']} on {impl['name']}"
     reference = failure.get("reference") or failure.get("expected")
+    what = account(failure)
     replay = ""
     if failure.get("case_file"):
         command = replay_command(failure, impl, document.get("out", "."))
         replay = f"<p>Reproduce: <code>{escape(command)}</code></p>"
+    differences = ""
+    if what.lines:
+        items = "".join(f"<li>{escape(line)}</li>" for line in summary(what.lines))
+        differences = f'<h4>{escape(what.title)}</h4><ul class="differences">{items}</ul>'
     return (
-        f'<article class="failure"><h3>{escape(impl["name"])}: {escape(prop["property"])}</h3>'
-        f'<p class="rule">{escape(failure["rule"])}</p>'
+        f'<article class="failure"><h3>{escape(impl["name"])} fails {escape(prop["property"])}</h3>'
+        + (f'<p class="what">{escape(what.headline)}</p>' if what.headline else "")
+        + f'<p class="rule">Rule broken: {escape(failure["rule"])}</p>'
         f'<p class="meta">Features of the minimal case: {escape(", ".join(failure["features"]))}</p>'
         '<div class="case-and-picture"><div><h4>Minimal case</h4>'
         + _pre(case_lines(failure["case"]))
@@ -126,7 +140,7 @@ def _failure(
         + "</h4>"
         + _pre(observation_lines(failure["actual"]))
         + "</div></div>"
-        + (f"<h4>Difference</h4>{_pre(failure['difference'])}" if failure["difference"] else "")
+        + differences
         + replay
         + "<details><summary>the case as JSON</summary>"
         + _pre(json.dumps(failure["case"], indent=2))
@@ -140,37 +154,48 @@ def _errors(document: dict[str, Any]) -> str:
     for impl in document["implementations"]:
         for error in impl["errors"]:
             items.append(
-                f"<h3>{escape(impl['name'])}: {escape(error['nodeid'] or 'the suite')}</h3>"
-                + _pre(error["message"])
+                f'<h3 class="error">{escape(impl["name"])}: {escape(error["nodeid"] or "the suite")} '
+                "could not run</h3>" + _pre(error["message"])
             )
         for prop in impl["properties"]:
             if prop["outcome"] in ("failed", "error") and not prop["failures"]:
                 items.append(
-                    f"<h3>{escape(impl['name'])}: {escape(prop['property'])} ({prop['outcome']})</h3>"
-                    + _pre(prop["message"])
+                    f'<h3 class="{prop["outcome"]}">{escape(impl["name"])}: {escape(prop["property"])} '
+                    f"{OUTCOME[prop['outcome']]}</h3>" + _pre(prop["message"])
                 )
     if not items:
         return ""
     return (
-        '<section id="errors"><h2>Errors</h2><p class="meta">Tests that failed without a property '
-        "violation: the implementation or the suite raised an exception.</p>" + "".join(items) + "</section>"
+        '<section id="errors"><h2>Errors</h2><p class="meta">Tests that ended without a counterexample: '
+        "<b>could not run</b> means the implementation, its engine or the suite failed before a verdict "
+        "(a crash, a timeout, a missing engine), which says nothing about its semantics.</p>"
+        + "".join(items)
+        + "</section>"
     )
+
+
+def _property_name(name: str) -> str:
+    """A property's name, breakable after each underscore: the names are long."""
+    return "_<wbr>".join(escape(part) for part in name.split("_"))
 
 
 def _coverage(document: dict[str, Any]) -> str:
     parts = [
-        '<section id="coverage"><h2>Coverage</h2><p class="meta">Examples per property, and the share '
-        "of generated examples in which each situation (<code>hypothesis.event</code>) occurred.</p>"
+        '<section id="coverage"><h2>Coverage</h2><p class="meta"><b>examples</b>: generated inputs each '
+        "property ran on. <b>invalid</b>: inputs Hypothesis generated and then discarded because they did not "
+        "meet the property's preconditions; they say nothing about the implementation. <b>shrink steps</b>: "
+        "inputs tried while shrinking a failure to its minimal case. <b>situations</b>: the share of examples "
+        "in which each situation (<code>hypothesis.event</code>) occurred.</p>"
     ]
     for impl in document["implementations"]:
         rows = []
         for prop in impl["properties"]:
-            events = escape(situation_shares(prop))
             rows.append(
-                f"<tr><td>{escape(prop['property'])}</td><td>{prop['outcome']}</td>"
+                f'<tr><td class="property">{_property_name(prop["property"])}</td>'
+                f'<td class="outcome {prop["outcome"]}">{OUTCOME[prop["outcome"]]}</td>'
                 f'<td class="num">{prop["examples"]}</td><td class="num">{prop["invalid_examples"]}</td>'
                 f'<td class="num">{prop["shrinks"]}</td><td class="num">{prop["duration"]:.2f}s</td>'
-                f'<td class="events">{events}</td></tr>'
+                f'<td class="events">{escape(situation_shares(prop))}</td></tr>'
             )
         parts.append(
             f'<h3>{escape(impl["name"])}</h3><table class="stats"><tr><th>property</th><th>outcome</th>'

@@ -9,11 +9,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from reports.difference import account, summary
 from reports.matrix import situation_shares
 from reports.observations import case_lines, observation_lines, replay_command
 from reports.timeline import timeline_path
+from reports.words import IMPLEMENTATION, OUTCOME, STATUS, counted
 
-STATUS_TEXT = {"pass": "pass", "fail": "**FAIL**", "unsupported": "unsupported", "untested": "not exercised"}
+#: The matrix's statuses that need a reader's attention, in capitals or bold.
+STATUS_TEXT = STATUS | {"fail": "**FAIL**", "error": "**could not run**"}
+VERDICT_MARK = {"conforms": "✅", "differs": "❌", "could_not_run": "⚠️"}
 
 
 def _cell(text: str) -> str:
@@ -29,7 +33,7 @@ def render_markdown(document: dict[str, Any]) -> str:
     lines = [
         "# Window conformance report",
         "",
-        f"**{'✅' if verdict['conforms'] else '❌'} {verdict['text']}**",
+        f"**{VERDICT_MARK[verdict['outcome']]} {verdict['text']}**",
         "",
         f"{document['created']}, Hypothesis profile `{document['profile']}`.",
         "",
@@ -37,10 +41,21 @@ def render_markdown(document: dict[str, Any]) -> str:
     for impl in document["implementations"]:
         examples = sum(p["examples"] for p in impl["properties"])
         lines.append(
-            f"- **{impl['name']}** {'conforms' if impl['conforms'] else 'does not conform'}: "
-            f"{len(impl['properties'])} properties, {examples} examples, {impl['duration']:.1f}s"
+            f"- **{impl['name']}** {IMPLEMENTATION[impl['outcome']]}: "
+            f"{counted(len(impl['properties']), 'property', 'properties')}, {counted(examples, 'example')}, "
+            f"{impl['duration']:.1f}s"
         )
-    lines += ["", *_matrix(document), *_failures(document), *_errors(document), *_coverage(document)]
+    lines += [
+        "",
+        "An *example* is one run of a property on generated input; one example sends one case or a batch of "
+        "cases (and variants of them) to the implementation, so the matrix counts more *cases* than the "
+        "summary counts examples.",
+        "",
+        *_matrix(document),
+        *_failures(document),
+        *_errors(document),
+        *_coverage(document),
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -50,7 +65,9 @@ def _matrix(document: dict[str, Any]) -> list[str]:
         "## Conformance matrix",
         "",
         "Cases: how many generated cases exercised the feature; **FAIL**: a minimal counterexample "
-        "needs the feature; unsupported: not declared by the implementation.",
+        "needs the feature; **could not run**: the implementation or its engine failed to answer (no verdict "
+        "on its semantics); unsupported: not declared by the implementation; not exercised: declared, but "
+        "no generated case needed it.",
         "",
         "| feature | what it covers | " + " | ".join(names) + " |",
         "|---|---|" + "---|" * len(names),
@@ -60,7 +77,8 @@ def _matrix(document: dict[str, Any]) -> list[str]:
         for name in names:
             c = row["cells"][name]
             cells.append(
-                STATUS_TEXT[c["status"]] + ("" if c["status"] == "unsupported" else f" ({c['cases']})")
+                STATUS_TEXT[c["status"]]
+                + ("" if c["status"] == "unsupported" else f" ({c['cases']})")
             )
         lines.append(f"| `{row['feature']}` | {_cell(row['description'])} | " + " | ".join(cells) + " |")
     return lines + [""]
@@ -72,10 +90,12 @@ def _failures(document: dict[str, Any]) -> list[str]:
         for prop in impl["properties"]:
             for failure in prop["failures"]:
                 reference = failure.get("reference") or failure.get("expected")
+                what = account(failure)
                 lines += [
-                    f"### {impl['name']}: {prop['property']}",
+                    f"### {impl['name']} fails {prop['property']}",
                     "",
-                    f"**{failure['rule']}**",
+                    *([f"**{what.headline}**", ""] if what.headline else []),
+                    f"Rule broken: {failure['rule']}",
                     "",
                     f"Features of the minimal case: {', '.join(failure['features'])}.",
                     "",
@@ -92,8 +112,8 @@ def _failures(document: dict[str, Any]) -> list[str]:
                     pair = [f"`{_cell(side[i])}`" if i < len(side) else "" for side in (left, right)]
                     lines.append(f"| {pair[0]} | {pair[1]} |")
                 lines.append("")
-                if failure["difference"]:
-                    lines += ["Difference:", "", *_block(failure["difference"]), ""]
+                if what.lines:
+                    lines += [f"{what.title}:", "", *(f"- {line}" for line in summary(what.lines)), ""]
                 if failure.get("case_file"):
                     lines += [f"Reproduce: `{replay_command(failure, impl, document.get('out', '.'))}`", ""]
                 lines += [
@@ -112,7 +132,7 @@ def _errors(document: dict[str, Any]) -> list[str]:
     for impl in document["implementations"]:
         for error in impl["errors"]:
             lines += [
-                f"### {impl['name']}: {error['nodeid'] or 'the suite'}",
+                f"### {impl['name']}: {error['nodeid'] or 'the suite'} could not run",
                 "",
                 *_block(error["message"]),
                 "",
@@ -120,20 +140,32 @@ def _errors(document: dict[str, Any]) -> list[str]:
         for prop in impl["properties"]:
             if prop["outcome"] in ("failed", "error") and not prop["failures"]:
                 lines += [
-                    f"### {impl['name']}: {prop['property']} ({prop['outcome']})",
+                    f"### {impl['name']}: {prop['property']} {OUTCOME[prop['outcome']]}",
                     "",
                     *_block(prop["message"]),
                     "",
                 ]
-    return ["## Errors", "", *lines] if lines else []
+    if not lines:
+        return []
+    return [
+        "## Errors",
+        "",
+        "Tests that ended without a counterexample: *could not run* means the implementation, its engine or "
+        "the suite failed before a verdict (a crash, a timeout, a missing engine), which says nothing about "
+        "its semantics.",
+        "",
+        *lines,
+    ]
 
 
 def _coverage(document: dict[str, Any]) -> list[str]:
     lines = [
         "## Coverage",
         "",
-        "Examples per property, and the share of generated examples in which each "
-        "situation (`hypothesis.event`) occurred.",
+        "*examples*: generated inputs each property ran on. *invalid*: inputs Hypothesis generated and then "
+        "discarded because they did not meet the property's preconditions; they say nothing about the "
+        "implementation. *shrink steps*: inputs tried while shrinking a failure to its minimal case. "
+        "*situations*: the share of examples in which each situation (`hypothesis.event`) occurred.",
         "",
     ]
     for impl in document["implementations"]:
@@ -146,7 +178,7 @@ def _coverage(document: dict[str, Any]) -> list[str]:
         for prop in impl["properties"]:
             events = situation_shares(prop)
             lines.append(
-                f"| {prop['property']} | {prop['outcome']} | {prop['examples']} | "
+                f"| {prop['property']} | {OUTCOME[prop['outcome']]} | {prop['examples']} | "
                 f"{prop['invalid_examples']} | {prop['shrinks']} | {prop['duration']:.2f}s | "
                 f"{_cell(events)} |"
             )

@@ -2,9 +2,10 @@
 
 Records by arrival position (x) and event time (y); the operator's watermark as a step line; the
 fired windows as horizontal bands `[start, end)` in event time; each firing marked where it happened
-(x: the event during which it fired, y: its timestamp `end - 1`), the reference's as a ring and the
-implementation's as a cross, so a firing that comes too late or in the wrong window is visible at a
-glance; records that went late (side output or dropped) are struck through.
+(x: the event during which it fired, y: its timestamp `end - 1`), the reference's as a ring just left
+of the event's column and the implementation's as a cross just right of it, so that both stay visible
+where they agree and a firing that comes too late or in the wrong window is visible at a glance;
+records that went late (side output or dropped) are framed by a red square around their dot.
 """
 
 from __future__ import annotations
@@ -14,11 +15,13 @@ from typing import Any
 
 from reports.observations import LONG_MAX, LONG_MIN, window_text
 
-WIDTH, HEIGHT = 640, 300
-LEFT, RIGHT, TOP, BOTTOM = 92, 18, 16, 58
+WIDTH, HEIGHT = 640, 320
+LEFT, RIGHT, TOP, BOTTOM = 92, 18, 18, 58
+#: The markers' sizes: a record's dot, a firing's ring and cross, the square around a late record.
+DOT, MARK, LATE_BOX = 5, 8, 11
 PLOT_W, PLOT_H = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
 BAND_COLOURS = ("#dbeafe", "#fde68a", "#d1fae5", "#fbcfe8", "#e0e7ff", "#fed7aa")
-REFERENCE, IMPLEMENTATION, RECORD, WATERMARK = "#15803d", "#c2410c", "#1e3a8a", "#7c3aed"
+REFERENCE, IMPLEMENTATION, RECORD, WATERMARK, LATE = "#15803d", "#c2410c", "#1e3a8a", "#7c3aed", "#dc2626"
 
 
 def _finite(t: int) -> bool:
@@ -94,9 +97,12 @@ def timeline_svg(
     parts += _axes(events, end, x, step, scale)
     parts.append(_watermark_line(events, case.get("end_of_input", True), x, step, scale))
     parts += _records(events, observations, x, scale, actual)
-    for o, mark in ((reference, _ring), (actual, _cross)):
+    # The two firings of one event sit side by side, not on top of each other.
+    apart = min(step / 4, MARK + 2)
+    for o, mark, dx in ((reference, _ring, -apart), (actual, _cross, apart)):
         for f in (o or {"firings": []})["firings"]:
-            parts.append(mark(x(f["at"]), scale.y(f["timestamp"]) if _finite(f["timestamp"]) else TOP + 4))
+            y = scale.y(f["timestamp"]) if _finite(f["timestamp"]) else TOP + MARK
+            parts.append(mark(x(f["at"]) + dx, y))
     parts += _legend()
     parts.append("</svg>")
     return "\n".join(parts)
@@ -165,43 +171,47 @@ def _records(
             continue
         r = e["record"]
         cx, cy = x(at), scale.y(r["ts"])
-        parts.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="4.5" fill="{RECORD}"/>')
-        parts.append(_text(cx + 7, cy - 6, f"{r['key']}={r['value']} @{r['ts']}", 10))
+        parts.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{DOT}" fill="{RECORD}"/>')
+        parts.append(_text(cx + LATE_BOX + 3, cy - 6, f"{r['key']}={r['value']} @{r['ts']}", 11))
         if (at, r["key"], r["value"]) in late_somewhere:
-            parts.append(
-                f'<line x1="{cx - 8:.1f}" y1="{cy + 8:.1f}" x2="{cx + 8:.1f}" y2="{cy - 8:.1f}" '
-                'stroke="#dc2626" stroke-width="2"/>'
-            )
+            parts.append(_late_box(cx, cy))
     return parts
 
 
 def _ring(cx: float, cy: float) -> str:
-    return f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="8" fill="none" stroke="{REFERENCE}" stroke-width="2.5"/>'
+    return f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{MARK}" fill="none" stroke="{REFERENCE}" stroke-width="3"/>'
 
 
 def _cross(cx: float, cy: float) -> str:
-    d = 6
+    d = MARK - 1
     return (
         f'<path d="M{cx - d:.1f},{cy - d:.1f} L{cx + d:.1f},{cy + d:.1f} M{cx - d:.1f},{cy + d:.1f} '
-        f'L{cx + d:.1f},{cy - d:.1f}" stroke="{IMPLEMENTATION}" stroke-width="2.5"/>'
+        f'L{cx + d:.1f},{cy - d:.1f}" stroke="{IMPLEMENTATION}" stroke-width="3"/>'
+    )
+
+
+def _late_box(cx: float, cy: float) -> str:
+    return (
+        f'<rect x="{cx - LATE_BOX:.1f}" y="{cy - LATE_BOX:.1f}" width="{2 * LATE_BOX}" height="{2 * LATE_BOX}" '
+        f'fill="none" stroke="{LATE}" stroke-width="2"/>'
     )
 
 
 def _legend() -> list[str]:
     y = HEIGHT - 12
     return [
-        f'<circle cx="{LEFT + 4}" cy="{y - 4}" r="4.5" fill="{RECORD}"/>',
-        _text(LEFT + 12, y, "record"),
-        f'<line x1="{LEFT + 70}" y1="{y - 4}" x2="{LEFT + 94}" y2="{y - 4}" stroke="{WATERMARK}" '
+        f'<circle cx="{LEFT + 4}" cy="{y - 4}" r="{DOT}" fill="{RECORD}"/>',
+        _text(LEFT + 14, y, "record"),
+        f'<line x1="{LEFT + 62}" y1="{y - 4}" x2="{LEFT + 86}" y2="{y - 4}" stroke="{WATERMARK}" '
         'stroke-width="2" stroke-dasharray="5 3"/>',
-        _text(LEFT + 98, y, "watermark"),
-        _ring(LEFT + 178, y - 4),
-        _text(LEFT + 190, y, "reference fires"),
-        _cross(LEFT + 290, y - 4),
-        _text(LEFT + 302, y, "implementation fires"),
-        f'<line x1="{LEFT + 430}" y1="{y + 2}" x2="{LEFT + 442}" y2="{y - 10}" stroke="#dc2626" '
-        'stroke-width="2"/>',
-        _text(LEFT + 448, y, "late (either)"),
+        _text(LEFT + 90, y, "watermark"),
+        _ring(LEFT + 164, y - 4),
+        _text(LEFT + 176, y, "reference fires"),
+        _cross(LEFT + 278, y - 4),
+        _text(LEFT + 290, y, "implementation fires"),
+        f'<circle cx="{LEFT + 424}" cy="{y - 4}" r="{DOT}" fill="{RECORD}"/>',
+        _late_box(LEFT + 424, y - 4),
+        _text(LEFT + 440, y, "late record (either)"),
     ]
 
 

@@ -10,9 +10,10 @@ from conformance.case_json import case_to_json
 from conformance.evidence import PropertyViolation
 from conformance.observation import Firing, LateRecord, Observation, TimeWindow
 from conformance.observation_json import observation_to_json
+from reports.difference import account, differences
+from reports.html import CSS, render_html
 from reports.junit import render_junit
 from reports.markdown import render_markdown
-from reports.matrix import conformance_matrix, problems, verdict
 from reports.timeline import timeline_svg
 
 CASE = Case(window=tumbling(10), events=[record("a", 1, 5), watermark(9), record("a", 2, 3)])
@@ -38,8 +39,8 @@ def prop(name, outcome="passed", features=None, failures=(), message=""):
     }
 
 
-def impl(name, features, properties, errors=(), exit_status=0):
-    result = {
+def impl(name, features, properties, outcome="conforms", problems=(), errors=(), exit_status=0):
+    return {
         "name": name,
         "spec": name,
         "features": features,
@@ -48,28 +49,48 @@ def impl(name, features, properties, errors=(), exit_status=0):
         "exit_status": exit_status,
         "log": "",
         "duration": 1.0,
+        "outcome": outcome,
+        "problems": list(problems),
+        "conforms": outcome == "conforms",
     }
-    result["problems"] = problems(result)
-    result["conforms"] = not result["problems"]
-    return result
 
 
-def document(*implementations):
-    features = {
-        "assigner.tumbling": "tumbling windows",
-        "assigner.session": "session windows",
-        "offset": "a window offset other than 0",
-    }
+FEATURES = {
+    "assigner.tumbling": "tumbling windows",
+    "assigner.session": "session windows",
+    "offset": "a window offset other than 0",
+}
+
+
+def document(*implementations, matrix=None, verdict=None):
+    """A report document as the runner writes it; `matrix` maps feature to implementation to status."""
+    matrix = matrix or {"assigner.tumbling": {i["name"]: "pass" for i in implementations}}
+    troubled = "; ".join(f"{i['name']} ({', '.join(i['problems'])})" for i in implementations if i["problems"])
+    outcome = verdict or next((o for o in ("differs", "could_not_run") if any(i["outcome"] == o for i in
+                                                                             implementations)), "conforms")
     return {
         "format": "window-conformance-report/1",
         "created": "2026-01-01T00:00:00+00:00",
         "profile": "ci",
         "suite": ["suite"],
         "out": "out",
-        "verdict": verdict(list(implementations)),
-        "features": features,
+        "verdict": {
+            "outcome": outcome,
+            "exit_status": {"conforms": 0, "differs": 1, "could_not_run": 3}[outcome],
+            "conforms": outcome == "conforms",
+            "failing": [i["name"] for i in implementations if i["outcome"] == "differs"],
+            "could_not_run": [i["name"] for i in implementations if i["outcome"] == "could_not_run"],
+            "text": {"conforms": "Conforms.", "differs": f"Does not conform: {troubled}.",
+                     "could_not_run": f"Could not run: {troubled}."}[outcome],
+        },
+        "features": FEATURES,
         "implementations": list(implementations),
-        "matrix": conformance_matrix(features, list(implementations)),
+        "matrix": [
+            {"feature": feature, "description": FEATURES[feature],
+             "cells": {name: {"status": status, "cases": 0 if status == "unsupported" else 100,
+                              "failures": int(status == "fail")} for name, status in cells.items()}}
+            for feature, cells in matrix.items()
+        ],
     }
 
 
@@ -83,32 +104,18 @@ BAD = impl(
     "bad",
     ["assigner.tumbling", "assigner.session"],
     [prop("agrees", "failed", failures=[violation()]), prop("crash", "error", message="Traceback: boom")],
+    outcome="differs",
+    problems=["agrees fails", "crash could not run"],
     exit_status=1,
 )
-
-
-def test_the_matrix_is_measured_per_feature_and_implementation():
-    rows = {row["feature"]: row["cells"] for row in document(GOOD, BAD)["matrix"]}
-    assert rows["assigner.tumbling"]["good"] == {"status": "pass", "cases": 100, "failures": 0}
-    assert rows["assigner.tumbling"]["bad"] == {"status": "fail", "cases": 200, "failures": 1}
-    assert rows["offset"]["good"]["status"] == "untested"  # declared, but no case had an offset
-    assert rows["offset"]["bad"]["status"] == "unsupported"
-    assert rows["assigner.session"]["bad"]["status"] == "untested"
-
-
-def test_the_verdict_names_what_does_not_conform():
-    assert verdict([GOOD])["conforms"]
-    v = verdict([GOOD, BAD])
-    assert not v["conforms"] and v["failing"] == ["bad"]
-    assert v["text"] == "Does not conform: bad (agrees fails, crash errs)."
-    assert problems(impl("empty", [], [])) == ["no property ran"]
-    assert problems(impl("died", [], [prop("agrees")], exit_status=-9)) == [
-        "the suite ended abnormally (pytest exit status -9)"
-    ]
+MATRIX = {
+    "assigner.tumbling": {"good": "pass", "bad": "fail"},
+    "offset": {"good": "untested", "bad": "unsupported"},
+}
 
 
 def test_junit_counts_failures_and_errors():
-    root = ET.fromstring(render_junit(document(GOOD, BAD)))
+    root = ET.fromstring(render_junit(document(GOOD, BAD, matrix=MATRIX)))
     assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("3", "1", "1")
     bad = root.find("testsuite[@name='bad']")
     failure = bad.find("testcase[@name='agrees']/failure")
@@ -118,10 +125,10 @@ def test_junit_counts_failures_and_errors():
 
 
 def test_markdown_has_verdict_matrix_side_by_side_and_coverage():
-    md = render_markdown(document(GOOD, BAD))
-    assert md.splitlines()[2] == "**❌ Does not conform: bad (agrees fails, crash errs).**"
-    assert "| `assigner.tumbling` | tumbling windows | pass (100) | **FAIL** (200) |" in md
-    assert "| `offset` | a window offset other than 0 | not exercised (0) | unsupported |" in md
+    md = render_markdown(document(GOOD, BAD, matrix=MATRIX))
+    assert md.splitlines()[2] == "**❌ Does not conform: bad (agrees fails, crash could not run).**"
+    assert "| `assigner.tumbling` | tumbling windows | pass (100) | **FAIL** (100) |" in md
+    assert "| `offset` | a window offset other than 0 | not exercised (100) | unsupported |" in md
     assert (
         "| `at 1: fire a [0, 10) values [1] ts 9 (watermark 9)` | "
         "`at 3: fire a [0, 10) values [1, 2] ts 9 (watermark +inf (Long.MAX_VALUE))` |"
@@ -143,3 +150,95 @@ def test_the_timeline_marks_records_watermarks_windows_and_both_firings():
     # One firing each plus the legend's; the reference fires at event 1, the implementation at the end (3).
     assert len(rings) == 2 and len(crosses) == 2
     assert float(rings[0].get("cx")) < float(crosses[0].get("d").split(",")[0][1:])
+
+
+def test_the_difference_is_told_in_the_domains_words():
+    case = case_to_json(CASE)
+    lines = differences(case, observation_to_json(EXPECTED), observation_to_json(ACTUAL))
+    assert lines == [
+        "firing of [0, 10) for key a comes at the end of input instead of at position 1, with values [1, 2] "
+        "instead of [1], watermark +inf (Long.MAX_VALUE) instead of 9",
+        "dropped record a=2 @ 3 at position 2 is missing",
+    ]
+    other = Observation(
+        firings=(*EXPECTED.firings, Firing(1, "b", TimeWindow(0, 10), 9, (4,), 9)), late=EXPECTED.dropped
+    )
+    assert differences(case, observation_to_json(EXPECTED), observation_to_json(other)) == [
+        "extra firing of [0, 10) for key b at position 1 (values [4])",
+        "record a=2 @ 3 at position 2 goes to the side output instead of being dropped",
+    ]
+    rejected = observation_to_json(Observation.invalid_spec("TumblingEventTimeWindows parameters must satisfy "
+                                                            "abs(offset) < size"))
+    assert differences(case, observation_to_json(EXPECTED), rejected) == [
+        "an unexpected invalid_spec error: TumblingEventTimeWindows parameters must satisfy abs(offset) < size",
+        "firing of [0, 10) for key a at position 1 (values [1]) is missing",
+        "dropped record a=2 @ 3 at position 2 is missing",
+    ]
+    assert differences(case, observation_to_json(EXPECTED), observation_to_json(EXPECTED)) == []
+
+
+def test_a_firing_twice_instead_of_once_is_a_difference():
+    twice = Observation(firings=EXPECTED.firings * 2, dropped=EXPECTED.dropped)
+    assert differences(case_to_json(CASE), observation_to_json(EXPECTED), observation_to_json(twice)) == [
+        "extra firing of [0, 10) for key a at position 1 (values [1])"
+    ]
+
+
+def test_failure_headings_say_what_went_wrong():
+    md = render_markdown(document(GOOD, BAD, matrix=MATRIX))
+    assert "### bad fails agrees\n\n**firing of [0, 10) for key a comes at the end of input" in md
+    assert "Rule broken: agrees with the reference" in md
+    assert "What differs from the reference:\n\n- firing of [0, 10) for key a comes" in md
+    assert "- dropped record a=2 @ 3 at position 2 is missing" in md
+    assert "iterable item" not in md and "root[" not in md  # no raw deepdiff text
+    html = render_html(document(GOOD, BAD, matrix=MATRIX))
+    assert '<h3>bad fails agrees</h3><p class="what">firing of [0, 10) for key a comes' in html
+    assert "<li>dropped record a=2 @ 3 at position 2 is missing</li>" in html
+
+
+def test_an_invariants_failure_leads_with_the_propertys_own_account():
+    failure = PropertyViolation("no firing before the watermark", CASE, actual=ACTUAL,
+                                detail="[0, 10) fired at position 0, before the watermark reached 9").to_json()
+    failure |= {"reference": observation_to_json(EXPECTED), "case_file": "counterexamples/y.json"}
+    what = account(failure)
+    assert what.headline == "[0, 10) fired at position 0, before the watermark reached 9"
+    assert what.title == "What differs from the reference" and len(what.lines) == 2
+
+
+ERRED = impl(
+    "erred",
+    ["assigner.tumbling"],
+    [prop("agrees", "error", message="could not run: the engine's JVM died (exit 137)")],
+    outcome="could_not_run",
+    problems=["agrees could not run"],
+    exit_status=3,
+)
+
+
+def test_a_property_that_could_not_run_is_shown_as_such():
+    doc = document(GOOD, ERRED, matrix={"assigner.tumbling": {"good": "pass", "erred": "error"}})
+    html = render_html(doc)
+    assert '<p class="verdict error" id="verdict">Could not run: erred (agrees could not run).</p>' in html
+    assert '<li class="error"><b>erred</b> could not run: 1 property, 100 examples, 1.0s</li>' in html
+    assert '<span class="status error">could not run</span>' in html
+    assert '<h3 class="error">erred: agrees could not run</h3>' in html
+    assert '<td class="outcome error">could not run</td>' in html
+    md = render_markdown(doc)
+    assert "| `assigner.tumbling` | tumbling windows | pass (100) | **could not run** (100) |" in md
+    assert "### erred: agrees could not run" in md and "the engine's JVM died" in md
+    assert md.splitlines()[2] == "**⚠️ Could not run: erred (agrees could not run).**"
+
+
+def test_the_summary_and_the_coverage_explain_their_numbers():
+    for text in (render_markdown(document(GOOD)), render_html(document(GOOD))):
+        assert "so the matrix counts more" in text and "cases" in text
+        assert "discarded because they did not meet the property's preconditions" in text
+
+
+def test_situations_do_not_squeeze_the_coverage_table():
+    html = render_html(document(GOOD))
+    assert '<td class="property">agrees</td>' in html and '<td class="events">late record 25%</td>' in html
+    css = CSS.read_text(encoding="utf-8")
+    assert "table.stats td.events { width: 45%; min-width: 22em; }" in css
+    long_name = render_html(document(impl("x", [], [prop("window_fires_once")])))
+    assert '<td class="property">window_<wbr>fires_<wbr>once</td>' in long_name
