@@ -10,14 +10,20 @@ lists. ANSI mode stays at Spark's default: the pipeline never relies on overflow
 
 The session is started once per process, so each pytest-xdist worker has its own; `get_session`
 reuses an active session (a user's own, for instance) when there is one.
+
+Spark's own log4j2 profile prints start-up warnings that say nothing to a user of the suite (a
+hostname that resolves to a loopback address, no native Hadoop library) and a note on log levels;
+the session's JVM starts with `LOG4J2_PROPERTIES` instead, which shows errors only.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import tempfile
 import threading
 from collections.abc import Mapping
+from pathlib import Path
 
 _lock = threading.Lock()
 
@@ -36,8 +42,33 @@ SMALL_JOB_CONF: dict[str, str] = {
 }
 
 
+#: The driver's log4j2 configuration: errors only, on stderr.
+LOG4J2_PROPERTIES = """\
+rootLogger.level = error
+rootLogger.appenderRef.stderr.ref = stderr
+appender.stderr.type = Console
+appender.stderr.name = stderr
+appender.stderr.target = SYSTEM_ERR
+appender.stderr.layout.type = PatternLayout
+appender.stderr.layout.pattern = %d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n%ex
+# PySpark's gateway starts logging as a shell does, and a shell announces "Setting default log level"
+# unless its own logger's level is configured and equals the root's.
+logger.gateway.name = org.apache.spark.api.python.PythonGatewayServer
+logger.gateway.level = error
+"""
+
+
+def _log_configuration() -> Path:
+    """`LOG4J2_PROPERTIES` as a file the JVM can read (log4j2 takes its configuration from a file)."""
+    path = Path(tempfile.gettempdir()) / f"window-conformance-log4j2-{os.getuid()}.properties"
+    if not path.exists() or path.read_text(encoding="utf-8") != LOG4J2_PROPERTIES:
+        path.write_text(LOG4J2_PROPERTIES, encoding="utf-8")
+    return path
+
+
 def get_session(master: str = "local[2]", conf: Mapping[str, str] | None = None):
-    """The process's SparkSession, started on first use with `SMALL_JOB_CONF` updated by `conf`.
+    """The process's SparkSession, started on first use with `SMALL_JOB_CONF` and the quiet log
+    configuration, updated by `conf`.
 
     Raises ImportError if PySpark is missing and Spark's own error if Java is: callers (and tests)
     must fail loudly rather than skip.
@@ -52,7 +83,8 @@ def get_session(master: str = "local[2]", conf: Mapping[str, str] | None = None)
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
         builder = SparkSession.builder.master(master).appName("window-conformance")
-        for name, value in (SMALL_JOB_CONF | dict(conf or {})).items():
+        quiet = {"spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile={_log_configuration()}"}
+        for name, value in (SMALL_JOB_CONF | quiet | dict(conf or {})).items():
             builder = builder.config(name, value)
         session = builder.getOrCreate()
         session.sparkContext.setLogLevel("ERROR")
