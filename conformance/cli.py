@@ -1,12 +1,14 @@
-"""`python -m conformance`: replay case files, check them, explain what the reference does.
+"""python -m conformance: replay case files through an implementation, check them, explain them, or
+run the property suite.
 
-Exit status: 0 all well, 1 a case differs from its expected observation (or the suite failed),
-2 a usage error or a malformed file.
+Exit status: 0 all well; 1 a case or a property differs; 2 a usage error or a malformed file;
+3 could not run (an engine missing or dead, a run call that timed out, nothing to check).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from collections.abc import Sequence
@@ -16,15 +18,49 @@ from conformance.case import Case
 from conformance.case_json import case_files, load_cases
 from conformance.equivalence import difference
 from conformance.features import required_features
-from conformance.implementation import ImplementationNotFound, load_implementation
+from conformance.implementation import (
+    REQUEST_TIMEOUT,
+    Implementation,
+    ImplementationFailure,
+    ImplementationNotFound,
+    failure_to_run,
+    load_implementation,
+    registered_names,
+    run_within,
+)
+from conformance.observation import Observation
 from conformance.observation_json import observation_to_json
 from conformance.runner.command import add_run_command
+from conformance.runner.verdict import EXIT_STATUS, USAGE_ERROR
 from conformance.validation import CaseFormatError
 
-USAGE_ERROR = 2
+COULD_NOT_RUN = EXIT_STATUS["could_not_run"]
+#: Lines `explain` prints per case unless told otherwise (one endless case traced 1.5 million).
+EXPLAIN_LINES = 200
+
+FILES_HELP = ("case files (window-case/1 JSON: one case, or {\"cases\": [...]}), or folders, searched "
+              "for *.json files")
+EPILOG = """\
+exit status:
+  0  every case (or property) agrees
+  1  a case or a property differs
+  2  usage error or malformed case file (each problem named with its JSON path and rule)
+  3  could not run: the engine is missing or died, a run call timed out, or --check had nothing
+     to check
+
+examples:
+  python -m conformance replay cases/ --impl spark --check
+  python -m conformance replay my_case.json --impl my_windows:MyWindows > observations.jsonl
+  python -m conformance explain cases/seeds/seed_004_w4_w9.json
+  python -m conformance run --impl my_windows:MyWindows --out my-report
+"""
 
 
 class UsageError(Exception):
+    pass
+
+
+class NothingChecked(Exception):
     pass
 
 
@@ -51,28 +87,72 @@ def _label(path: Path, index: int, case: Case) -> str:
     return f"{path}#{index}" + (f" ({case.name})" if case.name else "")
 
 
+def _observe(impl: Implementation, cases: list[Case], timeout: float) -> list[Observation | Exception]:
+    """An observation per case, or the exception `run` raised for that case alone (a bug of the
+    plug-in: it differs). A failure to run raises `ImplementationFailure`."""
+
+    def call(batch: list[Case]) -> list[Observation]:
+        try:
+            return run_within(impl, batch, timeout)
+        except Exception as e:
+            reason = failure_to_run(e)
+            if reason is not None:
+                raise ImplementationFailure(f"{impl.name} could not run: {reason}") from e
+            raise
+
+    if not cases:
+        return []
+    try:
+        observations = call(cases)
+        if len(observations) == len(cases):
+            return list(observations)
+    except ImplementationFailure:
+        raise
+    except Exception:
+        pass  # which case raised? each alone tells
+    answers: list[Observation | Exception] = []
+    for case in cases:
+        try:
+            [observation] = call([case])
+            answers.append(observation)
+        except ImplementationFailure:
+            raise
+        except Exception as e:
+            answers.append(e)
+    return answers
+
+
 def replay(args: argparse.Namespace) -> int:
+    if len(args.impl or []) > 1:
+        raise UsageError("replay takes one --impl: run it once per implementation (run checks several at once)")
     loaded = _load_all(args.files)
-    impl = load_implementation(args.impl)
-    supported = [(p, i, c) for p, i, c in loaded if required_features(c) <= impl.features]
-    observations = impl.run([c for _, _, c in supported]) if supported else []
-    by_case = {id(c): o for (_, _, c), o in zip(supported, observations, strict=True)}
+    # A plug-in's prints go to stderr: replay's stdout is JSON lines (or the check's verdict).
+    with contextlib.redirect_stdout(sys.stderr):
+        impl = load_implementation((args.impl or ["reference"])[0])
+        supported = [(p, i, c) for p, i, c in loaded if required_features(c) <= impl.features]
+        answers = _observe(impl, [c for _, _, c in supported], args.request_timeout)
+    by_case = {id(c): o for (_, _, c), o in zip(supported, answers, strict=True)}
     differing = 0
     for path, index, case in loaded:
         label = _label(path, index, case)
-        observation = by_case.get(id(case))
-        if observation is None:
+        answer = by_case.get(id(case))
+        if answer is None:
             missing = sorted(required_features(case) - impl.features)
             print(f"{label}: unsupported by {impl.name} (needs {', '.join(missing)})", file=sys.stderr)
             continue
+        if isinstance(answer, Exception):
+            differing += 1
+            print(f"DIFFERS {label}: run raised {type(answer).__name__}: {answer} "
+                  "(run gives an observation for every case)")
+            continue
         if not args.check:
-            print(json.dumps({"case": label, "observation": observation_to_json(observation)}))
+            print(json.dumps({"case": label, "observation": observation_to_json(answer)}))
             continue
         if case.expected is None:
             differing += 1
             print(f"DIFFERS {label}: the case has no expected observation to check against")
             continue
-        diff = difference(case.expected, observation)
+        diff = difference(case.expected, answer)
         if diff:
             differing += 1
             print(f"DIFFERS {label}:\n  " + diff.replace("\n", "\n  "))
@@ -80,29 +160,57 @@ def replay(args: argparse.Namespace) -> int:
         checked = len(supported)
         print(f"{impl.name}: {checked - differing} of {checked} cases agree with their expected observation"
               + (f", {len(loaded) - checked} unsupported" if len(loaded) > checked else ""))
+        if not checked and not args.allow_empty:
+            raise NothingChecked(f"nothing was checked: {impl.name} supports none of the {len(loaded)} cases "
+                                 "(give --allow-empty to accept that)")
     return 1 if differing else 0
 
 
 def explain(args: argparse.Namespace) -> int:
     from reference.explain import explain_case  # the reference is loaded only for this command
 
-    for path, index, case in _load_all([args.file]):
+    for path, index, case in _load_all(args.files):
         print(f"== {_label(path, index, case)}")
-        for line in explain_case(case):
+        lines = (line for step in explain_case(case) for line in step.splitlines())
+        for n, line in enumerate(lines):
+            if args.max_lines and n >= args.max_lines:
+                rest = 1 + sum(1 for _ in lines)
+                print(f"... {rest} more lines (--max-lines 0 shows every line)")
+                break
             print(line)
     return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m conformance", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m conformance", description=__doc__.split("\n\n")[0].split(": ", 1)[1],
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("replay", help="run the cases of files or folders through an implementation")
-    p.add_argument("files", nargs="+", metavar="FILE")
-    p.add_argument("--impl", default="reference", help="a registered name or package.module:factory")
+    impl_help = (f"a registered name ({', '.join(registered_names())}) or package.module:factory "
+                 "found from the current folder")
+    p = sub.add_parser(
+        "replay", help="run the cases of files or folders through an implementation",
+        description="Run every case of the files through one implementation and print one JSON line per\n"
+        "case (case label and observation), or with --check compare each with its expected observation.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("files", nargs="+", metavar="FILE", help=FILES_HELP)
+    p.add_argument("--impl", action="append", metavar="NAME",
+                   help=f"{impl_help} (default: reference); one only")
     p.add_argument("--check", action="store_true", help="compare each case with its expected observation")
+    p.add_argument("--allow-empty", action="store_true",
+                   help="with --check, exit 0 even when no case could be checked (all unsupported)")
+    p.add_argument("--request-timeout", type=float, default=REQUEST_TIMEOUT, metavar="SECONDS",
+                   help=f"how long the run call may take before its cases count as not run "
+                        f"(default: {REQUEST_TIMEOUT:g})")
     p.set_defaults(func=replay)
-    e = sub.add_parser("explain", help="a step-by-step trace of what the reference does with a case")
-    e.add_argument("file", metavar="FILE")
+    e = sub.add_parser(
+        "explain", help="a step-by-step trace of what the reference does with a case",
+        description="Run the reference model on each case and print step by step what Flink's\n"
+        "WindowOperator does: elements assigned to windows, timers, firings, cleanup, late records,\n"
+        "then the observation.", formatter_class=argparse.RawDescriptionHelpFormatter)
+    e.add_argument("files", nargs="+", metavar="FILE", help=FILES_HELP)
+    e.add_argument("--max-lines", type=int, default=EXPLAIN_LINES, metavar="N",
+                   help=f"print at most N trace lines per case (default: {EXPLAIN_LINES}; 0 prints all)")
     e.set_defaults(func=explain)
     add_run_command(sub)
     return parser
@@ -119,3 +227,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (UsageError, ImplementationNotFound) as e:
         print(f"error: {e}", file=sys.stderr)
         return USAGE_ERROR
+    except (ImplementationFailure, NothingChecked) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return COULD_NOT_RUN

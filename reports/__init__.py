@@ -18,13 +18,14 @@ from reports.timeline import timeline_files
 SCHEMA = Path(__file__).with_name("report.schema.json")
 
 
-def write_reports(document: dict[str, Any], out: Path) -> None:
-    """`report.json`, `index.html`, `report.md`, `junit.xml` and the timelines' SVG files in `out`."""
-    (out / "report.json").write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
-    for name, svg in timeline_files(document).items():
+def write_reports(document: dict[str, Any], out: Path) -> list[str]:
+    """`report.json`, `index.html`, `report.md`, `junit.xml` and the timelines' SVG files in `out`;
+    the paths written, relative to `out`."""
+    files = {"report.json": json.dumps(document, indent=2) + "\n", **timeline_files(document),
+             "index.html": render_html(document), "report.md": render_markdown(document),
+             "junit.xml": render_junit(document)}
+    for name, text in files.items():
         path = out / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(svg, encoding="utf-8")
-    (out / "index.html").write_text(render_html(document), encoding="utf-8")
-    (out / "report.md").write_text(render_markdown(document), encoding="utf-8")
-    (out / "junit.xml").write_text(render_junit(document), encoding="utf-8")
+        path.write_text(text, encoding="utf-8")
+    return list(files)

@@ -1,7 +1,9 @@
 """`junit.xml`: one test suite per implementation, one test case per property, for CI systems.
 
-A property violation is a `<failure>` whose text is the rule, the difference and the command that
-replays the minimal case; a test that raised anything else is an `<error>`.
+A property that differs is a `<failure>`: for a violation its text is the rule, the difference and
+the command that replays the minimal case. A property that could not run (outcome `error`, or
+`skipped`: it did not run either) is an `<error>`, never a failure and never a pass, and so is a
+module of the suite that did not load or a test process that ended.
 """
 
 from __future__ import annotations
@@ -12,10 +14,13 @@ from xml.etree import ElementTree as ET
 
 from reports.observations import replay_command
 
+#: Property outcomes that mean the property could not run (see conformance/runner/verdict.py).
+NOT_RUN = ("error", "skipped")
+
 
 def render_junit(document: dict[str, Any]) -> str:
     root = ET.Element("testsuites", name="window-conformance")
-    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+    totals = {"tests": 0, "failures": 0, "errors": 0}
     for impl in document["implementations"]:
         suite = ET.SubElement(root, "testsuite", name=impl["name"], time=f"{impl['duration']:.3f}")
         counts = dict.fromkeys(totals, 0)
@@ -27,7 +32,7 @@ def render_junit(document: dict[str, Any]) -> str:
             case = ET.SubElement(
                 suite, "testcase", classname=impl["name"], name=error["nodeid"] or "suite", time="0"
             )
-            ET.SubElement(case, "error", message="the suite did not run this").text = error["message"]
+            ET.SubElement(case, "error", message="could not run", type="CouldNotRun").text = error["message"]
             counts["tests"] += 1
             counts["errors"] += 1
         for prop in impl["properties"]:
@@ -45,14 +50,14 @@ def render_junit(document: dict[str, Any]) -> str:
                 ET.SubElement(
                     case, "failure", message=first["rule"], type="PropertyViolation"
                 ).text = "\n\n".join(_failure_text(document, impl, failure) for failure in prop["failures"])
-            elif prop["outcome"] in ("failed", "error"):
+            elif prop["outcome"] == "failed":
+                counts["failures"] += 1
+                ET.SubElement(case, "failure", message=f"{prop['property']} failed").text = prop["message"]
+            elif prop["outcome"] in NOT_RUN:
                 counts["errors"] += 1
-                ET.SubElement(case, "error", message=f"{prop['property']} {prop['outcome']}").text = prop[
-                    "message"
-                ]
-            elif prop["outcome"] == "skipped":
-                counts["skipped"] += 1
-                ET.SubElement(case, "skipped", message=prop["message"])
+                ET.SubElement(
+                    case, "error", message=f"{prop['property']} could not run", type="CouldNotRun"
+                ).text = prop["message"]
             ET.SubElement(
                 case, "system-out"
             ).text = f"{prop['examples']} examples; situations: {json.dumps(prop['statistics']['events'])}"

@@ -6,6 +6,7 @@ Run in-process through `conformance.cli.main(argv)`; one test runs the module as
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -143,9 +144,74 @@ def test_impl_by_module_and_factory_and_unsupported_cases(tmp_path, good, capsys
     """))
     monkeypatch.syspath_prepend(str(tmp_path))
     code, out, err = run(capsys, "replay", "--check", "--impl", "my_impl:Nothing", str(good))
-    assert code == 0
     assert f"{good}#0 (small): unsupported by nothing (needs assigner.tumbling)" in err
     assert out.strip() == "nothing: 0 of 0 cases agree with their expected observation, 1 unsupported"
+    # Nothing was checked: that is not a pass (exit 3), unless the user accepts it.
+    assert code == 3 and "error: nothing was checked: nothing supports none of the 1 cases" in err
+    assert run(capsys, "replay", "--check", "--allow-empty", "--impl", "my_impl:Nothing", str(good))[0] == 0
+
+
+def test_check_of_no_cases_exits_3(tmp_path, capsys):
+    path = write(tmp_path / "none.json", {"cases": []})
+    code, out, err = run(capsys, "replay", "--check", str(path))
+    assert code == 3 and "nothing was checked" in err
+    assert out.strip() == "reference: 0 of 0 cases agree with their expected observation"
+
+
+FIXTURES = "report_fixture_suite.fixture_impls"
+
+
+def test_replay_keeps_a_plugins_prints_out_of_its_json_lines(good, capsys):
+    code, out, err = run(capsys, "replay", "--impl", f"{FIXTURES}:Chatty", str(good))
+    assert code == 0
+    assert [json.loads(line)["case"] for line in out.splitlines()] == [f"{good}#0 (small)"]
+    assert "chatty: running 1 cases" in err
+
+
+def test_replay_rejects_several_implementations(good, capsys):
+    code, out, err = run(capsys, "replay", "--impl", "reference", "--impl", "spark", str(good))
+    assert code == 2 and out == "" and "replay takes one --impl" in err
+
+
+def test_a_plugin_declaring_an_unknown_feature_is_rejected(good, capsys):
+    code, _, err = run(capsys, "replay", "--impl", f"{FIXTURES}:Misspelled", str(good))
+    assert code == 2 and "declares unknown features: assigner.tumblin" in err
+
+
+def test_a_plugin_module_that_fails_at_import_is_one_line(tmp_path, good, capsys, monkeypatch):
+    (tmp_path / "broken_impl.py").write_text("raise ZeroDivisionError('division by zero')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    code, _, err = run(capsys, "replay", "--impl", "broken_impl:Impl", str(good))
+    assert code == 2 and "Traceback" not in err
+    assert err.strip() == ("error: 'broken_impl:Impl': importing 'broken_impl' failed: "
+                           "ZeroDivisionError: division by zero")
+
+
+def test_a_plugin_that_raises_on_one_case_differs_on_that_case_alone(tmp_path, capsys):
+    negative = Case(window=tumbling(10), events=[record("a", 1, -5), watermark(9)], name="negative")
+    path = write(tmp_path / "two.json", {"cases": [case_doc(), case_doc(negative)]})
+    code, out, _ = run(capsys, "replay", "--check", "--impl", f"{FIXTURES}:CrashesOnNegative", str(path))
+    assert code == 1
+    assert (f"DIFFERS {path}#1 (negative): run raised ValueError: negative timestamps are not supported"
+            in out)
+    assert f"{path}#0" not in out
+    assert out.splitlines()[-1] == "crashes-on-negative: 1 of 2 cases agree with their expected observation"
+
+
+@pytest.mark.parametrize(("plugin", "what"), [
+    ("NoJava", "FileNotFoundError: [Errno 2] No such file or directory: 'java'"),
+    ("JvmGone", "ConnectionRefusedError: [Errno 111] Connection refused"),
+])
+def test_an_engine_that_cannot_run_is_one_line_and_exit_3(good, capsys, plugin, what):
+    code, out, err = run(capsys, "replay", "--check", "--impl", f"{FIXTURES}:{plugin}", str(good))
+    assert code == 3 and out == "" and "Traceback" not in err
+    assert err.strip().endswith(f"could not run: {what}")
+
+
+def test_a_run_that_never_returns_times_out(good, capsys):
+    code, _, err = run(capsys, "replay", "--impl", f"{FIXTURES}:Hanging", "--request-timeout", "0.5", str(good))
+    assert code == 3
+    assert err.strip() == "error: hanging could not run: a run call of 1 case(s) did not return within 0.5 s"
 
 
 def test_the_variant_is_selectable_by_name(tmp_path, capsys):
@@ -170,6 +236,29 @@ def test_explain_prints_the_trace_of_a_small_case(good, capsys):
     ]
     assert "  FIRE key=a [0, 10) values=[1]" in lines
     assert "observation:" in lines
+
+
+def test_explain_bounds_its_output_and_says_how_to_see_more(good, capsys):
+    code, out, _ = run(capsys, "explain", "--max-lines", "3", str(good))
+    lines = out.splitlines()
+    assert code == 0 and len(lines) == 5
+    assert lines[4].startswith("... ") and lines[4].endswith(" more lines (--max-lines 0 shows every line)")
+    everything = run(capsys, "explain", "--max-lines", "0", str(good))[1].splitlines()
+    assert len(everything) == 4 + int(lines[4].split()[1])
+
+
+def test_help_describes_files_implementations_and_exit_codes(capsys):
+    for command in ("replay", "explain", "run"):
+        assert main([command, "--help"]) == 0
+        text = capsys.readouterr().out
+        assert "`" not in text
+        if command != "explain":
+            # argparse wraps lines after a hyphen
+            assert "(flink, reference, reference-flink-1.12, spark)" in re.sub(r"-\s+", "-", " ".join(text.split()))
+            assert "exit status:" in text and "3  could not run" in text and "examples:" in text
+    assert main(["explain", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "Run the reference model" in text and "window-case/1 JSON" in text
 
 
 def test_explain_of_a_malformed_file_exits_2(tmp_path, capsys):

@@ -6,6 +6,8 @@ machinery is the same, and a run takes seconds.
 
 from __future__ import annotations
 
+from xml.etree import ElementTree as ET
+
 import pytest
 from report_fixture_suite.running import FIXTURE_SUITE, HERE, mixed_run, run_once
 
@@ -106,11 +108,78 @@ def test_an_implementation_that_raises_or_dies_is_reported_and_the_run_goes_on()
     impls = ("--impl", "fixture_impls:Raising", "--impl", "fixture_impls:Exiting")
     subset = ("--profile", "dev", "--property", "agrees")
     run = run_once(*impls, *subset, *FIXTURE_SUITE, pythonpath=(str(HERE),))
+    # A plug-in's own exception is a bug of the plug-in: it differs, and that outranks the other
+    # implementation's process that died (could not run).
     assert run.status == 1
     [raising] = run.implementation("raising")["properties"]
     assert raising["outcome"] == "failed" and not raising["failures"]
     assert "RuntimeError: the engine is not started" in raising["message"]
     exiting = run.implementation("exiting")
     assert exiting["exit_status"] == 3 and not exiting["properties"]
+    assert exiting["outcome"] == "could_not_run"
     assert "the test process ended during this test" in exiting["errors"][0]["message"]
-    assert run.report["verdict"]["failing"] == ["raising", "exiting"]
+    verdict = run.report["verdict"]
+    assert verdict["failing"] == ["raising"] and verdict["could_not_run"] == ["exiting"]
+
+
+def engines_that_never_ran():
+    """Two properties of the real suite, whose harness stops a test at its first failure to run."""
+    impls = ("--impl", "fixture_impls:NoJava", "--impl", "fixture_impls:JvmGone")
+    properties = ("--property", "fired_values_lie or firing_timestamp_is")
+    return run_once(*impls, "--profile", "dev", *properties, pythonpath=(str(HERE),))
+
+
+def test_an_engine_that_never_ran_could_not_run_and_exits_3():
+    run = engines_that_never_ran()
+    assert run.status == 3, run.stderr
+    for name, what in (("no-java", "No such file or directory: 'java'"), ("jvm-gone", "Connection refused")):
+        impl = run.implementation(name)
+        assert impl["outcome"] == "could_not_run" and not impl["conforms"]
+        assert {p["outcome"] for p in impl["properties"]} == {"error"}
+        assert all(what in p["message"] and not p["failures"] for p in impl["properties"])
+        assert f"{name}: COULD NOT RUN" in run.stdout
+    assert run.report["verdict"]["outcome"] == "could_not_run"
+    assert run.stdout.rstrip().splitlines()[-2].startswith("Could not run: no-java (")
+
+
+def test_an_engine_that_never_ran_is_an_error_in_the_matrix_and_junit_and_never_a_counterexample():
+    run = engines_that_never_ran()
+    cells = [row["cells"]["no-java"]["status"] for row in run.report["matrix"]]
+    assert "pass" not in cells and "error" in cells
+    suites = ET.parse(run.out / "junit.xml").getroot()
+    assert suites.get("failures") == "0" and suites.get("errors") == suites.get("tests") == "4"
+    assert not (run.out / "counterexamples").exists()
+
+
+def test_a_run_call_that_never_returns_is_an_error_within_the_timeout():
+    run = run_once("--impl", "fixture_impls:Hanging", "--profile", "dev", "--property", "fired_values_lie",
+                   "--request-timeout", "1", pythonpath=(str(HERE),))
+    assert run.status == 3, run.stderr
+    [prop] = run.implementation("hanging")["properties"]
+    assert prop["outcome"] == "error" and prop["duration"] < 60
+    assert prop["message"] == "hanging could not run: a run call of 1 case(s) did not return within 1 s" or (
+        "did not return within 1 s" in prop["message"])
+
+
+def test_the_minimal_case_of_a_plugin_that_crashed_in_a_batch_is_the_case_that_crashes(capsys):
+    run = run_once("--impl", "fixture_impls:CrashesOnNegative", "--profile", "dev",
+                   "--property", "fired_values_lie", pythonpath=(str(HERE),))
+    assert run.status == 1, run.stderr
+    [prop] = run.implementation("crashes-on-negative")["properties"]
+    [failure] = prop["failures"]
+    assert failure["rule"] == "run(cases) gives an observation for every case without raising"
+    assert any(e["record"]["ts"] < 0 for e in failure["case"]["events"] if "record" in e)
+    path = str(run.out / failure["case_file"])
+    assert main(["replay", path, "--impl", "report_fixture_suite.fixture_impls:CrashesOnNegative", "--check"]) == 1
+    assert "run raised ValueError" in capsys.readouterr().out
+
+
+def test_without_java_flink_could_not_run_in_one_line():
+    no_java = (("PATH", "/nonexistent"), ("JAVA_HOME", "/nonexistent"))
+    run = run_once("--impl", "flink", "--profile", "dev", "--property", "fired_values_lie", env=no_java)
+    assert run.status == 3, run.stderr
+    [prop] = run.implementation("flink")["properties"]
+    assert prop["outcome"] == "error" and "\n" not in prop["message"]
+    assert prop["message"].startswith("flink could not run: Flink's toolchain (java, javac or Flink's jars): ")
+    rows = {row["feature"]: row["cells"]["flink"]["status"] for row in run.report["matrix"]}
+    assert rows["assigner.tumbling"] == "error"

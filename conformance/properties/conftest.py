@@ -3,14 +3,15 @@ fixtures, and the two passes of a prefetched property test."""
 
 from __future__ import annotations
 
+import inspect
 from collections import Counter
 
 import pytest
 
 from conformance.evidence import FeatureTally
-from conformance.implementation import load_implementation
+from conformance.implementation import REQUEST_TIMEOUT, load_implementation
 from conformance.profiles import register_profiles
-from conformance.properties.harness import Suite, quiet_observability
+from conformance.properties.harness import Suite
 
 register_profiles()
 
@@ -29,6 +30,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--prefetch", choices=("auto", "on", "off"), default="auto",
                      help="batch each property test's examples into a few run calls ahead of the test: "
                           "'auto' (default) when the implementation declares costly_calls = True")
+    parser.addoption("--request-timeout", type=float, default=REQUEST_TIMEOUT, metavar="SECONDS",
+                     help="how long one run call may take before its cases count as not run "
+                          f"(default: {REQUEST_TIMEOUT:g})")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -40,8 +44,9 @@ def pytest_configure(config: pytest.Config) -> None:
 def suite(request: pytest.FixtureRequest) -> Suite:
     impl = load_implementation(request.config.getoption("--impl"))
     choice = request.config.getoption("--prefetch")
-    prefetching = choice == "on" or (choice == "auto" and getattr(impl, "costly_calls", False) is True)
-    return Suite(impl, load_implementation("reference"), prefetching=prefetching)
+    prefetching = choice == "on" or (choice == "auto" and impl.costly_calls)
+    return Suite(impl, load_implementation("reference"), prefetching=prefetching,
+                 timeout=request.config.getoption("--request-timeout"))
 
 
 @pytest.fixture
@@ -56,12 +61,16 @@ def tally(request: pytest.FixtureRequest):
 def pytest_pyfunc_call(pyfuncitem: pytest.Function):
     """A prefetched test runs twice. With `derandomize` and no database, Hypothesis generates the
     same examples both times as long as the implementation agrees with the reference, so the
-    second, real pass finds its cases fetched (the hit and miss counts show it)."""
+    second, real pass finds its cases fetched (the hit and miss counts show it).
+
+    The recording pass runs before the inner wrappers: the run's collector observes Hypothesis
+    only within them (its wrapper is `trylast`), so the recording pass's examples are not counted."""
     suite = pyfuncitem.funcargs.get("suite")
     if not isinstance(suite, Suite) or not suite.prefetching or pyfuncitem.get_closest_marker(REAL_BATCHES):
         return (yield)
-    arguments = {name: pyfuncitem.funcargs[name] for name in pyfuncitem._fixtureinfo.argnames}
-    with suite.recording(), quiet_observability():
+    # @given's wrapper takes exactly the test's fixtures: its signature leaves out the drawn arguments.
+    arguments = {name: pyfuncitem.funcargs[name] for name in inspect.signature(pyfuncitem.obj).parameters}
+    with suite.recording():
         try:
             pyfuncitem.obj(**arguments)
         except Exception:

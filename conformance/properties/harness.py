@@ -8,23 +8,36 @@ An implementation that costs a job per call (Spark, Flink) is prefetched: its an
 examples of a test are fetched in a few large calls (`Suite.fetch`), and the examples' own calls
 are answered from them. Correctness does not depend on it: the cache holds only the implementation's
 own observations of exactly those cases, and a case it lacks costs a real call.
+
+Every `run` call has a time limit (`REQUEST_TIMEOUT`, `--request-timeout`). When a call fails, the
+harness tells apart (`conformance.implementation`) a bug of the implementation, which breaks the
+rule "run gives an observation for every case" for the case that raises alone, from a failure to
+run (a timeout, a dead engine), which stops the test as `CouldNotRun`: no counterexample.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 
 from hypothesis import HealthCheck, note, settings
+from hypothesis.strategies import DataObject
 
 from conformance.case import Case
 from conformance.case_json import dumps_case
 from conformance.evidence import FeatureTally, PropertyViolation
 from conformance.features import required_features
-from conformance.implementation import Implementation
+from conformance.implementation import (
+    REQUEST_TIMEOUT,
+    CouldNotRun,
+    Implementation,
+    failure_to_run,
+    run_within,
+)
 from conformance.observation import Observation
+from conformance.properties.timeline import relabelled
+from strategies import case_batches
 
 #: Cases per `run` call when prefetching: large enough that a job's fixed cost is shared by many
 #: examples, small enough that one call stays a modest job.
@@ -65,22 +78,6 @@ class CacheStats:
         self.fetched = self.fetch_calls = self.hits = self.misses = self.calls = 0
 
 
-@contextmanager
-def quiet_observability() -> Iterator[None]:
-    """Hide this thread's Hypothesis observability callbacks (the run's progress and statistics)
-    during the recording pass: its examples are repeated by the real pass, which alone counts."""
-    from hypothesis.internal import observability
-
-    callbacks = getattr(observability, "_callbacks", None)
-    thread = threading.get_ident()
-    hidden = callbacks.pop(thread, None) if isinstance(callbacks, dict) else None
-    try:
-        yield
-    finally:
-        if hidden is not None:
-            callbacks[thread] = hidden
-
-
 class Suite:
     """The implementation under test and the reference, as the properties use them.
 
@@ -93,9 +90,9 @@ class Suite:
     """
 
     def __init__(self, impl: Implementation, reference: Implementation, prefetching: bool = False,
-                 chunk: int = PREFETCH_CHUNK) -> None:
+                 chunk: int = PREFETCH_CHUNK, timeout: float = REQUEST_TIMEOUT) -> None:
         self.impl, self.reference = impl, reference
-        self.prefetching, self.chunk = prefetching, chunk
+        self.prefetching, self.chunk, self.timeout = prefetching, chunk, timeout
         self._mode = "direct"
         self._recorded: dict[Case, None] = {}  # an ordered set
         self._cache: dict[Case, Observation] = {}
@@ -129,15 +126,38 @@ class Suite:
         return [self._cache[c] for c in cases]
 
     def _call(self, cases: list[Case]) -> list[Observation]:
+        """The implementation's observations; a failure to run stops the test (`CouldNotRun`), and
+        a bug breaks the interface's rule for the case that raises on its own."""
         try:
-            observations = self.impl.run(cases)
+            observations = self._request(cases)
         except Exception as e:
+            culprit, error = self._culprit(cases, e)
             raise PropertyViolation("run(cases) gives an observation for every case without raising",
-                                    cases[0], detail=f"{type(e).__name__}: {e}") from e
+                                    culprit, detail=f"{type(error).__name__}: {error}") from error
         if len(observations) != len(cases):
             raise PropertyViolation("run(cases) gives one observation per case, in order", cases[0],
                                     detail=f"{len(cases)} cases, {len(observations)} observations")
         return list(observations)
+
+    def _culprit(self, cases: list[Case], error: Exception) -> tuple[Case, Exception]:
+        """The first case of the batch whose `run` raises on its own, and its error, so that the
+        counterexample reproduces alone; the first case when only the batch raises."""
+        for case in cases if len(cases) > 1 else ():
+            try:
+                self._request([case])
+            except Exception as alone:
+                return case, alone
+        return cases[0], error
+
+    def _request(self, cases: list[Case]) -> list[Observation]:
+        """One `run` call within `timeout` seconds; a failure to run raises `CouldNotRun`."""
+        try:
+            return run_within(self.impl, cases, self.timeout)
+        except Exception as e:
+            reason = failure_to_run(e)
+            if reason is not None:
+                raise CouldNotRun(f"{self.impl.name} could not run: {reason}") from e
+            raise
 
     def expected(self, cases: Sequence[Case]) -> list[Observation]:
         return self.reference.run(list(cases))
@@ -169,7 +189,7 @@ class Suite:
     def _fetch(self, cases: list[Case]) -> None:
         self.stats.fetch_calls += 1
         try:
-            observations = self.impl.run(cases)
+            observations = self._request(cases)
             if len(observations) != len(cases):
                 raise ValueError("wrong number of observations")
         except Exception:
@@ -195,6 +215,12 @@ def violation(rule: str, case: Case, actual: Observation | None, detail: str,
               expected: Observation | None = None) -> PropertyViolation:
     note(f"the case, as JSON:\n{dumps_case(case)}")
     return PropertyViolation(rule, case, actual, expected, detail)
+
+
+def run_and_check(data: DataObject, suite: Suite, tally: FeatureTally, rule: str, check: Check) -> None:
+    """Draw a batch of cases the implementation supports, run it, and check `rule` on each case."""
+    batch = [relabelled(c) for c in data.draw(case_batches(suite.features, report=False), label="batch")]
+    check_each(rule, batch, suite.run(batch, tally), check)
 
 
 def check_each(rule: str, cases: Sequence[Case], observations: Sequence[Observation], check: Check) -> None:

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conformance.case import Count, PurgingTrigger
-from conformance.properties.harness import check_each, property_settings
+from conformance.properties.harness import property_settings, run_and_check
 from conformance.properties.timeline import (
     Timeline,
     assigned_windows,
@@ -16,14 +16,7 @@ from conformance.properties.timeline import (
     firings_of,
     has_event_time_trigger,
     max_timestamp,
-    relabelled,
 )
-from strategies import case_batches
-
-
-def _run_and_check(data, suite, tally, rule, check):
-    batch = [relabelled(c) for c in data.draw(case_batches(suite.features, report=False), label="batch")]
-    check_each(rule, batch, suite.run(batch, tally), check)
 
 
 def never_fires_before_watermark_reaches_max_timestamp(case, observation):
@@ -42,7 +35,7 @@ def never_fires_before_watermark_reaches_max_timestamp(case, observation):
 def test_event_time_window_never_fires_before_watermark_reaches_max_timestamp(data, suite, tally):
     """`EventTimeTrigger` fires a window only once `maxTimestamp <= watermark` (by its timer, or at
     once for an element that arrives after that)."""
-    _run_and_check(data, suite, tally,
+    run_and_check(data, suite, tally,
                    "an event-time window never fires before the watermark reaches its maxTimestamp",
                    never_fires_before_watermark_reaches_max_timestamp)
 
@@ -74,7 +67,7 @@ def fires_once_watermark_passes_max_timestamp(case, observation):
 def test_window_fires_once_watermark_passes_max_timestamp(data, suite, tally):
     """A tumbling or sliding window that received an element fires, with it, at the first position
     where the watermark reaches its `maxTimestamp` (at the element itself if it came late)."""
-    _run_and_check(data, suite, tally,
+    run_and_check(data, suite, tally,
                    "a window with contents fires once the watermark passes its maxTimestamp",
                    fires_once_watermark_passes_max_timestamp)
 
@@ -102,6 +95,6 @@ def late_firings_contain_everything_the_window_held(case, observation):
 def test_late_firings_contain_everything_the_window_held(data, suite, tally):
     """FIRE keeps the contents: without purging or an evictor, each firing of a window holds
     everything its earlier firings held (accumulating late firings)."""
-    _run_and_check(data, suite, tally,
+    run_and_check(data, suite, tally,
                    "later firings of a window contain everything it held, unless purged",
                    late_firings_contain_everything_the_window_held)

@@ -7,18 +7,8 @@ from hypothesis import strategies as st
 
 from conformance.case import Count, Global, ProcessingTime, Watermark
 from conformance.observation import GlobalWindow, TimeWindow
-from conformance.properties.harness import check_each, property_settings
-from conformance.properties.timeline import Timeline, has_event_time_trigger, max_timestamp, relabelled
-from strategies import case_batches
-
-
-def _batch(data, suite):
-    return [relabelled(c) for c in data.draw(case_batches(suite.features, report=False), label="batch")]
-
-
-def _run_and_check(data, suite, tally, rule, check):
-    batch = _batch(data, suite)
-    check_each(rule, batch, suite.run(batch, tally), check)
+from conformance.properties.harness import property_settings, run_and_check
+from conformance.properties.timeline import Timeline, has_event_time_trigger, max_timestamp
 
 
 def fired_values_lie_in_their_window(case, observation):
@@ -41,7 +31,7 @@ def fired_values_lie_in_their_window(case, observation):
 def test_fired_values_lie_in_their_window(data, suite, tally):
     """A firing holds only records of its key that arrived before it and whose time (the timestamp,
     or the processing time at arrival) lies in `[start, end)`."""
-    _run_and_check(data, suite, tally, "every fired value lies in [start, end) of its window",
+    run_and_check(data, suite, tally, "every fired value lies in [start, end) of its window",
                    fired_values_lie_in_their_window)
 
 
@@ -60,7 +50,7 @@ def firing_timestamp_is_max_timestamp(case, observation):
 def test_firing_timestamp_is_max_timestamp(data, suite, tally):
     """The output record's timestamp is `window.maxTimestamp()`: `end - 1`, `Long.MAX_VALUE` for the
     global window."""
-    _run_and_check(data, suite, tally, "a firing's timestamp is its window's maxTimestamp (end - 1)",
+    run_and_check(data, suite, tally, "a firing's timestamp is its window's maxTimestamp (end - 1)",
                    firing_timestamp_is_max_timestamp)
 
 
@@ -78,7 +68,7 @@ def firing_watermark_is_the_current_watermark(case, observation):
 def test_firing_watermark_is_the_current_watermark(data, suite, tally):
     """A firing reports the operator's current watermark: the highest watermark so far, set before
     the timers it triggers fire; `Long.MAX_VALUE` at the end of input."""
-    _run_and_check(data, suite, tally, "a firing reports the current watermark",
+    run_and_check(data, suite, tally, "a firing reports the current watermark",
                    firing_watermark_is_the_current_watermark)
 
 
@@ -107,7 +97,7 @@ def outputs_come_in_event_order(case, observation):
 def test_outputs_come_in_event_order(data, suite, tally):
     """Outputs are ordered by position (so each key's firings are ordered); a late record is reported
     at its own arrival, to the side output if requested and as dropped otherwise."""
-    _run_and_check(data, suite, tally, "outputs come in the order of the events that caused them",
+    run_and_check(data, suite, tally, "outputs come in the order of the events that caused them",
                    outputs_come_in_event_order)
 
 
@@ -132,7 +122,7 @@ def test_timers_fire_in_timestamp_order(data, suite, tally):
     """One watermark (or processing-time advance) fires its due timers in timestamp order: with
     `EventTimeTrigger` (`ProcessingTimeTrigger`) the firings within one position come by
     `maxTimestamp`, whatever their keys."""
-    _run_and_check(data, suite, tally, "firings within one position come in non-decreasing timer order",
+    run_and_check(data, suite, tally, "firings within one position come in non-decreasing timer order",
                    timers_fire_in_timestamp_order)
 
 
@@ -149,7 +139,7 @@ def no_empty_firing_without_evictor(case, observation):
 def test_no_empty_firing_without_evictor(data, suite, tally):
     """An empty window never calls the window function; only an evictor can empty a window after
     its firing began."""
-    _run_and_check(data, suite, tally, "an empty window does not fire (unless an evictor emptied it)",
+    run_and_check(data, suite, tally, "an empty window does not fire (unless an evictor emptied it)",
                    no_empty_firing_without_evictor)
 
 
@@ -164,5 +154,5 @@ def rejected_specification_has_no_outputs(case, observation):
 @given(data=st.data())
 def test_rejected_specification_has_no_outputs(data, suite, tally):
     """A specification Flink rejects when the job is built produces nothing."""
-    _run_and_check(data, suite, tally, "a rejected specification has no outputs",
+    run_and_check(data, suite, tally, "a rejected specification has no outputs",
                    rejected_specification_has_no_outputs)

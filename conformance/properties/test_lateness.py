@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from conformance.case import Session
 from conformance.observation import TimeWindow
-from conformance.properties.harness import check_each, property_settings
+from conformance.properties.harness import property_settings, run_and_check
 from conformance.properties.timeline import (
     Timeline,
     assigned_windows,
@@ -15,14 +15,7 @@ from conformance.properties.timeline import (
     has_event_time_trigger,
     is_element_late,
     is_event_time,
-    relabelled,
 )
-from strategies import case_batches
-
-
-def _run_and_check(data, suite, tally, rule, check):
-    batch = [relabelled(c) for c in data.draw(case_batches(suite.features, report=False), label="batch")]
-    check_each(rule, batch, suite.run(batch, tally), check)
 
 
 def nothing_accepted_after_cleanup_time(case, observation):
@@ -46,7 +39,7 @@ def nothing_accepted_after_cleanup_time(case, observation):
 def test_nothing_accepted_after_cleanup_time(data, suite, tally):
     """Once the watermark reaches `cleanupTime = maxTimestamp + allowedLateness`, the window is late:
     an element that arrives then is not added to it."""
-    _run_and_check(data, suite, tally, "nothing is accepted into a window after its cleanup time",
+    run_and_check(data, suite, tally, "nothing is accepted into a window after its cleanup time",
                    nothing_accepted_after_cleanup_time)
 
 
@@ -77,7 +70,7 @@ def side_output_exactly_for_late_elements(case, observation):
 def test_side_output_exactly_for_elements_whose_every_window_is_late(data, suite, tally):
     """An element goes to the side output (or is dropped) exactly when every window it belongs to was
     late and `ts + allowedLateness <= watermark`; processing-time and global windows are never late."""
-    _run_and_check(data, suite, tally,
+    run_and_check(data, suite, tally,
                    "side output exactly for elements whose every window is late",
                    side_output_exactly_for_late_elements)
 
@@ -103,4 +96,4 @@ def every_record_is_accounted_for(case, observation):
 def test_every_record_is_accounted_for(data, suite, tally):
     """With `EventTimeTrigger` and a bounded input, every record is in some firing, late (side
     output or dropped), or in no window at all (sliding windows shorter than their slide)."""
-    _run_and_check(data, suite, tally, "every record is accounted for", every_record_is_accounted_for)
+    run_and_check(data, suite, tally, "every record is accounted for", every_record_is_accounted_for)

@@ -1,32 +1,43 @@
 """The pytest plug-in of `python -m conformance run`: what happened in one run of the property suite.
 
 `run` starts pytest on the suite once per implementation (`session.py`) with `-p
-conformance.runner.collector --run-events-fd N`. This plug-in writes one JSON object per line to that
-file descriptor:
-
-- `{"event": "start", "nodeid", "property"}` when a property test begins;
-- `{"event": "examples", "nodeid", "examples"}` as Hypothesis runs examples (at most ten a second);
-- `{"event": "result", ...}` when a test is over: outcome, duration, examples, Hypothesis statistics,
-  the feature tally the test left in `user_properties` and its violations (`PropertyViolation.to_json()`);
-- `{"event": "collect_error", "nodeid", "message"}` for a module that does not import;
-- `{"event": "finish", "exitstatus"}` at the end.
+conformance.runner.collector --run-events-fd N`. This plug-in writes the run's events (`events.py`),
+one JSON object a line, to that file descriptor.
 
 Examples and statistics come from Hypothesis's observability callbacks (one observation per test
-case): the `hypothesis.event()`s of the generated examples are the situations the suite covered.
+case; Hypothesis documents `add_observability_callback` and its relatives in
+`hypothesis.internal.observability` as public API): the `hypothesis.event()`s of the generated
+examples are the situations the suite covered, and the `shrink` phase's test cases say that
+Hypothesis is shrinking a failure.
+
+A test that raised is told apart here: a `PropertyViolation` (or any other exception of the test or
+the implementation) is a difference (`failed`); a failure to run (`conformance.implementation.
+failure_to_run`: a timeout, a dead or missing engine) is an `error` with its one-line reason.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections import Counter
 from typing import IO, Any
 
 import pytest
+from hypothesis.internal import observability
 
 from conformance.evidence import PropertyViolation
+from conformance.implementation import failure_to_run
 from conformance.profiles import register_profiles
+from conformance.runner.events import (
+    CollectError,
+    Examples,
+    Finished,
+    RunEvent,
+    SessionFinished,
+    Started,
+    dumps_event,
+)
+from conformance.runner.results import MESSAGE_LIMIT, Failure, PropertyResult, Statistics
 
 #: Phases whose test cases count as examples; `shrink` attempts are counted apart.
 EXAMPLE_PHASES = ("explicit", "reuse", "generate", "target")
@@ -49,11 +60,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     fd = config.getoption("--run-events-fd")
     if fd is not None:
-        from hypothesis.internal import observability
-
         # Observability would otherwise trace line coverage of every example (sys.settrace before
-        # Python 3.12), which slows the suite several times; the environment variable that turns this
-        # off also writes every observation to .hypothesis/observed/, so set the switch itself.
+        # Python 3.12), which slows the suite several times; Hypothesis documents this switch.
         observability.OBSERVABILITY_COLLECT_COVERAGE = False
         config.pluginmanager.register(RunCollector(os.fdopen(fd, "w", encoding="utf-8")), "conformance-run")
 
@@ -113,8 +121,8 @@ class RunCollector:
         self.last_progress = 0.0
         self.outcome: dict[str, Any] = {}
 
-    def emit(self, event: str, **fields: Any) -> None:
-        self.stream.write(json.dumps({"event": event} | fields) + "\n")
+    def emit(self, event: RunEvent) -> None:
+        self.stream.write(dumps_event(event) + "\n")
         self.stream.flush()
 
     # --- Hypothesis ---------------------------------------------------------------------------
@@ -124,26 +132,30 @@ class RunCollector:
         now = time.monotonic()
         if self.current is not None and now - self.last_progress >= PROGRESS_INTERVAL:
             self.last_progress = now
-            self.emit("examples", nodeid=self.current, examples=self.counter.examples)
+            self.emit(Examples(self.current, self.counter.examples, self.counter.shrinks))
 
     # --- pytest -------------------------------------------------------------------------------
 
     def pytest_runtest_logstart(self, nodeid: str, location: tuple) -> None:
         self.current, self.counter = nodeid, ExampleCounter()
-        self.outcome = {"outcome": "passed", "duration": 0.0, "message": ""}
-        self.emit("start", nodeid=nodeid, property=property_name(location[2].split(".")[-1]))
+        self.outcome = {"outcome": "passed", "duration": 0.0, "message": "", "not_run": None}
+        self.emit(Started(nodeid, property_name(location[2].split(".")[-1])))
 
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_call(self, item: pytest.Item):
-        from hypothesis.internal.observability import with_observability_callback
-
-        with with_observability_callback(self.observe):
+    @pytest.hookimpl(wrapper=True, trylast=True)
+    def pytest_pyfunc_call(self, pyfuncitem: pytest.Function):
+        # The innermost wrapper: a prefetched test's recording pass (conftest.py) runs outside it,
+        # so only the real pass's examples are counted.
+        with observability.with_observability_callback(self.observe):
             return (yield)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo):
         report = yield
         if call.excinfo is not None:
+            reason = failure_to_run(call.excinfo.value)
+            if reason is not None:
+                self.outcome["not_run"] = reason
+                return report
             # Stored in user_properties (not only here) so the evidence also crosses pytest-xdist.
             for violation in violations_in(call.excinfo.value):
                 entry = ("violation", violation.to_json())
@@ -155,9 +167,13 @@ class RunCollector:
         self.outcome["duration"] += report.duration
         self.outcome["user_properties"] = report.user_properties
         if report.failed:
-            # A failing setup or teardown is an error of the test, not a violation of the property.
-            self.outcome["outcome"] = "failed" if report.when == "call" else "error"
-            self.outcome["message"] = report.longreprtext
+            not_run = self.outcome["not_run"]
+            if not_run is not None:
+                self.outcome["outcome"], self.outcome["message"] = "error", not_run
+            else:
+                # A failing setup or teardown is an error of the test, not a violation of the property.
+                self.outcome["outcome"] = "failed" if report.when == "call" else "error"
+                self.outcome["message"] = report.longreprtext[-MESSAGE_LIMIT:]
         elif report.skipped and self.outcome["outcome"] == "passed":
             self.outcome["outcome"] = "skipped"
             self.outcome["message"] = str(report.longrepr[-1]) if isinstance(report.longrepr, tuple) else ""
@@ -170,25 +186,28 @@ class RunCollector:
         for key, value in properties:
             if key == "features":
                 features.update(value)
+        failures = tuple(Failure.from_json(value) for key, value in properties if key == "violation")
         counter = self.counter
-        self.emit(
-            "result",
-            nodeid=report.nodeid,
+        self.emit(Finished(PropertyResult(
             property=property_name(report.location[2].split(".")[-1]),
-            **self.outcome,
+            nodeid=report.nodeid,
+            outcome=self.outcome["outcome"],
+            duration=round(self.outcome["duration"], 3),
             examples=counter.examples,
             invalid_examples=counter.invalid,
             shrinks=counter.shrinks,
-            statistics={"events": dict(counter.events.most_common()), "text": counter.statistics_text},
+            statistics=Statistics(dict(counter.events.most_common()), counter.statistics_text),
             features=dict(sorted(features.items())),
-            violations=[value for key, value in properties if key == "violation"],
-        )
+            failures=failures,
+            # A violation explains itself; anything else needs its message.
+            message="" if failures else self.outcome["message"],
+        )))
         self.current = None
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
-            self.emit("collect_error", nodeid=report.nodeid, message=report.longreprtext)
+            self.emit(CollectError(report.nodeid, report.longreprtext[-MESSAGE_LIMIT:]))
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        self.emit("finish", exitstatus=int(exitstatus))
+        self.emit(SessionFinished(int(exitstatus)))
         self.stream.close()

@@ -1,41 +1,60 @@
 """`python -m conformance run`: the property suite against each implementation, and the report.
 
-    python -m conformance run [--impl NAME ...] [--profile ci|dev|thorough] [--out DIR]
-
 For each implementation the suite runs in its own pytest process (`session.py`) while the
 terminal shows the property and the examples so far (`progress.py`). Then the counterexamples
-are saved as case files (`counterexamples.py`) and `reports` writes `report.json`, `index.html`,
-`report.md` and `junit.xml` in `--out`.
-
-Exit status: 0 when every implementation satisfies every property on every feature it declares,
-1 otherwise, 2 for a usage error (an unknown implementation, a bad profile or output folder).
+are saved as case files (`counterexamples.py`), the verdict is decided (`verdict.py`) and
+`reports` renders `report.json`, `index.html`, `report.md` and `junit.xml` in the output folder
+(`output.py`).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import shutil
 import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from conformance.features import FEATURES
-from conformance.implementation import Implementation, ImplementationNotFound, load_implementation
+from conformance.implementation import (
+    Implementation,
+    ImplementationFailure,
+    ImplementationNotFound,
+    load_implementation,
+    registered_names,
+)
 from conformance.profiles import PROFILES
-from conformance.runner.counterexamples import FOLDER as COUNTEREXAMPLES
 from conformance.runner.counterexamples import save_counterexamples, slug
-from conformance.runner.progress import Progress
+from conformance.runner.events import CollectError, Finished, ProcessExited, Started
+from conformance.runner.matrix import conformance_matrix
+from conformance.runner.output import OutputError, OutputFolder
+from conformance.runner.progress import Progress, counted
+from conformance.runner.results import MESSAGE_LIMIT, ImplementationResult, Report, TestError
 from conformance.runner.session import DEFAULT_SUITE, run_suite
+from conformance.runner.verdict import EXIT_STATUS, USAGE_ERROR, implementation_outcome, verdict
 
 DEFAULT_IMPLEMENTATIONS = ("reference", "spark")
 DEFAULT_OUT = Path("reports/out")
+DEFAULT_PROFILE = "ci"
 REPORT_FORMAT = "window-conformance-report/1"
-USAGE_ERROR = 2
-#: How much of a test's own error output (not a property violation) the report keeps.
-MESSAGE_LIMIT = 4000
+
+EPILOG = f"""\
+exit status:
+  0  every implementation conforms: every property held on every feature it declares
+  1  an implementation differs: a property was violated (the minimal case is saved and replays)
+  2  usage error: an unknown implementation or profile, a plug-in that does not import, an
+     output folder that cannot be used
+  3  could not run: an engine was missing or died, a run call timed out, the suite did not
+     load; nothing differed in what did run
+
+examples:
+  python -m conformance run --impl reference --impl spark
+  python -m conformance run --impl my_windows:MyWindows --out my-report
+  python -m conformance run --impl flink --property matches_reference --out out/flink --force
+
+The output folder (default {DEFAULT_OUT}/) must be empty, or hold only what an earlier run wrote
+there: --force removes the files listed in that run's manifest and nothing else.
+"""
 
 
 class RunUsageError(Exception):
@@ -46,27 +65,36 @@ def add_run_command(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "run",
         help="run the property suite against implementations and write a report",
-        description="Run the property suite against each implementation and write the report.",
+        description="Run the property suite against each implementation and write the report:\n"
+        "report.json, index.html, report.md, junit.xml, and every minimal counterexample as a case\n"
+        "file that replay --check reproduces.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
         "--impl",
         action="append",
         metavar="NAME",
-        help="a registered name or package.module:factory; repeat for several "
-        f"(default: {' and '.join(DEFAULT_IMPLEMENTATIONS)})",
+        help=f"a registered name ({', '.join(registered_names())}) or package.module:factory "
+        f"found from the current folder; repeat for several (default: {' and '.join(DEFAULT_IMPLEMENTATIONS)})",
     )
     p.add_argument(
         "--profile",
         choices=sorted(PROFILES),
-        default="ci",
-        help="the Hypothesis profile: how many examples per property (default: ci)",
+        default=DEFAULT_PROFILE,
+        help=f"the Hypothesis profile: how many examples per property (default: {DEFAULT_PROFILE})",
     )
     p.add_argument(
         "--out",
         type=Path,
         default=DEFAULT_OUT,
         metavar="DIR",
-        help=f"where the report goes (default: {DEFAULT_OUT}/)",
+        help=f"the folder the report goes to, empty or an earlier run's (default: {DEFAULT_OUT}/)",
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="replace an earlier run's report in --out (only the files its manifest lists)",
     )
     p.add_argument(
         "--property",
@@ -82,6 +110,13 @@ def add_run_command(subparsers: argparse._SubParsersAction) -> None:
         metavar="PATH",
         help=f"the property suite's folder or modules (default: {DEFAULT_SUITE})",
     )
+    p.add_argument(
+        "--request-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="how long one run call of an implementation may take before its cases count as not run "
+        "(default: the suite's, 600)",
+    )
     p.set_defaults(func=run)
 
 
@@ -90,149 +125,96 @@ def run(args: argparse.Namespace) -> int:
         specs = list(dict.fromkeys(args.impl or DEFAULT_IMPLEMENTATIONS))
         implementations = [(spec, load_implementation(spec)) for spec in specs]
         suite = check_suite(args.suite or [DEFAULT_SUITE])
-        out = prepare_out(args.out)
-    except (RunUsageError, ImplementationNotFound) as e:
+        out = OutputFolder.claim(args.out, args.force)
+    except (RunUsageError, ImplementationNotFound, OutputError) as e:
         print(f"error: {e}", file=sys.stderr)
         return USAGE_ERROR
-    progress = Progress(sys.stderr)
-    results = [
-        run_implementation(spec, impl, suite, args.profile, out, args.property, progress)
-        for spec, impl in implementations
-    ]
-    save_counterexamples(results, out)
-    document = build_document(results, args.profile, suite, out)
+    except ImplementationFailure as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_STATUS["could_not_run"]
+    try:
+        progress = Progress(sys.stderr)
+        results = [
+            run_implementation(spec, impl, suite, args, out, progress) for spec, impl in implementations
+        ]
+        report = build_report(save_counterexamples(results, out), args.profile, suite, out.path)
 
-    from reports import write_reports  # the renderers are needed only once there is something to render
+        from reports import write_reports  # the renderers are needed only once there is something to render
 
-    write_reports(document, out)
-    print_summary(document, out)
-    return 0 if document["verdict"]["conforms"] else 1
+        out.note(write_reports(report.to_json(), out.path))
+    finally:
+        out.release()
+    print_summary(report, out.path)
+    return report.verdict.exit_status
 
 
 def check_suite(paths: list[Path]) -> list[Path]:
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
         raise RunUsageError(f"--suite: no property suite at {', '.join(missing)}")
-    return paths
-
-
-def prepare_out(out: Path) -> Path:
-    """The output folder, created, with what an earlier run left in it removed."""
-    if out.exists() and not out.is_dir():
-        raise RunUsageError(f"--out {out}: exists and is not a folder")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise RunUsageError(f"--out {out}: cannot create the folder ({e.strerror})") from None
-    if not os.access(out, os.W_OK | os.X_OK):
-        raise RunUsageError(f"--out {out}: the folder is not writable")
-    # Only the subfolders this command writes: --out may be a folder that holds other things.
-    for owned in (COUNTEREXAMPLES, "logs"):
-        shutil.rmtree(out / owned, ignore_errors=True)
-    return out
+    return [p.resolve() for p in paths]
 
 
 def run_implementation(
-    spec: str,
-    impl: Implementation,
-    suite: list[Path],
-    profile: str,
-    out: Path,
-    properties: list[str],
+    spec: str, impl: Implementation, suite: list[Path], args: argparse.Namespace, out: OutputFolder,
     progress: Progress,
-) -> dict[str, Any]:
-    """The results of one implementation, as `report.json` holds them."""
-    from reports.matrix import problems
-
-    progress.implementation(impl.name, spec)
+) -> ImplementationResult:
+    """What the suite found for one implementation."""
+    progress.implementation(impl.name, spec, impl.costly_calls)
     log = f"logs/{slug(impl.name)}.log"
-    result: dict[str, Any] = {
-        "name": impl.name,
-        "spec": spec,
-        "features": sorted(impl.features),
-        "properties": [],
-        "errors": [],
-        "exit_status": None,
-        "log": log,
-    }
-    started, running = time.monotonic(), None
-    for event in run_suite(spec, suite, profile, out / log, properties):
+    properties, errors = [], []
+    exit_status, running = None, None
+    started = time.monotonic()
+    for event in run_suite(spec, suite, args.profile, out.file(log), args.property, args.request_timeout):
         progress.event(event)
-        match event["event"]:
-            case "start":
-                running = event["nodeid"]
-            case "result":
-                result["properties"].append(property_result(event))
+        match event:
+            case Started(nodeid=nodeid):
+                running = nodeid
+            case Finished(result=result):
+                properties.append(result)
                 running = None
-            case "collect_error":
-                result["errors"].append(
-                    {"nodeid": event["nodeid"], "message": event["message"][-MESSAGE_LIMIT:]}
-                )
-            case "exit":
-                result["exit_status"] = event["status"]
+            case CollectError(nodeid=nodeid, message=message):
+                errors.append(TestError(nodeid, message[-MESSAGE_LIMIT:]))
+            case ProcessExited(status=status):
+                exit_status = status
     if running is not None:
-        result["errors"].append(
-            {
-                "nodeid": running,
-                "message": f"the test process ended during this test "
-                f"(exit status {result['exit_status']}); see {log}",
-            }
-        )
-    result["duration"] = round(time.monotonic() - started, 3)
-    result["problems"] = problems(result)
-    result["conforms"] = not result["problems"]
-    return result
+        errors.append(TestError(running, f"the test process ended during this test (exit status "
+                                         f"{exit_status}); see {log}"))
+    outcome, problems = implementation_outcome(properties, errors, exit_status)
+    return ImplementationResult(
+        name=impl.name, spec=spec, features=tuple(sorted(impl.features)), properties=tuple(properties),
+        errors=tuple(errors), exit_status=exit_status, log=log,
+        duration=round(time.monotonic() - started, 3), outcome=outcome, problems=problems,
+    )
 
 
-def property_result(event: dict[str, Any]) -> dict[str, Any]:
-    failures = event["violations"]
-    return {
-        "property": event["property"],
-        "nodeid": event["nodeid"],
-        "outcome": event["outcome"],
-        "duration": round(event["duration"], 3),
-        "examples": event["examples"],
-        "invalid_examples": event["invalid_examples"],
-        "shrinks": event["shrinks"],
-        "statistics": event["statistics"],
-        "features": event["features"],
-        "failures": failures,
-        # A violation explains itself; anything else (an exception in the implementation) needs the traceback.
-        "message": "" if failures else event["message"][-MESSAGE_LIMIT:],
-    }
+def build_report(results: list[ImplementationResult], profile: str, suite: list[Path], out: Path) -> Report:
+    return Report(
+        format=REPORT_FORMAT,
+        created=datetime.now(UTC).isoformat(timespec="seconds"),
+        profile=profile,
+        suite=tuple(str(p) for p in suite),
+        out=str(out),
+        verdict=verdict(results),
+        features=FEATURES,
+        implementations=tuple(results),
+        matrix=conformance_matrix(FEATURES, results),
+    )
 
 
-def build_document(
-    results: list[dict[str, Any]], profile: str, suite: list[Path], out: Path
-) -> dict[str, Any]:
-    from reports.matrix import conformance_matrix, verdict
-
-    return {
-        "format": REPORT_FORMAT,
-        "created": datetime.now(UTC).isoformat(timespec="seconds"),
-        "profile": profile,
-        "suite": [str(p) for p in suite],
-        "out": str(out),
-        "verdict": verdict(results),
-        "features": FEATURES,
-        "implementations": results,
-        "matrix": conformance_matrix(FEATURES, results),
-    }
+HEADS = {"conforms": "conforms", "differs": "DOES NOT CONFORM", "could_not_run": "COULD NOT RUN"}
 
 
-def print_summary(document: dict[str, Any], out: Path) -> None:
+def print_summary(report: Report, out: Path) -> None:
     print()
-    for impl in document["implementations"]:
-        examples = sum(p["examples"] for p in impl["properties"])
-        head = f"{impl['name']}: {'conforms' if impl['conforms'] else 'DOES NOT CONFORM'}"
-        print(f"{head} ({len(impl['properties'])} properties, {examples} examples, {impl['duration']:.1f}s)")
-        for problem in impl["problems"]:
+    for impl in report.implementations:
+        examples = sum(p.examples for p in impl.properties)
+        print(f"{impl.name}: {HEADS[impl.outcome]} ({counted(len(impl.properties), 'property', 'properties')}, "
+              f"{counted(examples, 'example')}, {impl.duration:.1f}s)")
+        for problem in impl.problems:
             print(f"  - {problem}")
-        for prop in impl["properties"]:
-            for failure in prop["failures"]:
-                print(
-                    f"    {prop['property']}: {failure['rule']}\n"
-                    f"      minimal case: {out / failure['case_file']}"
-                )
-    print(f"\n{document['verdict']['text']}")
+        for prop in impl.properties:
+            for failure in prop.failures:
+                print(f"    {prop.property}: {failure.rule}\n      minimal case: {out / failure.case_file}")
+    print(f"\n{report.verdict.text}")
     print(f"Report: {out / 'index.html'} (and report.md, report.json, junit.xml)")

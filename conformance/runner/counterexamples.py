@@ -14,12 +14,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from pathlib import Path
-from typing import Any
 
 from conformance.case_json import case_from_json, case_to_json
 from conformance.implementation import load_implementation
 from conformance.observation_json import observation_to_json
+from conformance.runner.output import OutputFolder
+from conformance.runner.results import Failure, ImplementationResult, PropertyResult
 
 FOLDER = "counterexamples"
 
@@ -39,28 +39,27 @@ def unique_name(stem: str, used: set[str]) -> str:
     return name
 
 
-def save_counterexamples(implementations: list[dict[str, Any]], out: Path) -> int:
-    """Write one case file per failure and note in each failure its `case_file` and `reference`."""
-    failures = [
-        (impl, prop, failure)
-        for impl in implementations
-        for prop in impl["properties"]
-        for failure in prop["failures"]
-    ]
+def save_counterexamples(
+    implementations: list[ImplementationResult], out: OutputFolder
+) -> list[ImplementationResult]:
+    """Write one case file per failure; the results with each failure's `case_file` and `reference`."""
+    failures = [failure for impl in implementations for prop in impl.properties for failure in prop.failures]
     if not failures:
-        return 0
-    cases = [case_from_json(failure["case"]) for _, _, failure in failures]
-    observations = load_implementation("reference").run(cases)
-    folder = out / FOLDER
-    folder.mkdir(parents=True, exist_ok=True)
+        return implementations
+    cases = [case_from_json(failure.case) for failure in failures]
+    answers = iter(zip(cases, load_implementation("reference").run(cases), strict=True))
     used: set[str] = set()
-    for (impl, prop, failure), case, observation in zip(failures, cases, observations, strict=True):
-        stem = f"{slug(impl['name'])}--{slug(prop['property'])}"
-        name = unique_name(stem, used)
-        named = dataclasses.replace(
-            case, name=case.name or f"{prop['property']} on {impl['name']}", expected=observation
-        )
-        (folder / name).write_text(json.dumps(case_to_json(named), indent=2) + "\n", encoding="utf-8")
-        failure["reference"] = observation_to_json(observation)
-        failure["case_file"] = f"{FOLDER}/{name}"
-    return len(failures)
+
+    def saved(impl: ImplementationResult, prop: PropertyResult, failure: Failure) -> Failure:
+        case, observation = next(answers)
+        name = unique_name(f"{slug(impl.name)}--{slug(prop.property)}", used)
+        named = dataclasses.replace(case, name=case.name or f"{prop.property} on {impl.name}", expected=observation)
+        out.file(f"{FOLDER}/{name}").write_text(json.dumps(case_to_json(named), indent=2) + "\n", encoding="utf-8")
+        return dataclasses.replace(failure, reference=observation_to_json(observation), case_file=f"{FOLDER}/{name}")
+
+    return [
+        dataclasses.replace(impl, properties=tuple(
+            dataclasses.replace(prop, failures=tuple(saved(impl, prop, f) for f in prop.failures))
+            for prop in impl.properties))
+        for impl in implementations
+    ]

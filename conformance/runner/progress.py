@@ -1,18 +1,26 @@
 """What `run` shows while it runs: the implementation, the property and the examples so far.
 
 On a terminal one line per property is rewritten in place as examples come in; elsewhere (CI logs)
-each property gets a line when it ends, and a long one a line every few seconds meanwhile.
+each property gets a line when it ends, and a long one a line every few seconds meanwhile. While
+Hypothesis shrinks a failure the line says so, with the attempts so far.
 """
 
 from __future__ import annotations
 
 import time
-from typing import Any, TextIO
+from typing import TextIO
+
+from conformance.runner.events import CollectError, Examples, Finished, RunEvent, Started
 
 #: How often a property still running is reported where lines cannot be rewritten.
 LOG_INTERVAL = 10.0
 
 MARKS = {"passed": "ok", "failed": "FAIL", "error": "ERROR", "skipped": "skip"}
+
+
+def counted(n: int, noun: str, plural: str = "") -> str:
+    """`1 example`, `2 examples`; `1 property`, `2 properties`."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
 
 
 class Progress:
@@ -22,34 +30,37 @@ class Progress:
         self.property = ""
         self.started = self.last_line = 0.0
 
-    def implementation(self, name: str, spec: str) -> None:
+    def implementation(self, name: str, spec: str, costly: bool) -> None:
         self.stream.write(f"{name}" + (f" ({spec})" if spec != name else "") + "\n")
+        if costly:
+            self.stream.write(f"  starting {name}'s engine: the first property waits for it\n")
         self.stream.flush()
 
-    def event(self, event: dict[str, Any]) -> None:
-        kind = event["event"]
-        if kind == "start":
-            self.property, self.started = event["property"], time.monotonic()
-            self.last_line = self.started
-            self._running(0)
-        elif kind == "examples":
-            self._running(event["examples"])
-        elif kind == "result":
-            self._line(
-                f"  {MARKS[event['outcome']]:<5} {event['property']}  {event['examples']} examples"
-                f"  {event['duration']:.1f}s",
-                final=True,
-            )
-        elif kind == "collect_error":
-            self._line(f"  ERROR {event['nodeid']}: the suite does not load (see the log)", final=True)
+    def event(self, event: RunEvent) -> None:
+        match event:
+            case Started(property=name):
+                self.property, self.started = name, time.monotonic()
+                self.last_line = self.started
+                self._running(0, 0)
+            case Examples(examples=examples, shrinks=shrinks):
+                self._running(examples, shrinks)
+            case Finished(result=r):
+                why = f"  {r.message}" if r.outcome == "error" else ""
+                self._line(f"  {MARKS[r.outcome]:<5} {r.property}  {counted(r.examples, 'example')}"
+                           f"  {r.duration:.1f}s{why}", final=True)
+            case CollectError(nodeid=nodeid):
+                self._line(f"  ERROR {nodeid}: the suite does not load (see the log)", final=True)
 
-    def _running(self, examples: int) -> None:
+    def _running(self, examples: int, shrinks: int) -> None:
         elapsed = time.monotonic() - self.started
+        doing = (f"shrinking a failure: {counted(shrinks, 'attempt')}" if shrinks
+                 else f"{counted(examples, 'example')} so far")
+        text = f"  ...   {self.property}  {doing}  {elapsed:.0f}s"
         if self.live:
-            self._line(f"  ...   {self.property}  {examples} examples so far  {elapsed:.0f}s", final=False)
+            self._line(text, final=False)
         elif time.monotonic() - self.last_line >= LOG_INTERVAL:
             self.last_line = time.monotonic()
-            self._line(f"  ...   {self.property}  {examples} examples so far  {elapsed:.0f}s", final=True)
+            self._line(text, final=True)
 
     def _line(self, text: str, final: bool) -> None:
         if self.live:

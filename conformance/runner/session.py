@@ -9,25 +9,32 @@ A child process per implementation, not `pytest.main` in the run's own process, 
 - pytest's own output goes to a log file, so the terminal shows only the run's progress.
 
 The child writes its events (`collector.py`) to an inherited pipe; its output goes to `log`.
+
+The child's `sys.path` holds the current folder (where a user's `package.module:factory` is found)
+and then this project's root (see `conformance/__main__.py`): a plain folder of the user's named like
+one of the project's packages, such as the run's own default output `reports/out`, cannot hide it.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 import conformance
+from conformance.runner.events import ProcessExited, RunEvent, loads_event
 
 #: The property suite that `run` uses unless told otherwise.
 DEFAULT_SUITE = Path(conformance.__file__).parent / "properties"
+#: The folder that holds this project's packages (`conformance`, `reports`, the implementations).
+PROJECT_ROOT = Path(conformance.__file__).resolve().parent.parent
 
 
-def pytest_command(spec: str, suite: Sequence[Path], events_fd: int, properties: Sequence[str]) -> list[str]:
+def pytest_command(
+    spec: str, suite: Sequence[Path], events_fd: int, properties: Sequence[str], timeout: float | None
+) -> list[str]:
     command = [
         sys.executable,
         "-m",
@@ -50,21 +57,27 @@ def pytest_command(spec: str, suite: Sequence[Path], events_fd: int, properties:
     ]
     if properties:
         command += ["-k", " or ".join(properties)]
+    if timeout is not None:  # an option of the real suite's conftest; other suites may not have it
+        command.append(f"--request-timeout={timeout}")
     return command
 
 
 def run_suite(
-    spec: str, suite: Sequence[Path], profile: str, log: Path, properties: Sequence[str] = ()
-) -> Iterator[dict[str, Any]]:
-    """The events of one run of `suite` against `spec`, ending with `{"event": "exit", "status"}`."""
+    spec: str,
+    suite: Sequence[Path],
+    profile: str,
+    log: Path,
+    properties: Sequence[str] = (),
+    timeout: float | None = None,
+) -> Iterator[RunEvent]:
+    """The events of one run of `suite` against `spec`, ending with `ProcessExited`."""
     read_end, write_end = os.pipe()
     env = os.environ | {"HYPOTHESIS_PROFILE": profile}
-    # The user's `package.module:factory` is found from the current directory, as in this process.
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.getcwd(), env.get("PYTHONPATH")]))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.getcwd(), str(PROJECT_ROOT), env.get("PYTHONPATH")]))
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("w", encoding="utf-8") as out:
         child = subprocess.Popen(
-            pytest_command(spec, suite, write_end, properties),
+            pytest_command(spec, suite, write_end, properties, timeout),
             pass_fds=[write_end],
             stdin=subprocess.DEVNULL,
             stdout=out,
@@ -75,9 +88,9 @@ def run_suite(
         try:
             with os.fdopen(read_end, encoding="utf-8") as events:
                 for line in events:
-                    yield json.loads(line)
+                    yield loads_event(line)
         finally:
             if child.poll() is None and sys.exc_info()[0] is not None:
                 child.terminate()
             status = child.wait()
-    yield {"event": "exit", "status": status}
+    yield ProcessExited(status)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import threading
 
 from conformance.features import ALL_FEATURES
+from reference.implementation import ReferenceImplementation
 
 
 class Raising:
-    """Raises from `run`: the property errs, it is not violated."""
+    """Raises from `run` (an exception of its own): a bug of the plug-in, so it differs."""
 
     name = "raising"
     features = ALL_FEATURES
@@ -25,3 +27,66 @@ class Exiting:
 
     def run(self, cases):
         os._exit(3)
+
+
+class NoJava:
+    """An engine whose launcher finds no `java`: nothing is known about any case."""
+
+    name = "no-java"
+    features = ALL_FEATURES
+
+    def run(self, cases):
+        raise FileNotFoundError(2, "No such file or directory", "java")
+
+
+class JvmGone:
+    """An engine whose JVM was killed: its connection is refused."""
+
+    name = "jvm-gone"
+    features = ALL_FEATURES
+
+    def run(self, cases):
+        raise ConnectionRefusedError(111, "Connection refused")
+
+
+class Hanging:
+    """A `run` that never returns."""
+
+    name = "hanging"
+    features = ALL_FEATURES
+
+    def run(self, cases):
+        threading.Event().wait()
+
+
+class CrashesOnNegative(ReferenceImplementation):
+    """The reference, except that a batch with a record before 0 raises (a bug of the plug-in)."""
+
+    def __init__(self):
+        super().__init__(name="crashes-on-negative")
+
+    def run(self, cases):
+        if any(r.ts < 0 for case in cases for r in case.records):
+            raise ValueError("negative timestamps are not supported")
+        return super().run(cases)
+
+
+class Chatty(ReferenceImplementation):
+    """The reference, printing as it works, as a plug-in under development does."""
+
+    def __init__(self):
+        super().__init__(name="chatty")
+
+    def run(self, cases):
+        print("chatty: running", len(cases), "cases")
+        return super().run(cases)
+
+
+class Misspelled:
+    """Declares a feature name that does not exist."""
+
+    name = "misspelled"
+    features = frozenset({"assigner.tumbling", "assigner.tumblin"})
+
+    def run(self, cases):
+        return []

@@ -37,14 +37,19 @@ class Run:
 
 
 def conformance(
-    *args: str, pythonpath: tuple[str, ...] = (), timeout: float = 300
+    *args: str,
+    pythonpath: tuple[str, ...] = (),
+    timeout: float = 900,
+    cwd: Path = ROOT,
+    env: tuple[tuple[str, str], ...] = (),
 ) -> subprocess.CompletedProcess:
-    """`python -m conformance ARGS` from the project's root, as a user types it."""
-    env = os.environ | {"PYTHONPATH": os.pathsep.join([*pythonpath, str(ROOT)])}
+    """`python -m conformance ARGS` from `cwd` (the project's root), as a user types it; `env`
+    overrides variables of the environment."""
+    environment = os.environ | {"PYTHONPATH": os.pathsep.join([*pythonpath, str(ROOT)])} | dict(env)
     return subprocess.run(
         [sys.executable, "-m", "conformance", *args],
-        cwd=ROOT,
-        env=env,
+        cwd=cwd,
+        env=environment,
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -52,11 +57,11 @@ def conformance(
 
 
 @functools.cache
-def run_once(*args: str, pythonpath: tuple[str, ...] = ()) -> Run:
+def run_once(*args: str, pythonpath: tuple[str, ...] = (), env: tuple[tuple[str, str], ...] = ()) -> Run:
     """`python -m conformance run ARGS --out <fresh folder>`, run once per test session."""
     out = Path(tempfile.mkdtemp(prefix="conformance-run-"))
     atexit.register(shutil.rmtree, out, ignore_errors=True)
-    done = conformance("run", *args, "--out", str(out), pythonpath=pythonpath)
+    done = conformance("run", *args, "--out", str(out), pythonpath=pythonpath, env=env)
     return Run(done.returncode, done.stdout, done.stderr, out)
 
 
