@@ -31,6 +31,15 @@ def test_a_run_with_a_failure_writes_a_valid_report():
     assert failures and all("reference" in f and "case_file" in f for f in failures)
 
 
+def test_a_run_that_could_not_run_writes_a_valid_report():
+    from test_run import engines_that_never_ran
+
+    document = engines_that_never_ran().report
+    assert [f"{e.json_path}: {e.message}" for e in validator().iter_errors(document)] == []
+    assert document["verdict"]["outcome"] == "could_not_run" and document["verdict"]["exit_status"] == 3
+    assert {row["cells"]["no-java"]["status"] for row in document["matrix"]} == {"error"}
+
+
 @pytest.mark.parametrize(
     "spoil",
     [

@@ -29,7 +29,7 @@ from conformance.runner.events import CollectError, Finished, ProcessExited, Sta
 from conformance.runner.matrix import conformance_matrix
 from conformance.runner.output import OutputError, OutputFolder
 from conformance.runner.progress import Progress, counted
-from conformance.runner.results import MESSAGE_LIMIT, ImplementationResult, Report, TestError
+from conformance.runner.results import MESSAGE_LIMIT, ImplementationResult, Report, SuiteError
 from conformance.runner.session import DEFAULT_SUITE, run_suite
 from conformance.runner.verdict import EXIT_STATUS, USAGE_ERROR, implementation_outcome, verdict
 
@@ -174,11 +174,11 @@ def run_implementation(
                 properties.append(result)
                 running = None
             case CollectError(nodeid=nodeid, message=message):
-                errors.append(TestError(nodeid, message[-MESSAGE_LIMIT:]))
+                errors.append(SuiteError(nodeid, message[-MESSAGE_LIMIT:]))
             case ProcessExited(status=status):
                 exit_status = status
     if running is not None:
-        errors.append(TestError(running, f"the test process ended during this test (exit status "
+        errors.append(SuiteError(running, f"the test process ended during this test (exit status "
                                          f"{exit_status}); see {log}"))
     outcome, problems = implementation_outcome(properties, errors, exit_status)
     return ImplementationResult(

@@ -74,7 +74,7 @@ class PropertyResult:
 
 
 @dataclass(frozen=True)
-class TestError:
+class SuiteError:
     """What kept tests from running: a module that did not load, a process that ended mid-test."""
 
     nodeid: str
@@ -87,7 +87,7 @@ class ImplementationResult:
     spec: str
     features: tuple[str, ...]
     properties: tuple[PropertyResult, ...]
-    errors: tuple[TestError, ...]
+    errors: tuple[SuiteError, ...]
     exit_status: int | None
     log: str
     duration: float

@@ -22,7 +22,7 @@ from conformance.runner.results import (
     ImplementationResult,
     Outcome,
     PropertyResult,
-    TestError,
+    SuiteError,
     Verdict,
 )
 
@@ -39,7 +39,7 @@ def differences(properties: Sequence[PropertyResult]) -> list[str]:
 
 
 def failures_to_run(
-    properties: Sequence[PropertyResult], errors: Sequence[TestError], exit_status: int | None
+    properties: Sequence[PropertyResult], errors: Sequence[SuiteError], exit_status: int | None
 ) -> list[str]:
     """What could not run, one line each: the suite's errors, properties that errred or were
     skipped, no property at all, a test process that ended abnormally."""
@@ -57,7 +57,7 @@ def _first_line(text: str) -> str:
 
 
 def implementation_outcome(
-    properties: Sequence[PropertyResult], errors: Sequence[TestError], exit_status: int | None
+    properties: Sequence[PropertyResult], errors: Sequence[SuiteError], exit_status: int | None
 ) -> tuple[Outcome, tuple[str, ...]]:
     """An implementation's outcome and its problems: the differences first, then what could not run."""
     differs, not_run = differences(properties), failures_to_run(properties, errors, exit_status)
