@@ -11,6 +11,9 @@ of input instead of at position 1", not as one missing and one extra firing:
 - late and dropped records pair by key, value and timestamp, across the two outputs, so that a record
   dropped instead of going to the side output reads as that.
 
+The watermarks the operator received, where the case observes them, are a sequence: the first place
+where the two part is their difference.
+
 Positions are those of the case's events; the position after the last event is the end of input.
 """
 
@@ -21,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from conformance.equivalence import _never_ends_cut, comparable
-from conformance.observation import Error, Firing, LateRecord, Observation
+from conformance.observation import Error, Firing, InputWatermark, LateRecord, Observation
 from conformance.observation_json import observation_from_json
 from reports.observations import time_text
 
@@ -51,7 +54,7 @@ def differences(case: dict[str, Any], expected: dict[str, Any], actual: dict[str
     cut = _never_ends_cut(want, got)
     want, got = comparable(want, cut), comparable(got, cut)
     where = Positions(len(case["events"]))
-    found = _error(want.error, got.error)
+    found = _error(want.error, got.error) + _watermarks(want.watermarks, got.watermarks, where)
     found += _firings(_extra(want.firings, got.firings), _extra(got.firings, want.firings), where)
     found += _records(want, got, where)
     return [text for _, text in sorted(found, key=lambda item: item[0])]
@@ -117,6 +120,27 @@ def _error(want: Error | None, got: Error | None) -> list[tuple[float, str]]:
     if want is None:
         return [(-1, f"an unexpected {got.kind} error: {got.message}")]
     return [(-1, f"the error is {got.kind}: {got.message!r}, not {want.kind}: {want.message!r}")]
+
+
+def _watermarks(want: tuple[InputWatermark, ...] | None, got: tuple[InputWatermark, ...] | None,
+                where: Positions) -> list[tuple[float, str]]:
+    """The operator's input watermarks are a sequence: the first place where they part is the difference."""
+    if want == got:
+        return []
+    if want is None or got is None:
+        return [(-1, "the watermarks the operator received are " + ("missing" if got is None else "extra"))]
+    for i, (a, b) in enumerate(zip(want, got, strict=False)):
+        if a != b:
+            return [(min(a.at, b.at), f"the operator's watermark #{i + 1} is {_watermark(b, where)} instead of "
+                                      f"{_watermark(a, where)}")]
+    i = min(len(want), len(got))
+    if len(got) > len(want):
+        return [(got[i].at, f"the operator receives an extra watermark {_watermark(got[i], where)}")]
+    return [(want[i].at, f"the operator's watermark {_watermark(want[i], where)} is missing")]
+
+
+def _watermark(w: InputWatermark, where: Positions) -> str:
+    return f"{time_text(w.watermark)} {where(w.at)}"
 
 
 def _key(key: str) -> str:

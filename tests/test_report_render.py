@@ -3,12 +3,13 @@ timeline picture. No implementation runs here (the reports never run one)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from xml.etree import ElementTree as ET
 
 from conformance.case import Case, record, tumbling, watermark
 from conformance.case_json import case_to_json
 from conformance.evidence import PropertyViolation
-from conformance.observation import Firing, LateRecord, Observation, TimeWindow
+from conformance.observation import Firing, InputWatermark, LateRecord, Observation, TimeWindow
 from conformance.observation_json import observation_to_json
 from reports.difference import account, differences
 from reports.html import CSS, render_html
@@ -242,3 +243,16 @@ def test_situations_do_not_squeeze_the_coverage_table():
     assert "table.stats td.events { width: 45%; min-width: 22em; }" in css
     long_name = render_html(document(impl("x", [], [prop("window_fires_once")])))
     assert '<td class="property">window_<wbr>fires_<wbr>once</td>' in long_name
+
+
+def test_the_watermarks_the_operator_received_differ_where_the_sequences_part():
+    case = case_to_json(CASE)
+    want = replace(EXPECTED, watermarks=(InputWatermark(1, 9), InputWatermark(3, 2**63 - 1)))
+    lower = replace(want, watermarks=(InputWatermark(1, 8), InputWatermark(3, 2**63 - 1)))
+    assert differences(case, observation_to_json(want), observation_to_json(lower)) == [
+        "the operator's watermark #1 is 8 at position 1 instead of 9 at position 1"
+    ]
+    fewer = replace(want, watermarks=want.watermarks[:1])
+    assert differences(case, observation_to_json(want), observation_to_json(fewer)) == [
+        "the operator's watermark +inf (Long.MAX_VALUE) at the end of input is missing"
+    ]

@@ -1,0 +1,201 @@
+"""`docs/` against the code: the JSON Schemas of `docs/schemas/` and the equivalence of `docs/format.md`.
+
+Every case file under `cases/` and every observation the reference gives for its cases validate; so do
+generated cases as `case_to_json` writes them, with the reference's observation; and documents that
+`conformance/case_json.py` rejects for their structure are rejected by the schemas too, so the schemas
+cannot drift into accepting anything. The few lines of Python that `docs/format.md` gives implementers
+in other languages decide equivalence as `conformance.equivalence` does.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from jsonschema import Draft202012Validator
+from referencing import Registry, Resource
+
+from conformance.case_json import case_files, case_to_json, cases_from_json, load_cases
+from conformance.equivalence import equivalent
+from conformance.facts import NEVER_ENDS
+from conformance.observation import Error, LateRecord, Observation
+from conformance.observation_json import observation_from_json, observation_to_json
+from conformance.validation import CaseFormatError
+from reference.implementation import ReferenceImplementation
+from strategies.cases import cases as generated_cases
+
+ROOT = Path(__file__).resolve().parents[1]
+SCHEMAS = ROOT / "docs" / "schemas"
+REFERENCE = ReferenceImplementation()
+
+
+def _validator(name: str) -> Draft202012Validator:
+    schemas = {path.name: json.loads(path.read_text(encoding="utf-8")) for path in SCHEMAS.glob("*.json")}
+    registry = Registry().with_resources(
+        (uri, Resource.from_contents(schema))
+        for path_name, schema in schemas.items()
+        for uri in (path_name, schema["$id"])
+    )
+    Draft202012Validator.check_schema(schemas[name])
+    return Draft202012Validator(schemas[name], registry=registry)
+
+
+CASE = _validator("window-case-1.schema.json")
+OBSERVATION = _validator("window-observation-1.schema.json")
+
+
+def _problems(validator: Draft202012Validator, doc) -> list[str]:
+    return [f"{error.json_path}: {error.message}" for error in validator.iter_errors(doc)]
+
+
+#: How many outputs of each list of an observation are validated at its start and at its end: a case
+#: that never ends has 100,000 firings, written by the same code, and jsonschema takes a minute on them.
+ENDS = 200
+
+
+def _observation_problems(observation) -> list[str]:
+    doc = observation_to_json(observation)
+    for part in ("firings", "late", "dropped", "watermarks"):
+        if len(doc.get(part, ())) > 2 * ENDS:
+            doc[part] = doc[part][:ENDS] + doc[part][-ENDS:]
+    return _problems(OBSERVATION, doc)
+
+
+CASE_FILES = list(case_files([ROOT / "cases"]))
+
+
+def test_the_case_files_are_there():
+    assert len(CASE_FILES) > 20
+
+
+@pytest.mark.parametrize("path", CASE_FILES, ids=lambda p: str(p.relative_to(ROOT / "cases")))
+def test_every_case_file_and_the_references_observations_validate(path):
+    assert _problems(CASE, json.loads(path.read_text(encoding="utf-8"))) == []
+    cases = load_cases(path)
+    for case, observation in zip(cases, REFERENCE.run(cases), strict=True):
+        assert _observation_problems(observation) == [], case.name
+
+
+@settings(max_examples=60, deadline=None)
+@given(generated_cases(report=False))
+def test_generated_cases_and_their_observations_validate(case):
+    assert _problems(CASE, case_to_json(case)) == []
+    [observation] = REFERENCE.run([case])
+    assert _observation_problems(observation) == []
+
+
+TUMBLING = {"format": "window-case/1", "window": {"assigner": "tumbling", "size": 10},
+            "events": [{"record": {"key": "a", "value": 1, "ts": 5}}, {"watermark": 9}]}
+
+
+@pytest.mark.parametrize("change", [
+    {"format": "window-case/2"},
+    {"window": {"assigner": "tumbling"}},                              # size is required
+    {"window": {"assigner": "tumbling", "size": 10, "gap": 5}},        # gap is a session's
+    {"window": {"assigner": "hopping", "size": 10}},
+    {"window": {"assigner": "tumbling", "size": 2**63}},               # beyond Long.MAX_VALUE
+    {"allowed_lateness": -1},
+    {"late_side_output": "yes"},
+    {"trigger": {"type": "count"}},
+    {"trigger": {"type": "purging", "inner": {"type": "sometimes"}}},
+    {"evictor": {"type": "time", "max_count": 3}},
+    {"events": [{"record": {"key": "a", "value": 1}}]},
+    {"events": [{"record": {"key": 1, "value": 1, "ts": 1}}]},
+    {"events": [{"watermark": 1, "processing_time": 2}]},
+    {"events": [{"processing_time": -1}]},
+    {"end_of_input": None},
+    {"colour": "blue"},
+    {"channels": 0},
+    {"watermark_generator": {"type": "bounded_out_of_orderness"}},                 # bound is required
+    {"watermark_generator": {"type": "monotonous", "bound": 5}},
+    {"events": [{"record": {"key": "a", "value": 1, "ts": 1, "channel": -1}}]},
+    {"events": [{"watermark": 1, "channel": "0"}]},
+    {"events": [{"watermark_status": {"channel": 0}}]},
+    {"events": [{"end_of_channel": 0, "channel": 0}]},
+], ids=repr)
+def test_what_the_loader_rejects_the_case_schema_rejects(change):
+    doc = TUMBLING | change
+    with pytest.raises(CaseFormatError):
+        cases_from_json(doc)
+    assert _problems(CASE, doc)
+
+
+FIRING = {"at": 1, "key": "a", "window": {"start": 0, "end": 10}, "timestamp": 9, "values": [1], "watermark": 9}
+
+
+@pytest.mark.parametrize("change", [
+    {"format": "window-case/1"},
+    {"firings": [FIRING | {"at": -1}]},
+    {"firings": [FIRING | {"window": {"start": 0}}]},
+    {"firings": [FIRING | {"window": {"global": False}}]},
+    {"firings": [FIRING | {"values": [1.5]}]},
+    {"late": [{"at": 2, "key": "a", "value": 2}]},
+    {"error": {"kind": "crash", "message": "boom"}},
+    {"error": "boom"},
+    {"watermarks": [{"at": 1}]},
+], ids=repr)
+def test_what_the_loader_rejects_the_observation_schema_rejects(change):
+    doc = {"format": "window-observation/1", "firings": [FIRING]} | change
+    with pytest.raises(CaseFormatError):
+        observation_from_json(doc)
+    assert _problems(OBSERVATION, doc)
+
+
+def test_a_valid_observation_with_every_part_validates():
+    doc = {"format": "window-observation/1", "firings": [FIRING, FIRING | {"window": {"global": True}}],
+           "late": [{"at": 2, "key": "a", "value": 2, "ts": 3}], "dropped": [],
+           "error": {"kind": "runtime", "message": "boom"}}
+    observation_from_json(doc)
+    assert _problems(OBSERVATION, doc) == []
+
+
+def _documented_equivalence():
+    """The `equivalent` function that docs/format.md gives for implementers in other languages."""
+    text = (ROOT / "docs" / "format.md").read_text(encoding="utf-8")
+    [code] = re.findall(r"```python\n(.*?)```", text, re.S)
+    namespace: dict = {}
+    exec(code, namespace)
+    return namespace["equivalent"]
+
+
+def _variants(observation: Observation) -> list[Observation]:
+    """The observation's outputs reordered (equivalent) and changed in the ways equivalence must see."""
+    firings = observation.firings
+    variants = [replace(observation, firings=firings[::-1], late=observation.late[::-1]),
+                replace(observation, error=Error("runtime", "boom")),
+                replace(observation, dropped=(*observation.dropped, LateRecord(0, "k", 1, 2)))]
+    if observation.watermarks:
+        variants.append(replace(observation, watermarks=observation.watermarks[::-1]))
+        variants.append(replace(observation, watermarks=observation.watermarks[1:]))
+    if firings:
+        first = firings[0]
+        variants += [replace(observation, firings=(first, *firings)),
+                     replace(observation, firings=(replace(first, at=first.at + 1), *firings[1:])),
+                     replace(observation, firings=(replace(first, values=(*first.values, 7)), *firings[1:]))]
+    return variants
+
+
+@settings(max_examples=60, deadline=None)
+@given(generated_cases(report=False))
+def test_the_documented_equivalence_agrees_with_the_suites(case):
+    documented = _documented_equivalence()
+    [observation] = REFERENCE.run([case])
+    for variant in _variants(observation):
+        assert documented(observation_to_json(observation), observation_to_json(variant)) == equivalent(
+            observation, variant), variant
+
+
+def test_the_documented_equivalence_compares_cases_that_never_end_before_either_stopped():
+    documented = _documented_equivalence()
+    never_ends = next(o for o in REFERENCE.run(load_cases(ROOT / "cases" / "triggers" / "continuous.json"))
+                      if o.error is not None and o.error.message == NEVER_ENDS)
+    stopped_early = replace(never_ends, firings=never_ends.firings[:-10])
+    moved = replace(stopped_early, firings=(replace(stopped_early.firings[0], at=0), *stopped_early.firings[1:]))
+    for other in (stopped_early, moved):
+        assert documented(observation_to_json(never_ends), observation_to_json(other)) == equivalent(
+            never_ends, other)
+    assert equivalent(never_ends, stopped_early) and not equivalent(never_ends, moved)
