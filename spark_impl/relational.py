@@ -32,9 +32,24 @@ partition where their record landed, so nothing orders all of a case's records i
 
 Input: events with `case_id, at, kind, key, value, ts` (kind 0 record, 1 watermark; the end of input
 is a watermark `Long.MAX_VALUE` after every other event) and the case's `size, slide, offset,
-lateness, side_output` (a tumbling window is a sliding one with `slide = size`). Times must lie in
-`(-2^62, 2^62)` (`record_rows` checks), so window arithmetic cannot overflow; `lateness` may be anything up
-to `Long.MAX_VALUE`.
+lateness, side_output` (a tumbling window is a sliding one with `slide = size`). `lateness` may be
+anything up to `Long.MAX_VALUE` (`cleanupTime` saturates, `ts + allowedLateness` wraps, both as Flink).
+
+Which cases the pipeline may take. Record times must lie in `(-2^62, 2^62)` (`record_rows` checks),
+`size`, `slide` and `offset` too (`abs(offset) < slide`), and for sliding windows
+`size + slide <= 2^62 + 2` (`MAX_SIZE_PLUS_SLIDE`). The times alone do not decide: the pipeline counts
+an element's windows as `ceil((lastStart - ts + size) / slide)`, which is Flink's loop only while
+`start -= slide` stays in `long` range. Flink's loop yields `start` while `start > ts - size`, so the
+last start it yields is at least `ts - size + 1`, and the step after it computes
+`start - slide >= ts - size + 1 - slide >= -2^62 + 2 - (size + slide)`, which stays `>= Long.MIN_VALUE`
+exactly when `size + slide <= 2^62 + 2`. Past that bound an offset that puts a start at
+`ts - size + 1` (for `ts = -2^62 + 1`) makes the step wrap to the top of the range, where Flink's loop
+goes on and yields windows this pipeline cannot see (Flink yields 13 windows, the count here 3, for
+size 4,095,478,782,535,442,554, slide 1,715,769,752,256,965,152 and one record at
+-4,611,686,018,427,387,090: `cases/sliding/wrap_around_band.json`). Within the bounds every other
+sum stays in range: `ts - offset` and `lastStart = ts - (r + slide)` lie above `-2^63` (`|ts|, slide <
+2^62`), `lastStart - ts + size + slide - 1 <= size + slide - 1`, and a window's `end = start + size
+<= ts + size < 2^63`. A tumbling window has no loop: `start >= ts - size + 1` and `end <= ts + size`.
 """
 
 from __future__ import annotations
@@ -47,8 +62,17 @@ from spark_impl.javalong import LONG_MIN, col_add, col_saturating_add
 RECORD, WATERMARK = 0, 1
 #: Times of magnitude below this keep every sum of the relational pipeline in `long` range.
 SAFE_BOUND = 2**62
+#: The largest sliding `size + slide` whose loop `start -= slide` stays in `long` range for every time
+#: in `(-SAFE_BOUND, SAFE_BOUND)` (derived in the module docstring).
+MAX_SIZE_PLUS_SLIDE = SAFE_BOUND + 2
 WINDOW_ID = ["case_id", "key", "start", "end", "max_ts"]
 _PARAMS = ["size", "slide", "offset", "lateness", "side_output"]
+
+
+def sliding_loop_stays_in_range(size: int, slide: int) -> bool:
+    """Whether `SlidingEventTimeWindows.assignWindows`' `start -= slide` stays in `long` range for
+    every record time the pipeline takes, so its window count is Flink's (module docstring)."""
+    return size + slide <= MAX_SIZE_PLUS_SLIDE
 
 
 def record_rows(events: DataFrame) -> DataFrame:

@@ -26,6 +26,7 @@ from conformance.case import ContinuousProcessingTimeTrigger, Global
 from conformance.facts import NEVER_ENDS
 from spark_impl import javalong as J
 from spark_impl import relational as R
+from spark_impl.implementation import is_relational
 from spark_impl.operator import PROCESSING_TIME, RECORD, WATERMARK, _evict, simulate
 from spark_impl.session import get_session
 from spark_impl.spec import invalid_spec_message, operator_spec
@@ -90,6 +91,19 @@ def test_relational_assignment_agrees_with_the_sliding_loop(spark):
     # k = 0 is the latest-ending window of each element
     latest = {(r.case_id, r.ts): r.end for r in assigned if r.k == 0}
     assert all(r.end <= latest[(r.case_id, r.ts)] for r in assigned)
+
+
+@pytest.mark.parametrize("excess", [0, 1], ids=["at the bound", "one past it"])
+def test_the_relational_bound_on_size_plus_slide_is_exact(excess):
+    # The worst record the pipeline takes: the lowest time, with an offset that puts a start at
+    # ts - size + 1, the lowest start Flink's loop yields; the step after it wraps only past the bound.
+    ts, size = -R.SAFE_BOUND + 1, 2**61 + 1
+    slide = R.MAX_SIZE_PLUS_SLIDE - size + excess
+    window = sliding(size, slide, offset=(ts - size + 1) % slide)
+    wrapped = [w for w in assign_windows(window, ts, 0) if w.start > ts]
+    assert bool(wrapped) == bool(excess)
+    assert R.sliding_loop_stays_in_range(size, slide) == (not excess)
+    assert is_relational(Case(window=window, events=[record("a", 1, ts=ts)])) == (not excess)
 
 
 def test_cleanup_time_saturates(spark):
