@@ -49,3 +49,37 @@ WRAPPED_WINDOWS_LIMIT = 10_000
 TOO_MANY_WINDOWS = (f"a sliding window assignment wrapped around the long range and yields more than "
                     f"{WRAPPED_WINDOWS_LIMIT:,} windows: Flink's loop fills the heap or goes on past what "
                     f"the contract compares (stopped)")
+
+#: `BoundedOutOfOrdernessWatermarks`' constructor (`checkArgument`) for a negative bound. Flink builds
+#: the generator when the job starts, so a job with it fails at once.
+NEGATIVE_BOUND_MESSAGE = "maxOutOfOrderness cannot be negative"
+
+#: `WatermarkStrategy.withIdleness` (and `WatermarksWithIdleness`) for a timeout of 0 or less.
+NON_POSITIVE_IDLENESS_MESSAGE = "idleTimeout must be greater than zero"
+
+#: `ExecutionConfig.setAutoWatermarkInterval` for a negative `pipeline.auto-watermark-interval`.
+NEGATIVE_INTERVAL_MESSAGE = "Auto watermark interval must not be negative."
+
+
+def negative_legacy_bound_message(bound: int) -> str:
+    """The legacy `BoundedOutOfOrdernessTimestampExtractor`'s constructor for a negative bound: it
+    formats the `Duration` (`Duration.ofMillis(bound).toString()`, e.g. `PT-1.5S`) into its message."""
+    return f"Tried to set the maximum allowed lateness to {java_duration(bound)}. This parameter cannot be negative."
+
+
+def java_duration(millis: int) -> str:
+    """`Duration.ofMillis(millis).toString()`, Java's ISO-8601 form (`PT2S`, `PT-0.001S`, `PT1H30M`)."""
+    seconds, nanos = millis // 1000, millis % 1000 * 1_000_000  # floorDiv, floorMod as Duration.ofMillis
+    if seconds == 0 and nanos == 0:
+        return "PT0S"
+    total = seconds + 1 if seconds < 0 and nanos > 0 else seconds
+    sign = -1 if total < 0 else 1
+    hours, minutes, secs = sign * (abs(total) // 3600), sign * (abs(total) % 3600 // 60), sign * (abs(total) % 60)
+    text = "PT" + (f"{hours}H" if hours else "") + (f"{minutes}M" if minutes else "")
+    if secs == 0 and nanos == 0 and len(text) > 2:
+        return text
+    text += "-0" if seconds < 0 and nanos > 0 and secs == 0 else str(secs)
+    if nanos > 0:
+        fraction = str(2_000_000_000 - nanos if seconds < 0 else nanos + 1_000_000_000).rstrip("0")
+        text += "." + fraction[1:]
+    return text + "S"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from conformance.case import Case, ProcessingTime, Record, Watermark
+from conformance.case import Case, EndOfChannel, ProcessingTime, Record, Watermark, WatermarkStatus
 from conformance.observation_json import dumps_observation
 from reference.implementation import simulate
 from reference.javalong import LONG_MAX, LONG_MIN
@@ -21,13 +21,21 @@ def _time(t: object) -> str:
     return str(t)
 
 
+def _on(channel: int) -> str:
+    return f" on channel {channel}" if channel else ""
+
+
 def _event(event: object) -> str:
     if isinstance(event, Record):
-        return f"record key={event.key} value={event.value} ts={_time(event.ts)}"
+        return f"record key={event.key} value={event.value} ts={_time(event.ts)}{_on(event.channel)}"
     if isinstance(event, Watermark):
-        return f"Watermark({_time(event.timestamp)})"
+        return f"Watermark({_time(event.timestamp)}){_on(event.channel)}"
     if isinstance(event, ProcessingTime):
         return f"processing time -> {event.time}"
+    if isinstance(event, WatermarkStatus):
+        return f"channel {event.channel} marked {'idle' if event.idle else 'active'} by its source"
+    if isinstance(event, EndOfChannel):
+        return f"channel {event.channel} ends: its watermark becomes Long.MAX_VALUE"
     return repr(event)
 
 
@@ -66,6 +74,20 @@ def _line(step: Step) -> str:
             return f"  cleanup: all state of {step.window!r} cleared"
         case TraceStep.EVICTED:
             return f"  evictor left {sorted(step.values)} in {step.window!r}"
+        case TraceStep.WATERMARK_GENERATED:
+            return f"  channel {step.channel}'s generator emits Watermark({_time(step.time)})"
+        case TraceStep.CHANNEL_STATUS:
+            state = "idle: it no longer holds the watermark back" if step.idle else "active again"
+            return f"  channel {step.channel} is {state}"
+        case TraceStep.WATERMARK_HELD:
+            return (f"  the operator's watermark stays {_time(step.current)}: channel {step.channel} "
+                    f"is behind at {_time(step.time)}")
+        case TraceStep.INPUT_WATERMARK:
+            why = "every channel idle: the highest" if step.channel is None else f"held by channel {step.channel}"
+            return f"  the window operator's watermark -> {_time(step.time)} (the minimum over active channels, {why})"
+        case TraceStep.INPUT_STATUS:
+            return "  every channel is idle: the operator's input is idle" if step.idle else (
+                "  a channel is active again: the operator's input is active")
 
 
 def explain_case(case: Case) -> Iterator[str]:

@@ -3,7 +3,9 @@
 The driver plays the part of Flink's input: a watermark that does not increase is ignored (as the
 `StatusWatermarkValve` ignores it), a `processing_time` event sets the clock as the test harness's
 `setProcessingTime` does (firing every timer due by then), and a bounded input ends with
-`Watermark(Long.MAX_VALUE)`.
+`Watermark(Long.MAX_VALUE)`. Between the case's channels and the operator stand the channels' watermark
+generators and the `StatusWatermarkValve` (`reference/watermarks/`); every watermark the operator
+receives is recorded when the case observes them.
 """
 
 from __future__ import annotations
@@ -11,15 +13,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from conformance.case import Case, Record, Watermark
+from conformance.case import Case, EndOfChannel, ProcessingTime, Record, Watermark, WatermarkStatus
 from conformance.features import ALL_FEATURES
-from conformance.observation import Error, Firing, GlobalWindow, LateRecord, Observation, TimeWindow
+from conformance.observation import Error, Firing, GlobalWindow, InputWatermark, LateRecord, Observation, TimeWindow
 from reference import windows as model_windows
 from reference.errors import InvalidSpec, JobFailure
-from reference.javalong import LONG_MAX, LONG_MIN
+from reference.javalong import LONG_MAX
 from reference.job import build_operator
 from reference.operator import WindowOperator
 from reference.trace import NO_TRACE, TraceListener
+from reference.watermarks.inputs import OperatorInputs, check_watermark_strategy
 from reference.windows import (
     WindowStart,
     get_window_start_with_offset,
@@ -38,6 +41,8 @@ class Collector:
     firings: list[tuple] = field(default_factory=list)
     late: list[tuple] = field(default_factory=list)
     dropped: list[tuple] = field(default_factory=list)
+    #: `(at, watermark)` of every watermark the operator received, or None when the case does not observe them.
+    watermarks: list[tuple] | None = None
 
     def emit(self, key, window, values, watermark):
         self.firings.append((self.at, key, window, values, watermark))
@@ -48,6 +53,10 @@ class Collector:
     def drop(self, key, value, timestamp):
         self.dropped.append((self.at, key, value, timestamp))
 
+    def input_watermark(self, watermark):
+        if self.watermarks is not None:
+            self.watermarks.append((self.at, watermark))
+
     def observation(self, error: Error | None = None) -> Observation:
         windows: dict[model_windows.Window, tuple[TimeWindow | GlobalWindow, int]] = {}
         firings = []
@@ -56,8 +65,9 @@ class Collector:
             if fired is None:  # one window fires for many keys: converted once
                 fired = windows[window] = (_fired_window(window), window.max_timestamp())
             firings.append(Firing(at, key, fired[0], fired[1], tuple(values), wm))
+        watermarks = None if self.watermarks is None else tuple(InputWatermark(*w) for w in self.watermarks)
         return Observation(tuple(firings), tuple(LateRecord(*r) for r in self.late),
-                           tuple(LateRecord(*r) for r in self.dropped), error)
+                           tuple(LateRecord(*r) for r in self.dropped), error, watermarks)
 
 
 def _fired_window(window: model_windows.Window) -> TimeWindow | GlobalWindow:
@@ -66,43 +76,59 @@ def _fired_window(window: model_windows.Window) -> TimeWindow | GlobalWindow:
     return GlobalWindow()
 
 
-def drive(case: Case, operator: WindowOperator, collector: Collector, listener: TraceListener = NO_TRACE) -> None:
-    """Feed the case's events to the operator, in arrival order."""
-    last_watermark = LONG_MIN
+def drive(case: Case, operator: WindowOperator, inputs: OperatorInputs, collector: Collector,
+          listener: TraceListener = NO_TRACE) -> None:
+    """Feed the case's events through its channels' inputs to the operator, in arrival order."""
     for at, event in enumerate(case.events):
         collector.at = at
         listener.event(at, event)
-        if type(event) is Record:
-            operator.process_element(event.key, event.value, event.ts)
-        elif type(event) is Watermark:
-            if event.timestamp <= last_watermark:
-                listener.watermark_ignored(event.timestamp, last_watermark)
-                continue
-            last_watermark = event.timestamp
-            operator.process_watermark(event.timestamp)
-        else:
+        event_type = type(event)
+        if event_type is Record:
+            timestamp = inputs.timestamp(event)
+            operator.process_element(event.key, event.value, timestamp)
+            inputs.after_element(event, timestamp)
+        elif event_type is Watermark:
+            inputs.process_watermark(event)
+        elif event_type is ProcessingTime:
             # Like the test harness's `setProcessingTime`: the clock never goes back, and timers due by
             # now fire, also those registered for a time already past (which Flink fires at once).
-            operator.advance_processing_time(max(event.time, operator.timers.current_processing_time))
+            now = max(event.time, operator.timers.current_processing_time)
+            inputs.advance_processing_time(now)
+            operator.advance_processing_time(now)
+        elif event_type is WatermarkStatus:
+            inputs.process_watermark_status(event)
+        elif event_type is EndOfChannel:
+            inputs.end_channel(event.channel)
     collector.at = len(case.events)
-    if case.end_of_input and last_watermark < LONG_MAX:
+    if case.end_of_input and inputs.open_channels and inputs.valve.last_output_watermark < LONG_MAX:
         listener.end_of_input(collector.at)
-        operator.process_watermark(LONG_MAX)
+        inputs.end_of_input()
 
 
 def simulate(case: Case, listener: TraceListener = NO_TRACE,
              window_start: WindowStart = get_window_start_with_offset) -> Observation:
     """The observation Flink gives for `case`; `listener` is told of each step."""
-    collector = Collector()
+    collector = Collector(watermarks=[] if case.observes_watermarks else None)
     try:
+        if case.watermark_generator is not None:
+            check_watermark_strategy(case.watermark_generator)
         operator = build_operator(case, collector, listener, window_start)
+        inputs = OperatorInputs(case, _receiving(operator, collector), listener)
     except InvalidSpec as e:
-        return Observation.invalid_spec(str(e))
+        return collector.observation(Error("invalid_spec", str(e)))
     try:
-        drive(case, operator, collector, listener)
+        drive(case, operator, inputs, collector, listener)
     except (JobFailure, ArithmeticError) as e:
         return collector.observation(Error("runtime", str(e)))
     return collector.observation()
+
+
+def _receiving(operator: WindowOperator, collector: Collector):
+    """The operator's `processWatermark`, recording each watermark it receives."""
+    def process_watermark(watermark: int) -> None:
+        collector.input_watermark(watermark)
+        operator.process_watermark(watermark)
+    return process_watermark
 
 
 class ReferenceImplementation:

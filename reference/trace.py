@@ -36,6 +36,11 @@ class TraceStep(Enum):
     PURGED = "the window's contents are dropped"
     CLEARED = "the window's state is cleared at its cleanup time"
     EVICTED = "the evictor removed elements"
+    WATERMARK_GENERATED = "a channel's watermark generator emits a watermark"
+    CHANNEL_STATUS = "a channel becomes idle or active again"
+    WATERMARK_HELD = "the valve keeps its watermark: an active channel is further behind"
+    INPUT_WATERMARK = "the valve lets a new minimum through to the window operator"
+    INPUT_STATUS = "every channel is idle (or one is active again): the operator's input status changes"
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +58,10 @@ class Step:
     time: int | None = None  # TIMER_*: the timer's time; WATERMARK_IGNORED: the watermark
     domain: str | None = None  # TIMER_*: "event" or "processing"
     values: Sequence[int] = ()  # FIRED: the function's input; EVICTED: what the evictor left
-    current: int | None = None  # WATERMARK_IGNORED: the current watermark
+    current: int | None = None  # WATERMARK_IGNORED: the channel's watermark; WATERMARK_HELD: the operator's
+    channel: int | None = None  # WATERMARK_GENERATED, CHANNEL_STATUS; WATERMARK_HELD, INPUT_WATERMARK: the
+    # channel holding the minimum (None when no active channel is aligned)
+    idle: bool | None = None  # CHANNEL_STATUS, INPUT_STATUS
 
 
 class TraceListener:
@@ -74,6 +82,11 @@ class TraceListener:
     def purged(self, key: str, window: Window) -> None: ...
     def cleared(self, key: str, window: Window) -> None: ...
     def evicted(self, key: str, window: Window, kept: Sequence[int]) -> None: ...
+    def watermark_generated(self, channel: int, watermark: int) -> None: ...
+    def channel_status(self, channel: int, idle: bool) -> None: ...
+    def watermark_held(self, holder: int, holder_watermark: int, current: int) -> None: ...
+    def input_watermark(self, watermark: int, holder: int | None) -> None: ...
+    def input_status(self, idle: bool) -> None: ...
 
 
 #: The listener of an untraced run.
@@ -127,3 +140,18 @@ class StepRecorder(TraceListener):
 
     def evicted(self, key, window, kept):
         self.consumer(Step(TraceStep.EVICTED, key=key, window=window, values=tuple(kept)))
+
+    def watermark_generated(self, channel, watermark):
+        self.consumer(Step(TraceStep.WATERMARK_GENERATED, channel=channel, time=watermark))
+
+    def channel_status(self, channel, idle):
+        self.consumer(Step(TraceStep.CHANNEL_STATUS, channel=channel, idle=idle))
+
+    def watermark_held(self, holder, holder_watermark, current):
+        self.consumer(Step(TraceStep.WATERMARK_HELD, channel=holder, time=holder_watermark, current=current))
+
+    def input_watermark(self, watermark, holder):
+        self.consumer(Step(TraceStep.INPUT_WATERMARK, time=watermark, channel=holder))
+
+    def input_status(self, idle):
+        self.consumer(Step(TraceStep.INPUT_STATUS, idle=idle))

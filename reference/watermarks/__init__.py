@@ -1,0 +1,9 @@
+"""Where the window operator's watermarks come from (DESIGN.md §2.1, §5), class by class.
+
+`generators` (`BoundedOutOfOrdernessWatermarks`, `AscendingTimestampsWatermarks`,
+`WatermarksWithIdleness`, the legacy `BoundedOutOfOrdernessTimestampExtractor` and
+`AscendingTimestampExtractor`), `timestamps_and_watermarks` (`TimestampsAndWatermarksOperator`: one
+per channel, emitting on its processing-time schedule), `valve` (`StatusWatermarkValve`: the channels'
+watermarks and statuses merged into the operator's), `inputs` (the channels of one case wired to the
+window operator).
+"""
