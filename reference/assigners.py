@@ -2,21 +2,19 @@
 
 Models `org.apache.flink.streaming.api.windowing.assigners`: the tumbling, sliding and session
 assigners in event and processing time, and `GlobalWindows`. Constructors check Flink's
-preconditions and raise `InvalidSpec` with Flink's message.
+preconditions and raise `InvalidSpec` with Flink's message; `repr` is the expression that builds
+the assigner in Flink's API.
 """
 
 from __future__ import annotations
 
-from conformance.facts import TOO_MANY_WINDOWS, WRAPPED_WINDOWS_LIMIT
+from conformance.facts import MAX_WINDOW_NUM, TOO_MANY_WINDOWS, WRAPPED_WINDOWS_LIMIT
 from reference.errors import InvalidSpec, JobFailure
 from reference.javalong import LONG_MIN, l2i, labs, ladd, ldiv, lrem, lsub
 from reference.windows import GLOBAL_WINDOW, TimeWindow, Window, WindowStart, get_window_start_with_offset
 
 NO_TIMESTAMP_MESSAGE = ("Record has Long.MIN_VALUE timestamp (= no timestamp marker). "
                         "Did you forget to call 'DataStream.assignTimestampsAndWatermarks(...)'?")
-
-#: `SlidingEventTimeWindows.MAX_WINDOW_NUM`: the most windows one element may belong to.
-MAX_WINDOW_NUM = 10_000_000
 
 
 class WindowAssigner:
@@ -54,7 +52,7 @@ class TumblingWindows(WindowAssigner):
     def __init__(self, size: int, offset: int, event_time: bool,
                  window_start: WindowStart = get_window_start_with_offset) -> None:
         self.is_event_time = event_time
-        name = "TumblingEventTimeWindows" if event_time else "TumblingProcessingTimeWindows"
+        self.name = name = "TumblingEventTimeWindows" if event_time else "TumblingProcessingTimeWindows"
         if labs(offset) >= size:
             raise InvalidSpec(f"{name} parameters must satisfy abs(offset) < size")
         self.size, self.offset, self.window_start = size, offset, window_start
@@ -73,6 +71,9 @@ class TumblingWindows(WindowAssigner):
             self.last_start, self.last_windows = start, [TimeWindow(start, ladd(start, self.size))]
         return self.last_windows
 
+    def __repr__(self) -> str:
+        return f"{self.name}.of({self.size}, offset={self.offset})"
+
 
 class SlidingWindows(WindowAssigner):
     """`SlidingEventTimeWindows` / `SlidingProcessingTimeWindows`: windows of `size` every `slide`.
@@ -86,33 +87,38 @@ class SlidingWindows(WindowAssigner):
     def __init__(self, size: int, slide: int, offset: int, event_time: bool,
                  window_start: WindowStart = get_window_start_with_offset) -> None:
         self.is_event_time = event_time
-        name = "SlidingEventTimeWindows" if event_time else "SlidingProcessingTimeWindows"
+        self.name = name = "SlidingEventTimeWindows" if event_time else "SlidingProcessingTimeWindows"
         if labs(offset) >= slide or size <= 0:
             raise InvalidSpec(f"{name} parameters must satisfy abs(offset) < slide and size > 0")
         if event_time and ldiv(size, slide) > MAX_WINDOW_NUM:
             raise InvalidSpec(f"{name} parameters must satisfy size / slide <= {MAX_WINDOW_NUM}")
         self.size, self.slide, self.offset, self.window_start = size, slide, offset, window_start
-        self.recent_windows: dict[int, TimeWindow] = {}  # start -> window
+        self.windows = RecentWindows(size)
 
     def assign_windows(self, timestamp: int, current_processing_time: int) -> list[Window]:
         time = _element_time(self, timestamp, current_processing_time)
         capacity = l2i(ldiv(self.size, self.slide))
         if capacity < 0:  # new ArrayList<>((int) (size / slide))
             raise JobFailure(f"Illegal Capacity: {capacity}")
+        start = self.window_start(time, self.offset, self.slide)  # lastStart
+        lower = lsub(time, self.size)  # timestamp - size
+        if self.slide <= 0 or lower < LONG_MIN + self.slide:
+            return self.assign_wrapping(start, lower)
+        # Flink's loop; here `start -= slide` cannot leave the `long` range.
         windows: list[Window] = []
-        start = self.window_start(time, self.offset, self.slide)
-        lower = lsub(time, self.size)
-        wrapped = False
-        # Each window is assigned to the next `size / slide` slides' elements too: one built for an
-        # element is kept for them (an object is expensive in Python; the cache is kept small).
-        recent_windows = self.recent_windows
         while start > lower:
-            window = recent_windows.get(start)
-            if window is None:
-                if len(recent_windows) >= RECENT_WINDOWS_LIMIT:
-                    recent_windows.clear()
-                window = recent_windows[start] = TimeWindow(start, ladd(start, self.size))
-            windows.append(window)
+            windows.append(self.windows[start])  # new TimeWindow(start, start + size)
+            start -= self.slide
+        return windows
+
+    def assign_wrapping(self, start: int, lower: int) -> list[Window]:
+        """Flink's loop where `start -= slide` may wrap around past `Long.MIN_VALUE` (a start within
+        `slide` of it, or a slide that is not positive): it goes on from the top of the range, and
+        stops the case once it has yielded more than `WRAPPED_WINDOWS_LIMIT` windows after a wrap."""
+        windows: list[Window] = []
+        wrapped = False
+        while start > lower:
+            windows.append(self.windows[start])
             next_start = lsub(start, self.slide)
             wrapped = wrapped or next_start > start  # past Long.MIN_VALUE to the top of the range
             if wrapped and len(windows) > WRAPPED_WINDOWS_LIMIT:
@@ -120,9 +126,30 @@ class SlidingWindows(WindowAssigner):
             start = next_start
         return windows
 
+    def __repr__(self) -> str:
+        return f"{self.name}.of({self.size}, {self.slide}, offset={self.offset})"
+
 
 #: How many recently assigned windows a sliding assigner keeps for later elements.
 RECENT_WINDOWS_LIMIT = 1000
+
+
+class RecentWindows(dict[int, TimeWindow]):
+    """The windows of `size` a sliding assigner handed out lately, by start: `recent[start]` is
+    `new TimeWindow(start, start + size)`, built once and handed to later elements too (a window
+    belongs to the elements of `size / slide` slides, and building one is expensive in Python).
+    Emptied when it holds `RECENT_WINDOWS_LIMIT` windows."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.size = size
+
+    def __missing__(self, start: int) -> TimeWindow:
+        if len(self) >= RECENT_WINDOWS_LIMIT:
+            self.clear()
+        window = self[start] = TimeWindow(start, ladd(start, self.size))
+        return window
+
 
 class SessionWindows(WindowAssigner):
     """`EventTimeSessionWindows` / `ProcessingTimeSessionWindows`: `[t, t + gap)`, merged with every
@@ -135,12 +162,15 @@ class SessionWindows(WindowAssigner):
         name = "EventTimeSessionWindows" if event_time else "ProcessingTimeSessionWindows"
         if gap <= 0:
             raise InvalidSpec(f"{name} parameters must satisfy 0 < size")
-        self.gap = gap
+        self.gap, self.name = gap, name
 
     def assign_windows(self, timestamp: int, current_processing_time: int) -> list[Window]:
         # EventTimeSessionWindows does not check for the Long.MIN_VALUE marker.
         time = timestamp if self.is_event_time else current_processing_time
         return [TimeWindow(time, ladd(time, self.gap))]
+
+    def __repr__(self) -> str:
+        return f"{self.name}.withGap({self.gap})"
 
 
 class GlobalWindows(WindowAssigner):
@@ -158,3 +188,6 @@ class GlobalWindows(WindowAssigner):
         from reference.triggers import NeverTrigger
 
         return NeverTrigger()
+
+    def __repr__(self) -> str:
+        return "GlobalWindows.create()"

@@ -29,6 +29,10 @@ class Evictor:
     def evict(self, elements: Contents, size: int) -> None:
         raise NotImplementedError
 
+    def evict_after_repr(self) -> str:
+        """The `doEvictAfter` argument of the evictor's `of(...)`, which Flink's API leaves out when false."""
+        return ", doEvictAfter=true" if self.do_evict_after else ""
+
 
 class CountEvictor(Evictor):
     """`CountEvictor`: keeps the last `max_count` elements by arrival.
@@ -39,6 +43,9 @@ class CountEvictor(Evictor):
     def __init__(self, max_count: int, do_evict_after: bool) -> None:
         super().__init__(do_evict_after)
         self.max_count = max_count
+
+    def __repr__(self) -> str:
+        return f"CountEvictor.of({self.max_count}{self.evict_after_repr()})"
 
     def evict(self, elements: Contents, size: int) -> None:
         if size <= self.max_count:
@@ -52,6 +59,9 @@ class TimeEvictor(Evictor):
     def __init__(self, window_size: int, do_evict_after: bool) -> None:
         super().__init__(do_evict_after)
         self.window_size = window_size
+
+    def __repr__(self) -> str:
+        return f"TimeEvictor.of({self.window_size}{self.evict_after_repr()})"
 
     def evict(self, elements: Contents, size: int) -> None:
         if not elements:

@@ -5,8 +5,8 @@ cleanup times and lateness in `long`, so the model does too, through these few f
 `+`, `-` wrap around on overflow (two's complement), `%` and `/` truncate toward zero.
 """
 
-LONG_MIN = -(2**63)
-LONG_MAX = 2**63 - 1
+from conformance.facts import LONG_MAX, LONG_MIN
+
 _MASK = 2**64
 _INT_MASK = 2**32
 

@@ -8,6 +8,7 @@ The explicit trigger replaces the assigner's default one; `countWindow(size[, sl
 from __future__ import annotations
 
 from conformance import case as spec
+from conformance.facts import MERGING_TRIGGER_MESSAGE
 from reference import evictors, triggers
 from reference.assigners import GlobalWindows, SessionWindows, SlidingWindows, TumblingWindows, WindowAssigner
 from reference.errors import InvalidSpec
@@ -15,10 +16,10 @@ from reference.operator import EvictingWindowOperator, WindowOperator, WindowOut
 from reference.trace import NO_TRACE, TraceListener
 from reference.windows import WindowStart, get_window_start_with_offset
 
-MERGING_TRIGGER_MESSAGE = "A merging window assigner cannot be used with a trigger that does not support merging."
-
 
 def build_assigner(window: spec.WindowSpec, window_start: WindowStart) -> WindowAssigner:
+    """The assigner of `window`; `countWindow` is `GlobalWindows` (its trigger and evictor are set by
+    `build_operator`)."""
     try:
         match window:
             case spec.Tumbling(size, offset, time):
@@ -27,9 +28,11 @@ def build_assigner(window: spec.WindowSpec, window_start: WindowStart) -> Window
                 return SlidingWindows(size, slide, offset, time == "event", window_start)
             case spec.Session(gap, time):
                 return SessionWindows(gap, time == "event")
+            case spec.Global() | spec.Count():
+                return GlobalWindows()
     except ArithmeticError as e:  # e.g. `size / slide` with slide 0, reachable with offset Long.MIN_VALUE
         raise InvalidSpec(str(e)) from None
-    return GlobalWindows()
+    raise TypeError(f"not a window assigner: {window!r}")
 
 
 def build_trigger(trigger: spec.TriggerSpec) -> triggers.Trigger:
@@ -52,9 +55,12 @@ def build_trigger(trigger: spec.TriggerSpec) -> triggers.Trigger:
 
 
 def build_evictor(evictor: spec.EvictorSpec) -> evictors.Evictor:
-    if isinstance(evictor, spec.CountEvictor):
-        return evictors.CountEvictor(evictor.max_count, evictor.after)
-    return evictors.TimeEvictor(evictor.size, evictor.after)
+    match evictor:
+        case spec.CountEvictor(max_count, after):
+            return evictors.CountEvictor(max_count, after)
+        case spec.TimeEvictor(size, after):
+            return evictors.TimeEvictor(size, after)
+    raise TypeError(f"not an evictor: {evictor!r}")
 
 
 def build_operator(case: spec.Case, output: WindowOutput, listener: TraceListener = NO_TRACE,
@@ -63,12 +69,12 @@ def build_operator(case: spec.Case, output: WindowOutput, listener: TraceListene
     assigner = build_assigner(case.window, window_start)
     trigger = build_trigger(case.trigger) if case.trigger is not None else assigner.default_trigger()
     evictor = build_evictor(case.evictor) if case.evictor is not None else None
-    if isinstance(case.window, spec.Count):
-        if case.window.slide is None:
-            trigger = triggers.PurgingTrigger(triggers.CountTrigger(case.window.size))
-        else:
-            trigger = triggers.CountTrigger(case.window.slide)
-            evictor = evictors.CountEvictor(case.window.size, False)
+    match case.window:
+        case spec.Count(size, None):
+            trigger = triggers.PurgingTrigger(triggers.CountTrigger(size))
+        case spec.Count(size, slide):
+            trigger = triggers.CountTrigger(slide)
+            evictor = evictors.CountEvictor(size, False)
     if assigner.is_merging and not trigger.can_merge:
         raise InvalidSpec(MERGING_TRIGGER_MESSAGE)
     if evictor is not None:

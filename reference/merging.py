@@ -16,10 +16,14 @@ MergeFunction = Callable[[TimeWindow, list[TimeWindow], TimeWindow, list[TimeWin
 
 
 class MergingWindowSet:
+    """`MergingWindowSet`: the in-flight windows of one key, each mapped to its state window."""
+
     def __init__(self) -> None:
         self.mapping: dict[TimeWindow, TimeWindow] = {}
 
     def get_state_window(self, window: TimeWindow) -> TimeWindow | None:
+        """The window under whose name the in-flight `window`'s contents are kept; None when it is
+        not in flight."""
         return self.mapping.get(window)
 
     def retire_window(self, window: TimeWindow) -> None:
@@ -32,23 +36,44 @@ class MergingWindowSet:
         window the new element belongs to (the merge result, or the new window itself).
 
         `merge_function` is called for each merge that changes an in-flight window; it is not called
-        when the new window lies within one in-flight window, which then stays as it is.
+        when the new window lies within one in-flight window, which then stays as it is. The steps
+        and their comments are Flink's.
         """
+        merge_results = merge_windows([*self.mapping, new_window])
+
         result_window = new_window
         merged_new_window = False
-        merges = merge_windows([*self.mapping, new_window])
-        for merge_result, merged in merges:
+
+        # perform the merge
+        for merge_result, merged in merge_results:
             merged_windows = list(merged)
+
+            # if our new window is in the merged windows make the merge result the result window
             if new_window in merged_windows:
                 merged_windows.remove(new_window)
                 merged_new_window = True
                 result_window = merge_result
-            state_window = self.mapping[merged_windows[0]]
+
+            # pick any of the merged windows and choose that window's state window as the state
+            # window for the merge result
+            merged_state_window = self.mapping[merged_windows[0]]
+
+            # figure out the state windows that we are merging
             merged_state_windows = [self.mapping.pop(w) for w in merged_windows if w in self.mapping]
-            self.mapping[merge_result] = state_window
-            merged_state_windows.remove(state_window)
+
+            self.mapping[merge_result] = merged_state_window
+
+            # don't put the target state window into the merged windows
+            merged_state_windows.remove(merged_state_window)
+
+            # don't merge the new window itself, it never had any state associated with it i.e. if
+            # we are only merging one pre-existing window into itself without extending the
+            # pre-existing window
             if not (merge_result in merged_windows and len(merged_windows) == 1):
-                merge_function(merge_result, merged_windows, state_window, merged_state_windows)
-        if not merges or (result_window == new_window and not merged_new_window):
+                merge_function(merge_result, merged_windows, merged_state_window, merged_state_windows)
+
+        # the new window created a new, self-contained window without merging
+        if not merge_results or (result_window == new_window and not merged_new_window):
             self.mapping[result_window] = result_window
+
         return result_window

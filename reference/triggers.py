@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from conformance.facts import CONTINUOUS_PROCESSING_TIME_NULL_MESSAGE
 from reference.errors import JobFailure
 from reference.javalong import ladd, lrem, lsub
 from reference.windows import Window
@@ -51,24 +52,41 @@ class TriggerContext(Protocol):
 
 
 class Trigger:
-    """`Trigger`: by default every callback continues and nothing can merge."""
+    """`Trigger`: decides, for one key and window at a time, when the window function is called.
 
+    The operator calls these callbacks, each with the window and a `TriggerContext` bound to the key
+    and window (the subclasses only say what they decide). By default every callback continues and
+    nothing can merge; `repr` is the expression that builds the trigger in Flink's API.
+    """
+
+    #: `canMerge()`: whether the trigger supports merging its state, so that it can be used with a
+    #: merging assigner (session windows); a merging assigner with any other trigger is rejected.
     can_merge = False
 
     def on_element(self, timestamp: int, window: Window, ctx: TriggerContext) -> TriggerResult:
+        """`onElement`: called for every element added to `window`, with the element's timestamp."""
         return TriggerResult.CONTINUE
 
     def on_event_time(self, time: int, window: Window, ctx: TriggerContext) -> TriggerResult:
+        """`onEventTime`: called when an event-time timer the trigger set for `window` fires at `time`
+        (the operator's cleanup timer calls it too)."""
         return TriggerResult.CONTINUE
 
     def on_processing_time(self, time: int, window: Window, ctx: TriggerContext) -> TriggerResult:
+        """`onProcessingTime`: called when a processing-time timer set for `window` fires at `time`."""
         return TriggerResult.CONTINUE
 
     def on_merge(self, window: Window, ctx: TriggerContext) -> None:
-        pass
+        """`onMerge`: called when windows were merged into `window`; the trigger merges their state
+        (`ctx.merge_state`) and registers the timers the merged window needs. The merged windows'
+        own state and timers are cleared next, by `clear`."""
 
     def clear(self, window: Window, ctx: TriggerContext) -> None:
-        pass
+        """`clear`: called when `window` is cleaned up (or merged away); the trigger deletes the
+        timers it set and the state it keeps for it."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}.create()"
 
 
 class EventTimeTrigger(Trigger):
@@ -131,6 +149,9 @@ class CountTrigger(Trigger):
     def __init__(self, max_count: int) -> None:
         self.max_count = max_count
 
+    def __repr__(self) -> str:
+        return f"CountTrigger.of({self.max_count})"
+
     def on_element(self, timestamp, window, ctx):
         count = ladd(ctx.get_state(self.STATE) or 0, 1)
         if count >= self.max_count:
@@ -156,6 +177,9 @@ class _ContinuousTrigger(Trigger):
 
     def __init__(self, interval: int) -> None:
         self.interval = interval
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}.of({self.interval})"
 
     def register(self, ctx: TriggerContext, time: int) -> None:
         raise NotImplementedError
@@ -241,7 +265,7 @@ class ContinuousProcessingTimeTrigger(_ContinuousTrigger):
     def on_processing_time(self, time, window, ctx):
         if time != window.max_timestamp() and ctx.get_state(self.STATE) is None:
             # `fireTimestampState.get().equals(time)` on an empty state
-            raise JobFailure("java.lang.NullPointerException")
+            raise JobFailure(CONTINUOUS_PROCESSING_TIME_NULL_MESSAGE)
         return self.on_timer(time, window, ctx)
 
 
@@ -251,6 +275,9 @@ class PurgingTrigger(Trigger):
     def __init__(self, nested: Trigger) -> None:
         self.nested = nested
         self.can_merge = nested.can_merge
+
+    def __repr__(self) -> str:
+        return f"PurgingTrigger.of({self.nested!r})"
 
     @staticmethod
     def _purging(result: TriggerResult) -> TriggerResult:
@@ -274,3 +301,6 @@ class PurgingTrigger(Trigger):
 
 class NeverTrigger(Trigger):
     """`GlobalWindows.NeverTrigger`: never fires; it cannot merge."""
+
+    def __repr__(self) -> str:
+        return "GlobalWindows.NeverTrigger()"

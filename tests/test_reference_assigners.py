@@ -266,7 +266,7 @@ def test_a_sliding_assigner_that_keeps_recent_windows_assigns_as_a_fresh_one(siz
     timestamps = _timestamps_back_and_forth(slide // 3 + 1, 3 * RECENT_WINDOWS_LIMIT)
     for ts in timestamps:
         assert assigner.assign_windows(ts, CTX) == SlidingWindows(size, slide, offset, True).assign_windows(ts, CTX)
-        assert len(assigner.recent_windows) <= RECENT_WINDOWS_LIMIT
+        assert len(assigner.windows) <= RECENT_WINDOWS_LIMIT
     distinct_starts = {w.start for ts in timestamps for w in assigner.assign_windows(ts, CTX)}
     assert len(distinct_starts) > RECENT_WINDOWS_LIMIT  # the store was emptied on the way
 
@@ -311,3 +311,16 @@ def test_properties_and_default_triggers():
     assert not g.is_event_time and not g.is_merging
     assert isinstance(g.default_trigger(), NeverTrigger)
     assert g.assign_windows(LONG_MIN, CTX) == [GLOBAL_WINDOW]
+
+
+@pytest.mark.parametrize(("assigner", "expression"), [
+    (TumblingWindows(1000, 0, True), "TumblingEventTimeWindows.of(1000, offset=0)"),
+    (TumblingWindows(60, -7, False), "TumblingProcessingTimeWindows.of(60, offset=-7)"),
+    (SlidingWindows(1000, 100, 5, True), "SlidingEventTimeWindows.of(1000, 100, offset=5)"),
+    (SlidingWindows(10, 5, 0, False), "SlidingProcessingTimeWindows.of(10, 5, offset=0)"),
+    (SessionWindows(150, True), "EventTimeSessionWindows.withGap(150)"),
+    (SessionWindows(3, False), "ProcessingTimeSessionWindows.withGap(3)"),
+    (GlobalWindows(), "GlobalWindows.create()"),
+])
+def test_an_assigner_reads_as_the_expression_that_builds_it_in_flink(assigner, expression):
+    assert repr(assigner) == expression

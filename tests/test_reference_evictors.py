@@ -71,3 +71,13 @@ def test_evict_before_or_after():
     assert len(c) == 2
     t.evict_after(c, 2)
     assert c == [(2, 5)]
+
+
+@pytest.mark.parametrize(("evictor", "expression"), [
+    (CountEvictor(5, False), "CountEvictor.of(5)"),
+    (CountEvictor(2, True), "CountEvictor.of(2, doEvictAfter=true)"),
+    (TimeEvictor(100, False), "TimeEvictor.of(100)"),
+    (TimeEvictor(7, True), "TimeEvictor.of(7, doEvictAfter=true)"),
+])
+def test_an_evictor_reads_as_the_expression_that_builds_it_in_flink(evictor, expression):
+    assert repr(evictor) == expression
