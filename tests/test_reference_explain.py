@@ -5,16 +5,19 @@ import json
 from conformance import (
     LONG_MIN,
     Case,
+    CountEvictor,
     CountTrigger,
     observation_to_json,
+    processing_time,
     purging,
     record,
     session,
     tumbling,
     watermark,
 )
-from reference.explain import explain_case
+from reference.explain import _line, explain_case
 from reference.implementation import simulate
+from reference.trace import Step, StepRecorder, TraceListener, TraceStep
 
 
 def test_explain_traces_each_step_then_the_observation():
@@ -59,3 +62,20 @@ def test_explain_reports_errors():
         lines[0]
         == "error (invalid_spec): TumblingEventTimeWindows parameters must satisfy abs(offset) < size"
     )
+
+
+def test_explain_shows_evictions_and_processing_time_timers():
+    case = Case(window=tumbling(10, time="processing"), trigger=CountTrigger(2), evictor=CountEvictor(1),
+                events=[record("k", 1, 0), record("k", 2, 0), processing_time(9)])
+    lines = list(explain_case(case))
+    assert "  processing-time timer at 9 for [0, 10)" in lines
+    assert "  FIRE key=k [0, 10) values=[2]" in lines
+    assert "  evictor left [2] in [0, 10)" in lines
+    assert "  processing-time timer 9 fires for key k [0, 10)" in lines
+
+
+def test_every_kind_of_step_has_a_line_and_is_recorded():
+    for kind in TraceStep:
+        assert isinstance(_line(Step(kind)), str), kind
+    listened = {name for name in vars(TraceListener) if not name.startswith("_")}
+    assert listened <= set(vars(StepRecorder)), "a listener method StepRecorder does not record"
