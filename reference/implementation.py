@@ -92,9 +92,11 @@ def drive(case: Case, operator: WindowOperator, inputs: OperatorInputs, collecto
         elif event_type is ProcessingTime:
             # Like the test harness's `setProcessingTime`: the clock never goes back, and timers due by
             # now fire, also those registered for a time already past (which Flink fires at once).
+            # The channels' periodic timers are other tasks' in Flink; the case fixes one order: the
+            # operator's own timers first, then the watermarks the channels emit.
             now = max(event.time, operator.timers.current_processing_time)
-            inputs.advance_processing_time(now)
             operator.advance_processing_time(now)
+            inputs.advance_processing_time(now)
         elif event_type is WatermarkStatus:
             inputs.process_watermark_status(event)
         elif event_type is EndOfChannel:

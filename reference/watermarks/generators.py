@@ -33,7 +33,7 @@ from conformance.facts import (
     negative_legacy_bound_message,
 )
 from reference.errors import InvalidSpec
-from reference.javalong import LONG_MAX, LONG_MIN, ladd, lsub, wrap
+from reference.javalong import LONG_MAX, LONG_MIN, ladd, lsub
 
 
 class WatermarkOutput(Protocol):
@@ -242,5 +242,6 @@ def create(generator: spec.WatermarkGenerator, assigner: TimestampAssigner,
 
 
 def nanos(millis: int) -> int:
-    """A processing time in ms as the `RelativeClock`'s nanoseconds (Java `long`: wraps)."""
-    return wrap(millis * 1_000_000)
+    """The case's processing time (ms) as the input activity clock's `relativeTimeNanos()`; it saturates
+    at `Long.MAX_VALUE`, past about 292 years of processing time."""
+    return min(millis * 1_000_000, LONG_MAX)

@@ -10,11 +10,15 @@ operator, played at the positions the case gives:
   (`mark_idle` of `WatermarksWithIdleness`, or the case's `watermark_status` events) go into the valve;
   what the valve lets out goes to the window operator. With a generator, the case's statuses reach the
   channel's `TimestampsAndWatermarksOperator`, which ignores them, as Flink's does.
-- A processing-time advance reaches every channel's periodic timer (channel 0 first), before the window
-  operator's own processing-time timers.
-- A channel that ends holds `Long.MAX_VALUE` (DESIGN 2.1): with a generator, its operator forwards the
-  end of input's `Long.MAX_VALUE` (marking the channel active) and then finishes (one last periodic
-  emit); without one, an idle channel becomes active and takes `Long.MAX_VALUE`.
+- A processing-time advance reaches every channel's periodic timer in channel order, after the window
+  operator's own processing-time timers have fired (Flink runs them in other tasks: the case fixes one
+  order).
+- A channel that ends sends `Long.MAX_VALUE` (DESIGN 2.1). With a generator, its operator forwards it
+  (marking the channel active) and then finishes, with one last periodic emit that can no longer raise
+  the watermark but may mark the channel idle: a finishing task advances to the end of event time
+  before it finishes its operators (`StreamTask.endData`). Without a generator `Long.MAX_VALUE` goes
+  into the valve as it is, which ignores it on a channel that is idle (as Flink's `RecordWriterOutput`
+  drops watermarks while its status is idle): an idle channel that ends stays idle.
 
 Flink's job-time rejections come first, in the order a job states them: the watermark interval, the
 legacy extractor's constructor, `withIdleness`; the new API's generator is built when the operator
@@ -116,7 +120,6 @@ class OperatorInputs:
             self.generators[channel].process_watermark(LONG_MAX)
             self.generators[channel].finish()
         else:
-            self.input_watermark_status(False, channel)
             self.input_watermark(LONG_MAX, channel)
 
     def end_of_input(self) -> None:
