@@ -166,13 +166,16 @@ def test_bounded_out_of_orderness_repeated_probe_emits_the_same_watermark():
     assert out.seen == [723445, 723445]
 
 
-def test_bounded_out_of_orderness_near_long_max_wraps_as_java_long():
+def test_bounded_out_of_orderness_with_bound_long_max_stays_in_the_long_range():
+    # maxTimestamp never falls below Long.MIN_VALUE + bound + 1, so maxTimestamp - bound - 1 cannot wrap
     out, generator = Recorded(), generators.BoundedOutOfOrdernessWatermarks(LONG_MAX)
     assert generator.max_timestamp == 0  # Long.MIN_VALUE + Long.MAX_VALUE + 1
     generator.on_periodic_emit(out)  # 0 - MAX - 1 = MIN
     generator.on_event(5, out)
-    generator.on_periodic_emit(out)  # 5 - MAX - 1 wraps to MIN + 5
-    assert out.seen == [LONG_MIN, LONG_MIN + 5]
+    generator.on_periodic_emit(out)  # 5 - MAX - 1 = MIN + 5
+    generator.on_event(LONG_MAX, out)
+    generator.on_periodic_emit(out)  # MAX - MAX - 1
+    assert out.seen == [LONG_MIN, LONG_MIN + 5, -1]
 
 
 def test_ascending_timestamps_is_bound_zero():

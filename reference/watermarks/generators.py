@@ -6,7 +6,7 @@ emit (`on_periodic_emit`); it answers through a `WatermarkOutput`, which Flink's
 
 - `BoundedOutOfOrdernessWatermarks(bound)`: keeps `maxTimestamp`, starting at
   `Long.MIN_VALUE + bound + 1` so that the first watermark is `Long.MIN_VALUE`, and emits
-  `maxTimestamp - bound - 1` (Java `long`: wraps for a bound near `Long.MAX_VALUE`).
+  `maxTimestamp - bound - 1` in Java `long` (it cannot wrap: `maxTimestamp` never falls below its start).
   `AscendingTimestampsWatermarks` is bound 0.
 - `WatermarksWithIdleness(generator, timeout, clock)`: idleness is only judged on a periodic emit. The
   first emit that saw no record since the previous one starts a countdown on the clock; an emit
