@@ -17,13 +17,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from conformance.case import Case, EventTimeTrigger, Sliding, Tumbling
 from conformance.features import ALL_FEATURES, required_features
 from conformance.observation import Observation
+from spark_impl.operator_input import in_case_positions, operator_case
 from spark_impl.pipeline import outputs_of
 from spark_impl.relational import sliding_loop_stays_in_range
 from spark_impl.spec import invalid_spec_message, operator_spec
+from spark_impl.watermarks import operator_stream
 
 
 def is_relational(case: Case) -> bool:
@@ -54,13 +57,22 @@ class SparkImplementation:
 
     def run(self, cases: Sequence[Case]) -> list[Observation]:
         rejected = {i: invalid_spec_message(c) for i, c in enumerate(cases)}
-        valid = [(i, c) for i, c in enumerate(cases) if rejected[i] is None]
+        # Generated and merged watermarks: a fold per case on the driver (spark_impl.watermarks); the
+        # job then computes the window operator's single-input view of those cases like any other.
+        streams = {i: operator_stream(c) for i, c in enumerate(cases)
+                   if rejected[i] is None and c.observes_watermarks}
+        valid = [(i, operator_case(c, streams[i]) if i in streams else c)
+                 for i, c in enumerate(cases) if rejected[i] is None]
         outputs = outputs_of(self.session, valid, relational={i for i, c in valid if is_relational(c)},
-                             specs={i: operator_spec(c) for i, c in valid}) if valid else None
+                             specs={i: operator_spec(c) for i, c in valid}) if valid else _empty()
         from spark_impl.frames import observations, timer_positions
 
-        found = observations(outputs if outputs is not None else _empty(), [i for i, _ in valid],
-                             {i: timer_positions(c) for i, c in valid})
+        found = observations(outputs, [i for i, _ in valid], {i: timer_positions(c) for i, c in valid})
+        # A case keeps one error row, its first (`grouped.truncate_at_errors`).
+        errors = pc.filter(outputs, pc.equal(outputs.column("kind"), "error")).select(["case_id", "at"])
+        error_at = {row["case_id"]: row["at"] for row in errors.to_pylist()}
+        for i, stream in streams.items():
+            found[i] = in_case_positions(found[i], stream, error_at.get(i))
         return [Observation.invalid_spec(rejected[i]) if rejected[i] is not None else found[i]
                 for i in range(len(cases))]
 

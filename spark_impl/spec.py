@@ -29,6 +29,7 @@ from conformance.case import (
 )
 from conformance.facts import MAX_WINDOW_NUM, MERGING_TRIGGER_MESSAGE
 from spark_impl.javalong import div, java_abs
+from spark_impl.watermarks import api_time_message, job_start_message
 
 
 def _time_name(time: str) -> str:
@@ -36,7 +37,14 @@ def _time_name(time: str) -> str:
 
 
 def invalid_spec_message(case: Case) -> str | None:
-    """Flink's message when it rejects the case's specification at job build, else None."""
+    """Flink's message when it rejects the case's specification, else None: in the order Flink meets
+    them, the watermark strategy as the job is written, the window assigner, then what fails when the
+    job starts (`spark_impl.watermarks`)."""
+    return api_time_message(case) or window_message(case) or job_start_message(case)
+
+
+def window_message(case: Case) -> str | None:
+    """Flink's message when it rejects the case's window specification at job build, else None."""
     w = case.window
     if isinstance(w, Tumbling) and java_abs(w.offset) >= w.size:
         return f"Tumbling{_time_name(w.time)}Windows parameters must satisfy abs(offset) < size"
