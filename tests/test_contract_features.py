@@ -61,3 +61,18 @@ def test_registry_loads_by_name_and_by_module_path():
 def test_registry_explains_what_it_cannot_load(spec):
     with pytest.raises(ImplementationNotFound):
         load_implementation(spec)
+
+
+class Costly:
+    name = "costly"
+    features = frozenset({"assigner.tumbling"})
+    costly_calls = True
+
+    def run(self, cases):
+        return []
+
+
+def test_costly_calls_is_part_of_the_protocol_with_its_default():
+    plain = load_implementation("reference")
+    assert plain.costly_calls is False and plain.name == "reference"
+    assert load_implementation(f"{__name__}:Costly").costly_calls is True
