@@ -11,7 +11,7 @@ A run has three outcomes, and this module draws the line between the last two:
   exception of its own (a `ValueError`, a `ZeroDivisionError`: the rule "run gives an observation for
   every case" is broken, and the case that raised is a counterexample like any other);
 - the implementation *could not run*: `run` raised `ImplementationFailure`, or an engine's machinery
-  failed under it (`is_failure_to_run`: an `OSError` such as a missing `java` or a refused
+  failed under it (`failure_to_run`: an `OSError` such as a missing `java` or a refused
   connection, `MemoryError`, a lost JVM), or a request ran past its timeout. Nothing is known
   about the cases then: they are errors, never counterexamples.
 """
@@ -96,14 +96,9 @@ class CouldNotRun(BaseException):
     machinery would rerun a dead engine or a timeout hundreds of times."""
 
 
-def is_failure_to_run(error: BaseException) -> bool:
-    """Whether `error` (or what caused it) means the implementation could not run, not that it
-    differs; see the module's docstring."""
-    return failure_to_run(error) is not None
-
-
 def failure_to_run(error: BaseException) -> str | None:
-    """What could not run, in one line, or `None` when `error` is the implementation's own bug."""
+    """What could not run, in one line, or `None` when `error` (and what caused it) is the
+    implementation's own bug: it differs. See the module's docstring."""
     seen: set[int] = set()
     cause: BaseException | None = error
     while cause is not None and id(cause) not in seen:
