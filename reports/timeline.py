@@ -97,8 +97,9 @@ def timeline_svg(
     parts += _axes(events, end, x, step, scale)
     parts.append(_watermark_line(events, case.get("end_of_input", True), x, step, scale))
     parts += _records(events, observations, x, scale, actual)
-    # The two firings of one event sit side by side, not on top of each other.
-    apart = min(step / 4, MARK + 2)
+    # The two firings of one event sit side by side, not on top of each other (even where the events'
+    # columns are narrower than the two markers).
+    apart = MARK + 2
     for o, mark, dx in ((reference, _ring, -apart), (actual, _cross, apart)):
         for f in (o or {"firings": []})["firings"]:
             y = scale.y(f["timestamp"]) if _finite(f["timestamp"]) else TOP + MARK

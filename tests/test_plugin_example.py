@@ -46,7 +46,7 @@ def test_the_report_names_the_naive_implementations_bugs_with_minimal_cases():
         # depends on the generated examples)
         assert bugs(failure), failure
     md = (run.out / "report.md").read_text(encoding="utf-8")
-    assert "### naive-windows: window_fires_once_watermark_passes_max_timestamp" in md
+    assert "### naive-windows fails window_fires_once_watermark_passes_max_timestamp" in md
     assert f"--impl {PLUGIN} --check" in md
 
 
