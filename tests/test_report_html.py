@@ -1,11 +1,14 @@
 """`index.html` in a real browser: headless Chromium loads it without console errors, the DOM shows
-the verdict and the matrix, and a screenshot is a real picture, not a blank page.
+the verdict and the matrix, a screenshot is a real picture, not a blank page, and a failing report is
+laid out to be read (no sideways scrolling, coverage rows of normal height, counterexamples headed by
+what went wrong, timeline markers large enough and apart).
 
 Chromium is Debian's package `chromium` (`apt-get install -y chromium`); without it these tests fail.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import struct
@@ -45,9 +48,9 @@ def chromium(page: Path, profile: Path, *args: str) -> subprocess.CompletedProce
     )
 
 
-def console_messages(page: Path, profile: Path) -> tuple[str, list[str]]:
+def console_messages(page: Path, profile: Path, *args: str) -> tuple[str, list[str]]:
     """The page's DOM after loading, and every message it wrote to the console (errors included)."""
-    done = chromium(page, profile, "--enable-logging=stderr", "--v=0", "--dump-dom")
+    done = chromium(page, profile, "--enable-logging=stderr", "--v=0", "--dump-dom", *args)
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout, CONSOLE.findall(done.stderr)
 
@@ -174,3 +177,57 @@ def test_a_screenshot_is_a_real_picture(tmp_path):
     # The verdict is a red box near the top (background #fee2e2).
     top = pixels[: 1280 * 200]
     assert top.count(b"\xfe\xe2\xe2") > 10_000
+
+
+#: Measures the laid-out page from inside it and writes what it found into `#layout` as JSON, which
+#: `--dump-dom` then shows: the page's width, the tallest coverage row, each counterexample's
+#: heading and differences, and the firing markers of each timeline as laid out.
+LAYOUT_PROBE = """<script>
+const box = (e) => e.getBoundingClientRect();
+const overlap = (a, b) => !(a.right <= b.left || b.right <= a.left || a.bottom <= b.top || b.bottom <= a.top);
+const failures = [...document.querySelectorAll("article.failure")].map((article) => {
+  const svg = article.querySelector("svg");
+  const rings = [...svg.querySelectorAll("circle[fill=none]")].map(box);
+  const crosses = [...svg.querySelectorAll("path")].map(box);
+  return {
+    heading: article.querySelector("h3").textContent,
+    what: (article.querySelector(".what") || {}).textContent || "",
+    differences: [...article.querySelectorAll("ul.differences li")].map((li) => li.textContent),
+    differencesOverflow: [...article.querySelectorAll("ul.differences")].some((u) => u.scrollWidth > u.clientWidth),
+    markerSize: Math.min(...rings.concat(crosses).map((r) => r.width)),
+    ringsOnCrosses: rings.filter((r) => crosses.some((c) => overlap(r, c))).length,
+  };
+});
+const rows = [...document.querySelectorAll("table.stats tr")].map((tr) => box(tr).height);
+document.getElementById("layout").textContent = JSON.stringify({
+  pageWidth: document.documentElement.scrollWidth, viewport: window.innerWidth,
+  tallestCoverageRow: Math.max(...rows), failures,
+});
+</script>"""
+
+
+def laid_out(page: Path, tmp_path: Path) -> dict:
+    """The failing report as headless Chromium lays it out at 1280 px (a copy of it, with the probe)."""
+    probed = tmp_path / "probed.html"
+    html = page.read_text(encoding="utf-8")
+    probed.write_text(html.replace("</body>", f'<pre id="layout"></pre>{LAYOUT_PROBE}</body>'), encoding="utf-8")
+    dom, messages = console_messages(probed, tmp_path / "profile", "--window-size=1280,900")
+    assert messages == []
+    texts = Texts()
+    texts.feed(dom)
+    return json.loads(texts.by_id["layout"])
+
+
+def test_a_failing_report_is_laid_out_to_be_read(tmp_path):
+    layout = laid_out(mixed_run().out / "index.html", tmp_path)
+    assert layout["pageWidth"] <= layout["viewport"], "the page scrolls sideways"
+    assert layout["tallestCoverageRow"] < 160, "the coverage table's situations column is squeezed"
+    assert layout["failures"], "the failing run shows no counterexample"
+    for failure in layout["failures"]:
+        # The heading says what failed, the line under it what went wrong, in the domain's words.
+        assert failure["heading"].startswith("reference-flink-1.12 fails "), failure["heading"]
+        assert re.match(r"(extra )?(firing|late|dropped|record)", failure["what"]), failure["what"]
+        assert failure["differences"] and not any("root[" in d for d in failure["differences"])
+        assert not failure["differencesOverflow"]
+        assert failure["markerSize"] >= 12, "firing markers too small to see"
+        assert failure["ringsOnCrosses"] == 0, "the reference's and the implementation's firings overlap"
