@@ -11,8 +11,11 @@ from conformance.observation import Observation
 from conformance.observation_json import observation_from_json
 from flink_impl.process import Limits, run_cases
 
-#: Flink's processing time is the wall clock: a replay cannot set it, so results would not be
-#: deterministic. Everything else in the format is event time, replayed exactly.
+#: The window operator's processing time is the task's wall clock: a replay cannot set it, so
+#: processing-time windows and triggers would not be deterministic. Everything else is replayed
+#: exactly, watermark generation included: the channels' generators, their periodic emission and
+#: idleness run on the case's own processing-time clock (`CaseWatermarks.java`), so every watermark
+#: feature is supported.
 UNSUPPORTED = frozenset({"time.processing", "trigger.processing_time", "trigger.continuous_processing_time"})
 
 

@@ -72,6 +72,10 @@ final class CaseBranch {
     static void add(DataStream<ReplayEvent> source, CaseRun run) {
         JsonNode c = run.spec;
         String name = "case-" + run.id;
+        GeneratorSpec generator = GeneratorSpec.of(c);
+        if (generator != null) {
+            generator.checkBeforeWindow();
+        }
         DataStream<Element> replayed = source.transform(name + "-replay", ELEMENT_TYPE,
                 new EventReplayOperator(run.id, c.get("end_of_input").asBoolean()));
         KeyedStream<Element, String> keyed =
@@ -93,6 +97,9 @@ final class CaseBranch {
         fired.getSideOutput(lateTag)
                 .process(new Recorders.LateRecords(run.id, c.get("late_side_output").asBoolean()), Types.VOID)
                 .name(name + "-late");
+        if (generator != null) {
+            generator.checkAfterWindow();
+        }
     }
 
     private static List<ReplayEvent> replayEvents(int caseId, JsonNode events) {
@@ -102,11 +109,21 @@ final class CaseBranch {
             if (e.has("record")) {
                 JsonNode r = e.get("record");
                 out.add(new ReplayEvent(caseId, i, ReplayEvent.RECORD, r.get("key").asText(), r.get("value").asLong(),
-                        r.get("ts").asLong()));
+                        r.get("ts").asLong()).onChannel(r.path("channel").asInt(0)));
             } else if (e.has("watermark")) {
-                out.add(new ReplayEvent(caseId, i, ReplayEvent.WATERMARK, null, 0, e.get("watermark").asLong()));
-            } else {
+                out.add(new ReplayEvent(caseId, i, ReplayEvent.WATERMARK, null, 0, e.get("watermark").asLong())
+                        .onChannel(e.path("channel").asInt(0)));
+            } else if (e.has("processing_time")) {
                 out.add(new ReplayEvent(caseId, i, ReplayEvent.PROCESSING_TIME, null, 0, e.get("processing_time").asLong()));
+            } else if (e.has("watermark_status")) {
+                JsonNode s = e.get("watermark_status");
+                out.add(new ReplayEvent(caseId, i, ReplayEvent.WATERMARK_STATUS, null, s.get("idle").asBoolean() ? 1 : 0, 0)
+                        .onChannel(s.get("channel").asInt()));
+            } else if (e.has("end_of_channel")) {
+                out.add(new ReplayEvent(caseId, i, ReplayEvent.END_OF_CHANNEL, null, 0, 0)
+                        .onChannel(e.get("end_of_channel").asInt()));
+            } else {
+                throw new UnsupportedCase("event " + e);
             }
         }
         out.add(new ReplayEvent(caseId, events.size(), ReplayEvent.END, null, 0, 0));

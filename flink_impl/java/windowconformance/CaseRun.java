@@ -35,6 +35,8 @@ final class CaseRun {
     private final List<ObjectNode> firings = new ArrayList<>();
     private final List<ObjectNode> late = new ArrayList<>();
     private final List<ObjectNode> dropped = new ArrayList<>();
+    /** The window operator's input watermarks, or null when the case does not observe them. */
+    private final List<ObjectNode> watermarks;
     private ObjectNode error;
     /** Set when the replay operator receives the case's first event. */
     private volatile boolean started;
@@ -60,6 +62,7 @@ final class CaseRun {
         this.neverEnds = neverEnds;
         this.wrappedWindowsLimit = wrappedWindowsLimit;
         this.tooManyWindows = tooManyWindows;
+        this.watermarks = CaseWatermarks.observed(spec) ? new ArrayList<>() : null;
         ACTIVE.put(id, this);
     }
 
@@ -80,6 +83,9 @@ final class CaseRun {
         firings.clear();
         late.clear();
         dropped.clear();
+        if (watermarks != null) {
+            watermarks.clear();
+        }
         error = null;
         replayThread = null;
         started = false;
@@ -164,12 +170,22 @@ final class CaseRun {
         (sideOutput ? late : dropped).add(node);
     }
 
+    /** A watermark the window operator receives, during the current event. */
+    synchronized void receivedWatermark(long watermark) {
+        if (watermarks != null) {
+            watermarks.add(JSON.objectNode().put("at", at).put("watermark", watermark));
+        }
+    }
+
     synchronized ObjectNode observation() {
         ObjectNode o = JSON.objectNode().put("format", "window-observation/1");
         o.set("firings", JSON.arrayNode().addAll(firings));
         o.set("late", JSON.arrayNode().addAll(late));
         o.set("dropped", JSON.arrayNode().addAll(dropped));
         o.set("error", error == null ? JSON.nullNode() : error);
+        if (watermarks != null) {
+            o.set("watermarks", JSON.arrayNode().addAll(watermarks));
+        }
         return o;
     }
 

@@ -1,22 +1,29 @@
 package windowconformance;
 
+import org.apache.flink.runtime.event.WatermarkEvent;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.io.PushingAsyncDataInput.DataOutput;
+import org.apache.flink.streaming.runtime.streamrecord.LatencyMarker;
+import org.apache.flink.streaming.runtime.streamrecord.RecordAttributes;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
 
 /**
  * Replays a case's events into the chained window operator: records with their own timestamps,
- * watermark events as real watermarks, and Watermark(Long.MAX_VALUE) at the end of input when the
- * case has one.
+ * and the watermarks {@link CaseWatermarks} makes of the case's channels (explicit or generated
+ * watermarks, statuses, channel ends, processing time), ending every channel at the end of input
+ * when the case has one.
  *
  * <p>Before forwarding an event it sets the case's current event index, so an output of the window
  * operator (which runs synchronously inside the forward) is attributed to that event.
  *
  * <p>A chained operator gets watermarks without the StatusWatermarkValve that guards a real
- * operator's input; like the valve, this operator forwards a watermark only if it is greater than
- * the last one (the first must exceed Long.MIN_VALUE). The source's own watermarks (its end of
- * input) are swallowed: only the case says what time it is.
+ * operator's input, so {@link CaseWatermarks} runs Flink's valve over the case's channels and this
+ * operator forwards what the valve emits, recording each watermark as the window operator receives
+ * it. The source's own watermarks and statuses (its end of input) are swallowed: only the case says
+ * what time it is.
  */
 public final class EventReplayOperator extends AbstractStreamOperator<Element>
         implements OneInputStreamOperator<ReplayEvent, Element> {
@@ -24,7 +31,7 @@ public final class EventReplayOperator extends AbstractStreamOperator<Element>
     private final int caseId;
     private final boolean endOfInput;
     private transient CaseRun run;
-    private transient long lastWatermark;
+    private transient CaseWatermarks watermarks;
 
     EventReplayOperator(int caseId, boolean endOfInput) {
         this.caseId = caseId;
@@ -36,7 +43,7 @@ public final class EventReplayOperator extends AbstractStreamOperator<Element>
         super.open();
         run = CaseRun.get(caseId);
         run.replayThread = Thread.currentThread();
-        lastWatermark = Long.MIN_VALUE;
+        watermarks = new CaseWatermarks(run.spec, new WindowOperatorInput());
     }
 
     @Override
@@ -50,19 +57,31 @@ public final class EventReplayOperator extends AbstractStreamOperator<Element>
         try {
             switch (e.kind) {
                 case ReplayEvent.RECORD:
-                    output.collect(new StreamRecord<>(new Element(e.key, e.value, e.time), e.time));
+                    Element element = new Element(e.key, e.value, e.time);
+                    long timestamp = watermarks.extractTimestamp(e.channel, element, e.time);
+                    output.collect(new StreamRecord<>(element, timestamp));
+                    watermarks.afterRecord(e.channel, element, timestamp);
                     break;
                 case ReplayEvent.WATERMARK:
-                    advanceWatermark(e.time);
+                    watermarks.watermark(e.channel, e.time);
+                    break;
+                case ReplayEvent.PROCESSING_TIME:
+                    watermarks.processingTime(e.time);
+                    break;
+                case ReplayEvent.WATERMARK_STATUS:
+                    watermarks.watermarkStatus(e.channel, e.value != 0);
+                    break;
+                case ReplayEvent.END_OF_CHANNEL:
+                    watermarks.endOfChannel(e.channel);
                     break;
                 case ReplayEvent.END:
                     if (endOfInput) {
-                        advanceWatermark(Long.MAX_VALUE);
+                        watermarks.endOfInput();
                     }
                     run.finish();
                     break;
-                default: // processing time: no event-time operator reacts to it
-                    break;
+                default:
+                    throw new IllegalStateException("unknown replay event kind " + e.kind);
             }
         } catch (Exception | Error failure) {
             // Recorded here, in the failing branch's own thread: the job's failure names no case.
@@ -71,15 +90,47 @@ public final class EventReplayOperator extends AbstractStreamOperator<Element>
         }
     }
 
-    private void advanceWatermark(long time) {
-        if (time > lastWatermark) {
-            lastWatermark = time;
-            output.emitWatermark(new Watermark(time));
-        }
-    }
-
     @Override
     public void processWatermark(Watermark mark) {
         // The source's watermarks, at its end of input: the replayed events alone decide time.
+    }
+
+    @Override
+    public void processWatermarkStatus(WatermarkStatus status) {
+        // The source's statuses: only the case's channels are idle or active.
+    }
+
+    /** The valve's output: the window operator's input, where the case observes its watermarks. */
+    private final class WindowOperatorInput implements DataOutput<Element> {
+        @Override
+        public void emitWatermark(Watermark mark) {
+            run.receivedWatermark(mark.getTimestamp());
+            output.emitWatermark(mark);
+        }
+
+        @Override
+        public void emitWatermarkStatus(WatermarkStatus status) {
+            output.emitWatermarkStatus(status);
+        }
+
+        @Override
+        public void emitRecord(StreamRecord<Element> record) {
+            throw new UnsupportedOperationException("records bypass the valve");
+        }
+
+        @Override
+        public void emitLatencyMarker(LatencyMarker latencyMarker) {
+            throw new UnsupportedOperationException("no latency markers");
+        }
+
+        @Override
+        public void emitRecordAttributes(RecordAttributes recordAttributes) {
+            throw new UnsupportedOperationException("no record attributes");
+        }
+
+        @Override
+        public void emitWatermark(WatermarkEvent watermark) {
+            throw new UnsupportedOperationException("no generalized watermarks");
+        }
     }
 }
