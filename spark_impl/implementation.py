@@ -15,6 +15,7 @@ among them) goes to the replay, which computes in exact Java `long` arithmetic.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -73,8 +74,13 @@ class SparkImplementation:
         error_at = {row["case_id"]: row["at"] for row in errors.to_pylist()}
         for i, stream in streams.items():
             found[i] = in_case_positions(found[i], stream, error_at.get(i))
-        return [Observation.invalid_spec(rejected[i]) if rejected[i] is not None else found[i]
-                for i in range(len(cases))]
+        return [found[i] if rejected[i] is None else _rejected(cases[i], rejected[i]) for i in range(len(cases))]
+
+
+def _rejected(case: Case, message: str) -> Observation:
+    """A case Flink rejects: no outputs; the operator received no watermark (an empty sequence when
+    the case observes them)."""
+    return replace(Observation.invalid_spec(message), watermarks=() if case.observes_watermarks else None)
 
 
 def _empty() -> pa.Table:
