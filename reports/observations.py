@@ -17,12 +17,22 @@ def window_text(window: dict[str, Any]) -> str:
 
 
 def event_text(event: dict[str, Any]) -> str:
+    """One event of a case as JSON; the channel is named when it is not the first."""
     if "record" in event:
         r = event["record"]
-        return f"record {r['key']}={r['value']} @ {time_text(r['ts'])}"
+        return f"record {r['key']}={r['value']} @ {time_text(r['ts'])}" + _channel(r)
     if "watermark" in event:
-        return f"watermark {time_text(event['watermark'])}"
+        return f"watermark {time_text(event['watermark'])}" + _channel(event)
+    if "watermark_status" in event:
+        status = event["watermark_status"]
+        return f"channel {status['channel']} {'idle' if status['idle'] else 'active'}"
+    if "end_of_channel" in event:
+        return f"end of channel {event['end_of_channel']}"
     return f"processing time {event['processing_time']}"
+
+
+def _channel(fields: dict[str, Any]) -> str:
+    return f" (channel {fields['channel']})" if fields.get("channel") else ""
 
 
 def case_lines(case: dict[str, Any]) -> list[str]:
@@ -34,6 +44,8 @@ def case_lines(case: dict[str, Any]) -> list[str]:
         f"evictor {case['evictor']}" if case.get("evictor") else "",
         f"allowed lateness {case['allowed_lateness']}" if case.get("allowed_lateness") else "",
         "late side output" if case.get("late_side_output") else "",
+        f"{case['channels']} channels" if case.get("channels", 1) != 1 else "",
+        f"watermark generator {case['watermark_generator']}" if case.get("watermark_generator") else "",
     ]
     lines = [", ".join([spec, *filter(None, extras)])]
     lines += [f"{i}: {event_text(e)}" for i, e in enumerate(case["events"])]
@@ -50,6 +62,8 @@ def observation_lines(observation: dict[str, Any] | None) -> list[str]:
     error = observation.get("error")
     if error:
         lines.append(f"error ({error['kind']}): {error['message']}")
+    for w in observation.get("watermarks", ()):
+        lines.append(f"at {w['at']}: the operator's watermark becomes {time_text(w['watermark'])}")
     for f in sorted(observation["firings"], key=lambda f: (f["at"], f["key"], str(f["window"]))):
         lines.append(
             f"at {f['at']}: fire {f['key']} {window_text(f['window'])} values {f['values']} "

@@ -77,7 +77,8 @@ def timeline_svg(
 
     windows = _windows(observations)
     times = [e["record"]["ts"] for e in events if "record" in e and _finite(e["record"]["ts"])]
-    times += [e["watermark"] for e in events if "watermark" in e and _finite(e["watermark"])]
+    watermarks = _operator_watermarks(case, reference)
+    times += [w for _, w in watermarks if _finite(w)]
     times += [t for w in windows for t in (w["start"], w["end"]) if _finite(t)]
     scale = Scale(times)
     parts = [
@@ -95,7 +96,7 @@ def timeline_svg(
         )
         parts.append(_text(LEFT - 6, (top + bottom) / 2 + 4, window_text(w), 10, "end"))
     parts += _axes(events, end, x, step, scale)
-    parts.append(_watermark_line(events, case.get("end_of_input", True), x, step, scale))
+    parts.append(_watermark_line(watermarks, len(events), case.get("end_of_input", True), x, step, scale))
     parts += _records(events, observations, x, scale, actual)
     # The two firings of one event sit side by side, not on top of each other (even where the events'
     # columns are narrower than the two markers).
@@ -129,20 +130,29 @@ def _axes(events: list[dict[str, Any]], end: int, x, step: float, scale: Scale) 
     return parts
 
 
-def _watermark_line(events: list[dict[str, Any]], end_of_input: bool, x, step: float, scale: Scale) -> str:
+def _operator_watermarks(case: dict[str, Any], reference: dict[str, Any] | None) -> list[tuple[int, int]]:
+    """`(at, watermark)` for each watermark the window operator received: those the reference observed
+    where the case observes them (generated or merged from channels), else the case's own."""
+    if reference is not None and "watermarks" in reference:
+        return [(w["at"], w["watermark"]) for w in reference["watermarks"]]
+    return [(at, e["watermark"]) for at, e in enumerate(case["events"]) if "watermark" in e]
+
+
+def _watermark_line(watermarks: list[tuple[int, int]], events: int, end_of_input: bool, x, step: float,
+                    scale: Scale) -> str:
     """The current watermark after each event: it only rises, and +inf at the end of a bounded input."""
     points: list[tuple[float, float]] = []
     current = None
-    for at, e in enumerate(events):
-        if "watermark" in e and (current is None or e["watermark"] > current):
-            current = e["watermark"]
+    for at, watermark in watermarks:
+        if current is None or watermark > current:
+            current = watermark
             y = scale.y(current)
             left = x(at) - step / 2
             if points:
                 points.append((left, points[-1][1]))
             points.append((left, y))
     if end_of_input:
-        left = x(len(events)) - step / 2
+        left = x(events) - step / 2
         if points:
             points.append((left, points[-1][1]))
         points.append((left, TOP))

@@ -15,6 +15,7 @@ from reports.difference import account, differences
 from reports.html import CSS, render_html
 from reports.junit import render_junit
 from reports.markdown import render_markdown
+from reports.observations import case_lines, observation_lines
 from reports.timeline import timeline_svg
 
 CASE = Case(window=tumbling(10), events=[record("a", 1, 5), watermark(9), record("a", 2, 3)])
@@ -256,3 +257,23 @@ def test_the_watermarks_the_operator_received_differ_where_the_sequences_part():
     assert differences(case, observation_to_json(want), observation_to_json(fewer)) == [
         "the operator's watermark +inf (Long.MAX_VALUE) at the end of input is missing"
     ]
+
+
+def test_cases_with_channels_and_generated_watermarks_are_drawn_and_told():
+    case = {
+        "format": "window-case/1", "window": {"assigner": "tumbling", "size": 10}, "channels": 2,
+        "watermark_generator": {"type": "monotonous", "interval": 5},
+        "events": [{"record": {"key": "a", "value": 1, "ts": 5, "channel": 1}}, {"processing_time": 5},
+                   {"watermark_status": {"channel": 0, "idle": True}}, {"end_of_channel": 1}],
+    }
+    observation = observation_to_json(replace(EXPECTED, watermarks=(InputWatermark(1, 4), InputWatermark(3, 9))))
+    lines = case_lines(case)
+    assert lines[0] == "tumbling(size=10), 2 channels, watermark generator {'type': 'monotonous', 'interval': 5}"
+    assert lines[1:] == ["0: record a=1 @ 5 (channel 1)", "1: processing time 5", "2: channel 0 idle",
+                         "3: end of channel 1", "4: end of input (watermark +inf)"]
+    assert observation_lines(observation)[:2] == ["at 1: the operator's watermark becomes 4",
+                                                  "at 3: the operator's watermark becomes 9"]
+    svg = ET.fromstring(timeline_svg(case, observation, observation))
+    [line] = svg.iter("{http://www.w3.org/2000/svg}polyline")
+    # the watermark steps up where the operator received 4 and 9, and to +inf at the end of input
+    assert len({point.split(",")[1] for point in line.get("points").split()}) == 3
