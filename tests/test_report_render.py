@@ -11,7 +11,7 @@ from conformance.case_json import case_to_json
 from conformance.evidence import PropertyViolation
 from conformance.observation import Firing, InputWatermark, LateRecord, Observation, TimeWindow
 from conformance.observation_json import observation_to_json
-from reports.difference import account, differences
+from reports.difference import SHOWN, account, differences, summary
 from reports.html import CSS, render_html
 from reports.junit import render_junit
 from reports.markdown import render_markdown
@@ -277,3 +277,9 @@ def test_cases_with_channels_and_generated_watermarks_are_drawn_and_told():
     [line] = svg.iter("{http://www.w3.org/2000/svg}polyline")
     # the watermark steps up where the operator received 4 and 9, and to +inf at the end of input
     assert len({point.split(",")[1] for point in line.get("points").split()}) == 3
+
+
+def test_a_long_difference_shows_its_first_lines_and_counts_the_rest():
+    lines = [f"extra firing {i}" for i in range(SHOWN + 5)]
+    assert summary(lines) == [*lines[:SHOWN], "... and 5 more differences"]
+    assert summary(lines[:SHOWN]) == lines[:SHOWN]
