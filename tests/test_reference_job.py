@@ -18,11 +18,12 @@ from conformance import (
     sliding,
     tumbling,
 )
+from conformance.facts import MERGING_TRIGGER_MESSAGE
 from reference import evictors, triggers
 from reference.assigners import GlobalWindows, SessionWindows, SlidingWindows, TumblingWindows
 from reference.errors import InvalidSpec
 from reference.implementation import Collector
-from reference.job import MERGING_TRIGGER_MESSAGE, build_operator
+from reference.job import build_operator
 from reference.operator import EvictingWindowOperator, WindowOperator
 from reference.windows import get_window_start_with_offset_flink_1_12
 
@@ -105,3 +106,10 @@ def test_slide_zero_with_offset_long_min_divides_by_zero_at_build_time():
 def test_window_start_variant_reaches_the_assigner():
     op = build(Case(window=tumbling(5)), window_start=get_window_start_with_offset_flink_1_12)
     assert op.assigner.window_start is get_window_start_with_offset_flink_1_12
+
+
+def test_a_specification_that_is_not_the_contracts_is_a_type_error():
+    with pytest.raises(TypeError, match="not a window assigner"):
+        build(Case(window="tumbling"))
+    with pytest.raises(TypeError, match="not an evictor"):
+        build(Case(window=tumbling(10), evictor="count"))
