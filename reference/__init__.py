@@ -2,6 +2,7 @@
 
 `windows` (TimeWindow, GlobalWindow), `assigners`, `triggers`, `evictors`, `timers` (the timer
 service), `merging` (MergingWindowSet), `operator` (WindowOperator, EvictingWindowOperator), `job`
-(building the operator for a case), `implementation` (the driver), `explain` (a readable trace).
+(building the operator for a case), `implementation` (the driver), `trace` (the steps a run tells its
+listener), `explain` (a readable trace).
 Pure Python: it never imports PySpark or another implementation.
 """
