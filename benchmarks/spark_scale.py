@@ -11,6 +11,12 @@ delayed by up to 1.5 x (bound + window size + lateness), so some of those fire t
 `--drop-late`. Everything is counted in one Spark action (the plans of the firings and the late
 records share their shuffles).
 
+`--channels C` runs, instead, Flink's own watermark generation on the same records over C input channels
+(record i on channel i mod C, arriving at processing time i / `--per-ms` ms):
+`BoundedOutOfOrdernessWatermarks(bound, interval=--interval)` per channel, merged by the
+`StatusWatermarkValve`, next to the same run with as many explicit watermarks (`arrival, watermark`
+every `--every` records), and prints both times and their ratio.
+
 `--reference N` runs the first N records (and their watermarks) through the reference model as one
 case, prints its records per second for the ratio, and checks that the pipeline's outputs on the
 same N records agree with it exactly.
@@ -25,6 +31,7 @@ from collections import Counter
 from pyspark.sql import functions as F
 
 from conformance import Case, record, sliding, watermark
+from conformance.case import BoundedOutOfOrdernessWatermarks
 from spark_impl import BoundedOutOfOrderness, flink_windows
 from spark_impl.session import get_session
 
@@ -89,6 +96,31 @@ def reference_check(spark, args, window, events_df) -> None:
           f"{sum((got_late - want_late).values()) + sum((want_late - got_late).values())} late records differ)")
 
 
+def generation_run(spark, args, window, events) -> None:
+    """The same records with explicit watermarks, then with watermarks generated per channel and
+    merged: both timed from the call (generation runs jobs of its own) to the counts."""
+    marks = spark.range(1, args.records // args.every + 1).select(
+        (F.col("id") * args.every - 1).alias("arrival"),
+        (F.col("id") * args.every - args.disorder - 2).alias("watermark"))
+    per_channel = events.select("*", (F.col("arrival") % args.channels).alias("channel"),
+                                F.expr(f"arrival div {args.per_ms}").alias("pt"))
+    runs = {"explicit": lambda: flink_windows(per_channel, window, allowed_lateness=args.lateness,
+                                              late_side_output=not args.drop_late, watermarks=marks),
+            "generated": lambda: flink_windows(
+                per_channel, window, allowed_lateness=args.lateness, late_side_output=not args.drop_late,
+                channel="channel", channels=args.channels, processing_time="pt",
+                watermarks=BoundedOutOfOrdernessWatermarks(args.disorder, interval=args.interval))}
+    walls = {}
+    for name, run in runs.items():
+        start = time.perf_counter()
+        found = counts(run())
+        walls[name] = time.perf_counter() - start
+        print(f"{name} watermarks: wall {walls[name]:.1f} s  firings {found['firings']:,}  side output "
+              f"{found['side_output']:,}  dropped {found['dropped']:,}")
+    print(f"{args.channels} channels, interval {args.interval} ms, {args.per_ms} records per ms of processing time: "
+          f"generated / explicit = {walls['generated'] / walls['explicit']:.2f}")
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--records", type=int, default=10_000_000)
@@ -100,6 +132,10 @@ def main() -> None:
     p.add_argument("--partitions", type=int, default=8, help="shuffle partitions")
     p.add_argument("--drop-late", action="store_true", help="no side output: late records are dropped")
     p.add_argument("--reference", type=int, default=0, help="records for the reference ratio and check")
+    p.add_argument("--channels", type=int, default=0,
+                   help="compare watermarks generated over this many channels with explicit ones")
+    p.add_argument("--interval", type=int, default=200, help="pipeline.auto-watermark-interval, ms")
+    p.add_argument("--per-ms", type=int, default=5, help="records per ms of processing time")
     args = p.parse_args()
 
     spark = get_session(conf={"spark.sql.shuffle.partitions": str(args.partitions),
@@ -107,6 +143,9 @@ def main() -> None:
     window = sliding(10 * args.slide, args.slide)
     delay = 3 * (args.disorder + 10 * args.slide + args.lateness) // 2
     events = generated(spark, args.records, args.keys, args.disorder, delay)
+    if args.channels:
+        generation_run(spark, args, window, events)
+        return
     out = flink_windows(events, window, allowed_lateness=args.lateness, late_side_output=not args.drop_late,
                         watermarks=BoundedOutOfOrderness(args.disorder, args.every))
 

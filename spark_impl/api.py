@@ -16,6 +16,12 @@ after the record with that arrival value) or a rule, `BoundedOutOfOrderness(boun
 records. The input is bounded: after the last event comes `Watermark(Long.MAX_VALUE)`
 (`end_of_input=False` leaves it out).
 
+Or Flink makes the watermarks: `watermarks` is a generator of the case format
+(`BoundedOutOfOrdernessWatermarks`, `MonotonousWatermarks`, the legacy extractors, with `interval`,
+`punctuated`, `idleness`), one per input channel (`channel`, `channels`), driven by the records'
+processing time (`processing_time`) and merged by the valve: `spark_impl.generated` derives how, and
+the watermarks come back as a small DataFrame at their places in the arrival order.
+
 What comes out is what Flink's window operator would emit: one firing per call of the window
 function, with the window's contents (payloads in arrival order) and the watermark at that moment,
 and the late records (side output) or dropped ones. `arrival` and `cause` say when: during the record
@@ -34,8 +40,9 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 from pyspark.sql.types import IntegralType
 
-from conformance.case import Case, EvictorSpec, TriggerSpec, WindowSpec
+from conformance.case import GENERATORS, Case, EvictorSpec, TriggerSpec, WatermarkGenerator, WindowSpec
 from spark_impl.frames import RECORD, WATERMARK
+from spark_impl.generated import generated_watermarks
 from spark_impl.grouped import simulated_outputs, truncate_at_errors
 from spark_impl.implementation import is_relational
 from spark_impl.javalong import LONG_MAX, LONG_MIN
@@ -44,6 +51,8 @@ from spark_impl.spec import invalid_spec_message, operator_spec
 
 STREAM = 0  # the case id of the user's one stream in the shared pipeline
 END_AT = LONG_MAX  # the internal position of the end of input
+#: At most this many channels: the end of input's watermarks take the positions from `END_AT - MAX_CHANNELS`.
+MAX_CHANNELS = 2**16
 
 
 @dataclass(frozen=True)
@@ -70,33 +79,54 @@ class WindowOutputs(NamedTuple):
 
 
 def flink_windows(events: DataFrame, window: WindowSpec, *,
-                  watermarks: DataFrame | BoundedOutOfOrderness,
+                  watermarks: DataFrame | BoundedOutOfOrderness | WatermarkGenerator,
                   trigger: TriggerSpec | None = None, evictor: EvictorSpec | None = None,
                   allowed_lateness: int = 0, late_side_output: bool = True, end_of_input: bool = True,
                   key: str = "key", timestamp: str = "ts", payload: str = "payload",
-                  arrival: str = "arrival") -> WindowOutputs:
+                  arrival: str = "arrival", channel: str | None = None, channels: int = 1,
+                  processing_time: str | None = None) -> WindowOutputs:
     """The outputs of Flink's window operator on `events` (see the module docstring).
 
     Raises `ValueError` with Flink's message for a specification Flink rejects at job build.
     """
+    generator = watermarks if isinstance(watermarks, tuple(GENERATORS)) else None
+    if not 1 <= channels <= MAX_CHANNELS:
+        raise ValueError(f"channels must be in 1..{MAX_CHANNELS}, not {channels}")
+    if generator is None and (channel is not None or channels != 1 or processing_time is not None):
+        raise ValueError("channel, channels and processing_time need a watermark generator "
+                         "(watermarks=BoundedOutOfOrdernessWatermarks(...) etc. from conformance.case)")
     spec_case = Case(window=window, trigger=trigger, evictor=evictor, allowed_lateness=allowed_lateness,
-                     late_side_output=late_side_output, end_of_input=end_of_input)
+                     late_side_output=late_side_output, end_of_input=end_of_input, channels=channels,
+                     watermark_generator=generator)
     message = invalid_spec_message(spec_case)
     if message is not None:
         raise ValueError(message)
-    for name in (key, timestamp, payload, arrival):
-        if name not in events.columns:
+    if generator is not None and generator.interval > 0 and processing_time is None:
+        raise ValueError(f"periodic watermark emission (interval={generator.interval}) needs the events' "
+                         "processing time: processing_time='<column>' (or interval=0)")
+    for name in (key, timestamp, payload, arrival, channel, processing_time):
+        if name is not None and name not in events.columns:
             raise ValueError(f"events has no column {name!r} (columns: {', '.join(events.columns)})")
     # A payload of integral type rides along as the value; any other is fetched back by arrival.
     by_value = isinstance(events.schema[payload].dataType, IntegralType)
+    at = _Positions(channels + 2 if generator is not None else 2, channels if generator is not None else 0)
     records = events.select(
-        F.lit(STREAM).cast("long").alias("case_id"), (F.col(arrival).cast("long") * 2).alias("at"),
+        F.lit(STREAM).cast("long").alias("case_id"), at.of_record(F.col(arrival).cast("long")).alias("at"),
         F.lit(RECORD).cast("byte").alias("kind"), F.col(key).cast("string").alias("key"),
         (F.col(payload) if by_value else F.col(arrival)).cast("long").alias("value"),
         F.col(timestamp).cast("long").alias("ts"))
-    marks = _watermark_events(records, watermarks)
-    stream = records.unionByName(marks)
-    if end_of_input:  # at END_AT, after every other event
+    if generator is not None:  # the end of input is among the generated watermarks
+        inputs = events.select(F.col(arrival).cast("long").alias("arrival"),
+                               (F.col(channel) if channel else F.lit(0)).cast("long").alias("channel"),
+                               (F.col(processing_time) if processing_time else F.lit(0)).cast("long").alias("ptime"),
+                               F.col(timestamp).cast("long").alias("ts"))
+        names = {"arrival": arrival, "channel": channel or "channel", "processing_time": processing_time or ""}
+        marks = generated_watermarks(inputs, generator, channels, end_of_input, names)
+        rows = [(STREAM, at.of_generated(m), WATERMARK, None, None, m.watermark) for m in marks]
+        stream = records.unionByName(events.sparkSession.createDataFrame(rows, records.schema))
+    else:
+        stream = records.unionByName(_watermark_events(records, watermarks))
+    if generator is None and end_of_input:  # at END_AT, after every other event
         end = events.sparkSession.range(1).select(
             F.lit(STREAM).cast("long").alias("case_id"), F.lit(END_AT).alias("at"),
             F.lit(WATERMARK).cast("byte").alias("kind"), F.lit(None).cast("string").alias("key"),
@@ -112,8 +142,37 @@ def flink_windows(events: DataFrame, window: WindowSpec, *,
         outputs = relational_outputs(stream)
     else:  # only a replay can fail at run time (the relational pipeline fails the query instead)
         outputs = truncate_at_errors(simulated_outputs(stream, {STREAM: op}))
-    return _shape(outputs, None if by_value else events.select(
+    return _shape(outputs, at, None if by_value else events.select(
         (F.col(arrival).cast("long")).alias("_handle"), F.col(payload).alias("_payload")))
+
+
+@dataclass(frozen=True)
+class _Positions:
+    """Internal positions (`at`): the record `arrival` at `arrival * stride + record`, the watermarks
+    just before it below, just after it above; the end of input from `END_AT - MAX_CHANNELS` on.
+    Explicit and `BoundedOutOfOrderness` watermarks: stride 2, record slot 0, the watermark at 1.
+    Generated: before the record one slot per channel (a periodic emit raises the valve's output at
+    most once per channel), the record, one slot after it (punctuated)."""
+
+    stride: int
+    record: int
+
+    def of_record(self, arrival: Column) -> Column:
+        return arrival * self.stride + self.record
+
+    def of_generated(self, mark) -> int:
+        if mark.arrival is None:
+            return END_AT - MAX_CHANNELS + mark.slot
+        return mark.arrival * self.stride + (self.record + 1 if mark.after else mark.slot)
+
+    def when(self) -> list[Column]:
+        """`arrival, cause` of the internal position in column `at`."""
+        at = F.col("at")
+        end = at >= F.lit(END_AT - MAX_CHANNELS)
+        slot = F.pmod(at, F.lit(self.stride))
+        return [F.when(~end, F.expr(f"at div {self.stride}")).alias("arrival"),
+                F.when(end, "end_of_input").when(slot == self.record, "record").otherwise("watermark")
+                .alias("cause")]
 
 
 def _watermark_events(records: DataFrame, watermarks: DataFrame | BoundedOutOfOrderness) -> DataFrame:
@@ -163,14 +222,7 @@ def _bounded_out_of_orderness(records: DataFrame, rule: BoundedOutOfOrderness) -
     return ends.select("case_id", (F.col("at") + 1).alias("at"), (highest - rule.bound - 1).alias("ts"))
 
 
-def _when(at: Column) -> list[Column]:
-    """`arrival, cause` from the internal position: records at 2 * arrival, watermarks one after."""
-    return [F.when(at != END_AT, F.floor(at / 2).cast("long")).alias("arrival"),
-            F.when(at == END_AT, "end_of_input").when(at % 2 == 0, "record").otherwise("watermark")
-            .alias("cause")]
-
-
-def _shape(outputs: DataFrame, payloads: DataFrame | None) -> WindowOutputs:
+def _shape(outputs: DataFrame, at: _Positions, payloads: DataFrame | None) -> WindowOutputs:
     firings = outputs.filter(F.col("kind") == "firing")
     if payloads is not None:  # handles (arrival values) back to payloads, keeping arrival order
         firings = (firings.select("*", F.posexplode("values").alias("_pos", "_handle"))
@@ -178,7 +230,7 @@ def _shape(outputs: DataFrame, payloads: DataFrame | None) -> WindowOutputs:
                    .groupBy("at", "key", "window_start", "window_end", "timestamp", "watermark")
                    .agg(F.transform(F.sort_array(F.collect_list(F.struct("_pos", "_payload"))),
                                     lambda e: e["_payload"]).alias("values")))
-    records = [F.col("key"), F.col("ts"), F.col("value").alias("payload"), *_when(F.col("at"))]
+    records = [F.col("key"), F.col("ts"), F.col("value").alias("payload"), *at.when()]
     late = outputs.filter(F.col("kind") == "late")
     dropped = outputs.filter(F.col("kind") == "dropped")
     if payloads is not None:
@@ -186,6 +238,6 @@ def _shape(outputs: DataFrame, payloads: DataFrame | None) -> WindowOutputs:
                           .withColumn("value", F.col("_payload"))) for df in (late, dropped))
     return WindowOutputs(
         firings.select("key", "window_start", "window_end", "timestamp", "values", "watermark",
-                       *_when(F.col("at"))),
+                       *at.when()),
         late.select(*records), dropped.select(*records),
-        outputs.filter(F.col("kind") == "error").select(F.col("message"), *_when(F.col("at"))))
+        outputs.filter(F.col("kind") == "error").select(F.col("message"), *at.when()))

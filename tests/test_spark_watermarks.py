@@ -38,6 +38,11 @@ def fire(at, key, window, values, wm):
     return Firing(at, key, window, window.end - 1, tuple(values), wm)
 
 
+def rejected(message):
+    """What Flink rejects: no outputs, and no watermark ever reached the operator."""
+    return Observation(error=Error("invalid_spec", message), watermarks=())
+
+
 def marks(*pairs):
     return [InputWatermark(at, wm) for at, wm in pairs]
 
@@ -133,17 +138,16 @@ CASES: list[tuple[str, Case, Observation]] = [
                  watermarks=marks((3, 5), (4, 10), (9, LONG_MAX)))),
     ("a negative bound fails the job when the generator is made",
      Case(window=tumbling(10), watermark_generator=BoundedOutOfOrdernessWatermarks(-1)),
-     Observation.invalid_spec(NEGATIVE_BOUND_MESSAGE)),
+     rejected(NEGATIVE_BOUND_MESSAGE)),
     ("the legacy extractor's constructor formats the negative Duration",
      Case(window=tumbling(10), watermark_generator=BoundedOutOfOrdernessTimestampExtractor(-1500)),
-     Observation.invalid_spec("Tried to set the maximum allowed lateness to PT-1.5S. This parameter cannot be "
-                              "negative.")),
+     rejected("Tried to set the maximum allowed lateness to PT-1.5S. This parameter cannot be negative.")),
     ("withIdleness(0) is rejected",
      Case(window=tumbling(10), watermark_generator=MonotonousWatermarks(idleness=0)),
-     Observation.invalid_spec(NON_POSITIVE_IDLENESS_MESSAGE)),
+     rejected(NON_POSITIVE_IDLENESS_MESSAGE)),
     ("a negative auto-watermark interval is rejected before the window assigner",
      Case(window=tumbling(10, offset=10), watermark_generator=MonotonousWatermarks(interval=-1)),
-     Observation.invalid_spec(NEGATIVE_INTERVAL_MESSAGE)),
+     rejected(NEGATIVE_INTERVAL_MESSAGE)),
 ]
 
 
@@ -189,3 +193,67 @@ def test_valve_ignores_a_watermark_below_its_channels_last():
     assert valve.input_watermark(0, 10) == [10]
     assert valve.input_watermark(0, 7) == [] and valve.input_watermark(0, 10) == []
     assert valve.input_watermark(0, 11) == [11]
+
+
+# --- the public API: the same rules on a DataFrame with channel and processing-time columns ----------
+
+API_ROWS = [  # arrival, key, ts, payload, channel, processing time
+    (0, "a", 5, 1, 0, 0), (1, "a", 15, 2, 1, 50), (2, "a", 30, 3, 0, 100), (3, "a", 31, 4, 1, 250)]
+
+
+def api_events(rows=API_ROWS):
+    from spark_impl.session import get_session
+
+    return get_session().createDataFrame(rows, "arrival long, key string, ts long, payload long, channel long, pt long")
+
+
+@pytest.mark.spark
+def test_flink_windows_generates_and_merges_watermarks_by_hand():
+    from spark_impl import flink_windows
+
+    out = flink_windows(api_events(), tumbling(10), channel="channel", channels=2, processing_time="pt",
+                        watermarks=BoundedOutOfOrdernessWatermarks(2, interval=100))
+    # At 100 (before arrival 2) channel 0 emits 2, channel 1 12: the valve passes 2. At 250 (timer at
+    # 200, before arrival 3) channel 0 emits 27, the minimum is 12 and fires [0, 10). The end: MAX.
+    got = sorted((r.window_start, tuple(r.values), r.watermark, r.arrival, r.cause) for r in out.firings.collect())
+    assert got == [(0, (1,), 12, 3, "watermark"), (10, (2,), LONG_MAX, None, "end_of_input"),
+                   (30, (3, 4), LONG_MAX, None, "end_of_input")]
+
+
+@pytest.mark.spark
+def test_flink_windows_with_idleness_matches_the_case_of_the_same_stream():
+    from spark_impl import flink_windows
+
+    rows = [(0, "a", 50, 1, 0, 0), (1, "b", 10, 2, 1, 0), (2, "a", 200, 3, 0, 100), (3, "a", 210, 4, 0, 200),
+            (4, "b", 300, 5, 0, 300), (5, "a", 420, 6, 0, 400), (6, "b", 150, 7, 1, 450)]
+    generator = BoundedOutOfOrdernessTimestampExtractor(5, interval=100, idleness=150)
+    out = flink_windows(api_events(rows), tumbling(100), channel="channel", channels=2, processing_time="pt",
+                        watermarks=generator, late_side_output=True)
+    events, clock = [], 0
+    for _, key, ts, value, channel, pt in rows:
+        if pt > clock:
+            events.append(processing_time(pt))
+            clock = pt
+        events.append(record(key, value, ts, channel))
+    [expected] = SparkImplementation().run([Case(window=tumbling(100), channels=2, watermark_generator=generator,
+                                                 late_side_output=True, events=events)])
+    assert expected.late and len({f.watermark for f in expected.firings}) > 1  # idleness moved it on
+    assert sorted((r.key, r.window_start, tuple(r.values), r.watermark) for r in out.firings.collect()) == sorted(
+        (f.key, f.window.start, f.values, f.watermark) for f in expected.firings)
+    assert sorted((r.key, r.ts) for r in out.late.collect()) == sorted((r.key, r.ts) for r in expected.late)
+
+
+def test_flink_windows_rejects_a_clock_that_goes_back_and_a_channel_out_of_range():
+    from spark_impl import flink_windows
+
+    generator = MonotonousWatermarks(interval=100)
+    back = api_events([(0, "a", 5, 1, 0, 100), (1, "a", 6, 2, 0, 50)])
+    with pytest.raises(ValueError, match="pt goes back"):
+        flink_windows(back, tumbling(10), processing_time="pt", watermarks=generator).firings.collect()
+    wide = api_events([(0, "a", 5, 1, 2, 100)])
+    with pytest.raises(ValueError, match="channel 2 of the record with arrival 0 is outside 0..1"):
+        flink_windows(wide, tumbling(10), channel="channel", channels=2, processing_time="pt", watermarks=generator)
+    with pytest.raises(ValueError, match="needs the events' processing time"):
+        flink_windows(wide, tumbling(10), watermarks=generator)
+    with pytest.raises(ValueError, match=NEGATIVE_BOUND_MESSAGE):
+        flink_windows(wide, tumbling(10), watermarks=BoundedOutOfOrdernessWatermarks(-1, interval=0))
