@@ -104,7 +104,7 @@ def _read_case(doc: Any, path: str, problems: Problems) -> Case:
     window = _read_kind(ASSIGNERS, f.take("window"), f.at("window"), problems) if f.ok else None
     trigger = _read_kind(TRIGGERS, f.take("trigger", None), f.at("trigger"), problems, optional=True)
     evictor = _read_kind(EVICTORS, f.take("evictor", None), f.at("evictor"), problems, optional=True)
-    lateness = f.take_long("allowed_lateness", 0, minimum=0)
+    lateness = f.take_long("allowed_lateness", 0)
     side_output = f.take_bool("late_side_output", False)
     events = f.take_list("events", lambda item, p: _read_event(item, p, problems))
     end_of_input = f.take_bool("end_of_input", True)

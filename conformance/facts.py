@@ -23,6 +23,10 @@ MAX_WINDOW_NUM = 10_000_000
 #: whose `canMerge()` is false.
 MERGING_TRIGGER_MESSAGE = "A merging window assigner cannot be used with a trigger that does not support merging."
 
+#: `WindowOperatorBuilder.allowedLateness` (called by `WindowedStream.allowedLateness`): what Flink says
+#: when the job is built with a negative allowed lateness.
+NEGATIVE_LATENESS_MESSAGE = "The allowed lateness cannot be negative."
+
 #: What the JVM (Java 17, helpful NullPointerExceptions) says when `ContinuousProcessingTimeTrigger.
 #: onProcessingTime` compares a fire time its state no longer holds (`fireTimestampState.get().equals(time)`).
 CONTINUOUS_PROCESSING_TIME_NULL_MESSAGE = (

@@ -8,7 +8,7 @@ The explicit trigger replaces the assigner's default one; `countWindow(size[, sl
 from __future__ import annotations
 
 from conformance import case as spec
-from conformance.facts import MERGING_TRIGGER_MESSAGE
+from conformance.facts import MERGING_TRIGGER_MESSAGE, NEGATIVE_LATENESS_MESSAGE
 from reference import evictors, triggers
 from reference.assigners import GlobalWindows, SessionWindows, SlidingWindows, TumblingWindows, WindowAssigner
 from reference.errors import InvalidSpec
@@ -77,6 +77,8 @@ def build_operator(case: spec.Case, output: WindowOutput, listener: TraceListene
             evictor = evictors.CountEvictor(size, False)
     if assigner.is_merging and not trigger.can_merge:
         raise InvalidSpec(MERGING_TRIGGER_MESSAGE)
+    if case.allowed_lateness < 0:  # WindowOperatorBuilder.allowedLateness, after the assigner and trigger
+        raise InvalidSpec(NEGATIVE_LATENESS_MESSAGE)
     if evictor is not None:
         return EvictingWindowOperator(assigner, trigger, evictor, case.allowed_lateness,
                                       case.late_side_output, output, listener)

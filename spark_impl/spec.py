@@ -27,7 +27,7 @@ from conformance.case import (
     TriggerSpec,
     Tumbling,
 )
-from conformance.facts import MAX_WINDOW_NUM, MERGING_TRIGGER_MESSAGE
+from conformance.facts import MAX_WINDOW_NUM, MERGING_TRIGGER_MESSAGE, NEGATIVE_LATENESS_MESSAGE
 from spark_impl.javalong import div, java_abs
 from spark_impl.watermarks import api_time_message, job_start_message
 
@@ -66,6 +66,8 @@ def window_message(case: Case) -> str | None:
             return f"{_time_name(w.time)}SessionWindows parameters must satisfy 0 < size"
         if not can_merge(case.trigger or default_trigger(w)):
             return MERGING_TRIGGER_MESSAGE
+    if case.allowed_lateness < 0:  # WindowOperatorBuilder.allowedLateness, after the assigner and trigger
+        return NEGATIVE_LATENESS_MESSAGE
     return None
 
 

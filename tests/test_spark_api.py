@@ -49,3 +49,5 @@ def test_explicit_watermarks_and_rejected_specs():
     assert [(r.key, r.ts, r.payload, r.arrival, r.cause) for r in out.late.collect()] == [("k", 6, 8, 1, "record")]
     with pytest.raises(ValueError, match="abs\\(offset\\) < slide"):
         flink_windows(events, sliding(10, 0), watermarks=marks)
+    with pytest.raises(ValueError, match="^The allowed lateness cannot be negative.$"):
+        flink_windows(events, sliding(10, 10), watermarks=marks, allowed_lateness=-1)
