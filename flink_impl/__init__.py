@@ -3,6 +3,9 @@
 A small Java program (`java/windowconformance/`), compiled on first use against the pinned
 `flink-dist` jar of `apache-flink-libraries`, runs each case as a branch of a job in a MiniCluster and
 answers with observations. `FlinkImplementation` talks to one such process per Python process.
+The window operator's input watermarks come from Flink's own classes too: per channel the case's
+generator behind `TimestampsAndWatermarksOperator`'s emitter, timed by the case's processing-time
+events, and `StatusWatermarkValve` merging the channels (`CaseWatermarks.java`).
 """
 
 from flink_impl.implementation import FlinkImplementation
