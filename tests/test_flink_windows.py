@@ -303,3 +303,19 @@ def observed() -> dict[str, Observation]:
 def test_flink_matches_the_hand_derived_observation(name: str, observed: dict[str, Observation]) -> None:
     case, expected = CASES[name]
     assert equivalent(expected, observed[name]), difference(expected, observed[name])
+
+
+def test_a_count_evictor_on_merged_sessions_keeps_elements_in_hash_order_not_time_order() -> None:
+    """Why the case format rejects a count evictor on session windows (README, semantics): when sessions
+    merge, Flink's heap state backend (`AbstractHeapMergingState.mergeNamespaces`) concatenates their
+    lists in the iteration order of the `HashSet` that `TimeWindow.mergeWindows` fills, an order of
+    `TimeWindow.hashCode()`, and `CountEvictor` keeps the tail of that list. Two sessions bridged by a
+    third element keep one or the other first element depending only on where the stream lies in time."""
+    def bridged(shift: int) -> Case:
+        return Case(window=session(10), evictor=CountEvictor(2),
+                    events=[record("a", 1, shift), record("a", 2, shift + 20), record("a", 3, shift + 10)])
+
+    shifts = [0, 1000]
+    observed = FlinkImplementation().run([bridged(s) for s in shifts])
+    assert [(o.firings[0].window, o.firings[0].values) for o in observed] == [
+        (TimeWindow(s, s + 30), kept) for s, kept in zip(shifts, [(1, 3), (2, 3)], strict=True)]
