@@ -122,11 +122,15 @@ REQUEST_TIMEOUT = 600.0
 
 def run_within(impl: Implementation, cases: Sequence[Case], timeout: float) -> list[Observation]:
     """`impl.run(cases)`, or `ImplementationFailure` when it does not return within `timeout`
-    seconds. Whatever `run` raises is raised here.
+    seconds. Whatever `run` raises is raised here. An implementation with `run_bounded(cases, timeout)`
+    (a process, `conformance.process`) keeps the limit itself.
 
     The call runs in a thread of its own: a `run` that never returns cannot be stopped, but the
     caller no longer waits for it (the thread is a daemon and ends with the process).
     """
+    bounded = getattr(impl, "run_bounded", None)
+    if bounded is not None:  # a process keeps the limit itself: it is killed and started again
+        return bounded(cases, timeout)
     answer: list[tuple[bool, object]] = []
 
     def call() -> None:
@@ -180,8 +184,13 @@ def _resolve(target: str) -> object:
 
 
 def load_implementation(spec: str) -> Implementation:
-    """The implementation named `spec`: a registered name, an entry point, or `module:factory`."""
-    if spec in BUILTIN:
+    """The implementation named `spec`: a registered name, an entry point, `module:factory`, or
+    `exec:COMMAND` (a process speaking the JSON-lines protocol, `conformance.process`)."""
+    if spec.startswith("exec:"):
+        from conformance.process import exec_implementation  # starts the process: only when asked
+
+        factory = exec_implementation(spec)
+    elif spec in BUILTIN:
         factory = _resolve(BUILTIN[spec])
     elif ":" in spec:
         factory = _resolve(spec)

@@ -1,0 +1,54 @@
+"""A peer of the `window-process/1` protocol in Python, answering with the reference, that can be told
+to break the protocol: `python_peer.py [FAULT [ONCE_FILE]]`.
+
+FAULT is one of hang, crash, garbage, too_few, too_many, broken, error (or none). With ONCE_FILE the
+fault happens only in the process that creates that file, so a process started again behaves.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+from conformance import load_implementation
+from conformance.case_json import cases_from_json
+from conformance.observation_json import observation_to_json
+
+fault = sys.argv[1] if len(sys.argv) > 1 else "none"
+if len(sys.argv) > 2:
+    try:
+        os.close(os.open(sys.argv[2], os.O_CREAT | os.O_EXCL))
+    except FileExistsError:
+        fault = "none"
+
+reference = load_implementation("reference")
+features = sorted(reference.features)
+print(json.dumps({"type": "hello", "protocol": "window-process/1", "name": "python-peer",
+                  "features": features, "position_free": False}), flush=True)
+
+for line in sys.stdin:
+    request = json.loads(line)
+    cases = cases_from_json({"cases": request["cases"]})
+    observations = [observation_to_json(o) for o in reference.run(cases)]
+    print(f"python-peer: request {request['id']} with {len(cases)} case(s), fault {fault}", file=sys.stderr,
+          flush=True)
+    if fault == "hang":
+        time.sleep(3600)
+    elif fault == "crash":
+        sys.exit(7)
+    elif fault == "garbage":
+        print("Exception in thread main: nothing to see here", flush=True)
+        continue
+    elif fault == "too_few":
+        observations = observations[:-1]
+    elif fault == "too_many":
+        observations = observations * 2
+    elif fault == "broken":
+        observations[0]["firings"] = [{"at": -1, "key": "a"}]
+    elif fault == "error":
+        print(json.dumps({"type": "error", "id": request["id"], "message": "the engine is out of disk"}),
+              flush=True)
+        continue
+    print(json.dumps({"type": "observations", "id": request["id"], "observations": observations}), flush=True)

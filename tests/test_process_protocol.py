@@ -1,0 +1,116 @@
+"""Implementations over a process (`exec:COMMAND`, `conformance.process`): a peer that follows the
+protocol answers like a plug-in; every way a peer can fail is a failure to run the request's cases,
+with its stderr in the message, within the timeout, and the next request starts it again."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from report_fixture_suite.running import ROOT, conformance
+
+from conformance import Case, record, tumbling, watermark
+from conformance.implementation import (
+    ImplementationFailure,
+    ImplementationNotFound,
+    load_implementation,
+    run_within,
+)
+
+PEER = Path(__file__).resolve().parent / "peers" / "python_peer.py"
+
+CASES = [
+    Case(window=tumbling(1000), events=[record("a", 1, ts=999), watermark(999), record("a", 2, ts=5)]),
+    Case(window=tumbling(10), events=[record("b", 3, ts=-7)]),
+]
+
+
+def peer_spec(*arguments: str) -> str:
+    return "exec:" + shlex.join([sys.executable, str(PEER), *arguments])
+
+
+@pytest.fixture(autouse=True)
+def importable_from_the_peer(monkeypatch):
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+
+
+def test_a_peer_that_follows_the_protocol_answers_as_the_reference():
+    impl = load_implementation(peer_spec())
+    assert impl.name == "python-peer"
+    assert impl.features == load_implementation("reference").features
+    assert impl.run(CASES) == load_implementation("reference").run(CASES)
+    assert impl.run(CASES[:1]) == load_implementation("reference").run(CASES[:1])
+
+
+FAULTS = {
+    "crash": "closed its stdout before its answer to run request 1 (2 case(s)) (exit status 7)",
+    "garbage": "stdout line is not JSON where its answer to run request 1 (2 case(s)) was due: "
+               "'Exception in thread main: nothing to see here'",
+    "too_few": "1 observation(s) for 2 case(s)",
+    "too_many": "4 observation(s) for 2 case(s)",
+    "broken": "an answer breaks window-observation/1",
+}
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+def test_each_fault_is_a_failure_to_run_with_the_stderr_tail_and_the_next_request_runs(fault, tmp_path):
+    impl = load_implementation(peer_spec(fault, str(tmp_path / "faulted")))
+    with pytest.raises(ImplementationFailure) as failure:
+        impl.run(CASES)
+    message = str(failure.value)
+    assert FAULTS[fault] in message
+    assert f"python-peer: request 1 with 2 case(s), fault {fault}" in message  # the stderr tail
+    assert impl.run(CASES) == load_implementation("reference").run(CASES)
+
+
+def test_an_error_answer_could_not_run_and_the_process_that_sent_it_keeps_running():
+    impl = load_implementation(peer_spec("error"))
+    pid = impl.peer.popen.pid
+    for request in (1, 2):
+        with pytest.raises(ImplementationFailure, match=f"could not run request {request}: the engine is out of disk"):
+            impl.run(CASES)
+    assert impl.peer.popen.pid == pid
+
+
+def test_a_broken_observation_names_the_field_and_the_rule(tmp_path):
+    impl = load_implementation(peer_spec("broken"))
+    with pytest.raises(ImplementationFailure, match=r"\$\.observations\[0\]\.firings\[0\]\.at"):
+        impl.run(CASES)
+
+
+def test_a_hanging_peer_is_killed_at_the_request_timeout_and_started_again(tmp_path):
+    impl = load_implementation(peer_spec("hang", str(tmp_path / "faulted")))
+    started = time.monotonic()
+    with pytest.raises(ImplementationFailure, match=r"no answer to run request 1 \(2 case\(s\)\) within 2 s"):
+        run_within(impl, CASES, timeout=2)
+    assert time.monotonic() - started < 10
+    assert run_within(impl, CASES, timeout=60) == load_implementation("reference").run(CASES)
+
+
+def test_a_command_that_does_not_start_could_not_run():
+    with pytest.raises(ImplementationFailure, match="cannot start 'no-such-engine-binary'"):
+        load_implementation("exec:no-such-engine-binary --serve")
+
+
+def test_a_peer_that_does_not_say_hello_could_not_start():
+    with pytest.raises(ImplementationFailure, match=r"could not start: stdout line is not JSON .*hello"):
+        load_implementation("exec:" + shlex.join([sys.executable, "-c", "print('listening on 8080')"]))
+
+
+def test_a_hello_with_unknown_features_is_a_usage_error():
+    hello = ('{"type": "hello", "protocol": "window-process/1", "name": "x", "features": ["tumbling"], '
+             '"position_free": false}')
+    program = f"import sys; print({hello!r}, flush=True); sys.stdin.read()"
+    with pytest.raises(ImplementationNotFound, match="declares unknown features: tumbling"):
+        load_implementation("exec:" + shlex.join([sys.executable, "-c", program]))
+
+
+def test_replay_reports_a_hanging_peer_as_could_not_run_in_one_line():
+    done = conformance("replay", "cases/seeds", "--impl", peer_spec("hang"), "--check", "--request-timeout", "2",
+                       timeout=120)
+    assert done.returncode == 3, done.stderr
+    assert "no answer to run request 1" in done.stderr
+    assert "Traceback" not in done.stderr
