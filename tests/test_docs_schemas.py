@@ -98,7 +98,6 @@ TUMBLING = {"format": "window-case/1", "window": {"assigner": "tumbling", "size"
     {"window": {"assigner": "tumbling", "size": 10, "gap": 5}},        # gap is a session's
     {"window": {"assigner": "hopping", "size": 10}},
     {"window": {"assigner": "tumbling", "size": 2**63}},               # beyond Long.MAX_VALUE
-    {"allowed_lateness": -1},
     {"late_side_output": "yes"},
     {"trigger": {"type": "count"}},
     {"trigger": {"type": "purging", "inner": {"type": "sometimes"}}},
@@ -143,6 +142,14 @@ def test_what_the_loader_rejects_the_observation_schema_rejects(change):
     with pytest.raises(CaseFormatError):
         observation_from_json(doc)
     assert _problems(OBSERVATION, doc)
+
+
+def test_what_flink_rejects_at_job_time_is_a_valid_case():
+    for change in ({"allowed_lateness": -1}, {"window": {"assigner": "tumbling", "size": 0}}):
+        doc = TUMBLING | change
+        [case] = cases_from_json(doc)
+        assert _problems(CASE, doc) == []
+        assert REFERENCE.run([case])[0].error.kind == "invalid_spec"
 
 
 def test_a_valid_observation_with_every_part_validates():
