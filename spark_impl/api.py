@@ -123,7 +123,8 @@ def flink_windows(events: DataFrame, window: WindowSpec, *,
         names = {"arrival": arrival, "channel": channel or "channel", "processing_time": processing_time or ""}
         marks = generated_watermarks(inputs, generator, channels, end_of_input, names)
         rows = [(STREAM, at.of_generated(m), WATERMARK, None, None, m.watermark) for m in marks]
-        stream = records.unionByName(events.sparkSession.createDataFrame(rows, records.schema))
+        stream = records.unionByName(events.sparkSession.createDataFrame(
+            rows, "case_id long, at long, kind byte, key string, value long, ts long"))
     else:
         stream = records.unionByName(_watermark_events(records, watermarks))
     if generator is None and end_of_input:  # at END_AT, after every other event
