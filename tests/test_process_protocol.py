@@ -5,12 +5,13 @@ with its stderr in the message, within the timeout, and the next request starts 
 from __future__ import annotations
 
 import shlex
+import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
-from report_fixture_suite.running import ROOT, conformance
+from report_fixture_suite.running import ROOT, conformance, run_once
 
 from conformance import Case, record, tumbling, watermark
 from conformance.implementation import (
@@ -114,3 +115,32 @@ def test_replay_reports_a_hanging_peer_as_could_not_run_in_one_line():
     assert done.returncode == 3, done.stderr
     assert "no answer to run request 1" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.fixture(scope="module")
+def java_example(tmp_path_factory) -> str:
+    """`examples/NaiveWindows.java` compiled: its `exec:` command."""
+    build = tmp_path_factory.mktemp("naive-windows-java")
+    subprocess.run(["javac", "-d", str(build), str(ROOT / "examples" / "NaiveWindows.java")], check=True)
+    return f"exec:java -cp {shlex.quote(str(build))} NaiveWindows"
+
+
+def test_the_suite_names_the_java_examples_bugs_with_minimal_cases(java_example):
+    run = run_once("--impl", java_example, "--profile", "ci", "--property", "nothing_accepted_after_cleanup_time",
+                   "--property", "fired_values_lie_in_their_window")
+    assert run.status == 1, run.stderr
+    impl = run.implementation("naive-windows-java")
+    assert impl["spec"] == java_example
+    assert impl["features"] == ["assigner.tumbling", "negative_timestamps", "unbounded_input"]
+    failures = {p["property"]: p["failures"] for p in impl["properties"]}
+    [late] = failures["nothing_accepted_after_cleanup_time"]
+    [truncated] = failures["fired_values_lie_in_their_window"]
+    # A record behind the watermark opens its window again, where Flink drops it.
+    assert late["reference"]["dropped"] and not late["actual"]["dropped"]
+    # ts - ts % size truncates towards zero: a negative timestamp lands in the window after its own.
+    [record] = [e["record"] for e in truncated["case"]["events"] if "record" in e]
+    [firing] = truncated["actual"]["firings"]
+    assert record["ts"] < 0 <= firing["window"]["start"]
+    assert len(late["case"]["events"]) <= 3 and len(truncated["case"]["events"]) == 1
+    for failure in (late, truncated):
+        assert (run.out / failure["case_file"]).is_file()
