@@ -22,7 +22,8 @@ Derived from Flink 2.3's classes (read in its source and checked against the byt
   `now - start > timeout` in nanoseconds (a timeout whose nanoseconds overflow is `Long.MAX_VALUE`).
   Idle, it calls `markIdle` once and emits nothing; otherwise the wrapped generator's periodic emit.
   The clock is the case's processing time (`TimestampsAndWatermarksOperator`'s `PausableRelativeClock`
-  over the processing-time service's clock), in milliseconds times 10^6.
+  over the processing-time service's clock), in milliseconds times 10^6, saturating at
+  `Long.MAX_VALUE` past the range (as the Flink harness's clock).
 - `TimestampsAndWatermarksOperator` (one per channel): the record goes downstream first, then
   `onEvent` (a punctuated generator emits there); with `interval > 0` a processing-time timer at
   `now + interval` from time 0, which on firing calls `onPeriodicEmit` and registers the next at
@@ -44,7 +45,8 @@ Derived from Flink 2.3's classes (read in its source and checked against the byt
   unconditionally); otherwise, if the channel's watermark was the last output, the minimum is sought
   again. A channel
   coming back is aligned at once when its watermark is `>=` the last output (no output then).
-  A channel without a generator that ends holds `Long.MAX_VALUE` (it comes back first if idle).
+  A channel without a generator that ends sends `Long.MAX_VALUE` into the valve, which ignores it
+  while the channel is idle (its source announced idleness and sends no status at its end).
 
 Where the fold runs. Which watermark the operator receives depends on the order of events *across*
 channels, so this is a sequential fold over a case's events, but it touches only watermarks, statuses
@@ -83,7 +85,7 @@ from conformance.facts import (
     NON_POSITIVE_IDLENESS_MESSAGE,
     negative_legacy_bound_message,
 )
-from spark_impl.javalong import LONG_MAX, LONG_MIN, add, sub, wrap
+from spark_impl.javalong import LONG_MAX, LONG_MIN, add, sub
 
 NANOS_PER_MILLI = 1_000_000
 
@@ -200,7 +202,7 @@ class IdlenessTimer:
         self.counter += 1
 
     def check_if_idle(self, now_millis: int) -> bool:
-        now = wrap(now_millis * NANOS_PER_MILLI)
+        now = min(now_millis * NANOS_PER_MILLI, LONG_MAX)
         if self.counter != self.last_counter:
             self.last_counter, self.start_of_inactivity = self.counter, 0
             return False
@@ -392,7 +394,7 @@ class WatermarkFold:
             gen = self.generators[channel]
             gen.end()
             return self.valve.receive(channel, gen.take())
-        return self.valve.input_status(channel, idle=False) + self.valve.input_watermark(channel, LONG_MAX)
+        return self.valve.input_watermark(channel, LONG_MAX)
 
     def end_of_input(self) -> list[int]:
         """Every channel still open ends, in channel order."""
