@@ -4,6 +4,7 @@ with its stderr in the message, within the timeout, and the next request starts 
 
 from __future__ import annotations
 
+import json
 import shlex
 import subprocess
 import sys
@@ -12,8 +13,10 @@ from pathlib import Path
 
 import pytest
 from report_fixture_suite.running import ROOT, conformance, run_once
+from test_docs_schemas import _problems, _validator
 
 from conformance import Case, record, tumbling, watermark
+from conformance.case_json import case_to_json
 from conformance.implementation import (
     ImplementationFailure,
     ImplementationNotFound,
@@ -144,3 +147,42 @@ def test_the_suite_names_the_java_examples_bugs_with_minimal_cases(java_example)
     assert len(late["case"]["events"]) <= 3 and len(truncated["case"]["events"]) == 1
     for failure in (late, truncated):
         assert (run.out / failure["case_file"]).is_file()
+
+
+MESSAGES = {kind: _validator(f"window-process-1-{kind}.schema.json")
+            for kind in ("hello", "run", "observations", "error")}
+
+
+def transcript() -> list[tuple[str, dict]]:
+    """The lines of docs/protocol.md's transcript: who wrote each (`>` the suite, `<` the process), parsed."""
+    text = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
+    [block] = text.split("```text\n")[1:]
+    return [(line[0], json.loads(line[2:])) for line in block.split("```")[0].splitlines()]
+
+
+def test_the_transcript_follows_the_schemas_and_the_java_example_says_what_it_shows(java_example):
+    lines = transcript()
+    assert [(who, m["type"]) for who, m in lines] == [
+        ("<", "hello"), (">", "run"), ("<", "observations"), (">", "run"), ("<", "error")]
+    for _, message in lines:
+        assert _problems(MESSAGES[message["type"]], message) == []
+    impl = load_implementation(java_example)
+    (_, hello), (_, request), (_, answer) = lines[:3]
+    assert (impl.name, sorted(impl.features)) == (hello["name"], hello["features"])
+    with subprocess.Popen(shlex.split(java_example.removeprefix("exec:")), stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, text=True) as process:
+        said, _ = process.communicate(json.dumps(request) + "\n", timeout=60)
+    assert [json.loads(line) for line in said.splitlines()] == [hello, answer]
+
+
+def test_the_suites_requests_and_a_peers_answers_follow_the_schemas():
+    request = {"type": "run", "id": 1, "cases": [case_to_json(c) for c in CASES]}
+    assert _problems(MESSAGES["run"], request) == []
+    with subprocess.Popen([sys.executable, str(PEER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          text=True) as process:
+        said, _ = process.communicate(json.dumps(request) + "\n", timeout=60)
+    hello, answer = map(json.loads, said.splitlines())
+    assert _problems(MESSAGES["hello"], hello) == []
+    assert _problems(MESSAGES["observations"], answer) == []
+    broken = answer | {"observations": [{"format": "window-observation/1", "firings": [{"at": -1}]}]}
+    assert _problems(MESSAGES["observations"], broken) != []
