@@ -186,8 +186,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m conformance", description=__doc__.split("\n\n")[0].split(": ", 1)[1],
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
-    impl_help = (f"a registered name ({', '.join(registered_names())}) or package.module:factory "
-                 "found from the current folder")
+    impl_help = (f"a registered name ({', '.join(registered_names())}), package.module:factory "
+                 "found from the current folder, or exec:COMMAND (a process: docs/protocol.md)")
     p = sub.add_parser(
         "replay", help="run the cases of files or folders through an implementation",
         description="Run every case of the files through one implementation and print one JSON line per\n"

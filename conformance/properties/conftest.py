@@ -25,8 +25,8 @@ _prefetch_totals: Counter[str] = Counter()
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--impl", default="reference",
-                     help="the implementation under test: a registered name or package.module:factory "
-                          "(default: reference)")
+                     help="the implementation under test: a registered name, package.module:factory or "
+                          "exec:COMMAND (a process: docs/protocol.md) (default: reference)")
     parser.addoption("--prefetch", choices=("auto", "on", "off"), default="auto",
                      help="batch each property test's examples into a few run calls ahead of the test: "
                           "'auto' (default) when the implementation declares costly_calls = True")

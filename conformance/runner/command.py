@@ -50,6 +50,7 @@ exit status:
 examples:
   python -m conformance run --impl reference --impl spark
   python -m conformance run --impl my_windows:MyWindows --out my-report
+  python -m conformance run --impl 'exec:java -cp build NaiveWindows'   (a process: docs/protocol.md)
   python -m conformance run --impl flink --property matches_reference --out out/flink --force
 
 The output folder (default {DEFAULT_OUT}/) must be empty, or hold only what an earlier run wrote
@@ -75,8 +76,9 @@ def add_run_command(subparsers: argparse._SubParsersAction) -> None:
         "--impl",
         action="append",
         metavar="NAME",
-        help=f"a registered name ({', '.join(registered_names())}) or package.module:factory "
-        f"found from the current folder; repeat for several (default: {' and '.join(DEFAULT_IMPLEMENTATIONS)})",
+        help=f"a registered name ({', '.join(registered_names())}), package.module:factory "
+        "found from the current folder, or exec:COMMAND (a process: docs/protocol.md); "
+        f"repeat for several (default: {' and '.join(DEFAULT_IMPLEMENTATIONS)})",
     )
     p.add_argument(
         "--profile",
