@@ -42,7 +42,8 @@ from conformance.case import (
     watermark,
 )
 from conformance.case_json import case_from_json, case_to_json, cases_from_json, load_cases
-from conformance.equivalence import difference, equivalent
+from conformance.difference import difference
+from conformance.equivalence import equivalent
 from conformance.facts import LONG_MAX, LONG_MIN
 from conformance.features import FEATURES, required_features
 from conformance.implementation import Implementation, load_implementation

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from conformance.case import Case
 from conformance.case_json import case_files, load_cases
-from conformance.equivalence import difference
+from conformance.difference import difference
 from conformance.features import required_features
 from conformance.implementation import (
     REQUEST_TIMEOUT,
@@ -152,7 +152,7 @@ def replay(args: argparse.Namespace) -> int:
             differing += 1
             print(f"DIFFERS {label}: the case has no expected observation to check against")
             continue
-        diff = difference(case.expected, answer)
+        diff = difference(case.expected, answer, len(case.events))
         if diff:
             differing += 1
             print(f"DIFFERS {label}:\n  " + diff.replace("\n", "\n  "))

@@ -10,25 +10,9 @@ Two observations that both end in `NEVER_ENDS` are compared before the last posi
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 from conformance.facts import NEVER_ENDS
 from conformance.observation import Observation
-from conformance.observation_json import firing_to_json, late_to_json, watermark_to_json
-
-
-def canonical(o: Observation) -> dict[str, Any]:
-    """`o` with each output list in a fixed order, so equal multisets compare equal."""
-    return {
-        "error": None if o.error is None else {"kind": o.error.kind, "message": o.error.message},
-        "firings": sorted((firing_to_json(f) for f in o.firings), key=_order),
-        "late": sorted((late_to_json(r) for r in o.late), key=_order),
-        "dropped": sorted((late_to_json(r) for r in o.dropped), key=_order),
-    } | ({} if o.watermarks is None else {"watermarks": [watermark_to_json(w) for w in o.watermarks]})
-
-
-def _order(item: dict[str, Any]) -> tuple:
-    return (item["at"], repr(sorted(item.items())))
 
 
 def comparable(o: Observation, cut: int | None) -> Observation:
@@ -40,7 +24,7 @@ def comparable(o: Observation, cut: int | None) -> Observation:
     return Observation(*kept, o.error, watermarks)
 
 
-def _never_ends_cut(a: Observation, b: Observation) -> int | None:
+def never_ends_cut(a: Observation, b: Observation) -> int | None:
     """Two implementations that both stop a case Flink never finishes stop at different points: their
     outputs are compared only before the last position either of them reached."""
     if not (a.error == b.error and a.error is not None and a.error.message == NEVER_ENDS):
@@ -50,25 +34,8 @@ def _never_ends_cut(a: Observation, b: Observation) -> int | None:
 
 
 def equivalent(a: Observation, b: Observation) -> bool:
-    cut = _never_ends_cut(a, b)
+    cut = never_ends_cut(a, b)
     a, b = comparable(a, cut), comparable(b, cut)
     # Watermarks arrive in an order (a channel's increase is the valve's next output): a sequence.
     return a.error == b.error and a.watermarks == b.watermarks and all(
         Counter(getattr(a, part)) == Counter(getattr(b, part)) for part in ("firings", "late", "dropped"))
-
-
-def difference(expected: Observation, actual: Observation) -> str:
-    """A readable account of how `actual` departs from `expected`; empty when equivalent."""
-    if equivalent(expected, actual):
-        return ""
-    from deepdiff import DeepDiff  # imported here: it pulls in pandas, a second of start-up
-
-    cut = _never_ends_cut(expected, actual)
-    # report_repetition: a firing emitted twice instead of once is a difference too
-    diff = DeepDiff(canonical(comparable(expected, cut)), canonical(comparable(actual, cut)), ignore_order=True,
-                    report_repetition=True, verbose_level=2, view="text")
-    lines = []
-    for change, items in diff.items():
-        for where, what in items.items():
-            lines.append(f"{change.replace('_', ' ')} at {where}: {what}")
-    return "\n".join(lines) or "the observations differ"

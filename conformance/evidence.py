@@ -17,7 +17,7 @@ from typing import Any
 
 from conformance.case import Case
 from conformance.case_json import case_to_json
-from conformance.equivalence import difference
+from conformance.difference import difference
 from conformance.features import required_features
 from conformance.observation import Observation
 from conformance.observation_json import observation_to_json

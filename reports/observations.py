@@ -4,12 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-LONG_MAX = 2**63 - 1
-LONG_MIN = -(2**63)
-
-
-def time_text(t: int) -> str:
-    return {LONG_MAX: "+inf (Long.MAX_VALUE)", LONG_MIN: "-inf (Long.MIN_VALUE)"}.get(t, str(t))
+from conformance.difference import time_text
 
 
 def window_text(window: dict[str, Any]) -> str:

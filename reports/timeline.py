@@ -13,7 +13,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from reports.observations import LONG_MAX, LONG_MIN, window_text
+from conformance.facts import LONG_MAX, LONG_MIN
+from reports.observations import window_text
 
 WIDTH, HEIGHT = 640, 320
 LEFT, RIGHT, TOP, BOTTOM = 92, 18, 18, 58

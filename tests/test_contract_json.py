@@ -91,7 +91,7 @@ def test_every_problem_is_reported_with_its_path_and_rule():
     found = problems_of({
         "format": "window-case/2",
         "window": {"assigner": "sliding", "size": 10.5, "offset": 2**63, "colour": "red"},
-        "allowed_lateness": -1,
+        "allowed_lateness": 2**63,
         "late_side_output": "yes",
         "events": [{"record": {"key": 1, "value": 2}}, {"watermark": 1, "record": {}}, {"processing_time": 5},
                    {"processing_time": 4}],
@@ -103,7 +103,7 @@ def test_every_problem_is_reported_with_its_path_and_rule():
         ("$.window.slide", "missing required field"),
         ("$.window.offset", "must be an integer in Java long range"),
         ("$.window.colour", "unknown field"),
-        ("$.allowed_lateness", "must be >= 0"),
+        ("$.allowed_lateness", "must be an integer in Java long range"),
         ("$.late_side_output", "must be true or false"),
         ("$.events[0].record.key", "must be a string"),
         ("$.events[0].record.ts", "missing required field"),

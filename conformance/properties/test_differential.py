@@ -9,7 +9,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance.equivalence import difference
+from conformance.difference import difference
 from conformance.properties.harness import property_settings, violation
 from strategies import case_batches, extreme_cases
 

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conformance.case import Case, Record
-from conformance.equivalence import difference
+from conformance.difference import difference
 from conformance.observation import Observation
 from conformance.properties.harness import property_settings, violation
 from strategies import case_batches

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conformance.case import Case, Watermark
-from conformance.equivalence import difference
+from conformance.difference import difference
 from conformance.facts import LONG_MAX, LONG_MIN
 from conformance.observation import Observation
 from conformance.properties.harness import property_settings, violation
