@@ -1,7 +1,10 @@
 """Whole cases, batches of cases, and the opt-in cases at the ends of the `long` range.
 
 - `cases(features)`: a window specification and an out-of-order stream for it, with or without end
-  of input; times stay well inside the `long` range.
+  of input; times stay below `2^62` in magnitude (the `extreme_values` threshold). Most cases are
+  small; the rare families of `strategies.families` (reported with `hypothesis.event()`) reach the
+  band just inside `+-2^62`, wide window sizes, large and non-positive counts, many or look-alike
+  keys, huge values, long streams and far watermarks.
 - `case_batches(features)`: lists of cases for one `run` call; shrinking removes whole cases.
 - `extreme_cases(features)`: separate and opt-in (needs `extreme_values`): huge window parameters,
   timestamps and watermarks near `Long.MAX_VALUE` / `Long.MIN_VALUE`, and the `Long.MIN_VALUE`
@@ -13,45 +16,67 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import replace
 
+from hypothesis import event
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
 from conformance.case import Case, Record
 from conformance.facts import LONG_MAX, LONG_MIN
 from conformance.properties.situations import aim, label
+from strategies.families import families
 from strategies.features import supported
-from strategies.specs import small_sizes, time_unit, window_specs
-from strategies.streams import long_range_frame, out_of_order_streams
+from strategies.specs import BAND, EXTREME_SCALE, SMALL, WIDE, fires_until_wrap, time_unit, window_specs
+from strategies.streams import MAX_STEPS, band_frame, long_range_frame, normal_frame, out_of_order_streams
+from strategies.weights import weighted
 
-#: The smallest magnitude `conformance.features` counts as `extreme_values`.
-EXTREME = 2**62
+#: The scales a case is drawn at, each with where its stream's times lie: small windows near 0
+#: mostly; wide windows, and the band just inside +-2^62, once in sixteen each.
+MAGNITUDES = ((14, SMALL, normal_frame), (1, WIDE, normal_frame), (1, BAND, band_frame))
 
 
-def end_of_input(features: frozenset[str]) -> st.SearchStrategy[bool]:
+def end_of_input(spec: Case, features: frozenset[str]) -> st.SearchStrategy[bool]:
     """Bounded input (the default) or, where supported, a stream that just stops (one in four: most
-    event-time windows fire only at the end of a bounded input)."""
-    return st.sampled_from([True, True, True, False]) if "unbounded_input" in features else st.just(True)
+    event-time windows fire only at the end of a bounded input). A case that would fire without end
+    at the end of input (`specs.fires_until_wrap`) never ends its input."""
+    if "unbounded_input" not in features:
+        return st.just(True)
+    return st.just(False) if fires_until_wrap(spec) else st.sampled_from([True, True, True, False])
+
+
+def report_families(case: Case) -> None:
+    for name in families(case):
+        event(name)
 
 
 @st.composite
-def cases(draw, features=None, max_steps: int = 14, report: bool = True) -> Case:
-    """A case that fits `features`: a window specification, then a stream for it. With `report`,
-    the situations it exercises are reported with `hypothesis.event()`."""
+def cases(draw, features=None, *, max_steps: int = MAX_STEPS, report: bool = True) -> Case:
+    """A case that fits `features`: a scale, a window specification at that scale, then a stream for
+    it. Its families are reported with `hypothesis.event()`; with `report`, so are the situations it
+    exercises (which costs a reference run).
+
+    Shrinks towards a small-scale specification (as `window_specs` shrinks) with a short stream (as
+    `out_of_order_streams` shrinks) and end of input."""
     features = supported(features)
-    spec = draw(window_specs(features))
-    case = replace(spec, events=draw(out_of_order_streams(spec, features, max_steps)),
-                   end_of_input=draw(end_of_input(features)))
+    scale, frame = draw(weighted(*((weight, st.just((scale, frame))) for weight, scale, frame in MAGNITUDES)))
+    spec = draw(window_specs(features, scale=scale))
+    events = draw(out_of_order_streams(
+        spec, features=features, max_steps=max_steps,
+        frame=frame(time_unit(spec.window), "negative_timestamps" in features)))
+    case = replace(spec, events=events, end_of_input=draw(end_of_input(spec, features)))
+    report_families(case)
     if report:
         label(case)
     return case
 
 
 @st.composite
-def case_batches(draw, features=None, max_size: int = 8, max_steps: int = 14,
+def case_batches(draw, features=None, *, max_size: int = 8, max_steps: int = MAX_STEPS,
                  report: bool = True) -> list[Case]:
     """A batch of cases for one `run` call, at least one. With `report`, the cases' situations are
-    reported and `target()` aims at the batch's total of rare ones (which costs a reference run)."""
-    batch = draw(st.lists(cases(features, max_steps, report=False), min_size=1, max_size=max_size))
+    reported and `target()` aims at the batch's total of rare ones (which costs a reference run).
+
+    Shrinks towards a batch of one case (any case can go), each shrinking as `cases` does."""
+    batch = draw(st.lists(cases(features, max_steps=max_steps, report=False), min_size=1, max_size=max_size))
     if report:
         found: Counter[str] = Counter()
         for case in batch:
@@ -60,30 +85,26 @@ def case_batches(draw, features=None, max_size: int = 8, max_steps: int = 14,
     return batch
 
 
-def extreme_sizes() -> st.SearchStrategy[int]:
-    """Window parameters of magnitude >= 2^62 (and sometimes small ones, near huge times)."""
-    return st.one_of(st.integers(EXTREME, LONG_MAX), st.sampled_from([EXTREME, LONG_MAX - 1, LONG_MAX]),
-                     small_sizes())
-
-
 @st.composite
-def extreme_cases(draw, features=None, max_steps: int = 10) -> Case:
+def extreme_cases(draw, features=None, *, max_steps: int = 10) -> Case:
     """Cases at the ends of the `long` range; opt-in, because only implementations that declare
-    `extreme_values` are held to Java's wrap-around arithmetic."""
+    `extreme_values` are held to Java's wrap-around arithmetic.
+
+    Shrinks as `cases` does, towards a stream without the no-timestamp marker."""
     features = supported(features)
     if "extreme_values" not in features:
         raise InvalidArgument("extreme_cases() needs the feature 'extreme_values'")
-    # Huge intervals only: a small one under a huge window would fire without end.
-    spec = draw(window_specs(features, sizes=extreme_sizes, intervals=lambda: st.integers(EXTREME, LONG_MAX)))
+    spec = draw(window_specs(features, scale=EXTREME_SCALE))
     if "allowed_lateness" in features and draw(st.booleans()):
         spec = replace(spec, allowed_lateness=draw(st.integers(LONG_MAX - 10, LONG_MAX)))
     negative = "negative_timestamps" in features
     frame = long_range_frame(time_unit(spec.window), negative)
-    events = list(draw(out_of_order_streams(spec, features, max_steps, frame)))
+    events = list(draw(out_of_order_streams(spec, features=features, max_steps=max_steps, frame=frame)))
     if negative and draw(st.sampled_from([False, True])):
         # Long.MIN_VALUE is Flink's "record has no timestamp" marker: the job fails on it.
         at = draw(st.integers(0, len(events)))
         events.insert(at, Record("a", 0, LONG_MIN))
-    case = replace(spec, events=tuple(events), end_of_input=draw(end_of_input(features)))
+    case = replace(spec, events=tuple(events), end_of_input=draw(end_of_input(spec, features)))
+    report_families(case)
     label(case)
     return case

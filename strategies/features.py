@@ -11,9 +11,8 @@ from collections.abc import Iterable
 
 from hypothesis.errors import InvalidArgument
 
+from conformance.case import ASSIGNERS
 from conformance.features import ALL_FEATURES, FEATURES
-
-ASSIGNERS = ("tumbling", "sliding", "session", "global", "count")
 
 
 def supported(features: Iterable[str] | None) -> frozenset[str]:
@@ -24,7 +23,7 @@ def supported(features: Iterable[str] | None) -> frozenset[str]:
     unknown = chosen - ALL_FEATURES
     if unknown:
         raise InvalidArgument(f"unknown feature names {sorted(unknown)}; known: {sorted(FEATURES)}")
-    if not any(f"assigner.{a}" in chosen for a in ASSIGNERS):
+    if not any(kind.feature.name in chosen for kind in ASSIGNERS):
         raise InvalidArgument("features must include at least one assigner.* feature: every case "
                               "needs its assigner's feature")
     return chosen

@@ -1,18 +1,29 @@
 """Window specifications: an assigner, a trigger, an evictor, the allowed lateness and the side output.
 
 `window_specs(features)` draws a `Case` without events (the specification part of a case), mostly
-valid and sometimes one Flink rejects (`invalid_spec`). Parameters are small so that generated
-streams hit window boundaries often; `parameters` lets the opt-in extreme strategy draw huge ones.
-Only the parts of the format whose features are in `features` are drawn (generate to fit).
+valid and sometimes one Flink rejects (`invalid_spec`). Only the parts of the format whose features
+are in `features` are drawn (generate to fit).
+
+The kinds come from the contract's vocabulary (`conformance.case.ASSIGNERS`, `TRIGGERS`,
+`EVICTORS`): `ASSIGNER_PARAMETERS`, `TRIGGER_PARAMETERS` and `EVICTOR_PARAMETERS` map each kind to the
+strategy of its parameters, and a kind the contract gains without a strategy here fails a test.
+
+A `Scale` sets the magnitude of the parameters: `SMALL` (sizes of 1 to 10 and a few round ones, so
+that streams hit window edges often), `WIDE` (any size up to 10^9), `BAND` (just inside `+-2^62`, the
+`extreme_values` threshold, where `long` sums wrap without any value needing that feature) and
+`EXTREME` (opt-in, up to `Long.MAX_VALUE`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from hypothesis import strategies as st
 
 from conformance.case import (
+    ASSIGNERS,
+    EVICTORS,
     Case,
     ContinuousEventTimeTrigger,
     ContinuousProcessingTimeTrigger,
@@ -32,13 +43,15 @@ from conformance.case import (
     Tumbling,
     WindowSpec,
 )
-from conformance.facts import LONG_MAX, MAX_WINDOW_NUM
-from strategies.features import ASSIGNERS, supported
+from conformance.facts import EXTREME, LONG_MAX, MAX_WINDOW_NUM
+from strategies.features import supported
+from strategies.weights import one_in, weighted
 
 #: How often a drawn specification is valid: one in `INVALID_ONE_IN` is one Flink rejects.
 INVALID_ONE_IN = 16
 
-Sizes = Callable[[], st.SearchStrategy[int]]
+#: How deep `PurgingTrigger`s nest: `PurgingTrigger(PurgingTrigger(inner))` at most.
+PURGING_DEPTH = 2
 
 
 def long_at_most(value: int) -> int:
@@ -49,6 +62,81 @@ def long_at_most(value: int) -> int:
 def small_sizes() -> st.SearchStrategy[int]:
     """Window sizes, slides and gaps: mostly tiny (so timestamps land on edges), sometimes round."""
     return st.integers(1, 10) | st.sampled_from([15, 60, 1000])
+
+
+def quarter_to_twice(unit: int, ceiling: int) -> st.SearchStrategy[int]:
+    """Continuous-trigger intervals of at least a quarter of the window (a window fires at most a few
+    times per interval passed) and at most twice it (or `ceiling`)."""
+    low = max(1, unit // 4)
+    return st.integers(low, max(low, min(2 * unit, ceiling)))
+
+
+@dataclass(frozen=True)
+class Scale:
+    """The magnitudes of a specification: `sizes` for sizes, slides and gaps, `intervals(unit)` for
+    continuous triggers, and `ceiling`, which no window parameter exceeds (a sliding window's size a
+    few slides long included). Continuous triggers are drawn only for windows of a unit up to
+    `continuous_up_to`."""
+
+    name: str
+    sizes: Callable[[], st.SearchStrategy[int]]
+    ceiling: int
+    intervals: Callable[[int], st.SearchStrategy[int]]
+    continuous_up_to: int = LONG_MAX
+
+
+SMALL = Scale("small", small_sizes, LONG_MAX, lambda unit: quarter_to_twice(unit, LONG_MAX))
+WIDE = Scale("wide", lambda: st.integers(11, 10**9), LONG_MAX, lambda unit: quarter_to_twice(unit, LONG_MAX))
+#: Parameters just inside `+-2^62`, and small windows beside them (the times are in the band then).
+#: No continuous trigger on a window near 2^62: its next fire time `time + interval` wraps past
+#: `Long.MAX_VALUE` and it fires without end (`NEVER_ENDS` after `RUNAWAY_TIMERS` firings, seconds
+#: in every implementation); the opt-in extreme cases keep those.
+BAND = Scale("near 2^62", lambda: st.integers(EXTREME - 2**20, EXTREME - 1) | st.just(EXTREME - 1) | small_sizes(),
+             EXTREME - 1, lambda unit: quarter_to_twice(unit, EXTREME - 1), continuous_up_to=2**32)
+#: Opt-in (`extreme_values`): huge parameters, and small ones near huge times. Huge intervals only:
+#: a small one under a huge window would fire without end.
+EXTREME_SCALE = Scale(
+    "extreme",
+    lambda: st.integers(EXTREME, LONG_MAX) | st.sampled_from([EXTREME, LONG_MAX - 1, LONG_MAX]) | small_sizes(),
+    LONG_MAX, lambda unit: st.integers(EXTREME, LONG_MAX))
+
+
+@dataclass(frozen=True)
+class Drawing:
+    """What the parameter strategies need to know: the features allowed and the scale."""
+
+    features: frozenset[str]
+    scale: Scale
+
+    def allows(self, kind: type) -> bool:
+        return kind.feature.name in self.features
+
+
+#: The triggers that run on processing time (the `time.processing` feature).
+PROCESSING_TRIGGERS = (ProcessingTimeTrigger, ContinuousProcessingTimeTrigger)
+
+
+def time_unit(window: WindowSpec) -> int:
+    """The window's natural time scale (size, slide or gap), at least 1."""
+    for name in ("slide", "size", "gap"):
+        value = getattr(window, name, None)
+        if isinstance(value, int) and not isinstance(window, Count):
+            return max(1, abs(value))
+    return 10
+
+
+def fires_until_wrap(spec: Case) -> bool:
+    """Whether a `Long.MAX_VALUE` watermark (the end of input) makes `spec` fire without end: a
+    `ContinuousEventTimeTrigger` on the global window (whose `maxTimestamp` is `Long.MAX_VALUE`) fires
+    every interval up to there, until `time + interval` wraps (a `NEVER_ENDS` case that costs
+    `RUNAWAY_TIMERS` firings in every implementation)."""
+    trigger = spec.trigger
+    while isinstance(trigger, PurgingTrigger):
+        trigger = trigger.inner
+    return isinstance(spec.window, Global) and isinstance(trigger, ContinuousEventTimeTrigger)
+
+
+# --- assigners --------------------------------------------------------------------------------
 
 
 def offsets(bound: int, features: frozenset[str]) -> st.SearchStrategy[int]:
@@ -67,54 +155,85 @@ def times(features: frozenset[str]) -> st.SearchStrategy[str]:
 
 
 @st.composite
-def sliding_sizes(draw, slide: int) -> int:
-    """`size` below, equal to, a multiple of, or not a multiple of `slide`."""
-    relations = ["multiple", "equal"] + (["not a multiple", "below"] if slide > 1 else [])
+def sliding_sizes(draw, slide: int, ceiling: int = LONG_MAX) -> int:
+    """`size` below, equal to, a multiple of, or not a multiple of `slide`, or five to twenty slides
+    (an element in more than four windows); at most `ceiling`."""
+    relations = ["multiple", "equal"] + (["not a multiple", "below"] if slide > 1 else []) + ["many windows"]
     relation = draw(st.sampled_from(relations))
     if relation == "equal":
         return slide
     if relation == "below":
         return draw(st.integers(1, slide - 1))
-    k = draw(st.integers(2, 4))
-    size = k * slide if relation == "multiple" else (k - 1) * slide + draw(st.integers(1, slide - 1))
-    return long_at_most(size)
+    k = draw(st.integers(5, 20) if relation == "many windows" else st.integers(2, 4))
+    size = k * slide if relation != "not a multiple" else (k - 1) * slide + draw(st.integers(1, slide - 1))
+    return min(long_at_most(size), ceiling)
 
 
 @st.composite
-def assigners(draw, features: frozenset[str], sizes: Sizes = small_sizes) -> WindowSpec:
-    """A valid window assigner among those `features` allows."""
-    # Time windows twice as often as the global and count windows: there is more to them.
-    weights = {"tumbling": 2, "sliding": 2, "session": 2, "global": 1, "count": 1}
-    kind = draw(st.sampled_from([a for a in ASSIGNERS if f"assigner.{a}" in features for _ in range(weights[a])]))
-    if kind == "tumbling":
-        size = draw(sizes())
-        return Tumbling(size, draw(offsets(size, features)), draw(times(features)))
-    if kind == "sliding":
-        slide = draw(sizes())
-        size = draw(sliding_sizes(slide))
-        return Sliding(size, slide, draw(offsets(slide, features)), draw(times(features)))
-    if kind == "session":
-        return Session(draw(sizes()), draw(times(features)))
-    if kind == "count":
-        size = draw(st.integers(1, 5))
-        return Count(size, draw(st.one_of(st.none(), st.integers(1, size + 1))))
-    return Global()
+def tumbling_windows(draw, d: Drawing) -> Tumbling:
+    size = draw(d.scale.sizes())
+    return Tumbling(size, draw(offsets(size, d.features)), draw(times(d.features)))
+
+
+@st.composite
+def sliding_windows(draw, d: Drawing) -> Sliding:
+    slide = draw(d.scale.sizes())
+    size = draw(sliding_sizes(slide, d.scale.ceiling))
+    return Sliding(size, slide, draw(offsets(slide, d.features)), draw(times(d.features)))
+
+
+@st.composite
+def count_windows(draw, d: Drawing) -> Count:
+    """`countWindow(size[, slide])`: mostly up to 5 elements; sometimes larger, a slide more than one
+    past the size (elements between windows are never fired), or counts of 0 and below (Flink does
+    not check them: `CountTrigger` fires on every element)."""
+    size = draw(weighted((5, st.integers(1, 5)), (1, st.integers(6, 40)), (1, st.integers(-2, 0))))
+    room = max(1, size)
+    slide = draw(weighted((2, st.none()), (2, st.integers(1, room + 1)), (1, st.integers(room + 2, 3 * room + 2)),
+                          (1, st.integers(-1, 0))))
+    return Count(size, slide)
+
+
+@st.composite
+def session_windows(draw, d: Drawing) -> Session:
+    return Session(draw(d.scale.sizes()), draw(times(d.features)))
+
+
+#: Each assigner kind and the strategy of its parameters.
+ASSIGNER_PARAMETERS: dict[type, Callable[[Drawing], st.SearchStrategy[WindowSpec]]] = {
+    Tumbling: tumbling_windows,
+    Sliding: sliding_windows,
+    Session: session_windows,
+    Global: lambda d: st.just(Global()),
+    Count: count_windows,
+}
+
+#: Time windows twice as often as the global and count windows: there is more to them.
+ASSIGNER_WEIGHTS = {Tumbling: 2, Sliding: 2, Session: 2}
+
+
+@st.composite
+def assigners(draw, d: Drawing) -> WindowSpec:
+    """A valid window assigner among those `d.features` allows."""
+    kind = draw(st.sampled_from([k for k in ASSIGNERS if d.allows(k) for _ in range(ASSIGNER_WEIGHTS.get(k, 1))]))
+    return draw(ASSIGNER_PARAMETERS[kind](d))
 
 
 @st.composite
 def invalid_assigners(draw, features: frozenset[str]) -> WindowSpec:
     """An assigner Flink rejects when the job is built (`invalid_spec`), or, where the features
     leave no such assigner, a valid one."""
-    kinds = [a for a in ("tumbling", "sliding", "session") if f"assigner.{a}" in features]
+    d = Drawing(features, SMALL)
+    kinds = [k for k in (Tumbling, Sliding, Session) if d.allows(k)]
     if not kinds:
-        return draw(assigners(features))
+        return draw(assigners(d))
     kind = draw(st.sampled_from(kinds))
     not_positive = st.integers(-3, 0)
     time = draw(times(features))
-    if kind == "session":
+    if kind is Session:
         return Session(draw(not_positive), time)
     size = draw(small_sizes())
-    if kind == "tumbling":
+    if kind is Tumbling:
         if "offset" in features and draw(st.booleans()):
             return Tumbling(size, draw(st.sampled_from([size, -size, size + 1])), time)
         return Tumbling(draw(not_positive), 0, time)
@@ -129,107 +248,135 @@ def invalid_assigners(draw, features: frozenset[str]) -> WindowSpec:
     return Sliding(size * (MAX_WINDOW_NUM + 1), size, 0, "event")
 
 
-def time_unit(window: WindowSpec) -> int:
-    """The window's natural time scale (size, slide or gap), at least 1."""
-    for name in ("slide", "size", "gap"):
-        value = getattr(window, name, None)
-        if isinstance(value, int) and not isinstance(window, Count):
-            return max(1, abs(value))
-    return 10
+# --- triggers ---------------------------------------------------------------------------------
 
 
-def _processing(features: frozenset[str]) -> bool:
-    return "time.processing" in features
+def counts() -> st.SearchStrategy[int]:
+    """`CountTrigger` counts: 1 to 4 mostly; sometimes above 4, or 0 and below (Flink does not check:
+    such a trigger fires on every element)."""
+    return weighted((6, st.integers(1, 4)), (1, st.integers(5, 30)), (1, st.integers(-2, 0)))
 
 
-def trigger_kinds(window: WindowSpec, features: frozenset[str]) -> list[str]:
-    """The explicit triggers `features` allows on `window`, as Java's types allow them.
+def intervals(d: Drawing, window: WindowSpec) -> st.SearchStrategy[int]:
+    """Continuous-trigger intervals at the scale's size, and now and then 0 (Flink's `onElement`
+    computes `timestamp % interval` and the job fails with "/ by zero")."""
+    return weighted((9, d.scale.intervals(time_unit(window))), (1, st.just(0)))
+
+
+def trigger_kinds(window: WindowSpec, d: Drawing, depth: int = 0) -> list[type]:
+    """The explicit triggers `d.features` allows on `window`, as Java's types allow them, each as
+    often as it should be drawn.
 
     `EventTimeTrigger` and `ProcessingTimeTrigger` need time windows, `NeverTrigger` is the global
-    window's (on sessions Flink rejects it when the job is built: see `window_specs`).
-    `ContinuousEventTimeTrigger` is not drawn for the global window either: its maxTimestamp is
-    Long.MAX_VALUE, so at the end of input it would fire every `interval` up to there (in Flink too).
+    window's (on sessions Flink rejects it when the job is built: see `window_specs`). A
+    `ContinuousEventTimeTrigger` on the global window fires every interval up to `Long.MAX_VALUE` at
+    the end of input, without end (`fires_until_wrap`): only in cases without end of input.
+    `PurgingTrigger`s nest up to `PURGING_DEPTH`.
     """
     if isinstance(window, Global):
-        kinds = ["count", "never"] + (["continuous_processing_time"] if _processing(features) else [])
+        kinds = [CountTrigger, NeverTrigger, ContinuousProcessingTimeTrigger]
+        if "unbounded_input" in d.features:
+            kinds += [ContinuousEventTimeTrigger] * 2
     else:
         # The triggers that keep state across elements and merge it for sessions (CountTrigger,
         # ContinuousEventTimeTrigger, whose timers and alignment make it the richest) twice.
-        kinds = ["event_time", "count", "count", "continuous_event_time", "continuous_event_time"]
-        kinds += ["processing_time", "continuous_processing_time"] if _processing(features) else []
-    return [k for k in kinds if f"trigger.{k}" in features]
+        kinds = [EventTimeTrigger, CountTrigger, CountTrigger, ContinuousEventTimeTrigger, ContinuousEventTimeTrigger,
+                 ProcessingTimeTrigger, ContinuousProcessingTimeTrigger]
+    if time_unit(window) > d.scale.continuous_up_to:
+        kinds = [k for k in kinds if k not in (ContinuousEventTimeTrigger, ContinuousProcessingTimeTrigger)]
+    kinds = [k for k in kinds if d.allows(k) and ("time.processing" in d.features or k not in PROCESSING_TRIGGERS)]
+    if kinds and depth < PURGING_DEPTH and d.allows(PurgingTrigger):
+        # A purging continuous trigger is what fires a window emptied by an earlier firing: twice.
+        kinds += [PurgingTrigger] * (1 + (ContinuousEventTimeTrigger in kinds))
+    return kinds
 
 
 @st.composite
-def simple_triggers(draw, kind: str, unit: int, intervals: Sizes | None = None) -> TriggerSpec:
-    if kind == "event_time":
-        return EventTimeTrigger()
-    if kind == "processing_time":
-        return ProcessingTimeTrigger()
-    if kind == "count":
-        return CountTrigger(draw(st.integers(1, 4)))
-    if kind == "never":
-        return NeverTrigger()
-    # At least a quarter of the window: a window fires at most a few times per interval passed.
-    interval = draw(intervals() if intervals is not None
-                    else st.integers(max(1, unit // 4), long_at_most(2 * unit)))
-    if kind == "continuous_event_time":
-        return ContinuousEventTimeTrigger(interval)
-    return ContinuousProcessingTimeTrigger(interval)
+def purging_triggers(draw, d: Drawing, window: WindowSpec, depth: int) -> PurgingTrigger:
+    return PurgingTrigger(draw(explicit_triggers(d, window, trigger_kinds(window, d, depth + 1), depth + 1)))
+
+
+#: Each trigger kind and the strategy of its parameters (`depth`: how many `PurgingTrigger`s it is in).
+TRIGGER_PARAMETERS: dict[type, Callable[[Drawing, WindowSpec, int], st.SearchStrategy[TriggerSpec]]] = {
+    EventTimeTrigger: lambda d, w, depth: st.just(EventTimeTrigger()),
+    ProcessingTimeTrigger: lambda d, w, depth: st.just(ProcessingTimeTrigger()),
+    CountTrigger: lambda d, w, depth: counts().map(CountTrigger),
+    ContinuousEventTimeTrigger: lambda d, w, depth: intervals(d, w).map(ContinuousEventTimeTrigger),
+    ContinuousProcessingTimeTrigger: lambda d, w, depth: intervals(d, w).map(ContinuousProcessingTimeTrigger),
+    PurgingTrigger: purging_triggers,
+    NeverTrigger: lambda d, w, depth: st.just(NeverTrigger()),
+}
 
 
 @st.composite
-def triggers(draw, window: WindowSpec, features: frozenset[str],
-             intervals: Sizes | None = None) -> TriggerSpec | None:
+def explicit_triggers(draw, d: Drawing, window: WindowSpec, kinds: list[type], depth: int) -> TriggerSpec:
+    return draw(TRIGGER_PARAMETERS[draw(st.sampled_from(kinds))](d, window, depth))
+
+
+@st.composite
+def triggers(draw, d: Drawing, window: WindowSpec) -> TriggerSpec | None:
     """`None` (the assigner's default) or an explicit trigger, possibly wrapped in `PurgingTrigger`."""
     if isinstance(window, Count):
         return None  # countWindow brings its own trigger
-    kinds = trigger_kinds(window, features)
+    kinds = trigger_kinds(window, d)
     # The global window's default trigger never fires: give it an explicit one more often.
-    defaults = [None] if isinstance(window, Global) else [None, None, None]
-    purging = ["purging"] if kinds and "trigger.purging" in features else []
-    if purging and "continuous_event_time" in kinds:
-        # A purging continuous trigger is what fires a window emptied by an earlier firing.
-        purging.append("purging_continuous")
-    choice = draw(st.sampled_from(defaults + kinds + purging))
-    unit = time_unit(window)
-    if choice is None:
+    defaults = 1 if isinstance(window, Global) else 3
+    if not kinds or draw(st.integers(0, defaults + len(kinds) - 1)) < defaults:
         return None
-    if choice == "purging_continuous":
-        return PurgingTrigger(draw(simple_triggers("continuous_event_time", unit, intervals)))
-    if choice == "purging":
-        return PurgingTrigger(draw(simple_triggers(draw(st.sampled_from(kinds)), unit, intervals)))
-    return draw(simple_triggers(choice, unit, intervals))
+    return draw(explicit_triggers(d, window, kinds, 0))
+
+
+# --- evictors ---------------------------------------------------------------------------------
 
 
 @st.composite
-def evictors(draw, window: WindowSpec, features: frozenset[str]) -> EvictorSpec | None:
+def count_evictors(draw, d: Drawing, window: WindowSpec, after: bool) -> CountEvictor:
+    """`CountEvictor.of(max_count)`: 0 to 4 mostly, sometimes above 4 or below 0 (Flink does not
+    check: it evicts everything)."""
+    return CountEvictor(draw(weighted((6, st.integers(0, 4)), (1, st.integers(5, 30)), (1, st.integers(-3, -1)))),
+                        after)
+
+
+@st.composite
+def time_evictors(draw, d: Drawing, window: WindowSpec, after: bool) -> TimeEvictor:
+    """`TimeEvictor.of(size)`: at the edges too (0 keeps only the newest timestamp, `unit - 1` spans
+    start to end - 1), up to two windows, and now and then negative (it keeps only what is newer than
+    the newest element: nothing)."""
+    unit = time_unit(window)
+    edges = st.sampled_from(sorted({0, 1, max(0, unit - 1), unit}))
+    size = weighted((3, st.integers(0, min(long_at_most(2 * unit), d.scale.ceiling))), (3, edges),
+                    (1, st.integers(-unit, -1)))
+    return TimeEvictor(draw(size), after)
+
+
+#: Each evictor kind and the strategy of its parameters (`after`: evict after the function).
+EVICTOR_PARAMETERS: dict[type, Callable[[Drawing, WindowSpec, bool], st.SearchStrategy[EvictorSpec]]] = {
+    CountEvictor: count_evictors,
+    TimeEvictor: time_evictors,
+}
+
+
+@st.composite
+def evictors(draw, d: Drawing, window: WindowSpec) -> EvictorSpec | None:
     """`None` mostly; a count evictor (not on sessions: the format forbids it) or a time evictor."""
     if isinstance(window, Count):
         return None
-    kinds = [None, None]
-    if "evictor.count" in features and not isinstance(window, Session):
-        kinds.append("count")
-    if "evictor.time" in features:
-        kinds.append("time")
+    on_sessions = isinstance(window, Session)
+    kinds = [None, None] + [k for k in EVICTORS if d.allows(k) and not (k is CountEvictor and on_sessions)]
     kind = draw(st.sampled_from(kinds))
     if kind is None:
         return None
-    after = draw(st.booleans()) if "evictor.after" in features else False
-    if kind == "count":
-        return CountEvictor(draw(st.integers(0, 4)), after)
-    unit = time_unit(window)
-    # Sizes at the edges too: 0 keeps only the newest timestamp, `unit - 1` spans start to end - 1.
-    edges = st.sampled_from(sorted({0, 1, max(0, unit - 1), unit}))
-    return TimeEvictor(draw(st.one_of(st.integers(0, long_at_most(2 * unit)), edges)), after)
+    after = draw(st.booleans()) if "evictor.after" in d.features else False
+    return draw(EVICTOR_PARAMETERS[kind](d, window, after))
 
 
 @st.composite
 def allowed_lateness(draw, unit: int, features: frozenset[str]) -> int:
-    """0, small, a whole number of windows, large, or `Long.MAX_VALUE` (cleanup never)."""
+    """0, small, a whole number of windows, large, anything from 10^6 to just below `Long.MAX_VALUE`,
+    or `Long.MAX_VALUE` (cleanup never)."""
     if "allowed_lateness" not in features:
         return 0
-    kind = draw(st.sampled_from(["zero", "small", "windows", "large", "max"]))
+    kind = draw(st.sampled_from(["zero", "small", "windows", "large", "max", "huge"]))
     if kind == "zero":
         return 0
     if kind == "small":
@@ -238,26 +385,32 @@ def allowed_lateness(draw, unit: int, features: frozenset[str]) -> int:
         return long_at_most(unit * draw(st.integers(1, 3)))
     if kind == "large":
         return long_at_most(unit * draw(st.integers(50, 1000)))
+    if kind == "huge":
+        return draw(st.integers(10**6, LONG_MAX - 1))
     return LONG_MAX
 
 
 @st.composite
-def window_specs(draw, features=None, sizes: Sizes = small_sizes, intervals: Sizes | None = None) -> Case:
-    """A window specification: a `Case` with no events yet. One in `INVALID_ONE_IN` is invalid."""
+def window_specs(draw, features=None, *, scale: Scale = SMALL) -> Case:
+    """A window specification: a `Case` with no events yet, its parameters at `scale`. One in
+    `INVALID_ONE_IN` is invalid.
+
+    Shrinks towards a valid tumbling window of size 1 with the default trigger, no evictor, no
+    lateness and no side output."""
     features = supported(features)
-    valid = draw(st.sampled_from([True] * (INVALID_ONE_IN - 1) + [False]))
-    window = draw(assigners(features, sizes) if valid else invalid_assigners(features))
-    trigger = draw(triggers(window, features, intervals))
+    d = Drawing(features, scale)
+    valid = not draw(one_in(INVALID_ONE_IN))
+    window = draw(assigners(d) if valid else invalid_assigners(features))
+    trigger = draw(triggers(d, window))
     if not valid and isinstance(window, Session) and "trigger.never" in features and draw(st.booleans()):
         # A merging assigner with a trigger that cannot merge: Flink's WindowOperatorBuilder rejects it.
         trigger = NeverTrigger()
         if "trigger.purging" in features and draw(st.booleans()):
             trigger = PurgingTrigger(trigger)
-    unit = time_unit(window)
     return Case(
         window=window,
         trigger=trigger,
-        evictor=draw(evictors(window, features)),
-        allowed_lateness=draw(allowed_lateness(unit, features)),
+        evictor=draw(evictors(d, window)),
+        allowed_lateness=draw(allowed_lateness(time_unit(window), features)),
         late_side_output=draw(st.sampled_from([False, True])) if "late_side_output" in features else False,
     )

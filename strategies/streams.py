@@ -1,50 +1,58 @@
 """Input streams that look like real out-of-order data and hit the window edges on purpose.
 
-A stream is drawn as independent *steps* (structure first: how many keys, how much disorder, how
-many steps; `st.lists` would average about five steps, too few records), which are then played
-against a running state: the source's event-time clock, the last watermark and the processing-time
-clock. Because each step says *what kind* of thing happens relative to that state (a record a little
-behind the clock, a burst of late records, a watermark exactly at a window's `maxTimestamp` plus the
-allowed lateness, ...) and not absolute times, deleting steps while shrinking keeps the rest
-meaningful, and a failing case shrinks to a few events.
+A stream is drawn structure first: its `Shape` (which keys, how much disorder, how many steps, the
+first record value, whether the watermark may jump far or to `Long.MAX_VALUE`), then a list of
+*steps*, then where its event-time clock starts. Each step is a small frozen dataclass that says
+*what kind* of thing happens relative to the stream's running state (the event-time clock, the last
+watermark, the processing-time clock, each key's last timestamp), not absolute times: `play` turns it
+into events. Deleting a step while shrinking therefore keeps the rest meaningful, and a failing case
+shrinks to a few events.
 
-Steps:
+Records:
 
-- `record`: the clock advances a little and a record arrives at most `disorder` behind it;
-- `straggler`: a record a little older than its key's last one (for sessions: one that may merge
+- `NearClock`: the clock advances a little and a record arrives at most `disorder` behind it;
+- `Straggler`: a record a little older than its key's last one (for sessions: one that may merge
   into a session the watermark has not closed, though its own window is late, or bridge two);
-- `swapped pair`: two records of a key, the later one first (for sessions: two sessions, then
+- `SwappedPair`: two records of a key, the later one first (for sessions: two sessions, then
   possibly the record that bridges them);
-- `edge record`: a record at a window's start, `end - 1` or `end` (or, for sessions, at
-  `t + gap - 1`, `t + gap`, `t + gap + 1`, which merge or just fail to merge), or, with a time
-  evictor, exactly at (or one past) its cutoff `max(ts) - size`;
-- `late burst`: a few records at or behind the last watermark, or around `watermark - lateness`;
-- `burst`: a few records of a key close together, so that windows hold several elements (what
-  count triggers, evictors and purging act on);
-- `bridge`: records of a key at two times just more than a window (a gap) apart, then one between
+- `AtEdge`: a record at a window's start, `end - 1` or `end` (or, for sessions, at `t + gap - 1`,
+  `t + gap`, `t + gap + 1`, which merge or just fail to merge), or, with a time evictor, exactly at
+  (or one past) its cutoff `max(ts) - size`;
+- `LateBurst`: a few records at or behind the last watermark, or around `watermark - lateness`;
+- `Burst`: a few records of a key close together, so that windows hold several elements (what count
+  triggers, evictors and purging act on);
+- `Bridge`: records of a key at two times just more than a window (a gap) apart, then one between
   them (for sessions: two sessions, then the record that merges them into one);
-- `late edge`: a watermark exactly at (or one either side of) the cleanup time `maxTimestamp +
-  lateness` of the window of a record a window behind its key's latest (often at that window's
-  start or `end - 1`), then that record (for sessions: a record whose own window is late but
-  which may merge into its key's live session);
-- `watermark`: bounded out-of-orderness, `clock - lag` (sometimes lower than the last one);
-- `edge watermark`: exactly at a window's `maxTimestamp`, at `maxTimestamp + lateness`, or one
-  either side;
-- `repeat watermark`, `lower watermark`: watermarks that must be ignored;
-- `jump`: the clock and the watermark jump several windows ahead;
-- `processing`: processing time advances (never back), sometimes exactly to a processing-time
+- `AtCleanup`: a watermark exactly at (or one either side of) the cleanup time `maxTimestamp +
+  lateness` of the window of a record a window behind its key's latest, then that record (for
+  sessions: a record whose own window is late but which may merge into its key's live session).
+
+Watermarks and clocks:
+
+- `Periodic`: bounded out-of-orderness, `clock - lag`, never lower than the last one;
+- `AtMaxTimestamp`: exactly at a window's `maxTimestamp` or at its cleanup time, or one either side;
+- `Repeated`, `Lower`: watermarks that must be ignored;
+- `Jump`: the clock and the watermark jump several windows ahead (with `Shape.far_jumps`, up to a
+  thousand);
+- `EndOfTime`: `Watermark(Long.MAX_VALUE)` in the middle of a case (with `Shape.end_of_time`): every
+  window fires and is cleaned up, and what follows is late;
+- `ProcessingAdvance`: processing time advances (never back), sometimes exactly to a processing-time
   window's `maxTimestamp` or just past it.
 """
 
 from __future__ import annotations
 
+import functools
+import unicodedata
 from dataclasses import dataclass
 
 from hypothesis import strategies as st
 
 from conformance.case import (
     Case,
+    Count,
     Event,
+    Global,
     ProcessingTime,
     Record,
     Session,
@@ -52,15 +60,32 @@ from conformance.case import (
     Tumbling,
     Watermark,
 )
-from conformance.facts import LONG_MAX, LONG_MIN
+from conformance.facts import EXTREME, LONG_MAX, LONG_MIN
 from conformance.features import required_features
 from strategies.features import supported
-from strategies.specs import time_unit
+from strategies.specs import fires_until_wrap, time_unit
+from strategies.weights import one_in, weighted
 
-KEYS = ("a", "b", "c", "d")
+#: The keys of most streams, and of streams with many keys.
+KEYS = ("a", "b", "c", "d", "e", "f", "g", "h")
 
-#: Times stay within +-NORMAL_RANGE unless a stream is drawn at the ends of the `long` range.
+#: Keys that differ in a way a careless key column might not see: case, a trailing space, composed
+#: and decomposed accents (NFC vs NFD of "é"), an embedded NUL; and an emoji outside the BMP.
+LOOK_ALIKE_KEYS = (("a", "A", "a "), ("\u00e9", unicodedata.normalize("NFD", "\u00e9")), ("a", "a\x00", "\U0001f600"))
+
+#: First record values beyond 2^53, where a value read as a double loses its last digits, and at
+#: the ends of the `long` range.
+LARGE_FIRST_VALUES = (2**53 - 1, LONG_MAX - 1000, LONG_MIN)
+
+#: A watermark or edge exactly on its target, or one either side.
+ONE_EITHER_SIDE = st.sampled_from([0, -1, 1])
+
+#: Times stay within +-NORMAL_RANGE unless a stream is drawn in a band of the `long` range.
 NORMAL_RANGE = 2**40
+
+#: How many steps the usual stream has at most, and how long a long stream is.
+MAX_STEPS = 14
+LONG_STEPS = (34, 44)
 
 
 @dataclass(frozen=True)
@@ -75,11 +100,34 @@ class Frame:
         return min(self.highest, max(self.lowest, t))
 
 
+def _near_zero(unit: int, negative: bool) -> st.SearchStrategy[int]:
+    # Mostly below 0 when negative times are supported: Java's truncating `%` differs there.
+    return st.integers(-5 * unit, 2 * unit) if negative else st.integers(0, 3 * unit)
+
+
 def normal_frame(unit: int, negative: bool) -> Frame:
     """Times near 0: from `-NORMAL_RANGE` if negative timestamps are supported, else from 0."""
-    lowest = -NORMAL_RANGE if negative else 0
-    # Mostly below 0 when negative times are supported: Java's truncating `%` differs there.
-    return Frame(lowest, NORMAL_RANGE, st.integers(-5 * unit, 2 * unit) if negative else st.integers(0, 3 * unit))
+    return Frame(-NORMAL_RANGE if negative else 0, NORMAL_RANGE, _near_zero(unit, negative))
+
+
+def band_frame(unit: int, negative: bool) -> Frame:
+    """Times anywhere below `2^62` in magnitude (the `extreme_values` threshold), the clock starting
+    just inside `+-2^62` or near 0: where an implementation that switches its arithmetic at that
+    threshold (as `spark_impl` switches pipelines) meets windows that wrap around `Long.MIN_VALUE`."""
+    top = EXTREME - 1
+    near_top = st.integers(max(0, top - 4 * unit), top)
+    near_bottom = st.integers(-top, min(-1, -top + 4 * unit))
+    origins = [near_top, near_bottom] if negative else [near_top]
+    return Frame(-top if negative else 0, top, st.one_of(*origins, _near_zero(unit, negative)))
+
+
+def long_range_frame(unit: int, negative: bool) -> Frame:
+    """Times anywhere in Java's `long` range, the clock starting near `Long.MAX_VALUE` (or, with
+    negative timestamps, near `Long.MIN_VALUE`)."""
+    near_max = st.integers(max(0, LONG_MAX - 4 * unit), LONG_MAX)
+    near_min = st.integers(LONG_MIN + 1, min(-1, LONG_MIN + 4 * unit))
+    origins = st.one_of(near_max, near_min) if negative else near_max
+    return Frame(LONG_MIN + 1 if negative else 0, LONG_MAX, origins)
 
 
 def window_edges(spec: Case, t: int) -> list[int]:
@@ -109,185 +157,452 @@ def window_ends(spec: Case, t: int) -> list[int]:
     return edges[1::2] if len(edges) > 1 else edges
 
 
-# --- steps ------------------------------------------------------------------------------------
+# --- the structure of a stream --------------------------------------------------------------
 
 
-def _steps(n_keys: int, unit: int, disorder: int, processing_weight: int,
-           merging: bool) -> st.SearchStrategy[tuple]:
-    key = st.integers(0, n_keys - 1)
-    plain = [
-        st.tuples(st.just("record"), key, st.integers(0, 2 * unit), st.integers(0, disorder)),
-        st.tuples(st.just("straggler"), key, st.integers(1, 2 * unit)),
-        # About a window (a gap) apart: for sessions, two sessions and then often the bridge.
-        st.tuples(st.just("swapped pair"), key, st.integers(max(1, unit - 1), 2 * unit), st.integers(1, unit + 1)),
-        st.tuples(st.just("edge record"), key, st.integers(0, 5), st.integers(0, 2)),
-        st.tuples(st.just("late burst"), key, st.integers(1, 3), st.integers(0, 2 * unit), st.booleans()),
-        st.tuples(st.just("watermark"), st.integers(0, disorder)),
-        st.tuples(st.just("edge watermark"), st.integers(0, 3), st.integers(0, 1), st.booleans(),
-                  st.sampled_from([0, -1, 1])),
-        st.tuples(st.just("repeat watermark")),
-        st.tuples(st.just("lower watermark"), st.integers(1, unit)),
-        st.tuples(st.just("jump"), st.integers(2, 10)),
-        st.tuples(st.just("burst"), key, st.integers(2, 4), st.integers(0, unit)),
-        st.tuples(st.just("bridge"), key, st.integers(0, unit), st.integers(1, unit), st.integers(0, unit),
-                  st.integers(0, 3)),
-        st.tuples(st.just("late edge"), key, st.integers(0, unit), st.integers(0, 2), st.sampled_from([0, -1, 1])),
-    ]
-    processing = st.tuples(st.just("processing"), st.integers(0, 2 * unit), st.sampled_from([None, 0, 1]))
-    # Sessions live by merging: bridges and late elements next to a live session twice as often.
-    merges = plain[-2:] if merging else []
-    # Records first: one_of shrinks toward its first branch.
-    return st.one_of(plain[:1] * 3 + plain[1:] + merges + [processing] * processing_weight)
+@dataclass(frozen=True)
+class Shape:
+    """What is drawn before any step: the keys, the disorder (how far behind the clock a record and
+    the watermark may lag), the time unit, the value of the first record, the number of steps, and
+    which far-reaching watermark steps the stream may take."""
+
+    keys: tuple[str, ...]
+    disorder: int
+    unit: int
+    first_value: int
+    min_steps: int
+    max_steps: int
+    processing_weight: int
+    merging: bool
+    far_jumps: bool
+    end_of_time: bool
+
+    def key(self) -> st.SearchStrategy[int]:
+        """The index of a key in `keys` (records of a key are compared by index, not by text)."""
+        return st.integers(0, len(self.keys) - 1)
 
 
-class _Player:
-    """Plays steps against the stream's state and collects the events."""
+#: One to three plain keys mostly; sometimes four to eight, sometimes keys that look alike.
+KEY_SETS = weighted(
+    (13, st.integers(1, 3).map(lambda n: KEYS[:n])),
+    (1, st.integers(4, len(KEYS)).map(lambda n: KEYS[:n])),
+    (2, st.sampled_from(LOOK_ALIKE_KEYS)),
+)
 
-    def __init__(self, spec: Case, frame: Frame, origin: int, keys: tuple[str, ...]) -> None:
-        self.spec, self.frame, self.keys = spec, frame, keys
-        self.unit = time_unit(spec.window)
-        self.lateness = spec.allowed_lateness
+#: The first record's value: 1 mostly, sometimes beyond 2^53 or at an end of the `long` range.
+FIRST_VALUES = weighted((15, st.just(1)), (1, st.sampled_from(LARGE_FIRST_VALUES)))
+
+
+@st.composite
+def shapes(draw, spec: Case, *, max_steps: int) -> Shape:
+    """The structure of a stream for `spec`, each rare family once in ten to forty streams."""
+    unit = time_unit(spec.window)
+    keys = draw(KEY_SETS, label="keys")
+    # Lagging watermarks: records and the watermark trail the clock by many windows.
+    disorder = draw(weighted((15, st.integers(0, 2 * unit)), (1, st.integers(10 * unit, 50 * unit))))
+    first_value = draw(FIRST_VALUES)
+    long = draw(one_in(40), label="long stream")
+    min_steps, most = LONG_STEPS if long else (1, max_steps)
+    return Shape(
+        keys=keys, disorder=disorder, unit=unit, first_value=first_value, min_steps=min_steps,
+        max_steps=most, processing_weight=3 if "time.processing" in required_features(spec) else 1,
+        merging=isinstance(spec.window, Session),
+        # A continuous event-time trigger on the global window fires once for every interval the
+        # watermark passes: a jump of a thousand windows costs thousands of firings, and the end of
+        # event time firings without end.
+        far_jumps=not fires_until_wrap(spec) and draw(one_in(16)),
+        end_of_time=not fires_until_wrap(spec) and draw(one_in(10)),
+    )
+
+
+# --- the running state ------------------------------------------------------------------------
+
+
+class Stream:
+    """The state steps are played against, and the events they produced."""
+
+    def __init__(self, spec: Case, shape: Shape, frame: Frame, origin: int) -> None:
+        self.spec, self.shape, self.frame = spec, shape, frame
+        self.unit = shape.unit
+        # Only event-time windows are ever late: elsewhere a watermark aimed at a cleanup time
+        # would only jump far (and fire a continuous trigger on the global window per interval).
+        can_be_late = spec.time == "event" and not isinstance(spec.window, Global | Count)
+        self.lateness = spec.allowed_lateness if can_be_late else 0
         self.clock = origin
         self.last_watermark: int | None = None
         self.now = 0  # processing time starts at 0
         self.events: list[Event] = []
         self.last_ts: dict[int, int] = {}  # by key index
+        self.next_value = shape.first_value
 
     def record(self, key: int, ts: int) -> None:
-        values = sum(isinstance(e, Record) for e in self.events) + 1
         self.last_ts[key] = ts = self.frame.clamp(ts)
-        self.events.append(Record(self.keys[key], values, ts))
+        self.events.append(Record(self.shape.keys[key], self.next_value, ts))
+        # Wraps within the `long` range, so a stream that starts at its top stays valid.
+        self.next_value = self.next_value + 1 if self.next_value < LONG_MAX else LONG_MIN
 
     def watermark(self, t: int) -> None:
         t = self.frame.clamp(t)
         self.last_watermark = t
         self.events.append(Watermark(t))
 
+    def advance(self, by: int) -> None:
+        self.clock = self.frame.clamp(self.clock + by)
+
+    def key_time(self, key: int) -> int:
+        """The key's last timestamp, or the clock before its first record."""
+        return self.last_ts.get(key, self.clock)
+
     def evictor_cutoff(self, key: int) -> int | None:
         """`max(ts) - size` of a time evictor over the key's records so far (`None`: no time evictor)."""
         size = getattr(self.spec.evictor, "size", None)
         if size is None or key not in self.last_ts:
             return None
-        newest = max(e.ts for e in self.events if isinstance(e, Record) and e.key == self.keys[key])
-        return newest - size
+        key_name = self.shape.keys[key]
+        return max(e.ts for e in self.events if isinstance(e, Record) and e.key == key_name) - size
 
     def below_watermark(self) -> int:
         return self.last_watermark if self.last_watermark is not None else self.clock
 
-    def play(self, step: tuple) -> None:
-        kind, *args = step
-        clamp = self.frame.clamp
-        if kind == "record":
-            key, advance, lag = args
-            self.clock = clamp(self.clock + advance)
-            self.record(key, self.clock - lag)
-        elif kind == "straggler":
-            key, back = args
-            self.record(key, self.last_ts.get(key, self.clock) - back)
-        elif kind == "swapped pair":
-            key, ahead, back = args
-            later = self.last_ts.get(key, self.clock) + ahead
-            self.clock = clamp(max(self.clock, later))
-            self.record(key, later)
-            self.record(key, later - back)
-        elif kind == "edge record":
-            key, which, back = args
-            cutoff = self.evictor_cutoff(key)
-            if cutoff is not None and which == 5:
-                # TimeEvictor keeps `ts > max(ts) - size`: the cutoff itself goes, one past it stays.
-                edges = [cutoff + back % 2]
-            elif isinstance(self.spec.window, Session):
-                # Relative to the key's own last record: sessions merge per key.
-                edges = window_edges(self.spec, self.last_ts.get(key, self.clock))
-            else:
-                edges = window_edges(self.spec, self.clock - back * self.unit)
-            self.record(key, edges[which % len(edges)])
-        elif kind == "late burst":
-            key, count, depth, around_lateness = args
-            top = self.below_watermark()
-            if around_lateness and 0 < self.lateness <= top - self.frame.lowest:
-                # ts + allowedLateness <= watermark is the element's lateness test: aim at its edge.
-                top = top - self.lateness + self.unit
-            for i in range(count):
-                self.record((key + i) % len(self.keys), top - depth - i)
-        elif kind == "burst":
-            key, count, spread = args
-            for i in range(count):
-                self.record(key, self.clock - (spread * i) // count)
-        elif kind == "bridge":
-            key, advance, apart, between, more = args
-            first = self.last_ts.get(key, self.clock) + advance
-            second = first + self.unit + apart  # windows [t, t + gap) that do not touch
-            self.clock = clamp(max(self.clock, second))
-            # Each side holds one or more elements: merging adds up what the two sides held.
-            for i in range(2 + more):
-                self.record(key, (first, second)[i % 2])
-            # Any time in [second - gap, first + gap] touches both sessions.
-            self.record(key, min(first + self.unit, second - self.unit + between))
-        elif kind == "late edge":
-            key, back, which, delta = args
-            ts = self.last_ts.get(key, self.clock) - self.unit + back
-            if not isinstance(self.spec.window, Session) and which < 2:
-                edges = window_edges(self.spec, ts)
-                ts = edges[which % len(edges)]  # the window's start or maxTimestamp
-            own_max_timestamp = window_ends(self.spec, ts)[0]
-            self.watermark(max(self.below_watermark(), clamp(own_max_timestamp + self.lateness) + delta))
-            self.record(key, ts)
-        elif kind == "watermark":
-            # A periodic watermark generator repeats its last watermark rather than going back.
-            self.watermark(max(self.clock - args[0], self.below_watermark()))
-        elif kind == "edge watermark":
-            which, back, plus_lateness, delta = args
-            ends = window_ends(self.spec, max(self.clock, self.below_watermark()) - back * self.unit)
-            t = ends[which % len(ends)]
-            if plus_lateness:
-                t = clamp(t + self.lateness)
-            self.watermark(t + delta)
-        elif kind == "repeat watermark":
-            self.watermark(self.below_watermark())
-        elif kind == "lower watermark":
-            self.watermark(self.below_watermark() - args[0])
-        elif kind == "jump":
-            self.clock = clamp(self.clock + args[0] * self.unit)
-            self.watermark(self.clock)
-        elif kind == "processing":
-            advance, edge = args
-            now = self.now + advance
-            if edge is not None:
-                now = max(self.now, min(window_ends(self.spec, now)) + edge)
-            self.now = max(self.now, min(max(now, 0), self.frame.highest, LONG_MAX))
-            self.events.append(ProcessingTime(self.now))
+
+# --- record steps -----------------------------------------------------------------------------
 
 
-def _uses_processing_time(spec: Case) -> bool:
-    return "time.processing" in required_features(spec)
+@dataclass(frozen=True)
+class NearClock:
+    """The clock advances by `advance` and a record arrives `lag` behind it."""
+
+    key: int
+    advance: int
+    lag: int
+
+    @staticmethod
+    def draw(draw, shape: Shape) -> NearClock:
+        return NearClock(draw(shape.key()), draw(st.integers(0, 2 * shape.unit)), draw(st.integers(0, shape.disorder)))
+
+    def play(self, s: Stream) -> None:
+        s.advance(self.advance)
+        s.record(self.key, s.clock - self.lag)
+
+
+@dataclass(frozen=True)
+class Straggler:
+    """A record `back` older than its key's last one."""
+
+    key: int
+    back: int
+
+    @staticmethod
+    def draw(draw, shape: Shape) -> Straggler:
+        return Straggler(draw(shape.key()), draw(st.integers(1, 2 * shape.unit)))
+
+    def play(self, s: Stream) -> None:
+        s.record(self.key, s.key_time(self.key) - self.back)
+
+
+@dataclass(frozen=True)
+class SwappedPair:
+    """Two records of a key, `ahead` of its last one and `back` before that, the later one first."""
+
+    key: int
+    ahead: int
+    back: int
+
+    @staticmethod
+    def draw(draw, shape: Shape) -> SwappedPair:
+        # About a window (a gap) apart: for sessions, two sessions and then often the bridge.
+        unit = shape.unit
+        return SwappedPair(draw(shape.key()), draw(st.integers(max(1, unit - 1), 2 * unit)),
+                           draw(st.integers(1, unit + 1)))
+
+    def play(self, s: Stream) -> None:
+        later = s.key_time(self.key) + self.ahead
+        s.clock = s.frame.clamp(max(s.clock, later))
+        s.record(self.key, later)
+        s.record(self.key, later - self.back)
+
+
+@dataclass(frozen=True)
+class AtEdge:
+    """A record on edge `edge` of `window_edges` near the clock `windows_back` windows ago (sessions:
+    near the key's last record); with a time evictor, edge 5 is its cutoff (`windows_back` odd: one
+    past it)."""
+
+    key: int
+    edge: int
+    windows_back: int
+
+    @staticmethod
+    def draw(draw, shape: Shape) -> AtEdge:
+        return AtEdge(draw(shape.key()), draw(st.integers(0, 5)), draw(st.integers(0, 2)))
+
+    def play(self, s: Stream) -> None:
+        cutoff = s.evictor_cutoff(self.key)
+        if cutoff is not None and self.edge == 5:
+            # TimeEvictor keeps `ts > max(ts) - size`: the cutoff itself goes, one past it stays.
+            edges = [cutoff + self.windows_back % 2]
+        elif isinstance(s.spec.window, Session):
+            # Relative to the key's own last record: sessions merge per key.
+            edges = window_edges(s.spec, s.key_time(self.key))
+        else:
+            edges = window_edges(s.spec, s.clock - self.windows_back * s.unit)
+        s.record(self.key, edges[self.edge % len(edges)])
+
+
+@dataclass(frozen=True)
+class LateBurst:
+    """`count` records of consecutive keys, `depth` and more behind the last watermark (or, with
+    `around_lateness`, around `watermark - lateness`, the element's lateness edge)."""
+
+    key: int
+    count: int
+    depth: int
+    around_lateness: bool
+
+    @staticmethod
+    def draw(draw, shape: Shape) -> LateBurst:
+        return LateBurst(draw(shape.key()), draw(st.integers(1, 3)), draw(st.integers(0, 2 * shape.unit)),
+                         draw(st.booleans()))
+
+    def play(self, s: Stream) -> None:
+        top = s.below_watermark()
+        if self.around_lateness and 0 < s.lateness <= top - s.frame.lowest:
+            # ts + allowedLateness <= watermark is the element's lateness test: aim at its edge.
+            top = top - s.lateness + s.unit
+        for i in range(self.count):
+            s.record((self.key + i) % len(s.shape.keys), top - self.depth - i)
+
+
+@dataclass(frozen=True)
+class Burst:
+    """`count` records of a key within `spread` before the clock."""
+
+    key: int
+    count: int
+    spread: int
+
+    @staticmethod
+    def draw(draw, shape: Shape) -> Burst:
+        return Burst(draw(shape.key()), draw(st.integers(2, 4)), draw(st.integers(0, shape.unit)))
+
+    def play(self, s: Stream) -> None:
+        for i in range(self.count):
+            s.record(self.key, s.clock - (self.spread * i) // self.count)
+
+
+@dataclass(frozen=True)
+class Bridge:
+    """Records of a key at two times more than a window (a gap) apart, `2 + more` of them, then one
+    between them that touches both."""
+
+    key: int
+    advance: int
+    apart: int
+    between: int
+    more: int
+
+    @staticmethod
+    def draw(draw, shape: Shape) -> Bridge:
+        unit = shape.unit
+        return Bridge(draw(shape.key()), draw(st.integers(0, unit)), draw(st.integers(1, unit)),
+                      draw(st.integers(0, unit)), draw(st.integers(0, 3)))
+
+    def play(self, s: Stream) -> None:
+        first = s.key_time(self.key) + self.advance
+        second = first + s.unit + self.apart  # windows [t, t + gap) that do not touch
+        s.clock = s.frame.clamp(max(s.clock, second))
+        # Each side holds one or more elements: merging adds up what the two sides held.
+        for i in range(2 + self.more):
+            s.record(self.key, (first, second)[i % 2])
+        # Any time in [second - gap, first + gap] touches both sessions.
+        s.record(self.key, min(first + s.unit, second - s.unit + self.between))
+
+
+@dataclass(frozen=True)
+class AtCleanup:
+    """A watermark at the cleanup time of a window a window behind the key's last record (plus
+    `delta`), then a record in that window (at its start or `maxTimestamp` for `edge` 0 and 1)."""
+
+    key: int
+    back: int
+    edge: int
+    delta: int
+
+    @staticmethod
+    def draw(draw, shape: Shape) -> AtCleanup:
+        return AtCleanup(draw(shape.key()), draw(st.integers(0, shape.unit)), draw(st.integers(0, 2)),
+                         draw(ONE_EITHER_SIDE))
+
+    def play(self, s: Stream) -> None:
+        ts = s.key_time(self.key) - s.unit + self.back
+        if not isinstance(s.spec.window, Session) and self.edge < 2:
+            edges = window_edges(s.spec, ts)
+            ts = edges[self.edge % len(edges)]
+        own_max_timestamp = window_ends(s.spec, ts)[0]
+        s.watermark(max(s.below_watermark(), s.frame.clamp(own_max_timestamp + s.lateness) + self.delta))
+        s.record(self.key, ts)
+
+
+# --- watermark and clock steps ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Periodic:
+    """A watermark `lag` behind the clock; a periodic generator repeats its last watermark rather
+    than going back."""
+
+    lag: int
+
+    @staticmethod
+    def draw(draw, shape: Shape) -> Periodic:
+        return Periodic(draw(st.integers(0, shape.disorder)))
+
+    def play(self, s: Stream) -> None:
+        s.watermark(max(s.clock - self.lag, s.below_watermark()))
+
+
+@dataclass(frozen=True)
+class AtMaxTimestamp:
+    """A watermark at the `maxTimestamp` (with `plus_lateness`: the cleanup time) of a window
+    `windows_back` windows behind, plus `delta`."""
+
+    which: int
+    windows_back: int
+    plus_lateness: bool
+    delta: int
+
+    @staticmethod
+    def draw(draw, shape: Shape) -> AtMaxTimestamp:
+        return AtMaxTimestamp(draw(st.integers(0, 3)), draw(st.integers(0, 1)), draw(st.booleans()),
+                              draw(ONE_EITHER_SIDE))
+
+    def play(self, s: Stream) -> None:
+        ends = window_ends(s.spec, max(s.clock, s.below_watermark()) - self.windows_back * s.unit)
+        t = ends[self.which % len(ends)]
+        if self.plus_lateness:
+            t = s.frame.clamp(t + s.lateness)
+        s.watermark(t + self.delta)
+
+
+@dataclass(frozen=True)
+class Repeated:
+    """The last watermark again (ignored)."""
+
+    @staticmethod
+    def draw(draw, shape: Shape) -> Repeated:
+        return Repeated()
+
+    def play(self, s: Stream) -> None:
+        s.watermark(s.below_watermark())
+
+
+@dataclass(frozen=True)
+class Lower:
+    """A watermark `back` below the last one (ignored)."""
+
+    back: int
+
+    @staticmethod
+    def draw(draw, shape: Shape) -> Lower:
+        return Lower(draw(st.integers(1, shape.unit)))
+
+    def play(self, s: Stream) -> None:
+        s.watermark(s.below_watermark() - self.back)
+
+
+@dataclass(frozen=True)
+class Jump:
+    """The clock jumps `windows` windows ahead and the watermark follows it."""
+
+    windows: int
+
+    @staticmethod
+    def draw(draw, shape: Shape) -> Jump:
+        far = shape.far_jumps and draw(st.booleans())
+        return Jump(draw(st.integers(11, 1000) if far else st.integers(2, 10)))
+
+    def play(self, s: Stream) -> None:
+        s.advance(self.windows * s.unit)
+        s.watermark(s.clock)
+
+
+@dataclass(frozen=True)
+class EndOfTime:
+    """`Watermark(Long.MAX_VALUE)` before the input ends: every window fires and is cleaned up."""
+
+    @staticmethod
+    def draw(draw, shape: Shape) -> EndOfTime:
+        return EndOfTime()
+
+    def play(self, s: Stream) -> None:
+        # Not clamped to the frame: Long.MAX_VALUE is the end of event time in every frame.
+        s.last_watermark = LONG_MAX
+        s.events.append(Watermark(LONG_MAX))
+
+
+@dataclass(frozen=True)
+class ProcessingAdvance:
+    """Processing time advances by `advance` (with `edge`: to the `maxTimestamp` of the processing-time
+    window there, plus `edge`); it never goes back."""
+
+    advance: int
+    edge: int | None
+
+    @staticmethod
+    def draw(draw, shape: Shape) -> ProcessingAdvance:
+        return ProcessingAdvance(draw(st.integers(0, 2 * shape.unit)), draw(st.sampled_from([None, 0, 1])))
+
+    def play(self, s: Stream) -> None:
+        now = s.now + self.advance
+        if self.edge is not None:
+            now = max(s.now, min(window_ends(s.spec, now)) + self.edge)
+        s.now = max(s.now, min(max(now, 0), s.frame.highest, LONG_MAX))
+        s.events.append(ProcessingTime(s.now))
+
+
+Step = (NearClock | Straggler | SwappedPair | AtEdge | LateBurst | Periodic | AtMaxTimestamp | Repeated | Lower
+        | Jump | Burst | Bridge | AtCleanup | EndOfTime | ProcessingAdvance)
+
+
+@functools.cache
+def step_kinds(merging: bool, processing_weight: int, end_of_time: bool) -> st.SearchStrategy[type[Step]]:
+    """The kind of a step: records near the clock three times as often as any other kind, processing
+    advances `processing_weight` times, `EndOfTime` (twice) only when the stream may end event time."""
+    kinds = [NearClock, Straggler, SwappedPair, AtEdge, LateBurst, Periodic, AtMaxTimestamp, Repeated, Lower, Jump,
+             Burst, Bridge, AtCleanup] + ([EndOfTime] * 2 if end_of_time else [])
+    # Sessions live by merging: bridges and late elements next to a live session twice as often.
+    merges = [Bridge, AtCleanup] if merging else []
+    # Records first: sampled_from shrinks toward its first element.
+    return st.sampled_from([NearClock] * 2 + kinds + merges + [ProcessingAdvance] * processing_weight)
 
 
 @st.composite
-def out_of_order_streams(draw, spec: Case, features=None, max_steps: int = 14,
+def steps(draw, shape: Shape) -> Step:
+    """One step: its kind (structure), then its values, by the kind's own `draw`."""
+    kind = draw(step_kinds(shape.merging, shape.processing_weight, shape.end_of_time))
+    return kind.draw(draw, shape)
+
+
+@st.composite
+def out_of_order_streams(draw, spec: Case, *, features=None, max_steps: int = MAX_STEPS,
                          frame: Frame | None = None) -> tuple[Event, ...]:
-    """The events of a stream for `spec`: several keys, bounded disorder, late bursts, watermarks
-    on the edges, ignored watermarks, processing-time advances. Negative times only when
-    `features` includes `negative_timestamps`."""
+    """The events of a stream for `spec`: several keys, bounded disorder, late bursts, watermarks on
+    the edges, ignored watermarks, processing-time advances, and now and then many or look-alike
+    keys, values beyond 2^53, a long stream, lagging or far-jumping watermarks or `Long.MAX_VALUE`.
+    Negative times only when `features` includes `negative_timestamps`; times within `frame`
+    (default: near 0).
+
+    Shrinks towards fewer steps (any step can go), then towards one plain key, records near the
+    clock, small lags and a clock starting near 0."""
     features = supported(features)
-    unit = time_unit(spec.window)
+    shape = draw(shapes(spec, max_steps=max_steps))
+    # A list drawn on its own is short (two or three past its least length on average): draw its
+    # least length first, up to two thirds of the most, so streams average half the most steps.
+    least = draw(st.integers(shape.min_steps, max(shape.min_steps, 2 * shape.max_steps // 3)), label="least steps")
+    played = draw(st.lists(steps(shape), min_size=least, max_size=shape.max_steps), label="steps")
     if frame is None:
-        frame = normal_frame(unit, "negative_timestamps" in features)
-    n_keys = draw(st.integers(1, 3))
-    disorder = draw(st.integers(0, 2 * unit))
-    step = _steps(n_keys, unit, disorder, 3 if _uses_processing_time(spec) else 1,
-                  isinstance(spec.window, Session))
-    steps = [draw(step) for _ in range(draw(st.integers(1, max_steps), label="steps"))]
-    player = _Player(spec, frame, draw(frame.origin), KEYS[:n_keys])
-    for step in steps:
-        player.play(step)
-    return tuple(player.events)
-
-
-def long_range_frame(unit: int, negative: bool) -> Frame:
-    """Times anywhere in Java's `long` range, the clock starting near `Long.MAX_VALUE` (or, with
-    negative timestamps, near `Long.MIN_VALUE`)."""
-    near_max = st.integers(max(0, LONG_MAX - 4 * unit), LONG_MAX)
-    near_min = st.integers(LONG_MIN + 1, min(-1, LONG_MIN + 4 * unit))
-    origins = st.one_of(near_max, near_min) if negative else near_max
-    return Frame(LONG_MIN + 1 if negative else 0, LONG_MAX, origins)
+        frame = normal_frame(shape.unit, "negative_timestamps" in features)
+    stream = Stream(spec, shape, frame, draw(frame.origin, label="origin"))
+    for step in played:
+        step.play(stream)
+    return tuple(stream.events)

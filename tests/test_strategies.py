@@ -224,3 +224,59 @@ def test_a_failing_case_shrinks_to_a_few_events():
 
     minimal = find(cases(FEW), fails, settings=settings(max_examples=2000, database=None, derandomize=True))
     assert len(minimal.events) <= 3, minimal
+
+
+def test_every_kind_in_the_vocabulary_has_a_strategy():
+    from conformance.case import ASSIGNERS, EVICTORS, TRIGGERS
+    from strategies.specs import ASSIGNER_PARAMETERS, EVICTOR_PARAMETERS, TRIGGER_PARAMETERS
+
+    assert set(ASSIGNERS) == set(ASSIGNER_PARAMETERS)
+    assert set(TRIGGERS) == set(TRIGGER_PARAMETERS)
+    assert set(EVICTORS) == set(EVICTOR_PARAMETERS)
+
+
+def test_every_family_is_reached_without_extreme_values():
+    from strategies.families import FAMILIES, families
+
+    found = Counter()
+    for case in _collect(cases(report=False), 800):
+        found.update(families(case))
+        assert "extreme_values" not in required_features(case), case
+    assert set(found) == set(FAMILIES), set(FAMILIES) - set(found)
+    # Rare families stay rare: none in more than a quarter of the cases.
+    assert max(found.values()) < 800 // 4, found.most_common(3)
+
+
+def test_a_continuous_event_time_trigger_on_the_global_window_never_ends_its_input():
+    from strategies.families import continuous_on_global
+
+    found = [c for c in _collect(cases(report=False), 800) if continuous_on_global(c)]
+    assert found and not any(c.end_of_input for c in found)
+    assert not any(isinstance(e, Watermark) and e.timestamp == LONG_MAX for c in found for e in c.events)
+
+
+def test_without_unbounded_input_no_continuous_event_time_trigger_on_the_global_window():
+    from strategies.families import continuous_on_global
+
+    features = ALL_FEATURES - {"unbounded_input"}
+    assert not any(continuous_on_global(c) for c in _collect(cases(features, report=False), 300))
+
+
+@SMALL
+@given(st.data())
+def test_any_step_can_go(data):
+    """A stream without any one of its steps still plays: each step is read against the running
+    state, never against a position in the list, so the shrinker may delete any of them."""
+    from strategies.streams import Stream, normal_frame, shapes, steps
+
+    spec = data.draw(window_specs(FEW))
+    shape = data.draw(shapes(spec, max_steps=8))
+    played = data.draw(st.lists(steps(shape), min_size=1, max_size=8))
+    frame = normal_frame(shape.unit, negative=False)
+    for gone in range(len(played)):
+        stream = Stream(spec, shape, frame, origin=0)
+        for step in played[:gone] + played[gone + 1:]:
+            step.play(stream)
+        case = Case(window=spec.window, events=stream.events)
+        assert _round_trip(case) == case
+        assert required_features(case) <= FEW
