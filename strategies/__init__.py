@@ -3,11 +3,15 @@
 - `window_specs(features)`: every assigner, offsets, sliding sizes below / equal to / not a multiple
   of the slide, sessions, count windows, every trigger and evictor, lateness from 0 to
   `Long.MAX_VALUE`, side output on and off; sometimes a specification Flink rejects.
-- `out_of_order_streams(spec, features)`: several keys, bounded disorder, bursts of late records,
-  records and watermarks placed on window edges, repeated and lower watermarks, jumps, processing
-  time advances.
-- `cases(features)`, `case_batches(features)`: whole cases, and batches for one `run` call.
+- `out_of_order_streams(spec, features=...)`: typed steps (`strategies.streams`) played against the
+  stream's state: several keys, bounded disorder, bursts of late records, records and watermarks
+  placed on window edges, repeated and lower watermarks, jumps, processing time advances.
+- `cases(features)`, `case_batches(features)`: whole cases, and batches for one `run` call; the rare
+  families of `strategies.families` (the band just inside +-2^62, large and non-positive counts,
+  look-alike keys, long streams, far watermarks, ...) are reported with `hypothesis.event()`.
 - `extreme_cases(features)`: opt-in, times and parameters near the ends of the `long` range.
+
+Options other than `features` are keyword-only; each strategy's docstring says what it shrinks to.
 
 `features` (default: all) restricts generation to what an implementation supports: every case
 drawn satisfies `conformance.features.required_features(case) <= features`. With `report`, the case
