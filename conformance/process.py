@@ -80,13 +80,15 @@ class Peer:
         self.stderr_reader.start()
 
     def _read_stdout(self) -> None:
-        for raw in self.popen.stdout:
-            self.lines.put(raw.decode("utf-8", errors="replace"))
+        with self.popen.stdout:
+            for raw in self.popen.stdout:
+                self.lines.put(raw.decode("utf-8", errors="replace"))
         self.lines.put(_END_OF_OUTPUT)
 
     def _read_stderr(self) -> None:
-        for raw in self.popen.stderr:
-            self.stderr.append(raw.decode("utf-8", errors="replace").rstrip("\n"))
+        with self.popen.stderr:
+            for raw in self.popen.stderr:
+                self.stderr.append(raw.decode("utf-8", errors="replace").rstrip("\n"))
 
     def send(self, message: dict[str, Any]) -> None:
         try:
@@ -126,14 +128,17 @@ class Peer:
 
     def stop(self) -> None:
         """Close stdin (the end of the conversation), then kill the process group if it lingers."""
-        try:
-            self.popen.stdin.close()
-        except OSError:
-            pass
+        self._close_stdin()
         try:
             self.popen.wait(timeout=2)
         except subprocess.TimeoutExpired:
             self.kill()
+
+    def _close_stdin(self) -> None:
+        try:
+            self.popen.stdin.close()
+        except OSError:  # BrokenPipeError flushing what a dead process did not read
+            pass
 
     def kill(self) -> str:
         """Kill the process group; what it wrote on stderr until then (`stderr_tail`)."""
@@ -142,6 +147,7 @@ class Peer:
         except ProcessLookupError:
             pass
         self.popen.wait()
+        self._close_stdin()
         self.stderr_reader.join(timeout=2)  # the lines it wrote before it died are still in the pipe
         return self.stderr_tail()
 
@@ -179,12 +185,12 @@ class ProcessImplementation:
 
     def __init__(self, command: str, timeout: float = REQUEST_TIMEOUT) -> None:
         self.command, self.timeout = command, timeout
-        self.argv = shlex.split(command)
-        if not self.argv:
-            raise ImplementationNotFound("'exec:' needs a command, e.g. 'exec:java -cp build MyWindows'")
         self.lock = threading.Lock()
         self.requests = 0
         self.peer: Peer | None = None
+        self.argv = shlex.split(command)
+        if not self.argv:
+            raise ImplementationNotFound("'exec:' needs a command, e.g. 'exec:java -cp build MyWindows'")
         hello = self._start()
         if hello.position_free:
             self._close()

@@ -104,12 +104,30 @@ def test_a_peer_that_does_not_say_hello_could_not_start():
         load_implementation("exec:" + shlex.join([sys.executable, "-c", "print('listening on 8080')"]))
 
 
-def test_a_hello_with_unknown_features_is_a_usage_error():
-    hello = ('{"type": "hello", "protocol": "window-process/1", "name": "x", "features": ["tumbling"], '
-             '"position_free": false}')
-    program = f"import sys; print({hello!r}, flush=True); sys.stdin.read()"
-    with pytest.raises(ImplementationNotFound, match="declares unknown features: tumbling"):
-        load_implementation("exec:" + shlex.join([sys.executable, "-c", program]))
+def saying_hello(**fields) -> str:
+    """`exec:` of a process that says this hello and then waits for the end of its input."""
+    hello = {"type": "hello", "protocol": "window-process/1", "name": "x", "features": [], "position_free": False}
+    program = f"import sys; print({json.dumps(hello | fields)!r}, flush=True); sys.stdin.read()"
+    return "exec:" + shlex.join([sys.executable, "-c", program])
+
+
+@pytest.mark.parametrize(("fields", "problem"), [
+    ({"features": ["tumbling"]}, "declares unknown features: tumbling"),
+    ({"position_free": True}, "is position-free .* does not compare observations without positions yet"),
+])
+def test_a_hello_the_suite_cannot_use_is_a_usage_error(fields, problem):
+    with pytest.raises(ImplementationNotFound, match=problem):
+        load_implementation(saying_hello(**fields))
+
+
+def test_a_hello_of_another_protocol_version_could_not_start():
+    with pytest.raises(ImplementationFailure, match="hello.protocol is 'window-process/2'; the suite speaks"):
+        load_implementation(saying_hello(protocol="window-process/2"))
+
+
+def test_exec_without_a_command_is_a_usage_error():
+    with pytest.raises(ImplementationNotFound, match="'exec:' needs a command"):
+        load_implementation("exec: ")
 
 
 def test_replay_reports_a_hanging_peer_as_could_not_run_in_one_line():
