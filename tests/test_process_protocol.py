@@ -204,3 +204,13 @@ def test_the_suites_requests_and_a_peers_answers_follow_the_schemas():
     assert _problems(MESSAGES["observations"], answer) == []
     broken = answer | {"observations": [{"format": "window-observation/1", "firings": [{"at": -1}]}]}
     assert _problems(MESSAGES["observations"], broken) != []
+
+
+def test_run_reports_the_cases_of_a_crashing_process_as_could_not_run_with_its_stderr():
+    run = run_once("--impl", peer_spec("crash"), "--profile", "ci", "--property", "firing_timestamp_is_max_timestamp",
+                   env=(("PYTHONPATH", str(ROOT)),))
+    assert run.status == 3, run.stderr
+    [prop] = run.implementation("python-peer")["properties"]
+    assert (prop["outcome"], prop["failures"]) == ("error", [])
+    assert "closed its stdout before its answer to run request 1" in prop["message"]
+    assert "python-peer: request 1 with 1 case(s), fault crash" in prop["message"]
