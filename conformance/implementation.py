@@ -34,6 +34,7 @@ BUILTIN: dict[str, str] = {
     "reference-flink-1.12": "reference.implementation:flink_1_12_variant",
     "spark": "spark_impl.implementation:SparkImplementation",
     "flink": "flink_impl.implementation:FlinkImplementation",
+    "pyflink-python": "engines.pyflink_python:PyFlinkPythonImplementation",
 }
 
 
