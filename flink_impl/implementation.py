@@ -11,13 +11,6 @@ from conformance.observation import Observation
 from conformance.observation_json import observation_from_json
 from flink_impl.process import Limits, run_cases
 
-#: The window operator's processing time is the task's wall clock: a replay cannot set it, so
-#: processing-time windows and triggers would not be deterministic. Everything else is replayed
-#: exactly, watermark generation included: the channels' generators, their periodic emission and
-#: idleness run on the case's own processing-time clock (`CaseWatermarks.java`), so every watermark
-#: feature is supported.
-UNSUPPORTED = frozenset({"time.processing", "trigger.processing_time", "trigger.continuous_processing_time"})
-
 
 class FlinkImplementation:
     """Apache Flink 2.3.0 (flink-dist of apache-flink-libraries), one MiniCluster per Python process.
@@ -27,7 +20,11 @@ class FlinkImplementation:
     """
 
     name = "flink"
-    features = ALL_FEATURES - UNSUPPORTED
+    #: Every feature is replayed exactly. Processing time included: the window operator's processing-time
+    #: service is the case's clock, which its `processing_time` events move (`CaseProcessingTime.java`,
+    #: with real Flink's rule that a timer for t fires once the clock passes t), and the channels'
+    #: generators, their periodic emission and idleness run on the same clock (`CaseWatermarks.java`).
+    features = ALL_FEATURES
     #: A `run` call is one or more Flink jobs: the suite prefetches each property's cases in a few large calls.
     costly_calls = True
 

@@ -16,14 +16,19 @@ import org.apache.flink.streaming.api.datastream.WindowedStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.windowing.assigners.EventTimeSessionWindows;
 import org.apache.flink.streaming.api.windowing.assigners.GlobalWindows;
+import org.apache.flink.streaming.api.windowing.assigners.ProcessingTimeSessionWindows;
 import org.apache.flink.streaming.api.windowing.assigners.SlidingEventTimeWindows;
+import org.apache.flink.streaming.api.windowing.assigners.SlidingProcessingTimeWindows;
 import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
+import org.apache.flink.streaming.api.windowing.assigners.TumblingProcessingTimeWindows;
 import org.apache.flink.streaming.api.windowing.evictors.CountEvictor;
 import org.apache.flink.streaming.api.windowing.evictors.Evictor;
 import org.apache.flink.streaming.api.windowing.evictors.TimeEvictor;
 import org.apache.flink.streaming.api.windowing.triggers.ContinuousEventTimeTrigger;
+import org.apache.flink.streaming.api.windowing.triggers.ContinuousProcessingTimeTrigger;
 import org.apache.flink.streaming.api.windowing.triggers.CountTrigger;
 import org.apache.flink.streaming.api.windowing.triggers.EventTimeTrigger;
+import org.apache.flink.streaming.api.windowing.triggers.ProcessingTimeTrigger;
 import org.apache.flink.streaming.api.windowing.triggers.PurgingTrigger;
 import org.apache.flink.streaming.api.windowing.triggers.Trigger;
 import org.apache.flink.util.OutputTag;
@@ -43,7 +48,8 @@ import org.apache.flink.util.OutputTag;
  * <p>The window specification is built with Flink's public API exactly as a user would write it,
  * so whatever Flink rejects while building (assigner preconditions, a merging assigner with a
  * trigger that cannot merge) throws here, before the job runs. The sliding assigner is Flink's,
- * counted by {@link WrappedAssignmentLimit}.
+ * counted by {@link WrappedAssignmentLimit}. The window operator runs on the case's processing-time
+ * clock ({@link CaseClockWindowOperator}).
  */
 final class CaseBranch {
     private CaseBranch() {}
@@ -91,8 +97,9 @@ final class CaseBranch {
         OutputTag<Element> lateTag = new OutputTag<>(name + "-late", ELEMENT_TYPE);
         windowed = windowed.allowedLateness(Duration.ofMillis(c.get("allowed_lateness").asLong()))
                 .sideOutputLateData(lateTag);
-        SingleOutputStreamOperator<FiringRecord> fired = windowed.process(
-                new Recorders.WindowContents(run.id), TypeInformation.of(FiringRecord.class));
+        TypeInformation<FiringRecord> firingType = TypeInformation.of(FiringRecord.class);
+        SingleOutputStreamOperator<FiringRecord> fired = CaseClockWindowOperator.onCaseClock(
+                keyed, windowed.process(new Recorders.WindowContents(run.id), firingType), firingType, run);
         fired.process(new Recorders.Firings(run.id), Types.VOID).name(name + "-firings");
         fired.getSideOutput(lateTag)
                 .process(new Recorders.LateRecords(run.id, c.get("late_side_output").asBoolean()), Types.VOID)
@@ -135,16 +142,21 @@ final class CaseBranch {
     }
 
     private static WindowedStream<Element, String, ?> window(KeyedStream<Element, String> keyed, JsonNode w, CaseRun run) {
-        requireEventTime(w);
+        boolean eventTime = !w.path("time").asText("event").equals("processing");
         switch (w.get("assigner").asText()) {
             case "tumbling":
-                return keyed.window(TumblingEventTimeWindows.of(ms(w, "size"), ms(w, "offset")));
+                return keyed.window(eventTime
+                        ? TumblingEventTimeWindows.of(ms(w, "size"), ms(w, "offset"))
+                        : TumblingProcessingTimeWindows.of(ms(w, "size"), ms(w, "offset")));
             case "sliding":
-                return keyed.window(new WrappedAssignmentLimit(
-                        SlidingEventTimeWindows.of(ms(w, "size"), ms(w, "slide"), ms(w, "offset")),
+                return keyed.window(new WrappedAssignmentLimit(eventTime
+                        ? SlidingEventTimeWindows.of(ms(w, "size"), ms(w, "slide"), ms(w, "offset"))
+                        : SlidingProcessingTimeWindows.of(ms(w, "size"), ms(w, "slide"), ms(w, "offset")),
                         run.wrappedWindowsLimit, run.tooManyWindows));
             case "session":
-                return keyed.window(EventTimeSessionWindows.withGap(ms(w, "gap")));
+                return keyed.window(eventTime
+                        ? EventTimeSessionWindows.withGap(ms(w, "gap"))
+                        : ProcessingTimeSessionWindows.withGap(ms(w, "gap")));
             case "global":
                 return keyed.window(GlobalWindows.create());
             case "count":
@@ -157,12 +169,6 @@ final class CaseBranch {
         }
     }
 
-    private static void requireEventTime(JsonNode w) {
-        if (w.has("time") && !w.get("time").asText().equals("event")) {
-            throw new UnsupportedCase("processing-time windows (processing time cannot be replayed deterministically)");
-        }
-    }
-
     @SuppressWarnings({"unchecked", "rawtypes"})
     private static Trigger trigger(JsonNode t) {
         switch (t.get("type").asText()) {
@@ -172,6 +178,10 @@ final class CaseBranch {
                 return CountTrigger.of(t.get("count").asLong());
             case "continuous_event_time":
                 return ContinuousEventTimeTrigger.of(ms(t, "interval"));
+            case "processing_time":
+                return ProcessingTimeTrigger.create();
+            case "continuous_processing_time":
+                return ContinuousProcessingTimeTrigger.of(ms(t, "interval"));
             case "purging":
                 return PurgingTrigger.of(trigger(t.get("inner")));
             case "never":

@@ -32,6 +32,8 @@ final class CaseRun {
     int at;
     /** The branch's task thread, to check that the chain really is one thread. */
     volatile Thread replayThread;
+    /** The window operator's processing-time service, set when its factory creates it ({@link CaseClockWindowOperator}). */
+    volatile CaseProcessingTime processingTime;
     private final List<ObjectNode> firings = new ArrayList<>();
     private final List<ObjectNode> late = new ArrayList<>();
     private final List<ObjectNode> dropped = new ArrayList<>();

@@ -66,6 +66,8 @@ public final class EventReplayOperator extends AbstractStreamOperator<Element>
                     watermarks.watermark(e.channel, e.time);
                     break;
                 case ReplayEvent.PROCESSING_TIME:
+                    // The window operator's timers first, then the channels' periodic emission, as the reference does.
+                    run.processingTime.advanceTo(e.time);
                     watermarks.processingTime(e.time);
                     break;
                 case ReplayEvent.WATERMARK_STATUS:
@@ -79,10 +81,12 @@ public final class EventReplayOperator extends AbstractStreamOperator<Element>
                         watermarks.endOfInput();
                     }
                     run.finish();
-                    break;
+                    return; // a finishing task quiesces its processing-time service: no timer fires after this
                 default:
                     throw new IllegalStateException("unknown replay event kind " + e.kind);
             }
+            // A timer registered already past is due at once: its mail runs before the task's next input.
+            run.processingTime.fireDue();
         } catch (Exception | Error failure) {
             // Recorded here, in the failing branch's own thread: the job's failure names no case.
             run.runtimeError(failure);

@@ -5,13 +5,12 @@ import java.util.Iterator;
 
 import org.apache.flink.api.common.ExecutionConfig;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
-import org.apache.flink.streaming.api.windowing.assigners.SlidingEventTimeWindows;
 import org.apache.flink.streaming.api.windowing.assigners.WindowAssigner;
 import org.apache.flink.streaming.api.windowing.triggers.Trigger;
 import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 
 /**
- * Flink's own {@link SlidingEventTimeWindows}, with the contract's limit on the one assignment that
+ * Flink's own {@code SlidingEventTimeWindows} or {@code SlidingProcessingTimeWindows}, with the contract's limit on the one assignment that
  * can run away ({@code conformance.observation.WRAPPED_WINDOWS_LIMIT}).
  *
  * <p>Near {@code Long.MIN_VALUE}, {@code start -= slide} wraps around to the top of the {@code long}
@@ -24,11 +23,11 @@ import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 final class WrappedAssignmentLimit extends WindowAssigner<Object, TimeWindow> {
     private static final long serialVersionUID = 1L;
 
-    private final SlidingEventTimeWindows flink;
+    private final WindowAssigner<Object, TimeWindow> flink;
     private final int limit;
     private final String message;
 
-    WrappedAssignmentLimit(SlidingEventTimeWindows flink, int limit, String message) {
+    WrappedAssignmentLimit(WindowAssigner<Object, TimeWindow> flink, int limit, String message) {
         this.flink = flink;
         this.limit = limit;
         this.message = message;
