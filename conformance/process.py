@@ -193,7 +193,7 @@ class ProcessImplementation:
             raise ImplementationNotFound("'exec:' needs a command, e.g. 'exec:java -cp build MyWindows'")
         hello = self._start()
         if hello.position_free:
-            self._close()
+            self.close()
             raise ImplementationNotFound(
                 f"{self.spec!r} is position-free (hello.position_free): the suite does not compare "
                 "observations without positions yet")
@@ -263,13 +263,16 @@ class ProcessImplementation:
         peer, self.peer = self.peer, None
         return "" if peer is None else peer.kill()
 
-    def _close(self) -> None:
-        if self.peer is not None:
-            self.peer.stop()
-            self.peer = None
+    def close(self) -> None:
+        """End the process (the end of its stdin); a later request starts it again. `run` calls it
+        once it has read the hello: the suite's own test processes start theirs."""
+        with self.lock:
+            peer, self.peer = self.peer, None
+        if peer is not None:
+            peer.stop()
 
     def __del__(self) -> None:
-        self._close()
+        self.close()
 
 
 def exec_implementation(spec: str) -> ProcessImplementation:

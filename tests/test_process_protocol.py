@@ -214,3 +214,11 @@ def test_run_reports_the_cases_of_a_crashing_process_as_could_not_run_with_its_s
     assert (prop["outcome"], prop["failures"]) == ("error", [])
     assert "closed its stdout before its answer to run request 1" in prop["message"]
     assert "python-peer: request 1 with 1 case(s), fault crash" in prop["message"]
+
+
+def test_a_closed_process_exits_and_the_next_request_starts_it_again():
+    impl = load_implementation(peer_spec())
+    first = impl.peer.popen
+    impl.close()
+    assert first.poll() == 0 and impl.peer is None
+    assert impl.run(CASES) == load_implementation("reference").run(CASES)

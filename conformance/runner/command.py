@@ -23,6 +23,7 @@ from conformance.implementation import (
     load_implementation,
     registered_names,
 )
+from conformance.process import ProcessImplementation
 from conformance.profiles import PROFILES
 from conformance.runner.counterexamples import save_counterexamples, slug
 from conformance.runner.events import CollectError, Finished, ProcessExited, Started
@@ -126,6 +127,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         specs = list(dict.fromkeys(args.impl or DEFAULT_IMPLEMENTATIONS))
         implementations = [(spec, load_implementation(spec)) for spec in specs]
+        for _, impl in implementations:  # a process only said hello here; each test session starts its own
+            if isinstance(impl, ProcessImplementation):
+                impl.close()
         suite = check_suite(args.suite or [DEFAULT_SUITE])
         out = OutputFolder.claim(args.out, args.force)
     except (RunUsageError, ImplementationNotFound, OutputError) as e:
