@@ -51,4 +51,4 @@ def test_the_minimal_case_replays_and_shows_in_the_report(capsys):
     [case] = load_cases(path)
     assert case.records[0].ts < 0
     html = (run.out / "index.html").read_text(encoding="utf-8")
-    assert "reference-flink-1.12: matches_reference" in html and "negative_timestamps" in html
+    assert "reference-flink-1.12 fails matches_reference" in html and "negative_timestamps" in html
