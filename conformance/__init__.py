@@ -46,7 +46,7 @@ from conformance.difference import difference
 from conformance.equivalence import equivalent
 from conformance.facts import LONG_MAX, LONG_MIN
 from conformance.features import FEATURES, required_features
-from conformance.implementation import Implementation, load_implementation
+from conformance.implementation import Implementation, ImplementationFailure, load_implementation
 from conformance.observation import Error, Firing, GlobalWindow, InputWatermark, LateRecord, Observation, TimeWindow
 from conformance.observation_json import observation_from_json, observation_to_json
 from conformance.validation import CaseFormatError

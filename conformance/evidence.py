@@ -1,6 +1,6 @@
 """What a property test leaves behind for the report: the cases it ran, and why it failed.
 
-The property suite (`conformance/properties/`) and the run's pytest plug-in (`conformance/run.py`)
+The property suite (`conformance/properties/`) and the run's pytest plug-in (`conformance/runner/collector.py`)
 meet here. A property test
 
 - counts the features of every case it sends to the implementation (`FeatureTally`), and stores the
