@@ -4,7 +4,7 @@
 with it over stdin and stdout, one message a line (docs/protocol.md, schemas in docs/schemas/):
 
 1. the process says hello: `{"type": "hello", "protocol": "window-process/1", "name", "features",
-   "position_free"}`;
+   "position_free", "costly_calls"}`;
 2. the suite sends a run request: `{"type": "run", "id": N, "cases": [window-case/1, ...]}`;
 3. the process answers it: `{"type": "observations", "id": N, "observations": [window-observation/1,
    ...]}` with one observation per case in order, or `{"type": "error", "id": N, "message"}` when its
@@ -152,8 +152,13 @@ class Peer:
         return self.stderr_tail()
 
 
+#: The hello's optional flags, false when absent: position-free (no `at` in its observations) and
+#: costly calls (each request costs a job: the suite batches a property's cases, as for Spark).
+HELLO_FLAGS = ("position_free", "costly_calls")
+
+
 class Hello:
-    """What a process says when it starts: its name, features and whether it is position-free."""
+    """What a process says when it starts: its name, features and flags (`HELLO_FLAGS`)."""
 
     def __init__(self, message: dict[str, Any]) -> None:
         if message.get("type") != "hello":
@@ -161,27 +166,27 @@ class Hello:
         if message.get("protocol") != PROTOCOL:
             raise ProtocolFault(f"hello.protocol is {message.get('protocol')!r}; the suite speaks {PROTOCOL!r}")
         name, features = message.get("name"), message.get("features")
-        position_free = message.get("position_free", False)
         if not isinstance(name, str) or not name:
             raise ProtocolFault("hello.name must be a non-empty string")
         if not isinstance(features, list) or not all(isinstance(f, str) for f in features):
             raise ProtocolFault("hello.features must be an array of feature names")
-        if not isinstance(position_free, bool):
-            raise ProtocolFault("hello.position_free must be true or false")
-        unknown = sorted(set(message) - {"type", "protocol", "name", "features", "position_free"})
+        for flag in HELLO_FLAGS:
+            if not isinstance(message.get(flag, False), bool):
+                raise ProtocolFault(f"hello.{flag} must be true or false")
+        unknown = sorted(set(message) - {"type", "protocol", "name", "features", *HELLO_FLAGS})
         if unknown:
             raise ProtocolFault(f"hello has unknown fields: {', '.join(unknown)}")
-        self.name, self.features, self.position_free = name, frozenset(features), position_free
+        self.name, self.features = name, frozenset(features)
+        self.position_free, self.costly_calls = (message.get(flag, False) for flag in HELLO_FLAGS)
 
 
 class ProcessImplementation:
     """An implementation that runs in a process of its own, in any language (`exec:COMMAND`).
 
-    Every `run` call is one request; it costs the process's own work only, so calls are not batched
-    (`costly_calls = False`). `run_bounded` is the request with a deadline, which `run_within` uses.
+    Every `run` call is one request; `costly_calls` is the hello's (a process that starts a job per
+    request says so, and the suite batches). `run_bounded` is the request with a deadline, which
+    `run_within` uses.
     """
-
-    costly_calls = False
 
     def __init__(self, command: str, timeout: float = REQUEST_TIMEOUT) -> None:
         self.command, self.timeout = command, timeout
@@ -197,7 +202,7 @@ class ProcessImplementation:
             raise ImplementationNotFound(
                 f"{self.spec!r} is position-free (hello.position_free): the suite does not compare "
                 "observations without positions yet")
-        self.name, self.features = hello.name, hello.features
+        self.name, self.features, self.costly_calls = hello.name, hello.features, hello.costly_calls
 
     @property
     def spec(self) -> str:
@@ -254,9 +259,9 @@ class ProcessImplementation:
     def _restart(self) -> None:
         """A new process after a fault; it must be the implementation the suite loaded."""
         hello = self._start()
-        if (hello.name, hello.features) != (self.name, self.features):
+        if (hello.name, hello.features, hello.costly_calls) != (self.name, self.features, self.costly_calls):
             self._kill()
-            raise ProtocolFault(f"started again, it says hello as {hello.name!r} with other features")
+            raise ProtocolFault(f"started again, it says hello as {hello.name!r} with other features or flags")
 
     def _kill(self) -> str:
         """Kill the process, if one runs; the tail of its stderr."""

@@ -120,9 +120,19 @@ def test_a_hello_the_suite_cannot_use_is_a_usage_error(fields, problem):
         load_implementation(saying_hello(**fields))
 
 
-def test_a_hello_of_another_protocol_version_could_not_start():
-    with pytest.raises(ImplementationFailure, match="hello.protocol is 'window-process/2'; the suite speaks"):
-        load_implementation(saying_hello(protocol="window-process/2"))
+@pytest.mark.parametrize(("fields", "problem"), [
+    ({"protocol": "window-process/2"}, "hello.protocol is 'window-process/2'; the suite speaks"),
+    ({"costly_calls": "yes"}, "hello.costly_calls must be true or false"),
+    ({"version": 2}, "hello has unknown fields: version"),
+])
+def test_a_hello_that_breaks_the_protocol_could_not_start(fields, problem):
+    with pytest.raises(ImplementationFailure, match=problem):
+        load_implementation(saying_hello(**fields))
+
+
+def test_a_process_whose_requests_cost_a_job_says_so_in_its_hello():
+    assert load_implementation(saying_hello(costly_calls=True)).costly_calls
+    assert not load_implementation(saying_hello()).costly_calls
 
 
 def test_exec_without_a_command_is_a_usage_error():
