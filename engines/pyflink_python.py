@@ -29,9 +29,9 @@ operator does:
   `Watermark(Long.MAX_VALUE)`. Past `RUNAWAY_TIMERS` timers in one advance the case is `NEVER_ENDS`;
 - a firing's timestamp is the timestamp of the record or timer being processed, as `_emit_results`
   stamps it (Java's `WindowOperator` stamps `window.maxTimestamp()`): the adapter never corrects it;
-- a plain `Exception` raised while processing (PyFlink's way of failing the job, as the session merge
-  that would move a window behind the watermark) is the case's `runtime` error; any other exception
-  is a bug and propagates.
+- an exception raised while building the job is its rejection (`invalid_spec`), one raised while
+  processing fails the job (`runtime`), as any Python exception in the worker fails a PyFlink job: the
+  message is PyFlink's own, prefixed with its type unless PyFlink raised a plain `Exception`.
 
 Not declared, so never sent here: processing-time assigners and triggers (not translated yet), count
 windows (PyFlink's `count_window` fires `CountWindow`s with ids, which the contract's windows cannot
@@ -64,8 +64,8 @@ from conformance.case import (
     WindowSpec,
 )
 from conformance.facts import LONG_MAX, LONG_MIN, NEVER_ENDS, RUNAWAY_TIMERS
-from conformance.observation import Error, Firing, GlobalWindow, LateRecord, Observation, TimeWindow
 from conformance.implementation import ImplementationFailure
+from conformance.observation import Error, Firing, GlobalWindow, LateRecord, Observation, TimeWindow
 
 try:
     from pyflink.common.typeinfo import Types
@@ -499,7 +499,8 @@ class Run:
             self.advance(self.timers.processing_time_timers, time, self.operator.on_processing_time)
 
     def drive(self) -> None:
-        for self.at, event in enumerate(self.case.events):
+        for at, event in enumerate(self.case.events):
+            self.at = at
             if isinstance(event, Record):
                 self.process(event)
             elif isinstance(event, Watermark):
@@ -514,24 +515,20 @@ class Run:
         return Observation(tuple(self.firings), tuple(self.late), tuple(self.dropped), error)
 
 
-def pyflink_failure(error: Exception) -> bool:
-    """Whether PyFlink raised it to fail the job: PyFlink raises plain `Exception`s."""
-    return type(error) is Exception or isinstance(error, JobFailure)
+def message(error: Exception) -> str:
+    """How the failed job names its cause: PyFlink's own checks raise plain `Exception`s."""
+    return str(error) if type(error) in (Exception, JobFailure) else f"{type(error).__name__}: {error}"
 
 
 def run_case(case: Case) -> Observation:
     try:
         run = Run(case)
     except Exception as rejected:
-        if not pyflink_failure(rejected):
-            raise
-        return Observation.invalid_spec(str(rejected))
+        return Observation.invalid_spec(message(rejected))
     try:
         run.drive()
     except Exception as failed:
-        if not pyflink_failure(failed):
-            raise
-        return run.observation(Error("runtime", str(failed)))
+        return run.observation(Error("runtime", message(failed)))
     return run.observation()
 
 

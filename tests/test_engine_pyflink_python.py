@@ -1,0 +1,128 @@
+"""The `pyflink-python` engine: PyFlink 2.3's Python `WindowOperator` driven in-process.
+
+The translation is checked on hand cases (their observations are the reference's, Flink's where they
+agree), and every divergence from Flink 2.x that it shows is a case file under
+`cases/engines/pyflink-python/` that the README's section on PyFlink links: each differs on
+`pyflink-python` and agrees on `reference`.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from conformance import Case, load_implementation, record, tumbling, watermark
+from conformance.case import (
+    ContinuousEventTimeTrigger,
+    CountTrigger,
+    Global,
+    PurgingTrigger,
+    Session,
+    Sliding,
+)
+from conformance.case_json import case_files, load_cases
+from conformance.difference import difference
+from conformance.facts import NEVER_ENDS
+from conformance.features import required_features
+from conformance.observation import Firing, LateRecord, TimeWindow
+
+ROOT = Path(__file__).resolve().parent.parent
+DIVERGENCES = ROOT / "cases" / "engines" / "pyflink-python"
+#: Hand cases from `cases/` on which PyFlink's operator agrees with Flink.
+AGREEING = ["cases/tumbling", "cases/sliding/assignment.json"]
+
+
+@pytest.fixture(scope="module")
+def engine():
+    return load_implementation("pyflink-python")
+
+
+@pytest.fixture(scope="module")
+def reference():
+    return load_implementation("reference")
+
+
+def observe(engine, case: Case):
+    return engine.run([case])[0]
+
+
+def test_declares_what_pyflinks_python_api_offers(engine):
+    """Keyed `WindowedStream` in PyFlink has no `evictor`, and `count_window` fires `CountWindow`s the
+    contract cannot name; processing time and generated watermarks are not translated."""
+    assert engine.name == "pyflink-python"
+    assert not any(f.startswith(("evictor.", "watermark.", "channel.")) for f in engine.features)
+    assert {"assigner.count", "time.processing", "extreme_values", "channels"}.isdisjoint(engine.features)
+    assert {"assigner.tumbling", "assigner.sliding", "assigner.session", "assigner.global",
+            "late_side_output", "allowed_lateness"} <= engine.features
+
+
+def test_tumbling_window_fires_when_the_watermark_reaches_its_max_timestamp(engine):
+    case = Case(window=tumbling(10), events=[record("a", 1, ts=3), record("a", 2, ts=9), watermark(8), watermark(9)])
+    assert observe(engine, case).firings == (Firing(3, "a", TimeWindow(0, 10), 9, (1, 2), 9),)
+
+
+def test_late_record_is_dropped_through_the_operators_counter_or_sent_to_the_side_output(engine):
+    events = [record("a", 1, ts=3), watermark(9), record("a", 2, ts=4)]
+    dropped = observe(engine, Case(window=tumbling(10), events=events))
+    assert dropped.dropped == (LateRecord(2, "a", 2, 4),) and dropped.late == ()
+    side = observe(engine, Case(window=tumbling(10), events=events, late_side_output=True))
+    assert side.late == (LateRecord(2, "a", 2, 4),) and side.dropped == ()
+
+
+def test_sessions_merge_in_pyflinks_merging_window_set(engine):
+    case = Case(window=Session(5), events=[record("a", 1, ts=0), record("a", 2, ts=8), record("a", 3, ts=4)])
+    assert observe(engine, case).firings == (Firing(3, "a", TimeWindow(0, 13), 12, (1, 2, 3), 2**63 - 1),)
+
+
+def test_an_invalid_assigner_is_pyflinks_own_rejection(engine):
+    observation = observe(engine, Case(window=Sliding(10, 5, offset=5), events=[record("a", 1, ts=1)]))
+    assert observation.error.kind == "invalid_spec"
+    assert observation.error.message.startswith("SlidingEventTimeWindows parameters must satisfy")
+
+
+def test_timers_registered_while_firing_fire_in_the_same_watermark(engine):
+    """`InternalTimerServiceImpl.advanceWatermark`: ContinuousEventTimeTrigger(2) chains 2, 4, 6, 8, 9."""
+    case = Case(window=tumbling(10), trigger=ContinuousEventTimeTrigger(2), events=[record("k", 1, ts=0), watermark(9)])
+    assert [f.timestamp for f in observe(engine, case).firings] == [2, 4, 6, 8, 9]
+
+
+def test_a_trigger_that_fires_for_ever_is_stopped(engine):
+    case = Case(window=Global(), trigger=PurgingTrigger(ContinuousEventTimeTrigger(2**40)),
+                events=[record("a", 1, ts=0), record("a", 2, ts=1)])
+    observation = observe(engine, case)
+    assert observation.error.kind == "runtime" and observation.error.message == NEVER_ENDS
+
+
+@pytest.mark.parametrize("path", AGREEING)
+def test_hand_cases_agree_with_flink(engine, path):
+    cases = [c for p in case_files([ROOT / path]) for c in load_cases(p) if required_features(c) <= engine.features]
+    assert cases, f"{path} has no case pyflink-python supports"
+    for case, observation in zip(cases, engine.run(cases), strict=True):
+        assert not difference(case.expected, observation, len(case.events)), case.name
+
+
+def divergence_cases() -> list[tuple[str, int, Case]]:
+    return [(p.name, i, c) for p in sorted(DIVERGENCES.glob("*.json")) for i, c in enumerate(load_cases(p))]
+
+
+@pytest.mark.parametrize("name, index, case", divergence_cases(), ids=lambda v: v if isinstance(v, str) else None)
+def test_each_divergence_differs_on_pyflink_and_agrees_on_the_reference(engine, reference, name, index, case):
+    assert required_features(case) <= engine.features
+    assert difference(case.expected, observe(engine, case), len(case.events)), f"{name}#{index} no longer differs"
+    assert not difference(case.expected, observe(reference, case), len(case.events))
+
+
+def test_the_readme_links_exactly_the_divergence_files():
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## What changes when a Flink job moves to PyFlink's Python window operator", 1)[1]
+    section = section.split("\n## ", 1)[0]
+    linked = set(re.findall(r"\(cases/engines/pyflink-python/([\w.-]+\.json)\)", section))
+    assert linked == {p.name for p in DIVERGENCES.glob("*.json")}
+
+
+def test_a_count_trigger_merges_its_counts_across_sessions(engine):
+    case = Case(window=Session(10), trigger=PurgingTrigger(CountTrigger(3)),
+                events=[record("a", 1, ts=0), record("a", 2, ts=16), record("a", 3, ts=8)])
+    assert [(f.at, f.window, f.values) for f in observe(engine, case).firings] == [(2, TimeWindow(0, 26), (1, 2, 3))]
