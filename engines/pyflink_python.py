@@ -31,7 +31,9 @@ operator does:
   stamps it (Java's `WindowOperator` stamps `window.maxTimestamp()`): the adapter never corrects it;
 - an exception raised while building the job is its rejection (`invalid_spec`), one raised while
   processing fails the job (`runtime`), as any Python exception in the worker fails a PyFlink job: the
-  message is PyFlink's own, prefixed with its type unless PyFlink raised a plain `Exception`.
+  message is PyFlink's own, prefixed with its type unless PyFlink raised a plain `Exception`. A
+  sliding assigner with more than `MAX_WINDOW_NUM` windows an element (Flink rejects it, PyFlink builds
+  them all for every element) is stopped at the first record with a runtime error that says so.
 
 Not declared, so never sent here: processing-time assigners and triggers (not translated yet), count
 windows (PyFlink's `count_window` fires `CountWindow`s with ids, which the contract's windows cannot
@@ -63,7 +65,7 @@ from conformance.case import (
     Watermark,
     WindowSpec,
 )
-from conformance.facts import LONG_MAX, LONG_MIN, NEVER_ENDS, RUNAWAY_TIMERS
+from conformance.facts import LONG_MAX, LONG_MIN, MAX_WINDOW_NUM, NEVER_ENDS, RUNAWAY_TIMERS
 from conformance.implementation import ImplementationFailure
 from conformance.observation import Error, Firing, GlobalWindow, LateRecord, Observation, TimeWindow
 
@@ -428,6 +430,14 @@ class JobFailure(Exception):
     """The case's job failed: PyFlink raised, or it would never end."""
 
 
+def too_many_windows(window: Sliding) -> str:
+    """Flink's `SlidingEventTimeWindows` constructor rejects `size / slide > MAX_WINDOW_NUM`; PyFlink's
+    checks nothing and builds the list of `size / slide` windows for every element, which takes gigabytes
+    and minutes each: the case is stopped at its first record, a difference from Flink's rejection."""
+    return (f"PyFlink's SlidingEventTimeWindows assigns {-(-window.size // window.slide):,} windows to every "
+            f"element (Flink rejects more than {MAX_WINDOW_NUM:,}): too many to run (stopped)")
+
+
 @dataclass
 class Run:
     """One case through one `WindowOperator`, with the JVM's part played here."""
@@ -471,6 +481,9 @@ class Run:
                 self.firings.append(Firing(self.at, output.key, fired, timestamp, output.values, output.watermark))
 
     def process(self, record: Record) -> None:
+        window = self.case.window
+        if isinstance(window, Sliding) and window.size > MAX_WINDOW_NUM * window.slide:
+            raise JobFailure(too_many_windows(window))
         self.record = record
         self.backend.set_current_key(record.key)
         self.collect(self.operator.process_element(record, record.ts), record.ts)
