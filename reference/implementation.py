@@ -1,8 +1,8 @@
 """The reference as an `Implementation`: each case driven through a modelled `WindowOperator`.
 
 The driver plays the part of Flink's input: a watermark that does not increase is ignored (as the
-`StatusWatermarkValve` ignores it), a `processing_time` event sets the clock as the test harness's
-`setProcessingTime` does (firing every timer due by then), and a bounded input ends with
+`StatusWatermarkValve` ignores it), a `processing_time` event moves the clock (firing every timer it has
+passed), and a bounded input ends with
 `Watermark(Long.MAX_VALUE)`. Between the case's channels and the operator stand the channels' watermark
 generators and the `StatusWatermarkValve` (`reference/watermarks/`); every watermark the operator
 receives is recorded when the case observes them.
@@ -90,10 +90,9 @@ def drive(case: Case, operator: WindowOperator, inputs: OperatorInputs, collecto
         elif event_type is Watermark:
             inputs.process_watermark(event)
         elif event_type is ProcessingTime:
-            # Like the test harness's `setProcessingTime`: the clock never goes back, and timers due by
-            # now fire, also those registered for a time already past (which Flink fires at once).
-            # The channels' periodic timers are other tasks' in Flink; the case fixes one order: the
-            # operator's own timers first, then the watermarks the channels emit.
+            # The clock never goes back, and the timers it has passed fire. The channels' periodic timers
+            # are other tasks' in Flink; the case fixes one order: the operator's own timers first, then
+            # the watermarks the channels emit.
             now = max(event.time, operator.timers.current_processing_time)
             operator.advance_processing_time(now)
             inputs.advance_processing_time(now)
@@ -101,6 +100,8 @@ def drive(case: Case, operator: WindowOperator, inputs: OperatorInputs, collecto
             inputs.process_watermark_status(event)
         elif event_type is EndOfChannel:
             inputs.end_channel(event.channel)
+        # A timer registered for a time already past has delay 0: its mail runs before the next input.
+        operator.advance_processing_time(operator.timers.current_processing_time)
     collector.at = len(case.events)
     if case.end_of_input and inputs.open_channels and inputs.valve.last_output_watermark < LONG_MAX:
         listener.end_of_input(collector.at)

@@ -3,7 +3,8 @@
 Models `InternalTimerServiceImpl`. A timer is `(timestamp, key, window)`; registering one that exists
 does nothing (timers are deduplicated), deleting one removes it. `advance_watermark(t)` first sets the
 current watermark to `t`, then fires every event-time timer with `timestamp <= t` in timestamp order,
-timers registered while firing included. Processing time advances the same way. The order of timers
+timers registered while firing included. Processing time advances the same way, except that a
+timer for t fires once the clock has passed t, as in a real task. The order of timers
 with equal timestamps is unspecified in Flink; here they fire in registration order.
 """
 
@@ -88,9 +89,16 @@ class InternalTimerService:
         _fire_due(self.event_time_timers, time, on_event_time)
 
     def advance_processing_time(self, time: int, on_processing_time: TimerCallback) -> None:
-        """The clock moves to `time`; due processing-time timers fire in timestamp order."""
+        """The clock moves to `time`; the processing-time timers it has passed fire in timestamp order.
+
+        A timer for t fires once the clock reads more than t, as in a real task:
+        `SystemProcessingTimeService.registerTimer(t)` waits `ProcessingTimeServiceUtil.getProcessingTimeDelay(t,
+        now)`, that is `t - now + 1` ms (0 for a time already past), so that a record arriving while the
+        clock reads t comes before the timer for t. (`TestProcessingTimeService`, behind Flink's own
+        operator tests, fires it at t, a millisecond earlier than any real task.)
+        """
         self.current_processing_time = time
-        _fire_due(self.processing_time_timers, time, on_processing_time)
+        _fire_due(self.processing_time_timers, time - 1, on_processing_time)
 
 
 def _fire_due(queue: TimerQueue, time: int, callback: TimerCallback) -> None:

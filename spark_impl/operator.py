@@ -227,8 +227,10 @@ class KeyedWindowOperator:
             self._on_timer(*timer, triggers.on_event_time, cleans_up=self.spec.is_event_time)
 
     def advance_processing_time(self, time: int) -> None:
+        """The clock moves to `time` (never back); a timer for t fires once the clock has passed t, as
+        `SystemProcessingTimeService` schedules it `t - now + 1` ms ahead (at once when t is past)."""
         self.processing_time = max(self.processing_time, time)
-        for timer in self.processing_timers.due(self.processing_time):
+        for timer in self.processing_timers.due(self.processing_time - 1):
             self._on_timer(*timer, triggers.on_processing_time, cleans_up=not self.spec.is_event_time)
 
     # --- MergingWindowSet ---------------------------------------------------------------------
@@ -294,6 +296,8 @@ def simulate(spec: OperatorSpec, key: str, events) -> Outputs:
             op.at = at
             if kind == RECORD:
                 op.process_element(value, ts)
+                # A timer it registered for a time already past fires at once, before the next input.
+                op.advance_processing_time(op.processing_time)
             elif kind == WATERMARK:
                 op.advance_watermark(ts)
             else:
