@@ -119,7 +119,7 @@ class EventTimeTrigger(Trigger):
 
 
 class ProcessingTimeTrigger(Trigger):
-    """`ProcessingTimeTrigger`: fires when processing time reaches the window's `maxTimestamp`."""
+    """`ProcessingTimeTrigger`: fires once processing time passes the window's `maxTimestamp` (see `timers.py`)."""
 
     can_merge = True
 
