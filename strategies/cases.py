@@ -99,7 +99,10 @@ def extreme_cases(draw, features=None, *, max_steps: int = 10) -> Case:
         spec = replace(spec, allowed_lateness=draw(st.integers(LONG_MAX - 10, LONG_MAX)))
     negative = "negative_timestamps" in features
     frame = long_range_frame(time_unit(spec.window), negative)
-    events = list(draw(out_of_order_streams(spec, features=features, max_steps=max_steps, frame=frame)))
+    # Without the rare stream families: a long stream or a far jump of windows that wrap around the
+    # range multiplies the windows Flink's loops yield (up to the contract's limit for each element).
+    events = list(draw(out_of_order_streams(spec, features=features, max_steps=max_steps, frame=frame,
+                                            families=False)))
     if negative and draw(st.sampled_from([False, True])):
         # Long.MIN_VALUE is Flink's "record has no timestamp" marker: the job fails on it.
         at = draw(st.integers(0, len(events)))

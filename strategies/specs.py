@@ -76,13 +76,14 @@ class Scale:
     """The magnitudes of a specification: `sizes` for sizes, slides and gaps, `intervals(unit)` for
     continuous triggers, and `ceiling`, which no window parameter exceeds (a sliding window's size a
     few slides long included). Continuous triggers are drawn only for windows of a unit up to
-    `continuous_up_to`."""
+    `continuous_up_to`; `reaches_long_max`: the scale's times reach `Long.MAX_VALUE`."""
 
     name: str
     sizes: Callable[[], st.SearchStrategy[int]]
     ceiling: int
     intervals: Callable[[int], st.SearchStrategy[int]]
     continuous_up_to: int = LONG_MAX
+    reaches_long_max: bool = False
 
 
 SMALL = Scale("small", small_sizes, LONG_MAX, lambda unit: quarter_to_twice(unit, LONG_MAX))
@@ -98,7 +99,7 @@ BAND = Scale("near 2^62", lambda: st.integers(EXTREME - 2**20, EXTREME - 1) | st
 EXTREME_SCALE = Scale(
     "extreme",
     lambda: st.integers(EXTREME, LONG_MAX) | st.sampled_from([EXTREME, LONG_MAX - 1, LONG_MAX]) | small_sizes(),
-    LONG_MAX, lambda unit: st.integers(EXTREME, LONG_MAX))
+    LONG_MAX, lambda unit: st.integers(EXTREME, LONG_MAX), reaches_long_max=True)
 
 
 @dataclass(frozen=True)
@@ -270,12 +271,13 @@ def trigger_kinds(window: WindowSpec, d: Drawing, depth: int = 0) -> list[type]:
     `EventTimeTrigger` and `ProcessingTimeTrigger` need time windows, `NeverTrigger` is the global
     window's (on sessions Flink rejects it when the job is built: see `window_specs`). A
     `ContinuousEventTimeTrigger` on the global window fires every interval up to `Long.MAX_VALUE` at
-    the end of input, without end (`fires_until_wrap`): only in cases without end of input.
+    the end of input, without end (`fires_until_wrap`): only in cases without end of input, and not
+    at a scale whose times reach `Long.MAX_VALUE`.
     `PurgingTrigger`s nest up to `PURGING_DEPTH`.
     """
     if isinstance(window, Global):
         kinds = [CountTrigger, NeverTrigger, ContinuousProcessingTimeTrigger]
-        if "unbounded_input" in d.features:
+        if "unbounded_input" in d.features and not d.scale.reaches_long_max:
             kinds += [ContinuousEventTimeTrigger] * 2
     else:
         # The triggers that keep state across elements and merge it for sessions (CountTrigger,

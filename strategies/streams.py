@@ -182,9 +182,12 @@ class Shape:
         return st.integers(0, len(self.keys) - 1)
 
 
+#: One to three plain keys.
+PLAIN_KEY_SETS = st.integers(1, 3).map(lambda n: KEYS[:n])
+
 #: One to three plain keys mostly; sometimes four to eight, sometimes keys that look alike.
 KEY_SETS = weighted(
-    (13, st.integers(1, 3).map(lambda n: KEYS[:n])),
+    (13, PLAIN_KEY_SETS),
     (1, st.integers(4, len(KEYS)).map(lambda n: KEYS[:n])),
     (2, st.sampled_from(LOOK_ALIKE_KEYS)),
 )
@@ -194,14 +197,15 @@ FIRST_VALUES = weighted((15, st.just(1)), (1, st.sampled_from(LARGE_FIRST_VALUES
 
 
 @st.composite
-def shapes(draw, spec: Case, *, max_steps: int) -> Shape:
-    """The structure of a stream for `spec`, each rare family once in ten to forty streams."""
+def shapes(draw, spec: Case, *, max_steps: int, families: bool = True) -> Shape:
+    """The structure of a stream for `spec`; with `families`, each rare family once in ten to forty
+    streams."""
     unit = time_unit(spec.window)
-    keys = draw(KEY_SETS, label="keys")
+    keys = draw(KEY_SETS if families else PLAIN_KEY_SETS, label="keys")
     # Lagging watermarks: records and the watermark trail the clock by many windows.
-    disorder = draw(weighted((15, st.integers(0, 2 * unit)), (1, st.integers(10 * unit, 50 * unit))))
-    first_value = draw(FIRST_VALUES)
-    long = draw(one_in(40), label="long stream")
+    disorder = draw(weighted((15, st.integers(0, 2 * unit)), (int(families), st.integers(10 * unit, 50 * unit))))
+    first_value = draw(FIRST_VALUES) if families else 1
+    long = families and draw(one_in(40), label="long stream")
     min_steps, most = LONG_STEPS if long else (1, max_steps)
     return Shape(
         keys=keys, disorder=disorder, unit=unit, first_value=first_value, min_steps=min_steps,
@@ -210,8 +214,8 @@ def shapes(draw, spec: Case, *, max_steps: int) -> Shape:
         # A continuous event-time trigger on the global window fires once for every interval the
         # watermark passes: a jump of a thousand windows costs thousands of firings, and the end of
         # event time firings without end.
-        far_jumps=not fires_until_wrap(spec) and draw(one_in(16)),
-        end_of_time=not fires_until_wrap(spec) and draw(one_in(10)),
+        far_jumps=families and not fires_until_wrap(spec) and draw(one_in(16)),
+        end_of_time=families and not fires_until_wrap(spec) and draw(one_in(10)),
     )
 
 
@@ -585,17 +589,17 @@ def steps(draw, shape: Shape) -> Step:
 
 @st.composite
 def out_of_order_streams(draw, spec: Case, *, features=None, max_steps: int = MAX_STEPS,
-                         frame: Frame | None = None) -> tuple[Event, ...]:
+                         frame: Frame | None = None, families: bool = True) -> tuple[Event, ...]:
     """The events of a stream for `spec`: several keys, bounded disorder, late bursts, watermarks on
     the edges, ignored watermarks, processing-time advances, and now and then many or look-alike
     keys, values beyond 2^53, a long stream, lagging or far-jumping watermarks or `Long.MAX_VALUE`.
     Negative times only when `features` includes `negative_timestamps`; times within `frame`
-    (default: near 0).
+    (default: near 0); without `families`, none of the rare stream families.
 
     Shrinks towards fewer steps (any step can go), then towards one plain key, records near the
     clock, small lags and a clock starting near 0."""
     features = supported(features)
-    shape = draw(shapes(spec, max_steps=max_steps))
+    shape = draw(shapes(spec, max_steps=max_steps, families=families))
     # A list drawn on its own is short (two or three past its least length on average): draw its
     # least length first, up to two thirds of the most, so streams average half the most steps.
     least = draw(st.integers(shape.min_steps, max(shape.min_steps, 2 * shape.max_steps // 3)), label="least steps")
