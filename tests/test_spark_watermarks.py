@@ -220,12 +220,14 @@ def test_flink_windows_generates_and_merges_watermarks_by_hand():
 
 
 @pytest.mark.spark
-def test_flink_windows_with_idleness_matches_the_case_of_the_same_stream():
+@pytest.mark.parametrize("generator", [BoundedOutOfOrdernessTimestampExtractor(5, interval=100, idleness=150),
+                                       MonotonousWatermarks(interval=100, punctuated=True, idleness=150)],
+                         ids=["periodic", "punctuated"])
+def test_flink_windows_with_idleness_matches_the_case_of_the_same_stream(generator):
     from spark_impl import flink_windows
 
     rows = [(0, "a", 50, 1, 0, 0), (1, "b", 10, 2, 1, 0), (2, "a", 200, 3, 0, 100), (3, "a", 210, 4, 0, 200),
             (4, "b", 300, 5, 0, 300), (5, "a", 420, 6, 0, 400), (6, "b", 150, 7, 1, 450)]
-    generator = BoundedOutOfOrdernessTimestampExtractor(5, interval=100, idleness=150)
     out = flink_windows(api_events(rows), tumbling(100), channel="channel", channels=2, processing_time="pt",
                         watermarks=generator, late_side_output=True)
     events, clock = [], 0
