@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
-from conformance.case import Case, record, session, tumbling, watermark
+from conformance.case import BoundedOutOfOrdernessWatermarks, Case, record, session, tumbling, watermark
 from conformance.implementation import load_implementation
 from conformance.mutation.catalogue import CATALOGUE, MUTANTS, Mutant, Patch
 from conformance.mutation.loader import PatchError, check_patches, load_mutant, patched_source
@@ -68,3 +70,13 @@ def test_the_suite_kills_a_mutant(name):
     result = run_mutant(MUTANTS[name], profile="ci", timeout=300)
     assert result.killed, result.detail
     assert result.killed_by.startswith("test_") and result.rule
+
+
+def test_a_mutants_copy_holds_the_subpackages_too():
+    """The copy's `watermarks` modules are the copy's: an `InvalidSpec` they raise is the one the copy's
+    driver catches (a real `reference` module in the copy would raise past it)."""
+    case = Case(window=tumbling(10), watermark_generator=BoundedOutOfOrdernessWatermarks(-1),
+                events=[record("a", 1, 5)])
+    [observation] = load_mutant("max_timestamp_is_end").run([case])
+    assert observation.error is not None and observation.error.kind == "invalid_spec"
+    assert "_mutant_max_timestamp_is_end.watermarks.valve" in sys.modules

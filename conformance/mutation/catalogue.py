@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Patch:
-    module: str  # under `reference/`, without `.py`
+    module: str  # dotted, below `reference`: `operator`, `watermarks.valve`
     function: str  # qualified name in the module: `Class.method` or `function`
     original: str
     replacement: str
@@ -100,12 +100,17 @@ CATALOGUE = [
             "    _fire_due(self.event_time_timers, time, on_event_time)\n",
             "    _fire_due(self.event_time_timers, time, on_event_time)\n"
             "    self.current_watermark = time\n")),
-    mutant("lower_watermarks_not_ignored", "a watermark lower than the current one moves it back",
-           ("implementation", "drive", "if event.timestamp <= last_watermark:",
-            "if event.timestamp == last_watermark:")),
+    mutant("lower_watermarks_not_ignored", "a watermark lower than the current one moves it back (the "
+                                           "input and the StatusWatermarkValve let it through)",
+           ("watermarks.inputs", "OperatorInputs.process_watermark", "watermark.timestamp <= status.watermark",
+            "watermark.timestamp == status.watermark"),
+           ("watermarks.valve", "StatusWatermarkValve.input_watermark", "watermark <= status.watermark",
+            "watermark == status.watermark"),
+           ("watermarks.valve", "StatusWatermarkValve.find_and_output_new_min_watermark_across_aligned_channels",
+            "min(aligned) > self.last_output_watermark", "min(aligned) != self.last_output_watermark")),
     mutant("processing_timers_fire_at_end_of_input", "the end of input also fires processing-time timers",
-           ("implementation", "drive", "        operator.process_watermark(LONG_MAX)\n",
-            "        operator.process_watermark(LONG_MAX)\n"
+           ("implementation", "drive", "        inputs.end_of_input()\n",
+            "        inputs.end_of_input()\n"
             "        operator.advance_processing_time(LONG_MAX)\n")),
     # --- triggers ------------------------------------------------------------------------------
     mutant("event_time_trigger_no_late_firing", "EventTimeTrigger registers a timer for a passed window "

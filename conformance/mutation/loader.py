@@ -2,8 +2,9 @@
 
 The copy is imported under its own package name (`_mutant_<name>`) from the reference's source
 files, patched in memory: nothing on disk changes, the real `reference` package stays as it is (the
-differential property still compares with it), and every module of the copy imports the copy's
-modules, so a patched class is the one the mutant's operator uses.
+differential property still compares with it), and every module of the copy, subpackages such as
+`watermarks` included, imports the copy's modules, so a patched class is the one the mutant's operator
+uses and the copy's errors are the ones its driver catches.
 """
 
 from __future__ import annotations
@@ -30,6 +31,15 @@ def reference_dir() -> Path:
     spec = importlib.util.find_spec(REFERENCE)
     assert spec is not None and spec.submodule_search_locations, "the reference package is not installed"
     return Path(next(iter(spec.submodule_search_locations)))
+
+
+def module_file(directory: Path, module: str) -> tuple[Path, bool]:
+    """The source of reference module `module` (dotted below the package: `operator`,
+    `watermarks.valve`; `""` for the package itself) and whether it is a package."""
+    base = directory.joinpath(*module.split(".")) if module else directory
+    if (base / "__init__.py").exists():
+        return base / "__init__.py", True
+    return base.with_suffix(".py"), False
 
 
 def function_lines(source: str, qualname: str) -> tuple[int, int] | None:
@@ -88,20 +98,20 @@ class _MutantPackage(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def find_spec(self, fullname, path=None, target=None):
         if fullname != self.package and not fullname.startswith(self.package + "."):
             return None
-        module = fullname[len(self.package) + 1:] or "__init__"
-        origin = self.directory / f"{module}.py"
+        origin, is_package = module_file(self.directory, fullname[len(self.package) + 1:])
         if not origin.exists():
             return None
+        # A subpackage's modules are found here too (its search path stays empty for other finders),
+        # so that they are patched and import the copy.
         return importlib.util.spec_from_file_location(
-            fullname, origin, loader=self,
-            submodule_search_locations=[] if module == "__init__" else None)
+            fullname, origin, loader=self, submodule_search_locations=[] if is_package else None)
 
     def create_module(self, spec):
         return None
 
     def exec_module(self, module) -> None:
-        name = module.__name__[len(self.package) + 1:] or "__init__"
-        source = patched_source(self.mutant, name, (self.directory / f"{name}.py").read_text(encoding="utf-8"))
+        name = module.__name__[len(self.package) + 1:]
+        source = patched_source(self.mutant, name, Path(module.__spec__.origin).read_text(encoding="utf-8"))
         # The copy's modules import each other, not the real reference package.
         source = re.sub(rf"\bfrom {REFERENCE}\b", f"from {self.package}", source)
         exec(compile(source, f"{module.__spec__.origin} [mutant {self.mutant.name}]", "exec"), module.__dict__)
@@ -112,7 +122,7 @@ def check_patches(mutant: Mutant) -> None:
     once, and every patched module still compiles."""
     directory = reference_dir()
     for module in {p.module for p in mutant.patches}:
-        source = patched_source(mutant, module, (directory / f"{module}.py").read_text(encoding="utf-8"))
+        source = patched_source(mutant, module, module_file(directory, module)[0].read_text(encoding="utf-8"))
         try:
             compile(source, f"reference/{module}.py [mutant {mutant.name}]", "exec")
         except SyntaxError as e:
