@@ -1,0 +1,276 @@
+"""Cases whose watermarks Flink makes: generators per channel, the valve, idleness, channels that end.
+
+`generated_watermark_cases(features=...)` draws a tumbling, sliding or session event-time window (as
+the features allow) and a stream over 1 to 4 input channels, in one of two modes:
+
+- *generator*: a `watermark_generator` of every type (`WatermarkStrategy.forBoundedOutOfOrderness`,
+  `forMonotonousTimestamps`, the legacy `BoundedOutOfOrdernessTimestampExtractor` and
+  `AscendingTimestampExtractor`), periodic (intervals from 0) or punctuated, with or without
+  `withIdleness`, and bounds of 0, small, or near `Long.MAX_VALUE` (with `extreme_values`); the stream
+  holds records and processing-time advances (steps, and jumps across several intervals);
+- *explicit*: the case's own `watermark` events on each channel, with `watermark_status` events.
+
+In both, channels are skewed (each has its own lag behind the stream's frontier), a channel may fall
+silent, come back behind the others, or end early (`end_of_channel`). The stream is a `st.lists` of
+small typed steps, each of which the shrinker can delete; `hypothesis.event()` labels each family.
+Every case drawn fits: `conformance.features.required_features(case) <= features`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from hypothesis import event
+from hypothesis import strategies as st
+from hypothesis.errors import InvalidArgument
+
+from conformance.case import (
+    GENERATORS,
+    BoundedOutOfOrdernessTimestampExtractor,
+    BoundedOutOfOrdernessWatermarks,
+    Case,
+    EndOfChannel,
+    Event,
+    ProcessingTime,
+    Record,
+    Watermark,
+    WatermarkGenerator,
+    WatermarkStatus,
+    session,
+    sliding,
+    tumbling,
+)
+from conformance.facts import LONG_MAX
+from conformance.features import required_features
+from strategies.features import supported
+from strategies.weights import one_in, weighted
+
+Mode = Literal["generator", "explicit"]
+
+#: The most steps a stream has: enough for a silence, a comeback and an end on several channels.
+MAX_STEPS = 16
+
+#: Where the stream's frontier starts: far enough above 0 that channels lagging behind it stay >= 0.
+START = 1000
+
+
+@dataclass(frozen=True)
+class Emit:
+    """A record on `channel`, `lag` ms behind that channel's own frontier (its disorder)."""
+
+    channel: int
+    lag: int
+
+
+@dataclass(frozen=True)
+class Ahead:
+    """The stream's frontier moves `by` ms ahead (event time)."""
+
+    by: int
+
+
+@dataclass(frozen=True)
+class Advance:
+    """Processing time advances by `by` ms (a step), or by `intervals` whole intervals and `by` (a jump)."""
+
+    by: int
+    intervals: int = 0
+
+
+@dataclass(frozen=True)
+class Behind:
+    """A record on `channel` far behind every other channel (a channel that comes back late)."""
+
+    channel: int
+    lag: int
+
+
+@dataclass(frozen=True)
+class Mark:
+    """An explicit `Watermark` on `channel`, `lag` ms behind its frontier (explicit mode)."""
+
+    channel: int
+    lag: int
+
+
+@dataclass(frozen=True)
+class Status:
+    """A `watermark_status` event: `channel` goes idle or active (explicit mode)."""
+
+    channel: int
+    idle: bool
+
+
+@dataclass(frozen=True)
+class End:
+    """`end_of_channel`: `channel` ends; its later steps are dropped."""
+
+    channel: int
+
+
+Step = Emit | Ahead | Advance | Behind | Mark | Status | End
+
+
+def bounds(features: frozenset[str]) -> st.SearchStrategy[int]:
+    """0, small, or (with `extreme_values`) near `Long.MAX_VALUE`; shrinks to 0."""
+    near_max = (1, st.integers(LONG_MAX - 10, LONG_MAX)) if "extreme_values" in features else (0, st.nothing())
+    branches = [(3, st.just(0)), (6, st.integers(1, 50))] + ([near_max] if near_max[0] else [])
+    return weighted(*branches)
+
+
+@st.composite
+def generators(draw, features: frozenset[str]) -> WatermarkGenerator:
+    """A generator of a type, an emission and an idleness the features allow."""
+    kinds = [k for k in GENERATORS if k.feature.name in features]
+    emissions = [p for p, name in ((False, "watermark.periodic"), (True, "watermark.punctuated")) if name in features]
+    if not kinds or not emissions:
+        raise InvalidArgument("generator mode needs a watermark.* generator and an emission feature")
+    kind = draw(st.sampled_from(kinds))
+    options = {"punctuated": draw(st.sampled_from(emissions)),
+               "interval": draw(weighted((4, st.integers(1, 50)), (1, st.just(0)))),
+               "idleness": draw(weighted((1, st.none()), (1, st.integers(1, 60))))
+               if "watermark.idleness" in features else None}
+    if kind in (BoundedOutOfOrdernessWatermarks, BoundedOutOfOrdernessTimestampExtractor):
+        return kind(draw(bounds(features)), **options)
+    return kind(**options)
+
+
+def step_kinds(mode: Mode, channels: int, features: frozenset[str]) -> st.SearchStrategy[type]:
+    """Records most often; clock steps in generator mode, watermarks and statuses in explicit mode."""
+    several = channels > 1
+    kinds = [(8, Emit), (3, Ahead)]
+    kinds += [(4, Advance)] if mode == "generator" else [(4, Mark)]
+    kinds += [(1, Behind)] if several else []
+    kinds += [(1, Status)] if several and mode == "explicit" and "channel.status" in features else []
+    kinds += [(1, End)] if several and "channel.end" in features else []
+    return weighted(*((w, st.just(k)) for w, k in kinds))
+
+
+@st.composite
+def steps(draw, mode: Mode, channels: int, features: frozenset[str]) -> Step:
+    kind = draw(step_kinds(mode, channels, features))
+    channel = draw(st.integers(0, channels - 1))
+    if kind is Emit:
+        return Emit(channel, draw(weighted((3, st.just(0)), (3, st.integers(1, 20)), (1, st.integers(21, 200)))))
+    if kind is Ahead:
+        return Ahead(draw(st.integers(1, 50)))
+    if kind is Advance:
+        return Advance(draw(st.integers(0, 60)), draw(weighted((3, st.just(0)), (1, st.integers(2, 5)))))
+    if kind is Behind:
+        return Behind(channel, draw(st.integers(100, 500)))
+    if kind is Mark:
+        return Mark(channel, draw(weighted((2, st.just(0)), (2, st.integers(1, 30)))))
+    if kind is Status:
+        return Status(channel, draw(st.booleans()))
+    return End(channel)
+
+
+def play(steps_: list[Step], skews: list[int], interval: int, negative: bool) -> list[Event]:
+    """The events of `steps_`: each channel's frontier is the stream's minus its skew; nothing follows
+    a channel's end; processing time only moves forward."""
+    frontier, now, ended, events = START, 0, set(), []
+    for step in steps_:
+        channel = getattr(step, "channel", None)
+        if channel in ended:
+            continue
+        match step:
+            case Ahead(by):
+                frontier += by
+            case Advance(by, intervals):
+                now += by + intervals * interval
+                events.append(ProcessingTime(now))
+            case Emit(_, lag) | Behind(_, lag):
+                ts = frontier - skews[channel] - lag
+                events.append(Record("a", len(events) + 1, ts if negative else max(0, ts), channel))
+            case Mark(_, lag):
+                events.append(Watermark(frontier - skews[channel] - lag, channel))
+            case Status(_, idle):
+                events.append(WatermarkStatus(channel, idle))
+            case End():
+                ended.add(channel)
+                events.append(EndOfChannel(channel))
+    return events
+
+
+def windows(features: frozenset[str]) -> st.SearchStrategy:
+    """A small event-time window of a kind the features allow."""
+    options = []
+    if "assigner.tumbling" in features:
+        options.append(st.sampled_from([1, 5, 10, 100]).map(tumbling))
+    if "assigner.sliding" in features:
+        options.append(st.sampled_from([5, 10, 50]).map(lambda slide: sliding(2 * slide, slide)))
+    if "assigner.session" in features:
+        options.append(st.sampled_from([5, 30]).map(session))
+    if not options:
+        raise InvalidArgument("generated_watermark_cases needs a tumbling, sliding or session assigner")
+    return st.one_of(options)
+
+
+def modes(features: frozenset[str]) -> list[Mode]:
+    found: list[Mode] = []
+    if any(k.feature.name in features for k in GENERATORS):
+        found.append("generator")
+    if "channels" in features:
+        found.append("explicit")
+    return found
+
+
+def report(case: Case) -> None:
+    """Label the case's families with `hypothesis.event()`."""
+    generator, events = case.watermark_generator, case.events
+    if generator is None:
+        event("watermarks: explicit, on several channels" if case.channels > 1 else "watermarks: explicit")
+    else:
+        event(f"watermarks: generator {generator.tag}")
+        event("watermarks: punctuated" if generator.punctuated
+              else f"watermarks: periodic{', interval 0' if generator.interval == 0 else ''}")
+        if generator.idleness is not None:
+            event("watermarks: with idleness")
+        bound = getattr(generator, "bound", None)
+        if bound == 0:
+            event("watermarks: bound 0")
+        elif bound is not None and bound > LONG_MAX // 2:
+            event("watermarks: bound near Long.MAX_VALUE")
+        times = [e.time for e in events if isinstance(e, ProcessingTime)]
+        steps_ = zip([0, *times], times, strict=False)
+        if generator.interval and any(b - a >= 2 * generator.interval for a, b in steps_):
+            event("watermarks: clock jumps across several intervals")
+    if any(isinstance(e, WatermarkStatus) for e in events):
+        event("watermarks: watermark_status events")
+    if any(isinstance(e, EndOfChannel) for e in events):
+        event("watermarks: a channel ends early")
+    if case.channels > 1:
+        heard = {e.channel for e in events if isinstance(e, Record | Watermark)}
+        if len(heard) < case.channels:
+            event("watermarks: a channel falls silent")
+
+
+@st.composite
+def generated_watermark_cases(draw, features=None, *, mode: Mode | None = None, channels: int | None = None,
+                              max_steps: int = MAX_STEPS) -> Case:
+    """A watermark case that fits `features`; `mode` and `channels` fix what is otherwise drawn.
+
+    Shrinks towards one channel, the first generator type with periodic emission, no idleness and
+    bound 0, no skew, and a short stream (any step can be deleted; records shrink to no disorder)."""
+    features = supported(features)
+    allowed = modes(features)
+    if mode is not None:
+        if mode not in allowed:
+            raise InvalidArgument(f"mode {mode!r} needs features the implementation does not declare")
+        allowed = [mode]
+    if not allowed:
+        raise InvalidArgument("generated_watermark_cases needs a watermark.* generator or 'channels'")
+    chosen: Mode = draw(st.sampled_from(allowed))
+    most = 4 if "channels" in features else 1
+    count = channels if channels is not None else draw(st.integers(2 if chosen == "explicit" else 1, most))
+    generator = draw(generators(features)) if chosen == "generator" else None
+    skews = [0] + [draw(weighted((1, st.just(0)), (2, st.integers(1, 100)))) for _ in range(count - 1)]
+    drawn = draw(st.lists(steps(chosen, count, features), max_size=max_steps))
+    events = play(drawn, skews, generator.interval if generator else 0, "negative_timestamps" in features)
+    case = Case(window=draw(windows(features)), events=tuple(events), channels=count, watermark_generator=generator,
+                late_side_output="late_side_output" in features and draw(st.booleans()),
+                end_of_input="unbounded_input" not in features or not draw(one_in(4)))
+    assert required_features(case) <= features, f"drawn a case beyond the features: {case}"
+    report(case)
+    return case
