@@ -66,7 +66,7 @@ def test_explain_reports_errors():
 
 def test_explain_shows_evictions_and_processing_time_timers():
     case = Case(window=tumbling(10, time="processing"), trigger=CountTrigger(2), evictor=CountEvictor(1),
-                events=[record("k", 1, 0), record("k", 2, 0), processing_time(9)])
+                events=[record("k", 1, 0), record("k", 2, 0), processing_time(20)])
     lines = list(explain_case(case))
     assert "  processing-time timer at 9 for [0, 10)" in lines
     assert "  FIRE key=k [0, 10) values=[2]" in lines
