@@ -126,8 +126,13 @@ def test_timers_fire_in_timestamp_order(data, suite, tally):
                    timers_fire_in_timestamp_order)
 
 
+def has_evictor(case) -> bool:
+    """An explicit evictor, or the `CountEvictor` that `countWindow(size, slide)` brings."""
+    return case.evictor is not None or (isinstance(case.window, Count) and case.window.slide is not None)
+
+
 def no_empty_firing_without_evictor(case, observation):
-    if case.evictor is None:
+    if not has_evictor(case):
         for f in observation.firings:
             if not f.values:
                 return f"{f} calls the window function with no values and no evictor"
