@@ -1,0 +1,93 @@
+"""`strategies.watermarks`: valid watermark cases that fit the features and reach every family."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis.errors import InvalidArgument
+
+from conformance.case import GENERATORS, EndOfChannel, ProcessingTime, Record, Watermark, WatermarkStatus
+from conformance.case_json import case_from_json, case_to_json
+from conformance.features import required_features
+from conformance.implementation import load_implementation
+from strategies.watermarks import generated_watermark_cases
+
+SMALL = settings(max_examples=60, deadline=None, database=None, derandomize=True,
+                 suppress_health_check=list(HealthCheck))
+
+#: Tumbling windows and the new API's periodic generators on one channel.
+PERIODIC_ONLY = frozenset({"assigner.tumbling", "watermark.bounded_out_of_orderness", "watermark.periodic"})
+
+
+def _draw_many(strategy, n: int = 300) -> list:
+    drawn = []
+
+    @settings(max_examples=n, deadline=None, database=None, derandomize=True,
+              suppress_health_check=list(HealthCheck))
+    @given(strategy)
+    def collect(case):
+        drawn.append(case)
+
+    collect()
+    return drawn
+
+
+@SMALL
+@given(generated_watermark_cases())
+def test_cases_round_trip_through_the_json_format(case):
+    assert case_from_json(json.loads(json.dumps(case_to_json(case)))) == case
+
+
+@SMALL
+@given(generated_watermark_cases(PERIODIC_ONLY))
+def test_cases_fit_the_features(case):
+    assert required_features(case) <= PERIODIC_ONLY
+    assert case.channels == 1 and not case.watermark_generator.punctuated
+
+
+@SMALL
+@given(generated_watermark_cases())
+def test_processing_time_never_goes_back_and_nothing_follows_a_channels_end(case):
+    times = [e.time for e in case.events if isinstance(e, ProcessingTime)]
+    assert times == sorted(times)
+    ended = set()
+    for e in case.events:
+        assert getattr(e, "channel", None) not in ended, f"{e} after its channel ended"
+        if isinstance(e, EndOfChannel):
+            ended.add(e.channel)
+        assert getattr(e, "channel", 0) < case.channels
+
+
+def test_the_reference_runs_every_drawn_case_without_error():
+    drawn = _draw_many(generated_watermark_cases(), 200)
+    observations = load_implementation("reference").run(drawn)
+    assert [o.error for o in observations if o.error is not None] == []
+    assert all(o.watermarks is not None for o in observations)
+
+
+def test_every_family_is_drawn():
+    drawn = _draw_many(generated_watermark_cases(), 400)
+    found = Counter()
+    for case in drawn:
+        g = case.watermark_generator
+        found[f"channels {case.channels}"] += 1
+        if g is not None:
+            found.update([g.tag, "punctuated" if g.punctuated else "periodic",
+                          "interval 0" if g.interval == 0 else "interval", "idleness" * (g.idleness is not None)])
+            bound = getattr(g, "bound", None)
+            found.update(["bound 0"] * (bound == 0) + ["bound near max"] * (bound is not None and bound > 2**62))
+        found.update(type(e).__name__ for e in case.events)
+    wanted = ([f"channels {n}" for n in range(1, 5)] + [k.tag for k in GENERATORS]
+              + ["punctuated", "periodic", "interval 0", "idleness", "bound 0", "bound near max"]
+              + [k.__name__ for k in (Record, Watermark, ProcessingTime, WatermarkStatus, EndOfChannel)])
+    assert [w for w in wanted if not found[w]] == []
+
+
+@pytest.mark.parametrize("features", [frozenset({"assigner.tumbling"}),
+                                      frozenset({"watermark.periodic", "watermark.monotonous"})])
+def test_features_without_watermarks_or_a_window_are_refused(features):
+    with pytest.raises(InvalidArgument):
+        _draw_many(generated_watermark_cases(features), 1)
