@@ -112,6 +112,50 @@ CATALOGUE = [
            ("implementation", "drive", "        inputs.end_of_input()\n",
             "        inputs.end_of_input()\n"
             "        operator.advance_processing_time(LONG_MAX)\n")),
+    # --- watermarks that Flink makes (reference/watermarks/) ----------------------------------
+    mutant("bounded_out_of_orderness_forgets_minus_one",
+           "BoundedOutOfOrdernessWatermarks emits max - bound (the legacy formula in the new generator)",
+           ("watermarks.generators", "BoundedOutOfOrdernessWatermarks.on_periodic_emit",
+            "lsub(lsub(self.max_timestamp, self.out_of_orderness), 1)",
+            "lsub(self.max_timestamp, self.out_of_orderness)")),
+    mutant("legacy_extractor_uses_new_formula",
+           "the legacy BoundedOutOfOrdernessTimestampExtractor emits max - bound - 1, as the new generator",
+           ("watermarks.generators", "BoundedOutOfOrdernessTimestampExtractor.get_current_watermark",
+            "potential = lsub(self.current_max_timestamp, self.max_out_of_orderness)",
+            "potential = lsub(lsub(self.current_max_timestamp, self.max_out_of_orderness), 1)")),
+    mutant("ascending_extractor_forgets_minus_one", "the legacy AscendingTimestampExtractor emits its highest "
+                                                    "timestamp instead of ts - 1",
+           ("watermarks.generators", "AscendingTimestampExtractor.get_current_watermark",
+            "self.current_timestamp - 1", "self.current_timestamp")),
+    mutant("idleness_ignores_records", "WatermarksWithIdleness does not count records as activity",
+           ("watermarks.generators", "WatermarksWithIdleness.on_event", "    self.idleness_timer.activity()\n",
+            "")),
+    mutant("first_periodic_emit_at_open", "the first periodic emit is due when the operator opens, not an "
+                                          "interval later",
+           ("watermarks.timestamps_and_watermarks", "TimestampsAndWatermarksOperator.open",
+            "self.next_timer = ladd(now, self.watermark_interval)", "self.next_timer = now")),
+    mutant("emit_per_elapsed_interval", "a clock jump across several intervals emits once per interval, on "
+                                        "the schedule's grid",
+           ("watermarks.timestamps_and_watermarks", "TimestampsAndWatermarksOperator.advance_processing_time",
+            "    if self.next_timer is not None and self.next_timer < now:\n"
+            "        self.watermark_generator.on_periodic_emit(self.wm_output)\n"
+            "        self.next_timer = ladd(now, self.watermark_interval)\n",
+            "    while self.next_timer is not None and self.next_timer < now:\n"
+            "        self.watermark_generator.on_periodic_emit(self.wm_output)\n"
+            "        self.next_timer = ladd(self.next_timer, self.watermark_interval)\n")),
+    mutant("valve_maximum_over_channels", "the valve emits the maximum over the aligned channels, not the minimum",
+           ("watermarks.valve", "StatusWatermarkValve.find_and_output_new_min_watermark_across_aligned_channels",
+            "min(aligned) > self.last_output_watermark:\n        self.last_output_watermark = min(aligned)",
+            "max(aligned) > self.last_output_watermark:\n        self.last_output_watermark = max(aligned)")),
+    mutant("idle_channel_still_holds_back", "a channel that goes idle stays in the valve's minimum",
+           ("watermarks.valve", "StatusWatermarkValve.input_watermark_status",
+            "status.active = status.aligned = False", "status.active = False")),
+    mutant("reactivated_channel_aligned_at_once", "a channel active again counts in the minimum at once, "
+                                                  "even behind the last output",
+           ("watermarks.valve", "StatusWatermarkValve.input_watermark_status",
+            "        if status.watermark >= self.last_output_watermark:\n"
+            "            status.aligned = True\n",
+            "        status.aligned = True\n")),
     # --- triggers ------------------------------------------------------------------------------
     mutant("event_time_trigger_no_late_firing", "EventTimeTrigger registers a timer for a passed window "
                                                 "instead of firing at once",
