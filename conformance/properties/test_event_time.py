@@ -77,7 +77,9 @@ def _purges(case) -> bool:
 
 
 def late_firings_contain_everything_the_window_held(case, observation):
-    if _purges(case) or case.evictor is not None:
+    # A processing-time window is never late: once its state is cleared at its cleanup time, a new
+    # element re-creates it with less than it held (WindowOperator.clearAllState, then processElement).
+    if _purges(case) or case.evictor is not None or case.time == "processing":
         return None
     held: dict = {}
     for f in observation.firings:
@@ -93,8 +95,9 @@ def late_firings_contain_everything_the_window_held(case, observation):
 @property_settings()
 @given(data=st.data())
 def test_late_firings_contain_everything_the_window_held(data, suite, tally):
-    """FIRE keeps the contents: without purging or an evictor, each firing of a window holds
-    everything its earlier firings held (accumulating late firings)."""
+    """FIRE keeps the contents: without purging or an evictor, each firing of an event-time (or the
+    global) window holds everything its earlier firings held (accumulating late firings); after its
+    cleanup an event-time window is late, so nothing re-creates it."""
     run_and_check(data, suite, tally,
                    "later firings of a window contain everything it held, unless purged",
                    late_firings_contain_everything_the_window_held)
