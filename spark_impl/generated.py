@@ -11,8 +11,9 @@ the arrival order across channels. It does not need every record:
   channel, the largest timestamp and the presence of records between two firings of the periodic
   timer: one aggregate per (channel, epoch), where epoch `e` holds the records that arrive after the
   `e`-th firing and before the next.
-- The timer's firings depend on the clock alone: the first at `interval`, then at the first clock
-  value `>= previous firing + interval` (one firing however far the clock jumps). The clock only
+- The timer's firings depend on the clock alone: the first at the first clock value `> interval`,
+  then at the first clock value `> previous firing + interval` (a timer fires once the clock has
+  passed it; one firing however far the clock jumps). The clock only
   advances at a record's arrival, so the firings are found among the distinct processing times, in
   a short loop on the driver (one step per firing), and a record's epoch is the number of firings at
   or before its processing time (a join with the distinct times).
@@ -55,16 +56,16 @@ class GeneratedWatermark(NamedTuple):
 
 def timer_firings(times: np.ndarray, interval: int) -> list[int]:
     """The clock values (of the sorted distinct `times`) at which the periodic timer fires:
-    `TimestampsAndWatermarksOperator` registers it at `0 + interval`, and when the clock reaches it,
+    `TimestampsAndWatermarksOperator` registers it at `0 + interval`, and when the clock has passed it,
     at `now + interval`."""
     fired: list[int] = []
     due = interval
-    i = int(np.searchsorted(times, due))
+    i = int(np.searchsorted(times, due, side="right"))
     while i < len(times):
         now = int(times[i])
         fired.append(now)
         due = add(now, interval)
-        i = int(np.searchsorted(times, max(due, now + 1)))  # a wrapped `due` fires at the next advance
+        i = int(np.searchsorted(times, max(due, now), side="right"))  # a wrapped `due` fires at the next advance
     return fired
 
 

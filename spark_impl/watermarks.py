@@ -26,7 +26,8 @@ Derived from Flink 2.3's classes (read in its source and checked against the byt
   `Long.MAX_VALUE` past the range (as the Flink harness's clock).
 - `TimestampsAndWatermarksOperator` (one per channel): the record goes downstream first, then
   `onEvent` (a punctuated generator emits there); with `interval > 0` a processing-time timer at
-  `now + interval` from time 0, which on firing calls `onPeriodicEmit` and registers the next at
+  `now + interval` from time 0, which fires once the clock has passed it (`now > due`: a task's
+  processing-time service waits `due - now + 1` ms), calls `onPeriodicEmit` and registers the next at
   `now + interval` with `now` the clock's time when it fired, so a clock that jumps several intervals
   fires it once. Its `WatermarkEmitter` forwards only watermarks above the last it forwarded, sends
   `ACTIVE` first when it had sent `IDLE`, and `markIdle` sends `IDLE` once. Statuses from upstream are
@@ -267,8 +268,8 @@ class ChannelGenerator:
             self.is_idle_now = False
 
     def on_processing_time(self, now: int) -> None:
-        """Fire the periodic timer if the clock reached it (`onProcessingTime`), once however far."""
-        if self.next_timer is None or self.next_timer > now:
+        """Fire the periodic timer once the clock has passed it (`onProcessingTime`), once however far."""
+        if self.next_timer is None or self.next_timer >= now:
             return
         self.next_timer = add(now, self.interval)
         if self.idleness is not None and self.idleness.check_if_idle(now):

@@ -307,20 +307,20 @@ def two(interval: int, generator=None) -> tuple[TimestampsAndWatermarksOperator,
     return operator, out
 
 
-def test_periodic_emission_first_at_the_interval_and_once_for_a_jump():
+def test_periodic_emission_once_the_clock_passes_the_interval_and_once_for_a_jump():
     operator, out = two(200)
     operator.on_event(1000)
-    operator.advance_processing_time(199)
+    operator.advance_processing_time(200)  # due at 200: it fires only once the clock has passed it
     assert out.pop() == []
-    operator.advance_processing_time(200)
+    operator.advance_processing_time(201)
     assert out.pop() == [999]
     operator.on_event(2000)
     operator.advance_processing_time(1000)  # four intervals at once: one emit
     assert out.pop() == [1999]
     operator.on_event(3000)
-    operator.advance_processing_time(1199)  # the next timer is 1000 + 200
+    operator.advance_processing_time(1200)  # the next timer is 1000 + 200
     assert out.pop() == []
-    operator.advance_processing_time(1200)
+    operator.advance_processing_time(1201)
     assert out.pop() == [2999]
 
 
@@ -357,9 +357,9 @@ def observe(case: Case):
 
 def test_periodic_generator_feeds_the_window_operator_and_its_watermarks_are_observed():
     case = Case(window=tumbling(1000), watermark_generator=BoundedOutOfOrdernessWatermarks(100),
-                events=[record("a", 1, ts=500), record("a", 2, ts=1200), processing_time(200),
-                        record("a", 3, ts=1500), processing_time(400)])
-    o = observe(case)
+                events=[record("a", 1, ts=500), record("a", 2, ts=1200), processing_time(201),
+                        record("a", 3, ts=1500), processing_time(402)])
+    o = observe(case)  # the emits at 201 (past 200) and 402 (past 201 + 200)
     assert o.watermarks == (InputWatermark(2, 1099), InputWatermark(4, 1399), InputWatermark(5, LONG_MAX))
     assert [(f.at, f.window, f.values, f.watermark) for f in o.firings] == [
         (2, TimeWindow(0, 1000), (1,), 1099), (5, TimeWindow(1000, 2000), (2, 3), LONG_MAX)]
@@ -393,11 +393,12 @@ def test_an_idle_channel_does_not_hold_the_window_back():
 def test_generated_idleness_releases_the_other_channel():
     case = Case(window=tumbling(10), channels=2, end_of_input=False,
                 watermark_generator=MonotonousWatermarks(interval=100, idleness=250),
-                events=[record("a", 1, ts=5, channel=0), record("a", 2, ts=50, channel=1), processing_time(100),
-                        record("a", 3, ts=60, channel=0), processing_time(200), record("a", 4, ts=70, channel=0),
-                        processing_time(300), record("a", 5, ts=80, channel=0), processing_time(600)])
+                events=[record("a", 1, ts=5, channel=0), record("a", 2, ts=50, channel=1), processing_time(101),
+                        record("a", 3, ts=60, channel=0), processing_time(202), record("a", 4, ts=70, channel=0),
+                        processing_time(303), record("a", 5, ts=80, channel=0), processing_time(604)])
     o = observe(case)
-    # channel 1 emits 49 at 100, starts its countdown at 200, is idle at 600 (400 > 250 after the start)
+    # each advance passes the timer due 100 after the last emit; channel 1 emits 49 at 101, starts its
+    # countdown at 202, is not idle at 303 (101), is idle at 604 (402 > 250 after the start)
     assert o.watermarks == (InputWatermark(2, 4), InputWatermark(4, 49), InputWatermark(8, 79))
 
 
@@ -445,14 +446,14 @@ def test_a_window_rejection_comes_before_the_new_generators_bound():
 
 def test_legacy_ascending_generator_end_to_end():
     case = Case(window=tumbling(10), watermark_generator=AscendingTimestampExtractor(interval=100),
-                events=[record("a", 1, ts=10), record("a", 2, ts=4), processing_time(100)])
+                events=[record("a", 1, ts=10), record("a", 2, ts=4), processing_time(101)])
     assert observe(case).watermarks == (InputWatermark(2, 9), InputWatermark(3, LONG_MAX))
 
 
 def test_explain_tells_each_generated_watermark_and_which_channel_holds_the_output_back():
     case = Case(window=tumbling(10), channels=2, watermark_generator=MonotonousWatermarks(interval=100),
-                events=[record("a", 1, ts=5, channel=0), record("a", 2, ts=50, channel=1), processing_time(100),
-                        record("a", 3, ts=70, channel=0), processing_time(200)])
+                events=[record("a", 1, ts=5, channel=0), record("a", 2, ts=50, channel=1), processing_time(101),
+                        record("a", 3, ts=70, channel=0), processing_time(202)])
     text = "\n".join(explain_case(case))
     assert "channel 0's generator emits Watermark(4)" in text
     assert "the window operator's watermark -> 4 (the minimum over active channels, held by channel 0)" in text

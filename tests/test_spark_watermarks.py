@@ -48,24 +48,26 @@ def marks(*pairs):
 
 
 CASES: list[tuple[str, Case, Observation]] = [
-    # Channel 0 fires its timer first at 100: 5 - 2 - 1 = 2 with channel 1 still at Long.MIN_VALUE;
-    # channel 1 emits 15 - 3 = 12, the minimum is 2. At 250 (the timers were at 200, now 350 for
-    # both) channel 0 emits 27: minimum 12; channel 1's 12 again is dropped by its emitter.
+    # A timer fires once the clock has passed it. Channel 0 fires its timer (due 100) first at 101:
+    # 5 - 2 - 1 = 2 with channel 1 still at Long.MIN_VALUE; channel 1 emits 15 - 3 = 12, the minimum
+    # is 2. 150 passes nothing (due 201); at 250 (now due 350 for both) channel 0 emits 27: minimum
+    # 12; channel 1's 12 again is dropped by its emitter.
     ("bounded out-of-orderness on two channels: the valve passes the minimum",
      Case(window=tumbling(10), channels=2, watermark_generator=BoundedOutOfOrdernessWatermarks(2, interval=100),
-          events=[record("a", 1, 5), record("a", 2, 15, channel=1), processing_time(100),
+          events=[record("a", 1, 5), record("a", 2, 15, channel=1), processing_time(101),
                   record("a", 3, 30), processing_time(150), processing_time(250)]),
      Observation(firings=[fire(5, "a", W(0, 10), [1], 12), fire(6, "a", W(10, 20), [2], LONG_MAX),
                           fire(6, "a", W(30, 40), [3], LONG_MAX)],
                  watermarks=marks((2, 2), (5, 12), (6, LONG_MAX)))),
-    # IdlenessTimer: at 100 both had records (reset); at 200 channel 1 had none: the countdown starts
-    # at 200; at 300 100 ms have passed, not more than 150; at 400 200 > 150: channel 1 goes idle. Its
-    # watermark 9 was the valve's output, so the valve looks again: channel 0's 199.
+    # Each advance passes the timer (due 100 after the last emit). IdlenessTimer: at 101 both had
+    # records (reset); at 202 channel 1 had none: the countdown starts at 202; at 303 101 ms have
+    # passed, not more than 150; at 404 202 > 150: channel 1 goes idle. Its watermark 9 was the
+    # valve's output, so the valve looks again: channel 0's 199.
     ("idleness: a silent channel goes idle and stops holding the watermark back",
      Case(window=tumbling(100), channels=2,
           watermark_generator=MonotonousWatermarks(interval=100, idleness=150),
-          events=[record("a", 1, 50), record("a", 2, 10, channel=1), processing_time(100), record("a", 3, 200),
-                  processing_time(200), processing_time(300), processing_time(400)]),
+          events=[record("a", 1, 50), record("a", 2, 10, channel=1), processing_time(101), record("a", 3, 200),
+                  processing_time(202), processing_time(303), processing_time(404)]),
      Observation(firings=[fire(6, "a", W(0, 100), [1, 2], 199), fire(7, "a", W(200, 300), [3], LONG_MAX)],
                  watermarks=marks((2, 9), (6, 199), (7, LONG_MAX)))),
     # The legacy extractor: max - bound (not - 1), emitted after every record when punctuated.
@@ -75,32 +77,34 @@ CASES: list[tuple[str, Case, Observation]] = [
      Observation(firings=[fire(2, "a", W(0, 10), [2], 11), fire(3, "a", W(10, 20), [1, 3], LONG_MAX)],
                  watermarks=marks((0, 8), (2, 11), (3, LONG_MAX)))),
     # AscendingTimestampExtractor: 7 after 10 is a violation (logged, ignored); the watermark is
-    # currentTimestamp - 1. Sessions [10, 15) and [7, 12) merge into [7, 15), fired by 19.
+    # currentTimestamp - 1, emitted at 51 (past the timer at 50) and 120 (past 101). Sessions [10, 15)
+    # and [7, 12) merge into [7, 15), fired by 19.
     ("legacy ascending extractor, periodic, on merging session windows",
      Case(window=session(5), watermark_generator=AscendingTimestampExtractor(interval=50),
-          events=[record("a", 1, 10), record("a", 2, 7), processing_time(50), record("a", 3, 20),
+          events=[record("a", 1, 10), record("a", 2, 7), processing_time(51), record("a", 3, 20),
                   processing_time(120)]),
      Observation(firings=[fire(4, "a", W(7, 15), [1, 2], 19), fire(5, "a", W(20, 25), [3], LONG_MAX)],
                  watermarks=marks((2, 9), (4, 19), (5, LONG_MAX)))),
-    # The clock jumps from 0 to 350: one periodic emit, and the next timer is 350 + 100 = 450, not 400.
+    # The clock jumps from 0 to 350: one periodic emit, and the next timer is 350 + 100 = 450, not 400,
+    # which fires once the clock has passed it: not at 450, at 451.
     ("a clock jump over several intervals fires the timer once and reschedules from now",
      Case(window=tumbling(100), watermark_generator=MonotonousWatermarks(interval=100),
-          events=[record("a", 1, 50), processing_time(350), record("a", 2, 100), processing_time(449),
-                  processing_time(450)]),
+          events=[record("a", 1, 50), processing_time(350), record("a", 2, 100), processing_time(450),
+                  processing_time(451)]),
      Observation(firings=[fire(4, "a", W(0, 100), [1], 99), fire(5, "a", W(100, 200), [2], LONG_MAX)],
                  watermarks=marks((1, 49), (4, 99), (5, LONG_MAX)))),
     # StreamTask.endData sends Long.MAX_VALUE through processWatermark before finish() makes its last
-    # periodic emit (29 here), which the emitter then drops.
+    # periodic emit (29 here), which the emitter then drops. 101 passes the timer at 100: 9.
     ("the end of input sends Long.MAX_VALUE, not first a last periodic watermark",
      Case(window=tumbling(10), watermark_generator=MonotonousWatermarks(interval=100),
-          events=[record("a", 1, 10), processing_time(100), record("a", 2, 30)]),
+          events=[record("a", 1, 10), processing_time(101), record("a", 2, 30)]),
      Observation(firings=[fire(3, "a", W(10, 20), [1], LONG_MAX), fire(3, "a", W(30, 40), [2], LONG_MAX)],
                  watermarks=marks((1, 9), (3, LONG_MAX)))),
     # TimestampsAndWatermarksOperator.processWatermarkStatus is empty: the source's idle status never
-    # reaches the valve (had it, the valve would be idle and drop the 4).
+    # reaches the valve (had it, the valve would be idle and drop the 4 emitted at 101).
     ("a channel status from the source is dropped by the watermark assigner",
      Case(window=tumbling(10), watermark_generator=MonotonousWatermarks(interval=100),
-          events=[record("a", 1, 5), WatermarkStatus(0, idle=True), processing_time(100)]),
+          events=[record("a", 1, 5), WatermarkStatus(0, idle=True), processing_time(101)]),
      Observation(firings=[fire(3, "a", W(0, 10), [1], LONG_MAX)], watermarks=marks((2, 4), (3, LONG_MAX)))),
     # Explicit watermarks on two channels: 5 is the minimum; channel 1 idle and holding the output:
     # 10; channel 1 back at 5 < 20 is not aligned, 15 does not count, 25 >= 20 aligns it; channel 0
@@ -120,11 +124,12 @@ CASES: list[tuple[str, Case, Observation]] = [
           events=[watermark(10), watermark(3, channel=1), WatermarkStatus(0, True), WatermarkStatus(1, True),
                   watermark(20), WatermarkStatus(0, False), watermark(20)]),
      Observation(watermarks=marks((1, 3), (3, 10), (6, 20), (7, LONG_MAX)))),
-    # A record without timestamp fails the job at 2: the 19 the generator would emit at 4 never arrives.
+    # A record without timestamp fails the job at 2: the 19 the generator would emit at 4 (202, past the
+    # timer due 100 after the emit at 101) never arrives.
     ("no watermark reaches the operator after a runtime error",
      Case(window=tumbling(10), watermark_generator=MonotonousWatermarks(interval=100),
-          events=[record("a", 1, 5), processing_time(100), record("a", 2, LONG_MIN), record("a", 3, 20),
-                  processing_time(200)]),
+          events=[record("a", 1, 5), processing_time(101), record("a", 2, LONG_MIN), record("a", 3, 20),
+                  processing_time(202)]),
      Observation(error=Error("runtime", NO_TS), watermarks=marks((1, 4)))),
     # Channel 0 comes back below the output (unaligned); when it goes idle last, its 5 is not the
     # output 10, so Flink 2.3 flushes nothing (its later source would flush channel 1's 30 and fire
@@ -197,7 +202,7 @@ def test_valve_ignores_a_watermark_below_its_channels_last():
 # --- the public API: the same rules on a DataFrame with channel and processing-time columns ----------
 
 API_ROWS = [  # arrival, key, ts, payload, channel, processing time
-    (0, "a", 5, 1, 0, 0), (1, "a", 15, 2, 1, 50), (2, "a", 30, 3, 0, 100), (3, "a", 31, 4, 1, 250)]
+    (0, "a", 5, 1, 0, 0), (1, "a", 15, 2, 1, 50), (2, "a", 30, 3, 0, 101), (3, "a", 31, 4, 1, 250)]
 
 
 def api_events(rows=API_ROWS):
@@ -212,8 +217,9 @@ def test_flink_windows_generates_and_merges_watermarks_by_hand():
 
     out = flink_windows(api_events(), tumbling(10), channel="channel", channels=2, processing_time="pt",
                         watermarks=BoundedOutOfOrdernessWatermarks(2, interval=100))
-    # At 100 (before arrival 2) channel 0 emits 2, channel 1 12: the valve passes 2. At 250 (timer at
-    # 200, before arrival 3) channel 0 emits 27, the minimum is 12 and fires [0, 10). The end: MAX.
+    # At 101 (past the timer at 100, before arrival 2) channel 0 emits 2, channel 1 12: the valve passes
+    # 2. At 250 (past the timer at 201, before arrival 3) channel 0 emits 27, the minimum is 12 and
+    # fires [0, 10). The end: MAX.
     got = sorted((r.window_start, tuple(r.values), r.watermark, r.arrival, r.cause) for r in out.firings.collect())
     assert got == [(0, (1,), 12, 3, "watermark"), (10, (2,), LONG_MAX, None, "end_of_input"),
                    (30, (3, 4), LONG_MAX, None, "end_of_input")]
@@ -226,8 +232,8 @@ def test_flink_windows_generates_and_merges_watermarks_by_hand():
 def test_flink_windows_with_idleness_matches_the_case_of_the_same_stream(generator):
     from spark_impl import flink_windows
 
-    rows = [(0, "a", 50, 1, 0, 0), (1, "b", 10, 2, 1, 0), (2, "a", 200, 3, 0, 100), (3, "a", 210, 4, 0, 200),
-            (4, "b", 300, 5, 0, 300), (5, "a", 420, 6, 0, 400), (6, "b", 150, 7, 1, 450)]
+    rows = [(0, "a", 50, 1, 0, 0), (1, "b", 10, 2, 1, 0), (2, "a", 200, 3, 0, 101), (3, "a", 210, 4, 0, 202),
+            (4, "b", 300, 5, 0, 303), (5, "a", 420, 6, 0, 404), (6, "b", 150, 7, 1, 455)]
     out = flink_windows(api_events(rows), tumbling(100), channel="channel", channels=2, processing_time="pt",
                         watermarks=generator, late_side_output=True)
     events, clock = [], 0
@@ -248,7 +254,7 @@ def test_flink_windows_rejects_a_clock_that_goes_back_and_a_channel_out_of_range
     from spark_impl import flink_windows
 
     generator = MonotonousWatermarks(interval=100)
-    back = api_events([(0, "a", 5, 1, 0, 100), (1, "a", 6, 2, 0, 50)])
+    back = api_events([(0, "a", 5, 1, 0, 101), (1, "a", 6, 2, 0, 50)])  # 101 fires the timer at 100
     with pytest.raises(ValueError, match="pt goes back"):
         flink_windows(back, tumbling(10), processing_time="pt", watermarks=generator).firings.collect()
     wide = api_events([(0, "a", 5, 1, 2, 100)])

@@ -6,7 +6,9 @@ generated watermarks, emitted on the operator's processing-time schedule.
 - A record: the timestamp assigner gives its timestamp, the record goes downstream, *then* the
   generator sees it (`output.collect(element)` before `onEvent`): a punctuated watermark follows the
   record it came from.
-- The timer: one `onPeriodicEmit`, and the next timer at `now + interval` from the time it fired.
+- The timer: it fires once the clock has passed it (`now > due`, as a task's processing-time service
+  fires every timer), with one `onPeriodicEmit`, and the next timer at `now + interval` from the
+  time it fired.
   When the clock jumps several intervals at once the timer fires once, not once per interval.
 - Upstream watermarks and statuses are ignored, except `Long.MAX_VALUE` (the end of the input), which
   is forwarded; `finish()` then asks the generator once more (`onPeriodicEmit`), which cannot lower
@@ -73,8 +75,10 @@ class TimestampsAndWatermarksOperator:
         self.watermark_generator.on_event(timestamp, self.wm_output)
 
     def advance_processing_time(self, now: int) -> None:
-        """The processing-time service fires the periodic timer if the clock reached it (`onProcessingTime`)."""
-        if self.next_timer is not None and self.next_timer <= now:
+        """The processing-time service fires the periodic timer once the clock has passed it
+        (`onProcessingTime`): a task's `SystemProcessingTimeService` waits
+        `ProcessingTimeServiceUtil.getProcessingTimeDelay(t, now)` = `t - now + 1` ms (0 for a past `t`)."""
+        if self.next_timer is not None and self.next_timer < now:
             self.watermark_generator.on_periodic_emit(self.wm_output)
             self.next_timer = ladd(now, self.watermark_interval)
 

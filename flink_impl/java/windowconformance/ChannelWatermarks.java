@@ -21,7 +21,9 @@ import org.apache.flink.util.clock.RelativeClock;
  *   <li>{@code open}: if {@code interval > 0}, a timer at {@code now + interval} (now = 0, the case's
  *       clock at the start);</li>
  *   <li>{@code processElement}: extract the timestamp, forward the record, then {@code onEvent};</li>
- *   <li>{@code onProcessingTime}: {@code onPeriodicEmit}, then the next timer at {@code now + interval},
+ *   <li>{@code onProcessingTime}, once the clock has passed the timer (a task's processing-time service
+ *       waits {@code ProcessingTimeServiceUtil.getProcessingTimeDelay(t, now)} = {@code t - now + 1} ms,
+ *       0 for a past t): {@code onPeriodicEmit}, then the next timer at {@code now + interval},
  *       where now is the clock when the timer fires: a jump over several intervals fires once;</li>
  *   <li>{@code processWatermark}: only {@code Long.MAX_VALUE} from upstream passes (the end of input);
  *       {@code processWatermarkStatus} ignores upstream statuses;</li>
@@ -56,9 +58,9 @@ final class ChannelWatermarks {
         generator.onEvent(e, timestamp, emitter);
     }
 
-    /** The processing-time service fires the pending timer if the clock reached it. */
+    /** The processing-time service fires the pending timer once the clock has passed it. */
     void advanceProcessingTime(long now) {
-        if (nextTimer <= now) {
+        if (nextTimer < now) {
             generator.onPeriodicEmit(emitter);
             nextTimer = now + interval;
         }
