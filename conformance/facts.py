@@ -43,16 +43,17 @@ NEVER_ENDS = "the case never ends: Flink would go on firing for ever (stopped)"
 #: timer below the new time (a continuous trigger whose next fire time wraps) never lets it end.
 RUNAWAY_TIMERS = 100_000
 
-#: Near `Long.MIN_VALUE` a sliding assignment's `start -= slide` can wrap around to the top of the
-#: `long` range; Flink's loop (`SlidingEventTimeWindows.assignWindows`) goes on from there and ends
-#: after a few windows, after millions, or never, when it fills the heap. Whether a job survives
-#: millions depends on its heap, so the contract draws the line: an assignment that wraps and yields
-#: more than `WRAPPED_WINDOWS_LIMIT` windows stops the case with the `runtime` error
-#: `TOO_MANY_WINDOWS` at that element (and so does running out of memory in such a loop).
-WRAPPED_WINDOWS_LIMIT = 10_000
-TOO_MANY_WINDOWS = (f"a sliding window assignment wrapped around the long range and yields more than "
-                    f"{WRAPPED_WINDOWS_LIMIT:,} windows: Flink's loop fills the heap or goes on past what "
-                    f"the contract compares (stopped)")
+#: A sliding assignment (`SlidingEventTimeWindows.assignWindows`) yields up to `ceil(size / slide)`
+#: windows an element, and Flink accepts up to `MAX_WINDOW_NUM` (10,000,000) of them; near
+#: `Long.MIN_VALUE`, `start -= slide` can also wrap around to the top of the `long` range, and the loop
+#: goes on from there for a few windows, for millions, or until it fills the heap. Whether a job survives
+#: millions of windows an element depends on its heap, so the contract draws one line for every sliding
+#: assignment, wrapped or not: an element whose assignment yields more than `WINDOWS_PER_ELEMENT_LIMIT`
+#: windows stops the case with the `runtime` error `TOO_MANY_WINDOWS` at that element, nothing after
+#: it (and so does running out of memory in the loop).
+WINDOWS_PER_ELEMENT_LIMIT = 10_000
+TOO_MANY_WINDOWS = (f"a window assignment yields more than {WINDOWS_PER_ELEMENT_LIMIT:,} windows for one "
+                    f"element: beyond what the contract compares (stopped)")
 
 #: `BoundedOutOfOrdernessWatermarks`' constructor (`checkArgument`) for a negative bound. Flink builds
 #: the generator when the job starts, so a job with it fails at once.

@@ -17,7 +17,7 @@ import threading
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from conformance.facts import NEVER_ENDS, TOO_MANY_WINDOWS, WRAPPED_WINDOWS_LIMIT
+from conformance.facts import NEVER_ENDS, TOO_MANY_WINDOWS, WINDOWS_PER_ELEMENT_LIMIT
 from flink_impl.toolchain import MAIN_CLASS, compiled_classes, find_toolchain
 
 JVM_OPTIONS = ["-Xmx1g", "-XX:+UseSerialGC"]
@@ -71,7 +71,7 @@ class RunnerProcess:
                 raise self._failure("the Flink runner is not running")
             try:
                 request = {"cases": cases, "limits": asdict(limits), "never_ends": NEVER_ENDS,
-                           "wrapped_windows_limit": WRAPPED_WINDOWS_LIMIT, "too_many_windows": TOO_MANY_WINDOWS}
+                           "wrapped_windows_limit": WINDOWS_PER_ELEMENT_LIMIT, "too_many_windows": TOO_MANY_WINDOWS}
                 self._process.stdin.write(json.dumps(request) + "\n")
                 self._process.stdin.flush()
                 line = self._process.stdout.readline()

@@ -8,7 +8,7 @@ the assigner in Flink's API.
 
 from __future__ import annotations
 
-from conformance.facts import MAX_WINDOW_NUM, TOO_MANY_WINDOWS, WRAPPED_WINDOWS_LIMIT
+from conformance.facts import MAX_WINDOW_NUM, TOO_MANY_WINDOWS, WINDOWS_PER_ELEMENT_LIMIT
 from reference.errors import InvalidSpec, JobFailure
 from reference.javalong import LONG_MIN, l2i, labs, ladd, ldiv, lrem, lsub
 from reference.windows import GLOBAL_WINDOW, TimeWindow, Window, WindowStart, get_window_start_with_offset
@@ -80,8 +80,9 @@ class SlidingWindows(WindowAssigner):
 
     `for (start = lastStart; start > timestamp - size; start -= slide)`: `size` need not be a
     multiple of `slide`, and with `size < slide` some timestamps fall in no window at all. Near
-    `Long.MIN_VALUE`, `start -= slide` wraps around and the loop goes on from the top of the range;
-    past `WRAPPED_WINDOWS_LIMIT` windows the case stops with the contract's `TOO_MANY_WINDOWS`.
+    `Long.MIN_VALUE`, `start -= slide` wraps around and the loop goes on from the top of the range.
+    An element given more than `WINDOWS_PER_ELEMENT_LIMIT` windows, wrapped or not, stops the case
+    with the contract's `TOO_MANY_WINDOWS` (`conformance.facts`).
     """
 
     def __init__(self, size: int, slide: int, offset: int, event_time: bool,
@@ -102,28 +103,12 @@ class SlidingWindows(WindowAssigner):
             raise JobFailure(f"Illegal Capacity: {capacity}")
         start = self.window_start(time, self.offset, self.slide)  # lastStart
         lower = lsub(time, self.size)  # timestamp - size
-        if self.slide <= 0 or lower < LONG_MIN + self.slide:
-            return self.assign_wrapping(start, lower)
-        # Flink's loop; here `start -= slide` cannot leave the `long` range.
         windows: list[Window] = []
         while start > lower:
             windows.append(self.windows[start])  # new TimeWindow(start, start + size)
-            start -= self.slide
-        return windows
-
-    def assign_wrapping(self, start: int, lower: int) -> list[Window]:
-        """Flink's loop where `start -= slide` may wrap around past `Long.MIN_VALUE` (a start within
-        `slide` of it, or a slide that is not positive): it goes on from the top of the range, and
-        stops the case once it has yielded more than `WRAPPED_WINDOWS_LIMIT` windows after a wrap."""
-        windows: list[Window] = []
-        wrapped = False
-        while start > lower:
-            windows.append(self.windows[start])
-            next_start = lsub(start, self.slide)
-            wrapped = wrapped or next_start > start  # past Long.MIN_VALUE to the top of the range
-            if wrapped and len(windows) > WRAPPED_WINDOWS_LIMIT:
+            if len(windows) > WINDOWS_PER_ELEMENT_LIMIT:
                 raise JobFailure(TOO_MANY_WINDOWS)
-            start = next_start
+            start = lsub(start, self.slide)  # may wrap past Long.MIN_VALUE to the top of the range
         return windows
 
     def __repr__(self) -> str:

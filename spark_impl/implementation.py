@@ -25,7 +25,7 @@ from conformance.features import ALL_FEATURES, required_features
 from conformance.observation import Observation
 from spark_impl.operator_input import in_case_positions, operator_case
 from spark_impl.pipeline import outputs_of
-from spark_impl.relational import sliding_loop_stays_in_range
+from spark_impl.relational import sliding_loop_stays_in_range, sliding_windows_within_limit
 from spark_impl.spec import invalid_spec_message, operator_spec
 from spark_impl.watermarks import operator_stream
 
@@ -36,7 +36,8 @@ def is_relational(case: Case) -> bool:
     return (isinstance(w, Tumbling | Sliding) and w.time == "event"
             and isinstance(case.trigger, EventTimeTrigger | None) and case.evictor is None
             and "extreme_values" not in required_features(case)
-            and (not isinstance(w, Sliding) or sliding_loop_stays_in_range(w.size, w.slide)))
+            and (not isinstance(w, Sliding) or (sliding_loop_stays_in_range(w.size, w.slide)
+                                                and sliding_windows_within_limit(w.size, w.slide))))
 
 
 class SparkImplementation:

@@ -57,6 +57,7 @@ from __future__ import annotations
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
+from conformance.facts import WINDOWS_PER_ELEMENT_LIMIT
 from spark_impl.javalong import LONG_MIN, col_add, col_saturating_add
 
 RECORD, WATERMARK = 0, 1
@@ -73,6 +74,14 @@ def sliding_loop_stays_in_range(size: int, slide: int) -> bool:
     """Whether `SlidingEventTimeWindows.assignWindows`' `start -= slide` stays in `long` range for
     every record time the pipeline takes, so its window count is Flink's (module docstring)."""
     return size + slide <= MAX_SIZE_PLUS_SLIDE
+
+
+def sliding_windows_within_limit(size: int, slide: int) -> bool:
+    """Whether no element gets more than `WINDOWS_PER_ELEMENT_LIMIT` windows: an element's sliding
+    windows number at most `ceil(size / slide)`, so `size <= slide * limit` keeps every element within
+    the contract's limit, and a case past it is replayed, where the assignment stops the case with
+    `TOO_MANY_WINDOWS` instead of exploding a record into millions of rows here."""
+    return size <= slide * WINDOWS_PER_ELEMENT_LIMIT
 
 
 def record_rows(events: DataFrame) -> DataFrame:

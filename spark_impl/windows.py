@@ -8,7 +8,7 @@ Windows are the contract's values: `TimeWindow(start, end)` is Flink's `TimeWind
 from __future__ import annotations
 
 from conformance.case import Global, Session, Sliding, Tumbling
-from conformance.facts import TOO_MANY_WINDOWS, WRAPPED_WINDOWS_LIMIT
+from conformance.facts import TOO_MANY_WINDOWS, WINDOWS_PER_ELEMENT_LIMIT
 from conformance.observation import GlobalWindow, TimeWindow
 from spark_impl.javalong import LONG_MAX, LONG_MIN, add, div, rem, sub, to_int
 
@@ -55,20 +55,18 @@ def _assign(assigner, ts: int, now: int) -> list:
 def _sliding(s: Sliding, t: int) -> list[TimeWindow]:
     """`for (start = lastStart; start > timestamp - size; start -= slide)` in `long` arithmetic.
 
-    When `start -= slide` wraps around, the loop goes on from the top of the range, and the contract
-    stops the case once it has yielded more than `WRAPPED_WINDOWS_LIMIT` windows."""
+    When `start -= slide` wraps around, the loop goes on from the top of the range. Wrapped or not, the
+    contract stops the case once an element has more than `WINDOWS_PER_ELEMENT_LIMIT` windows."""
     capacity = to_int(div(s.size, s.slide))
     if capacity < 0:  # new ArrayList<>((int) (size / slide))
         raise AssignerFailure(f"Illegal Capacity: {capacity}")
     windows, lower = [], sub(t, s.size)
-    start, wrapped = window_start(t, s.offset, s.slide), False
+    start = window_start(t, s.offset, s.slide)
     while start > lower:
         windows.append(TimeWindow(start, add(start, s.size)))
-        following = sub(start, s.slide)
-        wrapped = wrapped or following > start  # past Long.MIN_VALUE to the top of the range
-        if wrapped and len(windows) > WRAPPED_WINDOWS_LIMIT:
+        if len(windows) > WINDOWS_PER_ELEMENT_LIMIT:
             raise AssignerFailure(TOO_MANY_WINDOWS)
-        start = following
+        start = sub(start, s.slide)
     return windows
 
 

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from conformance.facts import TOO_MANY_WINDOWS, WRAPPED_WINDOWS_LIMIT
+from conformance.facts import TOO_MANY_WINDOWS, WINDOWS_PER_ELEMENT_LIMIT
 from reference.assigners import (
     NO_TIMESTAMP_MESSAGE,
     RECENT_WINDOWS_LIMIT,
@@ -222,7 +222,7 @@ def test_sliding_loop_that_wraps_around_and_ends_after_thousands_of_windows():
     """slide = 2^62 + 2^50: each pass through the range lands 2^52 lower, and the loop ends after
     2,047 windows, as real Flink 2.3 does (it was once cut off at 1,000 as if it never ended)."""
     slide, ts = 2**62 + 2**50, LONG_MIN + 2**61
-    expected = _java_sliding(1, slide, 0, ts, limit=WRAPPED_WINDOWS_LIMIT + 1)
+    expected = _java_sliding(1, slide, 0, ts, limit=WINDOWS_PER_ELEMENT_LIMIT + 1)
     assert len(expected) == 2047
     assert sorted(windows(SlidingWindows(1, slide, 0, True), ts), key=lambda w: w.start) == expected
 
@@ -234,9 +234,24 @@ def test_sliding_loop_that_wraps_around_and_ends_after_thousands_of_windows():
     (1, 2**62 + 2**40, 0, LONG_MIN + 2**61),
 ])
 def test_sliding_loop_that_wraps_past_the_limit_stops_the_case(size, slide, offset, ts):
-    assert len(_java_sliding(size, slide, offset, ts, limit=WRAPPED_WINDOWS_LIMIT + 1)) > WRAPPED_WINDOWS_LIMIT
+    assert len(_java_sliding(size, slide, offset, ts, limit=WINDOWS_PER_ELEMENT_LIMIT + 1)) > WINDOWS_PER_ELEMENT_LIMIT
     with pytest.raises(JobFailure, match=re.escape(TOO_MANY_WINDOWS)):
         SlidingWindows(size, slide, offset, True).assign_windows(ts, CTX)
+
+
+@pytest.mark.parametrize("size, slide", [(WINDOWS_PER_ELEMENT_LIMIT, 1), (WINDOWS_PER_ELEMENT_LIMIT * 2 - 1, 2)])
+def test_sliding_assignment_at_the_windows_per_element_limit_yields_them_all(size, slide):
+    """`ceil(size / slide)` windows an element, up to the contract's limit, are all assigned."""
+    assert len(windows(SlidingWindows(size, slide, 0, True), 0)) == WINDOWS_PER_ELEMENT_LIMIT
+
+
+@pytest.mark.parametrize("size, slide", [(WINDOWS_PER_ELEMENT_LIMIT + 1, 1), (10_000_000, 1)])
+def test_sliding_assignment_past_the_limit_stops_the_case_without_wrapping(size, slide):
+    """The limit holds for every sliding assignment, not only one that wraps: Flink accepts up to
+    `MAX_WINDOW_NUM` windows an element, the contract stops the case past `WINDOWS_PER_ELEMENT_LIMIT`."""
+    assigner = SlidingWindows(size, slide, 0, True)  # within Flink's own precondition
+    with pytest.raises(JobFailure, match=re.escape(TOO_MANY_WINDOWS)):
+        assigner.assign_windows(0, CTX)
 
 
 # --- windows reused across elements -----------------------------------------------------------

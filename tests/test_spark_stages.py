@@ -3,6 +3,8 @@ DataFrames, the per-key replay (pure Python), and the driver-side checks of a sp
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from pyspark.sql import functions as F
 
@@ -23,14 +25,14 @@ from conformance import (
 )
 from conformance import TimeWindow as W
 from conformance.case import ContinuousProcessingTimeTrigger, Global
-from conformance.facts import NEVER_ENDS
+from conformance.facts import NEVER_ENDS, TOO_MANY_WINDOWS, WINDOWS_PER_ELEMENT_LIMIT
 from spark_impl import javalong as J
 from spark_impl import relational as R
 from spark_impl.implementation import is_relational
 from spark_impl.operator import PROCESSING_TIME, RECORD, WATERMARK, _evict, simulate
 from spark_impl.session import get_session
 from spark_impl.spec import invalid_spec_message, operator_spec
-from spark_impl.windows import assign_windows, merge_windows, window_start
+from spark_impl.windows import AssignerFailure, assign_windows, merge_windows, window_start
 
 pytestmark = pytest.mark.spark
 
@@ -104,6 +106,22 @@ def test_the_relational_bound_on_size_plus_slide_is_exact(excess):
     assert bool(wrapped) == bool(excess)
     assert R.sliding_loop_stays_in_range(size, slide) == (not excess)
     assert is_relational(Case(window=window, events=[record("a", 1, ts=ts)])) == (not excess)
+
+
+@pytest.mark.parametrize("size, slide, relational", [
+    (WINDOWS_PER_ELEMENT_LIMIT, 1, True), (WINDOWS_PER_ELEMENT_LIMIT * 2 - 1, 2, True),
+    (WINDOWS_PER_ELEMENT_LIMIT + 1, 1, False), (10_000_000, 1, False)])
+def test_sliding_windows_past_the_limit_an_element_go_to_the_replay(size, slide, relational):
+    # ceil(size / slide) windows an element: within the limit the pipeline explodes them, past it
+    # the replay stops the case at the record instead of exploding it into millions of rows.
+    case = Case(window=sliding(size, slide), events=[record("a", 1, ts=0)])
+    assert R.sliding_windows_within_limit(size, slide) == relational
+    assert is_relational(case) == relational
+    if relational:
+        assert len(assign_windows(case.window, 0, 0)) == WINDOWS_PER_ELEMENT_LIMIT
+    else:
+        with pytest.raises(AssignerFailure, match=re.escape(TOO_MANY_WINDOWS)):
+            assign_windows(case.window, 0, 0)
 
 
 def test_cleanup_time_saturates(spark):

@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 from conformance import Case, EventTimeTrigger, PurgingTrigger, difference, record, sliding, tumbling, watermark
 from conformance.case import CountTrigger, Record, Sliding, Tumbling
 from conformance.case_json import dumps_case
-from conformance.facts import EXTREME, LONG_MAX, LONG_MIN, WRAPPED_WINDOWS_LIMIT
+from conformance.facts import EXTREME, LONG_MAX, LONG_MIN, WINDOWS_PER_ELEMENT_LIMIT
 from flink_impl import FlinkImplementation
 from spark_impl.implementation import SparkImplementation, is_relational
 from spark_impl.spec import invalid_spec_message
@@ -118,7 +118,7 @@ def _window_count(window: Sliding, ts: int) -> int:
     try:
         return len(assign_windows(window, ts, 0))
     except AssignerFailure:
-        return WRAPPED_WINDOWS_LIMIT + 1
+        return WINDOWS_PER_ELEMENT_LIMIT + 1
 
 
 def _loop_wraps(window: Sliding, ts: int) -> bool:

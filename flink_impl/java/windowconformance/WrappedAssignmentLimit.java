@@ -1,7 +1,6 @@
 package windowconformance;
 
 import java.util.Collection;
-import java.util.Iterator;
 
 import org.apache.flink.api.common.ExecutionConfig;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
@@ -10,15 +9,14 @@ import org.apache.flink.streaming.api.windowing.triggers.Trigger;
 import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 
 /**
- * Flink's own {@code SlidingEventTimeWindows} or {@code SlidingProcessingTimeWindows}, with the contract's limit on the one assignment that
- * can run away ({@code conformance.observation.WRAPPED_WINDOWS_LIMIT}).
+ * Flink's own {@code SlidingEventTimeWindows} or {@code SlidingProcessingTimeWindows}, with the contract's limit on the
+ * windows of one element ({@code conformance.facts.WINDOWS_PER_ELEMENT_LIMIT}).
  *
- * <p>Near {@code Long.MIN_VALUE}, {@code start -= slide} wraps around to the top of the {@code long}
- * range and Flink's loop goes on from there: it ends after a few windows, after millions, or never
- * (it then fills the heap). Whether a job survives millions depends on its heap, so the contract stops
- * a case whose assignment wraps and yields more than {@code limit} windows, or runs out of memory in
- * the loop, with one message. The windows are Flink's; this class only counts them: Flink's loop
- * yields decreasing starts, so a start above the one before it is where the loop wrapped.
+ * <p>Flink accepts up to {@code MAX_WINDOW_NUM} (10,000,000) windows an element, and near {@code Long.MIN_VALUE}
+ * {@code start -= slide} wraps around to the top of the {@code long} range, where Flink's loop goes on for a few
+ * windows, for millions, or until it fills the heap. Whether a job survives millions depends on its heap, so the
+ * contract stops a case whose assignment yields more than {@code limit} windows for one element, wrapped or not, or
+ * runs out of memory in the loop, with one message. The windows are Flink's; this class only counts them.
  */
 final class WrappedAssignmentLimit extends WindowAssigner<Object, TimeWindow> {
     private static final long serialVersionUID = 1L;
@@ -41,23 +39,10 @@ final class WrappedAssignmentLimit extends WindowAssigner<Object, TimeWindow> {
         } catch (OutOfMemoryError e) {
             throw new IllegalStateException(message);
         }
-        if (windows.size() > limit && wrapped(windows)) {
+        if (windows.size() > limit) {
             throw new IllegalStateException(message);
         }
         return windows;
-    }
-
-    private static boolean wrapped(Collection<TimeWindow> windows) {
-        Iterator<TimeWindow> it = windows.iterator();
-        long previous = it.next().getStart();
-        while (it.hasNext()) {
-            long start = it.next().getStart();
-            if (start > previous) {
-                return true;
-            }
-            previous = start;
-        }
-        return false;
     }
 
     @Override
