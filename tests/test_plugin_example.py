@@ -41,7 +41,8 @@ def test_the_report_names_the_naive_implementations_bugs_with_minimal_cases():
     failures = {p["property"]: p["failures"] for p in impl["properties"]}
     assert set(failures) == {"matches_reference", "window_fires_once_watermark_passes_max_timestamp"}
     for [failure] in failures.values():
-        assert len(failure["case"]["events"]) <= 2, failure["case"]
+        # small: the shrinker deletes whole steps, and one step may bring a pair of records
+        assert len(failure["case"]["events"]) <= 3, failure["case"]
         # every minimal case shows one of the example's known bugs (which one a property shrinks to
         # depends on the generated examples)
         assert bugs(failure), failure
