@@ -305,7 +305,7 @@ EvictorSpec = CountEvictor | TimeEvictor
 EVICTORS: Vocabulary[EvictorSpec] = Vocabulary("type", CountEvictor, TimeEvictor)
 
 
-# --- watermark generators (DESIGN 2.1) -----------------------------------------------------
+# --- watermark generators (docs/format.md) ----------------------------------------------------
 
 
 PERIODIC = Feature("watermark.periodic", "periodic watermark emission (pipeline.auto-watermark-interval)")
@@ -473,7 +473,7 @@ class Case:
     allowed_lateness: int = 0
     late_side_output: bool = False
     end_of_input: bool = True
-    #: Parallel upstream instances feeding the one window operator (DESIGN 2.1).
+    #: Parallel upstream instances feeding the one window operator (docs/format.md).
     channels: int = 1
     #: `None`: the case's own `watermark` events are the watermarks.
     watermark_generator: WatermarkGenerator | None = None

@@ -1,4 +1,4 @@
-"""The `window-case/1` JSON format (DESIGN.md §2): validated loading and canonical dumping.
+"""The `window-case/1` JSON format (docs/format.md): validated loading and canonical dumping.
 
 Loading reports every problem by JSON path and rule (`CaseFormatError`). It checks the format, not
 Flink's job-time preconditions: a tumbling window with `size: 0` loads, and every implementation
@@ -205,7 +205,7 @@ def _read_event(doc: Any, path: str, problems: Problems) -> Event | None:
 def _check_channels(case_fields: Fields, events: list[Event | None], channels: int, generated: bool,
                     problems: Problems) -> None:
     """Every event names one of the case's channels, and none after its channel ended; with a
-    watermark generator the watermarks are the generator's, so the case lists none (DESIGN 2.1)."""
+    watermark generator the watermarks are the generator's, so the case lists none (docs/format.md)."""
     ended: dict[int, int] = {}
     for i, event in enumerate(events):
         at = f"{case_fields.at('events')}[{i}]"
@@ -225,7 +225,7 @@ def _check_channels(case_fields: Fields, events: list[Event | None], channels: i
 
 
 def _check_clock(events: list[Event | None], path: str, problems: Problems) -> None:
-    """Processing time starts at 0 and only moves forward (DESIGN.md §2)."""
+    """Processing time starts at 0 and only moves forward (docs/format.md)."""
     now = 0
     for i, event in enumerate(events):
         if isinstance(event, ProcessingTime):

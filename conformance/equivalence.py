@@ -1,4 +1,4 @@
-"""Equivalence of observations (DESIGN.md §3) and a readable difference when they are not.
+"""Equivalence of observations (docs/format.md); `conformance.difference` says how two differ.
 
 Two observations are equivalent when their errors match, the watermarks the operator received are
 the same sequence (where the case observes them), and, for every `at`, their firings, late and

@@ -1,4 +1,4 @@
-"""The implementation interface and its registry (DESIGN.md §4).
+"""The implementation interface and its registry (docs/format.md, docs/protocol.md).
 
 An implementation has a `name`, the `features` it supports and `run(cases) -> observations`: a batch
 in, one observation per case out, in the same order. `load_implementation` finds one by registered

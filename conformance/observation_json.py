@@ -1,4 +1,4 @@
-"""The `window-observation/1` JSON format (DESIGN.md §3): validated loading and dumping."""
+"""The `window-observation/1` JSON format (docs/format.md): validated loading and dumping."""
 
 from __future__ import annotations
 

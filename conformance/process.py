@@ -1,4 +1,4 @@
-"""Implementations over a process: the Python side of the `window-process/1` protocol (DESIGN.md §4).
+"""Implementations over a process: the Python side of the `window-process/1` protocol (docs/protocol.md).
 
 `--impl exec:COMMAND` starts `COMMAND` (split as a shell would, run without one) and speaks JSON lines
 with it over stdin and stdout, one message a line (docs/protocol.md, schemas in docs/schemas/):

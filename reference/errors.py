@@ -1,4 +1,4 @@
-"""The two ways a Flink job refuses a case (DESIGN.md §3, `error`)."""
+"""The two ways a Flink job refuses a case (docs/format.md, the observation's `error`)."""
 
 
 class InvalidSpec(Exception):

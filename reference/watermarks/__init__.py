@@ -1,4 +1,4 @@
-"""Where the window operator's watermarks come from (DESIGN.md §2.1, §5), class by class.
+"""Where the window operator's watermarks come from (docs/format.md, docs/semantics.md), class by class.
 
 `generators` (`BoundedOutOfOrdernessWatermarks`, `AscendingTimestampsWatermarks`,
 `WatermarksWithIdleness`, the legacy `BoundedOutOfOrdernessTimestampExtractor` and

@@ -13,7 +13,7 @@ operator, played at the positions the case gives:
 - A processing-time advance reaches every channel's periodic timer in channel order, after the window
   operator's own processing-time timers have fired (Flink runs them in other tasks: the case fixes one
   order).
-- A channel that ends sends `Long.MAX_VALUE` (DESIGN 2.1). With a generator, its operator forwards it
+- A channel that ends sends `Long.MAX_VALUE` (docs/format.md). With a generator, its operator forwards it
   (marking the channel active) and then finishes, with one last periodic emit that can no longer raise
   the watermark but may mark the channel idle: a finishing task advances to the end of event time
   before it finishes its operators (`StreamTask.endData`). Without a generator `Long.MAX_VALUE` goes
