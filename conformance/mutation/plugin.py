@@ -21,6 +21,11 @@ from conformance.profiles import PROFILES, register_profiles
 #: Property tests by how many mutants they kill first; the others run after them, in file order.
 KILLING_ORDER = (
     "test_matches_reference",
+    # the watermark mutants' killers: the properties above draw no watermark generator or channels
+    "test_watermark_cases_match_reference",
+    "test_generated_watermark_follows_its_generators_formula",
+    "test_splitting_a_channel_changes_nothing_but_positions",
+    "test_idle_channel_does_not_hold_windows_back",
     "test_window_fires_once_watermark_passes_max_timestamp",
     "test_side_output_exactly_for_elements_whose_every_window_is_late",
     "test_firing_timestamp_is_max_timestamp",
