@@ -152,6 +152,7 @@ final class CaseBranch {
                 return keyed.window(new WrappedAssignmentLimit(eventTime
                         ? SlidingEventTimeWindows.of(ms(w, "size"), ms(w, "slide"), ms(w, "offset"))
                         : SlidingProcessingTimeWindows.of(ms(w, "size"), ms(w, "slide"), ms(w, "offset")),
+                        eventTime, w.get("size").asLong(), w.get("slide").asLong(), w.path("offset").asLong(0),
                         run.wrappedWindowsLimit, run.tooManyWindows));
             case "session":
                 return keyed.window(eventTime

@@ -22,17 +22,33 @@ final class WrappedAssignmentLimit extends WindowAssigner<Object, TimeWindow> {
     private static final long serialVersionUID = 1L;
 
     private final WindowAssigner<Object, TimeWindow> flink;
+    private final boolean eventTime;
+    private final long size;
+    private final long slide;
+    private final long offset;
     private final int limit;
     private final String message;
 
-    WrappedAssignmentLimit(WindowAssigner<Object, TimeWindow> flink, int limit, String message) {
+    WrappedAssignmentLimit(WindowAssigner<Object, TimeWindow> flink, boolean eventTime, long size, long slide,
+                           long offset, int limit, String message) {
         this.flink = flink;
+        this.eventTime = eventTime;
+        this.size = size;
+        this.slide = slide;
+        this.offset = offset;
         this.limit = limit;
         this.message = message;
     }
 
     @Override
     public Collection<TimeWindow> assignWindows(Object element, long timestamp, WindowAssignerContext context) {
+        long time = eventTime ? timestamp : context.getCurrentProcessingTime();
+        // Where Flink's assigner fails before its loop, it speaks for itself: Long.MIN_VALUE is its "no timestamp",
+        // and (int) (size / slide) sizes its list (a negative slide or a cast that overflows: "Illegal Capacity").
+        boolean flinkLoops = (!eventTime || timestamp != Long.MIN_VALUE) && slide > 0 && (int) (size / slide) >= 0;
+        if (flinkLoops && exceedsLimit(time)) {
+            throw new IllegalStateException(message);
+        }
         Collection<TimeWindow> windows;
         try {
             windows = flink.assignWindows(element, timestamp, context);
@@ -43,6 +59,22 @@ final class WrappedAssignmentLimit extends WindowAssigner<Object, TimeWindow> {
             throw new IllegalStateException(message);
         }
         return windows;
+    }
+
+    /**
+     * Whether Flink's loop ({@code for (start = lastStart; start > time - size; start -= slide)}) would yield more than
+     * {@code limit} windows for {@code time}: counted ahead, in the same {@code long} arithmetic, so that a loop that
+     * wraps for ever is stopped at once instead of filling the heap (which, with a large heap, outlasts the job's
+     * timeout and reads as a case that never ends).
+     */
+    private boolean exceedsLimit(long time) {
+        int count = 0;
+        for (long start = TimeWindow.getWindowStartWithOffset(time, offset, slide); start > time - size; start -= slide) {
+            if (++count > limit) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Override
