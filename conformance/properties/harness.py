@@ -26,6 +26,7 @@ from hypothesis.strategies import DataObject
 
 from conformance.case import Case
 from conformance.case_json import dumps_case
+from conformance.difference import difference
 from conformance.evidence import FeatureTally, PropertyViolation
 from conformance.features import required_features
 from conformance.implementation import (
@@ -229,3 +230,16 @@ def check_each(rule: str, cases: Sequence[Case], observations: Sequence[Observat
         problem = check(case, observation)
         if problem:
             raise violation(rule, case, observation, problem)
+
+
+DIFFERENTIAL_RULE = "the implementation's observation is equivalent to the reference's"
+
+
+def compare_with_reference(suite: Suite, tally: FeatureTally, batch: Sequence[Case]) -> None:
+    """The differential rule: one `run` call for the batch; the first case whose observation is not
+    equivalent to the reference's is reported alone, with both observations."""
+    actual = suite.run(batch, tally)
+    for case, got, want in zip(batch, actual, suite.expected(batch), strict=True):
+        detail = difference(want, got)
+        if detail:
+            raise violation(DIFFERENTIAL_RULE, case, got, detail, expected=want)

@@ -21,8 +21,7 @@ from conformance.case import (
 from conformance.difference import difference
 from conformance.facts import LONG_MAX, LONG_MIN
 from conformance.observation import Observation
-from conformance.properties.harness import check_each, property_settings, violation
-from conformance.properties.test_differential import _compare
+from conformance.properties.harness import check_each, compare_with_reference, property_settings, violation
 from strategies.watermarks import generated_watermark_cases
 
 
@@ -224,4 +223,4 @@ def test_watermark_cases_match_reference(data, suite, tally):
     reference's."""
     if not any(f.startswith("watermark.") for f in suite.features) and "channels" not in suite.features:
         return
-    _compare(suite, tally, draw_batch(data, suite))
+    compare_with_reference(suite, tally, draw_batch(data, suite))
