@@ -281,8 +281,10 @@ def trigger_kinds(window: WindowSpec, d: Drawing, depth: int = 0) -> list[type]:
             kinds += [ContinuousEventTimeTrigger] * 2
     else:
         # The triggers that keep state across elements and merge it for sessions (CountTrigger,
-        # ContinuousEventTimeTrigger, whose timers and alignment make it the richest) twice.
-        kinds = [EventTimeTrigger, CountTrigger, CountTrigger, ContinuousEventTimeTrigger, ContinuousEventTimeTrigger,
+        # ContinuousEventTimeTrigger, whose timers and alignment make it the richest) twice; on
+        # sessions, where that state is merged (`onMerge`), CountTrigger four times.
+        counting = [CountTrigger] * (4 if isinstance(window, Session) else 2)
+        kinds = [EventTimeTrigger, *counting, ContinuousEventTimeTrigger, ContinuousEventTimeTrigger,
                  ProcessingTimeTrigger, ContinuousProcessingTimeTrigger]
     if time_unit(window) > d.scale.continuous_up_to:
         kinds = [k for k in kinds if k not in (ContinuousEventTimeTrigger, ContinuousProcessingTimeTrigger)]
@@ -321,8 +323,9 @@ def triggers(draw, d: Drawing, window: WindowSpec) -> TriggerSpec | None:
     if isinstance(window, Count):
         return None  # countWindow brings its own trigger
     kinds = trigger_kinds(window, d)
-    # The global window's default trigger never fires: give it an explicit one more often.
-    defaults = 1 if isinstance(window, Global) else 3
+    # The global window's default trigger never fires, and sessions merge their triggers' state:
+    # give them an explicit one more often.
+    defaults = 1 if isinstance(window, Global | Session) else 3
     if not kinds or draw(st.integers(0, defaults + len(kinds) - 1)) < defaults:
         return None
     return draw(explicit_triggers(d, window, kinds, 0))
