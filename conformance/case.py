@@ -258,11 +258,30 @@ class NeverTrigger(Kind):
     feature: ClassVar[Feature] = Feature("trigger.never", "NeverTrigger")
 
 
+@dataclass(frozen=True)
+class ProcessingTimeoutTrigger(Kind):
+    """`ProcessingTimeoutTrigger.of(inner, Duration.ofMillis(timeout), reset_timer_on_new_record,
+    should_clear_on_timeout)`: fires when `inner` fires on an element, and on every timer of the
+    window, its own timeout `timeout` after the first element (after the last one with
+    `reset_timer_on_new_record`) included. Flink checks none of its arguments, and it cannot merge."""
+
+    tag: ClassVar[str] = "processing_timeout"
+    feature: ClassVar[Feature] = Feature("trigger.processing_timeout", "ProcessingTimeoutTrigger")
+
+    inner: TriggerSpec
+    timeout: int
+    reset_timer_on_new_record: bool = False
+    should_clear_on_timeout: bool = True
+
+    def needs(self) -> set[str]:
+        return super().needs() | {PROCESSING_TIME.name}
+
+
 TriggerSpec = (EventTimeTrigger | ProcessingTimeTrigger | CountTrigger | ContinuousEventTimeTrigger
-               | ContinuousProcessingTimeTrigger | PurgingTrigger | NeverTrigger)
+               | ContinuousProcessingTimeTrigger | PurgingTrigger | NeverTrigger | ProcessingTimeoutTrigger)
 TRIGGERS: Vocabulary[TriggerSpec] = Vocabulary(
     "type", EventTimeTrigger, ProcessingTimeTrigger, CountTrigger, ContinuousEventTimeTrigger,
-    ContinuousProcessingTimeTrigger, PurgingTrigger, NeverTrigger)
+    ContinuousProcessingTimeTrigger, PurgingTrigger, NeverTrigger, ProcessingTimeoutTrigger)
 
 
 def purging(inner: TriggerSpec) -> PurgingTrigger:

@@ -31,6 +31,7 @@ from conformance.case import (
     Kind,
     NeverTrigger,
     ProcessingTime,
+    ProcessingTimeoutTrigger,
     ProcessingTimeTrigger,
     PurgingTrigger,
     Session,
@@ -236,7 +237,9 @@ def _check_clock(events: list[Event | None], path: str, problems: Problems) -> N
 
 
 def _innermost(trigger: TriggerSpec | None) -> TriggerSpec | None:
-    while isinstance(trigger, PurgingTrigger):
+    """The trigger inside every wrapper (`PurgingTrigger`, `ProcessingTimeoutTrigger`): a wrapper takes
+    its nested trigger's window type."""
+    while isinstance(trigger, PurgingTrigger | ProcessingTimeoutTrigger):
         trigger = trigger.inner
     return trigger
 

@@ -304,3 +304,62 @@ class NeverTrigger(Trigger):
 
     def __repr__(self) -> str:
         return "GlobalWindows.NeverTrigger()"
+
+
+class ProcessingTimeoutTrigger(Trigger):
+    """`ProcessingTimeoutTrigger`: the nested trigger, plus a processing-time timeout.
+
+    On an element the nested trigger decides first; when it fires, the timeout is cleared with it
+    (`clear`, the nested trigger's `clear` included) and its result returned. Otherwise the first
+    element sets a "timeout" state and a processing-time timer at `now + interval`, `long` arithmetic
+    (every element does, the previous timer deleted, with `resetTimerOnNewRecord`). Every timer of the
+    window, event or processing time, the timeout's, the nested trigger's or the operator's cleanup
+    timer, FIREs (FIRE_AND_PURGE when the nested trigger purges), clearing everything first with
+    `shouldClearOnTimeout`. Flink checks none of the arguments; it cannot merge.
+    """
+
+    STATE = "timeout"
+
+    def __init__(self, nested: Trigger, interval: int, reset_timer_on_new_record: bool,
+                 should_clear_on_timeout: bool) -> None:
+        self.nested, self.interval = nested, interval
+        self.reset_timer_on_new_record = reset_timer_on_new_record
+        self.should_clear_on_timeout = should_clear_on_timeout
+
+    def __repr__(self) -> str:
+        return (f"ProcessingTimeoutTrigger.of({self.nested!r}, Duration.ofMillis({self.interval}), "
+                f"{str(self.reset_timer_on_new_record).lower()}, {str(self.should_clear_on_timeout).lower()})")
+
+    def on_element(self, timestamp, window, ctx):
+        result = self.nested.on_element(timestamp, window, ctx)
+        if result.is_fire:
+            self.clear(window, ctx)
+            return result
+        next_fire_timestamp = ladd(ctx.current_processing_time(), self.interval)
+        timeout = ctx.get_state(self.STATE)
+        if timeout is not None and self.reset_timer_on_new_record:
+            ctx.delete_processing_time_timer(timeout)
+            ctx.set_state(self.STATE, None)
+            timeout = None
+        if timeout is None:
+            ctx.set_state(self.STATE, next_fire_timestamp)
+            ctx.register_processing_time_timer(next_fire_timestamp)
+        return result
+
+    def _on_timer(self, result: TriggerResult, window: Window, ctx: TriggerContext) -> TriggerResult:
+        if self.should_clear_on_timeout:
+            self.clear(window, ctx)
+        return TriggerResult.FIRE_AND_PURGE if result.is_purge else TriggerResult.FIRE
+
+    def on_processing_time(self, time, window, ctx):
+        return self._on_timer(self.nested.on_processing_time(time, window, ctx), window, ctx)
+
+    def on_event_time(self, time, window, ctx):
+        return self._on_timer(self.nested.on_event_time(time, window, ctx), window, ctx)
+
+    def clear(self, window, ctx):
+        timeout = ctx.get_state(self.STATE)
+        if timeout is not None:
+            ctx.delete_processing_time_timer(timeout)
+            ctx.set_state(self.STATE, None)
+        self.nested.clear(window, ctx)

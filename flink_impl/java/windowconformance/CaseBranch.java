@@ -29,6 +29,7 @@ import org.apache.flink.streaming.api.windowing.triggers.ContinuousProcessingTim
 import org.apache.flink.streaming.api.windowing.triggers.CountTrigger;
 import org.apache.flink.streaming.api.windowing.triggers.EventTimeTrigger;
 import org.apache.flink.streaming.api.windowing.triggers.ProcessingTimeTrigger;
+import org.apache.flink.streaming.api.windowing.triggers.ProcessingTimeoutTrigger;
 import org.apache.flink.streaming.api.windowing.triggers.PurgingTrigger;
 import org.apache.flink.streaming.api.windowing.triggers.Trigger;
 import org.apache.flink.util.OutputTag;
@@ -185,6 +186,9 @@ final class CaseBranch {
                 return ContinuousProcessingTimeTrigger.of(ms(t, "interval"));
             case "purging":
                 return PurgingTrigger.of(trigger(t.get("inner")));
+            case "processing_timeout":
+                return ProcessingTimeoutTrigger.of(trigger(t.get("inner")), ms(t, "timeout"),
+                        t.get("reset_timer_on_new_record").asBoolean(), t.get("should_clear_on_timeout").asBoolean());
             case "never":
                 // Flink's own class; it is declared for GlobalWindow, as a user would have to cast it.
                 return new GlobalWindows.NeverTrigger();
