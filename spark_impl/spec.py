@@ -20,6 +20,7 @@ from conformance.case import (
     EvictorSpec,
     Global,
     NeverTrigger,
+    ProcessingTimeoutTrigger,
     ProcessingTimeTrigger,
     PurgingTrigger,
     Session,
@@ -72,10 +73,11 @@ def window_message(case: Case) -> str | None:
 
 
 def can_merge(trigger: TriggerSpec) -> bool:
-    """`Trigger.canMerge()`: every trigger of the format but `NeverTrigger` (PurgingTrigger delegates)."""
+    """`Trigger.canMerge()`: every trigger of the format but `NeverTrigger` and `ProcessingTimeoutTrigger`
+    (which does not override it); `PurgingTrigger` delegates."""
     while isinstance(trigger, PurgingTrigger):
         trigger = trigger.inner
-    return not isinstance(trigger, NeverTrigger)
+    return not isinstance(trigger, NeverTrigger | ProcessingTimeoutTrigger)
 
 
 def default_trigger(window) -> TriggerSpec:

@@ -15,6 +15,7 @@ from conformance.case import (
     ContinuousProcessingTimeTrigger,
     CountTrigger,
     EventTimeTrigger,
+    ProcessingTimeoutTrigger,
     ProcessingTimeTrigger,
     PurgingTrigger,
     TriggerSpec,
@@ -26,8 +27,9 @@ from spark_impl.windows import max_timestamp
 CONTINUE = (False, False)
 FIRE = (True, False)
 
-#: The state names Flink's triggers use (`CountTrigger` "count", the continuous ones "fire-time").
-COUNT, FIRE_TIME = "count", "fire-time"
+#: The state names Flink's triggers use (`CountTrigger` "count", the continuous ones "fire-time",
+#: `ProcessingTimeoutTrigger` "timeout": two timeout triggers nested in each other share it, as in Flink).
+COUNT, FIRE_TIME, TIMEOUT = "count", "fire-time", "timeout"
 
 
 
@@ -56,6 +58,20 @@ def _purging(result: tuple[bool, bool]) -> tuple[bool, bool]:
 def on_element(t: TriggerSpec, ctx: TriggerContext, ts: int, window) -> tuple[bool, bool]:
     m = max_timestamp(window)
     match t:
+        case ProcessingTimeoutTrigger(inner, timeout, reset_timer_on_new_record, _):
+            result = on_element(inner, ctx, ts, window)
+            if result[0]:  # the nested trigger fired: the timeout goes with it
+                clear(t, ctx, window)
+                return result
+            pending = ctx.get_state(TIMEOUT, window)
+            if pending is not None and reset_timer_on_new_record:
+                ctx.delete_processing_timer(pending, window)
+                pending = None
+            if pending is None:
+                due = add(ctx.processing_time, timeout)
+                ctx.set_state(TIMEOUT, window, due)
+                ctx.register_processing_timer(due, window)
+            return result
         case PurgingTrigger(inner):
             return _purging(on_element(inner, ctx, ts, window))
         case EventTimeTrigger():
@@ -88,8 +104,18 @@ def on_element(t: TriggerSpec, ctx: TriggerContext, ts: int, window) -> tuple[bo
     return CONTINUE  # NeverTrigger
 
 
+def _timed_out(t: ProcessingTimeoutTrigger, ctx: TriggerContext, result: tuple[bool, bool],
+               window) -> tuple[bool, bool]:
+    """`ProcessingTimeoutTrigger` on any timer of the window: FIRE, keeping the nested trigger's purge."""
+    if t.should_clear_on_timeout:
+        clear(t, ctx, window)
+    return (True, result[1])
+
+
 def on_event_time(t: TriggerSpec, ctx: TriggerContext, time: int, window) -> tuple[bool, bool]:
     match t:
+        case ProcessingTimeoutTrigger(inner):
+            return _timed_out(t, ctx, on_event_time(inner, ctx, time, window), window)
         case PurgingTrigger(inner):
             return _purging(on_event_time(inner, ctx, time, window))
         case EventTimeTrigger():
@@ -106,6 +132,8 @@ def on_event_time(t: TriggerSpec, ctx: TriggerContext, time: int, window) -> tup
 
 def on_processing_time(t: TriggerSpec, ctx: TriggerContext, time: int, window) -> tuple[bool, bool]:
     match t:
+        case ProcessingTimeoutTrigger(inner):
+            return _timed_out(t, ctx, on_processing_time(inner, ctx, time, window), window)
         case PurgingTrigger(inner):
             return _purging(on_processing_time(inner, ctx, time, window))
         case ProcessingTimeTrigger():
@@ -125,6 +153,12 @@ def on_processing_time(t: TriggerSpec, ctx: TriggerContext, time: int, window) -
 
 def clear(t: TriggerSpec, ctx: TriggerContext, window) -> None:
     match t:
+        case ProcessingTimeoutTrigger(inner):
+            pending = ctx.get_state(TIMEOUT, window)
+            if pending is not None:
+                ctx.delete_processing_timer(pending, window)
+                ctx.set_state(TIMEOUT, window, None)
+            clear(inner, ctx, window)
         case PurgingTrigger(inner):
             clear(inner, ctx, window)
         case EventTimeTrigger():
