@@ -252,17 +252,11 @@ def _check_fit(window: WindowSpec, trigger: TriggerSpec | None, evictor: Evictor
     window type. (Flink's own job-time rejections, such as `NeverTrigger` on merging session
     windows, are observations, not format errors.)"""
     inner = _innermost(trigger)
-    if isinstance(window, Global) and isinstance(inner, EventTimeTrigger | ProcessingTimeTrigger):
+    if isinstance(window, Global | Count) and isinstance(inner, EventTimeTrigger | ProcessingTimeTrigger):
         problems.add(f"{path}.trigger", "EventTimeTrigger and ProcessingTimeTrigger need time windows; "
-                                        "the global window is not one")
+                                        "the global window (and countWindow's) is not one")
     if isinstance(window, Tumbling | Sliding) and isinstance(inner, NeverTrigger):
         problems.add(f"{path}.trigger", "NeverTrigger is GlobalWindows' trigger; it does not fit time windows")
-    if isinstance(window, Count) and trigger is not None:
-        problems.add(f"{path}.trigger", "a count window brings its own trigger (countWindow is "
-                                        "GlobalWindows + CountTrigger); use assigner 'global' to set one")
-    if isinstance(window, Count) and evictor is not None:
-        problems.add(f"{path}.evictor", "a count window brings its own evictor; use assigner 'global' "
-                                        "to set one")
     if isinstance(window, Session) and isinstance(evictor, CountEvictor):
         problems.add(f"{path}.evictor", "a count evictor on merging (session) windows depends on the "
                                         "order in which Flink's state backend merges window contents, "

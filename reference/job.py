@@ -2,7 +2,9 @@
 
 The explicit trigger replaces the assigner's default one; `countWindow(size[, slide])` is
 `GlobalWindows` with `PurgingTrigger(CountTrigger(size))`, or `CountTrigger(slide)` and
-`CountEvictor(size)`. Flink's job-time rejections raise `InvalidSpec` with Flink's message.
+`CountEvictor(size)`, and a case's `.trigger(...)` / `.evictor(...)` after it replaces only its own
+part, as `WindowOperatorBuilder.trigger` / `.evictor` do. Flink's job-time rejections raise
+`InvalidSpec` with Flink's message.
 """
 
 from __future__ import annotations
@@ -70,14 +72,16 @@ def build_operator(case: spec.Case, output: WindowOutput, listener: TraceListene
                    window_start: WindowStart = get_window_start_with_offset) -> WindowOperator:
     """The operator Flink would run for `case`; raises `InvalidSpec` where Flink rejects the job."""
     assigner = build_assigner(case.window, window_start)
-    trigger = build_trigger(case.trigger) if case.trigger is not None else assigner.default_trigger()
-    evictor = build_evictor(case.evictor) if case.evictor is not None else None
-    match case.window:
+    trigger, evictor = assigner.default_trigger(), None
+    match case.window:  # KeyedStream.countWindow sets these before the case's .trigger / .evictor
         case spec.Count(size, None):
             trigger = triggers.PurgingTrigger(triggers.CountTrigger(size))
         case spec.Count(size, slide):
-            trigger = triggers.CountTrigger(slide)
-            evictor = evictors.CountEvictor(size, False)
+            trigger, evictor = triggers.CountTrigger(slide), evictors.CountEvictor(size, False)
+    if case.trigger is not None:  # WindowedStream.trigger replaces the trigger, keeps the evictor
+        trigger = build_trigger(case.trigger)
+    if case.evictor is not None:  # WindowedStream.evictor replaces the evictor, keeps the trigger
+        evictor = build_evictor(case.evictor)
     if assigner.is_merging and not trigger.can_merge:
         raise InvalidSpec(MERGING_TRIGGER_MESSAGE)
     if case.allowed_lateness < 0:  # WindowOperatorBuilder.allowedLateness, after the assigner and trigger

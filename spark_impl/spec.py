@@ -112,11 +112,11 @@ class OperatorSpec:
 
 def operator_spec(case: Case) -> OperatorSpec:
     """The operator `case` describes (assumes `invalid_spec_message(case)` is None)."""
-    w, trigger, evictor = case.window, case.trigger, case.evictor
+    w, trigger, evictor = case.window, None, None
     if isinstance(w, Count):
-        # KeyedStream.countWindow(size[, slide])
+        # KeyedStream.countWindow(size[, slide]); the case's .trigger / .evictor replace one part each
         w, trigger, evictor = (
             (Global(), PurgingTrigger(CountTrigger(w.size)), None) if w.slide is None
             else (Global(), CountTrigger(w.slide), CountEvictor(w.size)))
-    return OperatorSpec(w, trigger or default_trigger(w), evictor, case.allowed_lateness,
-                        case.late_side_output, case.end_of_input, len(case.events))
+    return OperatorSpec(w, case.trigger or trigger or default_trigger(w), case.evictor or evictor,
+                        case.allowed_lateness, case.late_side_output, case.end_of_input, len(case.events))

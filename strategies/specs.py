@@ -275,7 +275,7 @@ def trigger_kinds(window: WindowSpec, d: Drawing, depth: int = 0) -> list[type]:
     at a scale whose times reach `Long.MAX_VALUE`.
     `PurgingTrigger`s nest up to `PURGING_DEPTH`.
     """
-    if isinstance(window, Global):
+    if isinstance(window, Global | Count):
         kinds = [CountTrigger, NeverTrigger, ContinuousProcessingTimeTrigger]
         if "unbounded_input" in d.features and not d.scale.reaches_long_max:
             kinds += [ContinuousEventTimeTrigger] * 2
@@ -319,13 +319,12 @@ def explicit_triggers(draw, d: Drawing, window: WindowSpec, kinds: list[type], d
 
 @st.composite
 def triggers(draw, d: Drawing, window: WindowSpec) -> TriggerSpec | None:
-    """`None` (the assigner's default) or an explicit trigger, possibly wrapped in `PurgingTrigger`."""
-    if isinstance(window, Count):
-        return None  # countWindow brings its own trigger
+    """`None` (the assigner's default) or an explicit trigger, possibly wrapped in `PurgingTrigger`;
+    on a count window it replaces the `CountTrigger` that `countWindow` brings."""
     kinds = trigger_kinds(window, d)
     # The global window's default trigger never fires, and sessions merge their triggers' state:
-    # give them an explicit one more often.
-    defaults = 1 if isinstance(window, Global | Session) else 3
+    # give them an explicit one more often; countWindow's own trigger is what most jobs keep.
+    defaults = 1 if isinstance(window, Global | Session) else 6 if isinstance(window, Count) else 3
     if not kinds or draw(st.integers(0, defaults + len(kinds) - 1)) < defaults:
         return None
     return draw(explicit_triggers(d, window, kinds, 0))
@@ -363,9 +362,8 @@ EVICTOR_PARAMETERS: dict[type, Callable[[Drawing, WindowSpec, bool], st.SearchSt
 
 @st.composite
 def evictors(draw, d: Drawing, window: WindowSpec) -> EvictorSpec | None:
-    """`None` mostly; a count evictor (not on sessions: the format forbids it) or a time evictor."""
-    if isinstance(window, Count):
-        return None
+    """`None` mostly; a count evictor (not on sessions: the format forbids it) or a time evictor (on a
+    count window it replaces the `CountEvictor` that `countWindow(size, slide)` brings)."""
     on_sessions = isinstance(window, Session)
     kinds = [None, None] + [k for k in EVICTORS if d.allows(k) and not (k is CountEvictor and on_sessions)]
     kind = draw(st.sampled_from(kinds))

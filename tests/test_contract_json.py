@@ -18,6 +18,7 @@ from conformance import (
     InputWatermark,
     LateRecord,
     MonotonousWatermarks,
+    NeverTrigger,
     Observation,
     TimeEvictor,
     TimeWindow,
@@ -114,8 +115,7 @@ def test_every_problem_is_reported_with_its_path_and_rule():
 
 
 @pytest.mark.parametrize("window, part, extra", [
-    ({"assigner": "count", "size": 3}, "trigger", {"trigger": {"type": "never"}}),
-    ({"assigner": "count", "size": 3}, "evictor", {"evictor": {"type": "time", "size": 3}}),
+    ({"assigner": "count", "size": 3}, "trigger", {"trigger": {"type": "event_time"}}),
     ({"assigner": "session", "gap": 3}, "evictor", {"evictor": {"type": "count", "max_count": 3}}),
     ({"assigner": "global"}, "trigger", {"trigger": {"type": "purging", "inner": {"type": "event_time"}}}),
     ({"assigner": "global"}, "trigger", {"trigger": {"type": "processing_time"}}),
@@ -124,6 +124,14 @@ def test_every_problem_is_reported_with_its_path_and_rule():
 def test_a_trigger_or_evictor_that_does_not_fit_the_assigner_is_rejected(window, part, extra):
     found = problems_of({"format": "window-case/1", "window": window, "events": []} | extra)
     assert [path for path, _ in found] == [f"$.{part}"]
+
+
+def test_count_window_takes_a_trigger_and_an_evictor_as_windowed_stream_does():
+    """`countWindow(...).trigger(...).evictor(...)` is legal Java (`WindowedStream<T, K, GlobalWindow>`)."""
+    doc = {"format": "window-case/1", "window": {"assigner": "count", "size": 3, "slide": 1}, "events": [],
+           "trigger": {"type": "never"}, "evictor": {"type": "time", "size": 3, "after": False}}
+    case = case_from_json(doc)
+    assert (case.trigger, case.evictor) == (NeverTrigger(), TimeEvictor(3))
 
 
 def test_unknown_trigger_and_nested_problems_have_paths():

@@ -188,6 +188,14 @@ CATALOGUE = [
            ("operator", "EvictingWindowOperator.emit_window_contents",
             "    if elements:\n        self.window_state[(key, state_window)] = elements\n"
             "    else:\n        self.window_state.pop((key, state_window), None)\n", "")),
+    # --- countWindow followed by .trigger / .evictor ---------------------------------------
+    mutant("count_window_trigger_drops_evictor",
+           "countWindow(size, slide).trigger(t) drops the CountEvictor(size) that countWindow set",
+           ("job", "build_operator", "        trigger = build_trigger(case.trigger)\n",
+            "        trigger, evictor = build_trigger(case.trigger), None\n")),
+    mutant("count_window_keeps_its_trigger", "countWindow's CountTrigger stays when the job sets another trigger",
+           ("job", "build_operator", "if case.trigger is not None:",
+            "if case.trigger is not None and not isinstance(case.window, spec.Count):")),
 ]
 
 MUTANTS: dict[str, Mutant] = {m.name: m for m in CATALOGUE}
