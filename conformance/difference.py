@@ -14,7 +14,8 @@ missing and one extra firing:
 
 The watermarks the operator received, where the case observes them, are a sequence: the first place
 where the two part is their difference. Positions are those of the case's events; given the number of
-events, the position after the last one reads as the end of input.
+events, the position after the last one reads as the end of input. Compared with a position-free
+implementation, the outputs have no positions (`conformance.equivalence.as_compared`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from conformance.equivalence import comparable, never_ends_cut
+from conformance.equivalence import as_compared
 from conformance.facts import LONG_MAX, LONG_MIN
 from conformance.observation import Error, Firing, InputWatermark, LateRecord, Observation
 
@@ -43,30 +44,44 @@ class Positions:
 
     events: int | None
 
-    def __call__(self, at: int) -> str:
+    def __call__(self, at: int | None) -> str:
+        if at is None:
+            return "in the case"
         return "at the end of input" if at == self.events else f"at position {at}"
 
 
-def differences(want: Observation, got: Observation, events: int | None = None) -> list[str]:
+def _order(at: int | None) -> float:
+    """A position as a sort key; an unknown one (position-free) first."""
+    return -1 if at is None else at
+
+
+def _earlier(a: int | None, b: int | None) -> float:
+    return min(_order(a), _order(b))
+
+
+def _apart(a: int | None, b: int | None) -> float:
+    return 0 if a is None or b is None else abs(a - b)
+
+
+def differences(want: Observation, got: Observation, events: int | None = None, positions: bool = True) -> list[str]:
     """Every way `got` departs from `want`, in the order of the case's events (`events` of them);
-    empty when they are equivalent."""
-    cut = never_ends_cut(want, got)
-    want, got = comparable(want, cut), comparable(got, cut)
+    empty when they are equivalent (`positions`: as in `conformance.equivalence.equivalent`)."""
+    want, got = as_compared(want, got, positions)
     where = Positions(events)
     found = _error(want.error, got.error) + _watermarks(want.watermarks, got.watermarks, where)
     found += _firings(_extra(want.firings, got.firings), _extra(got.firings, want.firings), where)
     found += _records(want, got, where)
-    return [text for _, text in sorted(found, key=lambda item: item[0])]
+    return [text for _, text in sorted(found, key=lambda item: _order(item[0]))]
 
 
-def difference(expected: Observation, actual: Observation, events: int | None = None) -> str:
+def difference(expected: Observation, actual: Observation, events: int | None = None, positions: bool = True) -> str:
     """How `actual` departs from `expected`, a line each; empty when they are equivalent."""
-    return "\n".join(differences(expected, actual, events))
+    return "\n".join(differences(expected, actual, events, positions))
 
 
 def _extra(a: tuple, b: tuple) -> list:
     """What `a` holds more often than `b`, as a multiset."""
-    return sorted((Counter(a) - Counter(b)).elements(), key=lambda x: (x.at, repr(x)))
+    return sorted((Counter(a) - Counter(b)).elements(), key=lambda x: (_order(x.at), repr(x)))
 
 
 def _error(want: Error | None, got: Error | None) -> list[tuple[float, str]]:
@@ -88,7 +103,7 @@ def _watermarks(want: tuple[InputWatermark, ...] | None, got: tuple[InputWaterma
         return [(-1, "the watermarks the operator received are " + ("missing" if got is None else "extra"))]
     for i, (a, b) in enumerate(zip(want, got, strict=False)):
         if a != b:
-            return [(min(a.at, b.at), f"the operator's watermark #{i + 1} is {_watermark(b, where)} instead of "
+            return [(_earlier(a.at, b.at), f"the operator's watermark #{i + 1} is {_watermark(b, where)} instead of "
                                       f"{_watermark(a, where)}")]
     i = min(len(want), len(got))
     if len(got) > len(want):
@@ -128,14 +143,14 @@ def _firings(missing: list[Firing], extra: list[Firing], where: Positions) -> li
             found.append((want.at, f"{_firing_name(want)} {where(want.at)} (values {list(want.values)}) "
                                    "is missing"))
             continue
-        got = min(same, key=lambda f: (f.at != want.at, f.values != want.values, abs(f.at - want.at)))
+        got = min(same, key=lambda f: (f.at != want.at, f.values != want.values, _apart(f.at, want.at)))
         extra.remove(got)
         changes = _changes(want, got)
         if got.at == want.at:
             found.append((want.at, f"{_firing_name(want)} {where(want.at)} has {', '.join(changes)}"))
         else:
             text = f"{_firing_name(want)} comes {where(got.at)} instead of {where(want.at)}"
-            found.append((min(want.at, got.at), text + (f", with {', '.join(changes)}" if changes else "")))
+            found.append((_earlier(want.at, got.at), text + (f", with {', '.join(changes)}" if changes else "")))
     found += [(f.at, f"extra {_firing_name(f)} {where(f.at)} (values {list(f.values)})") for f in extra]
     return found
 
@@ -154,12 +169,12 @@ def _records(want: Observation, got: Observation, where: Positions) -> list[tupl
             found.append((r.at, f"{part} {_record_name(r)} {where(r.at)} "
                                 "is missing"))
             continue
-        other_part, e = min(same, key=lambda pe: (pe[0] != part, abs(pe[1].at - r.at)))
+        other_part, e = min(same, key=lambda pe: (pe[0] != part, _apart(pe[1].at, r.at)))
         extra.remove((other_part, e))
         if other_part != part:
             found.append((r.at, f"{_record_name(r)} {where(e.at)} {MOVED[other_part]}"))
         else:
-            found.append((min(r.at, e.at), f"{part} {_record_name(r)} comes {where(e.at)} instead of "
+            found.append((_earlier(r.at, e.at), f"{part} {_record_name(r)} comes {where(e.at)} instead of "
                                            f"{where(r.at)}"))
     found += [(e.at, f"extra {part} {_record_name(e)} {where(e.at)}") for part, e in extra]
     return found

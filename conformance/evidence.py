@@ -32,6 +32,11 @@ class FeatureTally(Counter):
             self.update(required_features(case))
 
 
+#: Why a rule about positions does not run against a position-free implementation: the test skips
+#: with this reason, and the run's report shows it as not applicable (not as a test that could not run).
+NOT_APPLICABLE = "not applicable: the rule is about positions and the implementation is position-free"
+
+
 class PropertyViolation(AssertionError):
     """A property does not hold for `case`.
 

@@ -50,33 +50,39 @@ ENGINE_FAILURES: dict[str, str] = {
 
 @runtime_checkable
 class Implementation(Protocol):
-    """What the suite runs. `name`, `features` and `run` are required; `costly_calls` defaults to
-    False (`load_implementation` fills it in for an object that leaves it out): set it to True when
-    every `run` call costs a job (Spark, Flink), so that the suite batches a property's examples
-    into a few large calls (prefetching)."""
+    """What the suite runs. `name`, `features` and `run` are required; `costly_calls` and
+    `position_free` default to False (`load_implementation` fills them in for an object that leaves
+    them out). Set `costly_calls` when every `run` call costs a job (Spark, Flink), so that the suite
+    batches a property's examples into a few large calls (prefetching). Set `position_free` when the
+    implementation cannot tell when it emitted something: its observations have `at = None`, it is
+    compared over whole cases (`conformance.equivalence`), and the properties about positions are
+    not run against it."""
 
     name: str
     features: frozenset[str]
     costly_calls: bool
+    position_free: bool
 
     def run(self, cases: Sequence[Case]) -> list[Observation]:
         """One observation per case, in order. A case that Flink rejects gets an `error`."""
         ...
 
 
-#: The members an object must have to be an implementation (`costly_calls` has a default).
+#: The members an object must have to be an implementation.
 REQUIRED_MEMBERS = ("name", "features", "run")
+#: The members it may leave out, and their defaults.
+OPTIONAL_MEMBERS = {"costly_calls": False, "position_free": False}
 
 
 class WithDefaults:
     """An implementation that leaves out an optional member of the protocol, with its default."""
 
-    costly_calls = False
-
     def __init__(self, impl: object) -> None:
         self.wrapped = impl
 
     def __getattr__(self, member: str) -> object:
+        if member in OPTIONAL_MEMBERS and not hasattr(self.wrapped, member):
+            return OPTIONAL_MEMBERS[member]
         return getattr(self.wrapped, member)
 
 
@@ -220,7 +226,7 @@ def load_implementation(spec: str) -> Implementation:
         raise ImplementationNotFound(f"{spec!r} did not give an implementation: it has no "
                                      f"{', '.join(missing)} (needs {', '.join(REQUIRED_MEMBERS)})")
     _check_features(spec, impl.features)
-    return impl if hasattr(impl, "costly_calls") else WithDefaults(impl)
+    return impl if all(hasattr(impl, member) for member in OPTIONAL_MEMBERS) else WithDefaults(impl)
 
 
 def _members_missing(obj: object) -> list[str]:

@@ -1,12 +1,16 @@
 """The `Observation`: what a window operator emitted for one case (`window-observation/1`).
 
 `at` is the index in `Case.events` of the event during which an output happened, and
-`len(case.events)` stands for the end of input.
+`len(case.events)` stands for the end of input. A position-free implementation (one that cannot tell
+when it emitted something) gives `None` for every `at`, and may give `None` for what it cannot
+observe: a firing's `watermark`, the operator's input `watermarks` (`conformance.equivalence` says
+how such observations are compared).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Literal
 
 
@@ -36,27 +40,22 @@ Window = TimeWindow | GlobalWindow
 class Firing:
     """One call of the window function: the window's contents, sorted, and where it happened."""
 
-    at: int
+    at: int | None
     key: str
     window: Window
     timestamp: int
     values: tuple[int, ...]
-    watermark: int
+    watermark: int | None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "values", tuple(sorted(self.values)))
-
-    def sort_key(self) -> tuple:
-        w = self.window
-        return (self.at, self.key, isinstance(w, GlobalWindow), repr(w), self.timestamp, self.values,
-                self.watermark)
 
 
 @dataclass(frozen=True)
 class LateRecord:
     """A record that went to the late side output (`late`) or was dropped (`dropped`)."""
 
-    at: int
+    at: int | None
     key: str
     value: int
     ts: int
@@ -66,7 +65,7 @@ class LateRecord:
 class InputWatermark:
     """A watermark the window operator received (what `StatusWatermarkValve` let through), at `at`."""
 
-    at: int
+    at: int | None
     watermark: int
 
 
@@ -100,3 +99,13 @@ class Observation:
     @classmethod
     def invalid_spec(cls, message: str) -> Observation:
         return cls(error=Error("invalid_spec", message))
+
+
+def remapped(observation: Observation, position: Callable[[int], int]) -> Observation:
+    """`observation`'s outputs with each position `at` replaced by `position(at)` (an unknown one, a
+    position-free implementation's, stays unknown), without the operator's input watermarks."""
+    def move(items):
+        return tuple(o if o.at is None else replace(o, at=position(o.at)) for o in items)
+
+    return Observation(move(observation.firings), move(observation.late), move(observation.dropped),
+                       observation.error)

@@ -20,28 +20,25 @@ from conformance.validation import MISSING, Fields, Problems, is_long
 OBSERVATION_FORMAT = "window-observation/1"
 
 
-def observation_from_json(doc: Any, path: str = "$", source: str | None = None) -> Observation:
+def observation_from_json(doc: Any, path: str = "$", source: str | None = None,
+                          position_free: bool = False) -> Observation:
+    """The observation in `doc`. A `position_free` implementation's has `"at": null` everywhere, and
+    may give `"watermark": null` in a firing (not observed); any other has an integer `at`."""
     problems = Problems()
     f = Fields(doc, path, problems)
     fmt = f.take("format")
     if fmt not in (MISSING, OBSERVATION_FORMAT):
         problems.add(f.at("format"), f"must be {OBSERVATION_FORMAT!r}, not {fmt!r}")
-    firings = f.take_list("firings", lambda d, p: _read_firing(d, p, problems), [])
-    late = f.take_list("late", lambda d, p: _read_late(d, p, problems), [])
-    dropped = f.take_list("dropped", lambda d, p: _read_late(d, p, problems), [])
+    reader = _Reader(problems, position_free)
+    firings = f.take_list("firings", reader.firing, [])
+    late = f.take_list("late", reader.late, [])
+    dropped = f.take_list("dropped", reader.late, [])
     error = _read_error(f.take("error", None), f.at("error"), problems)
-    watermarks = f.take_list("watermarks", lambda d, p: _read_watermark(d, p, problems), None)
+    watermarks = f.take_list("watermarks", reader.watermark, None)
     f.done()
     problems.raise_if_any(source)
     return Observation(tuple(firings), tuple(late), tuple(dropped), error,
                        None if watermarks is None else tuple(watermarks))
-
-
-def _read_watermark(doc: Any, path: str, problems: Problems) -> InputWatermark:
-    f = Fields(doc, path, problems)
-    received = InputWatermark(f.take_long("at", minimum=0), f.take_long("watermark"))
-    f.done()
-    return received
 
 
 def _read_window(doc: Any, path: str, problems: Problems) -> Window:
@@ -55,28 +52,46 @@ def _read_window(doc: Any, path: str, problems: Problems) -> Window:
     return window
 
 
-def _read_firing(doc: Any, path: str, problems: Problems) -> Firing | None:
-    f = Fields(doc, path, problems)
-    at, key = f.take_long("at", minimum=0), f.take_str("key")
-    window = _read_window(f.take("window"), f.at("window"), problems) if f.ok else GlobalWindow()
-    timestamp = f.take_long("timestamp")
-    values = f.take("values")
-    if values is MISSING:
-        values = []
-    elif not isinstance(values, list) or not all(is_long(v) for v in values):
-        problems.add(f.at("values"), "must be an array of integers in Java long range")
-        values = []
-    wm = f.take_long("watermark")
-    f.done()
-    return Firing(at, key or "", window, timestamp, tuple(values), wm)
+class _Reader:
+    """Reads the outputs of one observation, positioned or position-free."""
 
+    def __init__(self, problems: Problems, position_free: bool) -> None:
+        self.problems, self.position_free = problems, position_free
 
-def _read_late(doc: Any, path: str, problems: Problems) -> LateRecord:
-    f = Fields(doc, path, problems)
-    late = LateRecord(f.take_long("at", minimum=0), f.take_str("key") or "", f.take_long("value"),
-                      f.take_long("ts"))
-    f.done()
-    return late
+    def at(self, f: Fields) -> int | None:
+        if not self.position_free:
+            return f.take_long("at", minimum=0)
+        if f.take("at") not in (None, MISSING):
+            self.problems.add(f.at("at"), "must be null: the implementation is position-free")
+        return None
+
+    def watermark(self, doc: Any, path: str) -> InputWatermark:
+        f = Fields(doc, path, self.problems)
+        received = InputWatermark(self.at(f), f.take_long("watermark"))
+        f.done()
+        return received
+
+    def firing(self, doc: Any, path: str) -> Firing:
+        f = Fields(doc, path, self.problems)
+        at, key = self.at(f), f.take_str("key")
+        window = _read_window(f.take("window"), f.at("window"), self.problems) if f.ok else GlobalWindow()
+        timestamp = f.take_long("timestamp")
+        values = f.take("values")
+        if values is MISSING:
+            values = []
+        elif not isinstance(values, list) or not all(is_long(v) for v in values):
+            self.problems.add(f.at("values"), "must be an array of integers in Java long range")
+            values = []
+        observed = not (self.position_free and f.obj.get("watermark", 0) is None)
+        wm = f.take_long("watermark") if observed else f.take("watermark")
+        f.done()
+        return Firing(at, key or "", window, timestamp, tuple(values), wm)
+
+    def late(self, doc: Any, path: str) -> LateRecord:
+        f = Fields(doc, path, self.problems)
+        late = LateRecord(self.at(f), f.take_str("key") or "", f.take_long("value"), f.take_long("ts"))
+        f.done()
+        return late
 
 
 def _read_error(doc: Any, path: str, problems: Problems) -> Error | None:

@@ -197,12 +197,8 @@ class ProcessImplementation:
         if not self.argv:
             raise ImplementationNotFound("'exec:' needs a command, e.g. 'exec:java -cp build MyWindows'")
         hello = self._start()
-        if hello.position_free:
-            self.close()
-            raise ImplementationNotFound(
-                f"{self.spec!r} is position-free (hello.position_free): the suite does not compare "
-                "observations without positions yet")
-        self.name, self.features, self.costly_calls = hello.name, hello.features, hello.costly_calls
+        self.name, self.features = hello.name, hello.features
+        self.position_free, self.costly_calls = hello.position_free, hello.costly_calls
 
     @property
     def spec(self) -> str:
@@ -242,7 +238,8 @@ class ProcessImplementation:
         if len(observations) != expected:
             raise ProtocolFault(f"{len(observations)} observation(s) for {expected} case(s)")
         try:
-            return [observation_from_json(o, f"$.observations[{i}]") for i, o in enumerate(observations)]
+            return [observation_from_json(o, f"$.observations[{i}]", position_free=self.position_free)
+                    for i, o in enumerate(observations)]
         except CaseFormatError as e:
             raise ProtocolFault(f"an answer breaks window-observation/1: {e}") from None
 

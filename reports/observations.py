@@ -58,16 +58,22 @@ def observation_lines(observation: dict[str, Any] | None) -> list[str]:
     if error:
         lines.append(f"error ({error['kind']}): {error['message']}")
     for w in observation.get("watermarks", ()):
-        lines.append(f"at {w['at']}: the operator's watermark becomes {time_text(w['watermark'])}")
-    for f in sorted(observation["firings"], key=lambda f: (f["at"], f["key"], str(f["window"]))):
+        lines.append(f"{_where(w['at'])}: the operator's watermark becomes {time_text(w['watermark'])}")
+    for f in sorted(observation["firings"], key=lambda f: (f["at"] or 0, f["key"], str(f["window"]))):
+        watermark = "not observed" if f["watermark"] is None else time_text(f["watermark"])
         lines.append(
-            f"at {f['at']}: fire {f['key']} {window_text(f['window'])} values {f['values']} "
-            f"ts {time_text(f['timestamp'])} (watermark {time_text(f['watermark'])})"
+            f"{_where(f['at'])}: fire {f['key']} {window_text(f['window'])} values {f['values']} "
+            f"ts {time_text(f['timestamp'])} (watermark {watermark})"
         )
     for part in ("late", "dropped"):
-        for r in sorted(observation[part], key=lambda r: (r["at"], r["key"], r["ts"])):
-            lines.append(f"at {r['at']}: {part} {r['key']}={r['value']} @ {time_text(r['ts'])}")
+        for r in sorted(observation[part], key=lambda r: (r["at"] or 0, r["key"], r["ts"])):
+            lines.append(f"{_where(r['at'])}: {part} {r['key']}={r['value']} @ {time_text(r['ts'])}")
     return lines or ["(no output)"]
+
+
+def _where(at: int | None) -> str:
+    """An output's position; a position-free implementation's outputs have none."""
+    return "somewhere (position-free)" if at is None else f"at {at}"
 
 
 def replay_command(failure: dict[str, Any], implementation: dict[str, Any], out: str) -> str:

@@ -105,7 +105,8 @@ def timeline_svg(
     for o, mark, dx in ((reference, _ring, -apart), (actual, _cross, apart)):
         for f in (o or {"firings": []})["firings"]:
             y = scale.y(f["timestamp"]) if _finite(f["timestamp"]) else TOP + MARK
-            parts.append(mark(x(f["at"]) + dx, y))
+            # A position-free implementation's firing has no position: drawn at the end of input.
+            parts.append(mark(x(len(events) if f["at"] is None else f["at"]) + dx, y))
     parts += _legend()
     parts.append("</svg>")
     return "\n".join(parts)
@@ -185,7 +186,7 @@ def _records(
         cx, cy = x(at), scale.y(r["ts"])
         parts.append(f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{DOT}" fill="{RECORD}"/>')
         parts.append(_text(cx + LATE_BOX + 3, cy - 6, f"{r['key']}={r['value']} @{r['ts']}", 11))
-        if (at, r["key"], r["value"]) in late_somewhere:
+        if {(at, r["key"], r["value"]), (None, r["key"], r["value"])} & late_somewhere:
             parts.append(_late_box(cx, cy))
     return parts
 

@@ -12,7 +12,8 @@ STATUS = {"pass": "pass", "fail": "fail", "error": "could not run", "unsupported
           "untested": "not exercised"}
 
 #: A property's outcome.
-OUTCOME = {"passed": "passed", "failed": "failed", "error": "could not run", "skipped": "skipped"}
+OUTCOME = {"passed": "passed", "failed": "failed", "error": "could not run", "skipped": "skipped",
+           "not_applicable": "not applicable (position-free)"}
 
 #: An implementation's outcome.
 IMPLEMENTATION = {"conforms": "conforms", "differs": "does not conform", "could_not_run": "could not run"}

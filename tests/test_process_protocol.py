@@ -113,7 +113,6 @@ def saying_hello(**fields) -> str:
 
 @pytest.mark.parametrize(("fields", "problem"), [
     ({"features": ["tumbling"]}, "declares unknown features: tumbling"),
-    ({"position_free": True}, "is position-free .* does not compare observations without positions yet"),
 ])
 def test_a_hello_the_suite_cannot_use_is_a_usage_error(fields, problem):
     with pytest.raises(ImplementationNotFound, match=problem):

@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from conformance.evidence import FeatureTally
+from conformance.evidence import NOT_APPLICABLE, FeatureTally
 from conformance.implementation import REQUEST_TIMEOUT, load_implementation
 from conformance.profiles import register_profiles
 from conformance.properties.harness import Suite
@@ -18,6 +18,8 @@ register_profiles()
 #: A test marked so sends its batches to the implementation as they are, never from the prefetch
 #: cache: what it checks is how the implementation treats one `run` call's batch.
 REAL_BATCHES = "real_batches"
+#: A test marked so checks when outputs happen: it does not apply to a position-free implementation.
+POSITIONS = "positions"
 
 #: The prefetch figures of the session's tests, summed (from their reports, so across xdist too).
 _prefetch_totals: Counter[str] = Counter()
@@ -38,6 +40,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", f"{REAL_BATCHES}: never answer this test's run calls from the "
                                        "prefetch cache")
+    config.addinivalue_line("markers", f"{POSITIONS}: a rule about when outputs happen, not applicable to a "
+                                       "position-free implementation")
 
 
 @pytest.fixture(scope="session")
@@ -47,6 +51,15 @@ def suite(request: pytest.FixtureRequest) -> Suite:
     prefetching = choice == "on" or (choice == "auto" and impl.costly_calls)
     return Suite(impl, load_implementation("reference"), prefetching=prefetching,
                  timeout=request.config.getoption("--request-timeout"))
+
+
+@pytest.fixture(autouse=True)
+def positions_known(request: pytest.FixtureRequest) -> None:
+    """A rule about positions is not applicable to a position-free implementation: the test ends as
+    skipped with `NOT_APPLICABLE`, which the run's report shows as such (not as a test that could
+    not run)."""
+    if request.node.get_closest_marker(POSITIONS) and request.getfixturevalue("suite").impl.position_free:
+        pytest.skip(NOT_APPLICABLE)
 
 
 @pytest.fixture

@@ -239,7 +239,8 @@ def compare_with_reference(suite: Suite, tally: FeatureTally, batch: Sequence[Ca
     """The differential rule: one `run` call for the batch; the first case whose observation is not
     equivalent to the reference's is reported alone, with both observations."""
     actual = suite.run(batch, tally)
+    positions = not suite.impl.position_free
     for case, got, want in zip(batch, actual, suite.expected(batch), strict=True):
-        detail = difference(want, got)
+        detail = difference(want, got, positions=positions)
         if detail:
             raise violation(DIFFERENTIAL_RULE, case, got, detail, expected=want)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -30,6 +31,7 @@ def never_fires_before_watermark_reaches_max_timestamp(case, observation):
     return None
 
 
+@pytest.mark.positions
 @property_settings()
 @given(data=st.data())
 def test_event_time_window_never_fires_before_watermark_reaches_max_timestamp(data, suite, tally):
@@ -62,6 +64,7 @@ def fires_once_watermark_passes_max_timestamp(case, observation):
     return None
 
 
+@pytest.mark.positions
 @property_settings()
 @given(data=st.data())
 def test_window_fires_once_watermark_passes_max_timestamp(data, suite, tally):
@@ -92,6 +95,7 @@ def late_firings_contain_everything_the_window_held(case, observation):
     return None
 
 
+@pytest.mark.positions
 @property_settings()
 @given(data=st.data())
 def test_late_firings_contain_everything_the_window_held(data, suite, tally):

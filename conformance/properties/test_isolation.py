@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from conformance.case import Case, Record
 from conformance.difference import difference
-from conformance.observation import Observation
+from conformance.observation import Observation, remapped
 from conformance.properties.harness import property_settings, violation
 from strategies import case_batches
 
@@ -25,11 +25,12 @@ def restricted_to_key(case: Case, key: str) -> tuple[Case, list[int]]:
 
 def outputs_of_key(observation: Observation, key: str, positions: list[int] | None = None) -> Observation:
     """The outputs of one key, with positions mapped through `positions`."""
-    def moved(items):
-        return tuple(replace(o, at=positions[o.at] if positions else o.at) for o in items if o.key == key)
+    def of_key(items):
+        return tuple(o for o in items if o.key == key)
 
-    return Observation(moved(observation.firings), moved(observation.late), moved(observation.dropped),
+    mine = Observation(of_key(observation.firings), of_key(observation.late), of_key(observation.dropped),
                        observation.error)
+    return remapped(mine, positions.__getitem__) if positions else mine
 
 
 @property_settings()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -34,6 +35,7 @@ def nothing_accepted_after_cleanup_time(case, observation):
     return None
 
 
+@pytest.mark.positions
 @property_settings()
 @given(data=st.data())
 def test_nothing_accepted_after_cleanup_time(data, suite, tally):
@@ -65,6 +67,7 @@ def side_output_exactly_for_late_elements(case, observation):
     return None
 
 
+@pytest.mark.positions
 @property_settings()
 @given(data=st.data())
 def test_side_output_exactly_for_elements_whose_every_window_is_late(data, suite, tally):
@@ -91,6 +94,7 @@ def every_record_is_accounted_for(case, observation):
     return None
 
 
+@pytest.mark.positions
 @property_settings()
 @given(data=st.data())
 def test_every_record_is_accounted_for(data, suite, tally):

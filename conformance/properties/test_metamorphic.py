@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from conformance.case import Case, Watermark
 from conformance.difference import difference
 from conformance.facts import LONG_MAX, LONG_MIN
-from conformance.observation import Observation
+from conformance.observation import Observation, remapped
 from conformance.properties.harness import property_settings, violation
 from conformance.properties.timeline import Timeline
 from strategies import case_batches
@@ -18,11 +18,7 @@ from strategies import case_batches
 
 def shifted(observation: Observation, position: int) -> Observation:
     """`observation` with every output at or after `position` one position later."""
-    def move(items):
-        return tuple(replace(o, at=o.at + 1) if o.at >= position else o for o in items)
-
-    return Observation(move(observation.firings), move(observation.late), move(observation.dropped),
-                       observation.error)
+    return remapped(observation, lambda at: at + 1 if at >= position else at)
 
 
 def with_ignored_watermark(case: Case, position: int, lower_by: int) -> Case | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -20,7 +21,7 @@ from conformance.case import (
 )
 from conformance.difference import difference
 from conformance.facts import LONG_MAX, LONG_MIN
-from conformance.observation import Observation
+from conformance.observation import Observation, remapped
 from conformance.properties.harness import check_each, compare_with_reference, property_settings, violation
 from strategies.watermarks import generated_watermark_cases
 
@@ -71,6 +72,7 @@ def channel_watermark_follows_formula(case: Case, observation: Observation) -> s
     return None
 
 
+@pytest.mark.positions
 @property_settings()
 @given(data=st.data())
 def test_generated_watermark_follows_its_generators_formula(data, suite, tally):
@@ -131,6 +133,7 @@ def records_within_bound_are_not_late(case: Case, observation: Observation) -> s
     return None
 
 
+@pytest.mark.positions
 @property_settings()
 @given(data=st.data())
 def test_no_record_within_the_bound_is_late(data, suite, tally):
@@ -141,15 +144,6 @@ def test_no_record_within_the_bound_is_late(data, suite, tally):
         return
     run_and_check_watermarks(data, suite, tally, "no record whose disorder is within the bound is late",
                              records_within_bound_are_not_late, mode="generator", channels=1)
-
-
-def remapped(observation: Observation, position) -> Observation:
-    """`observation` with each output's position `at` replaced by `position(at)`."""
-    def move(items):
-        return tuple(replace(o, at=position(o.at)) for o in items)
-
-    return Observation(move(observation.firings), move(observation.late), move(observation.dropped),
-                       observation.error)
 
 
 def without_watermarks(observation: Observation) -> Observation:

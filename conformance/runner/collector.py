@@ -25,7 +25,7 @@ from typing import IO, Any
 import pytest
 from hypothesis.internal import observability
 
-from conformance.evidence import PropertyViolation
+from conformance.evidence import NOT_APPLICABLE, PropertyViolation
 from conformance.implementation import failure_to_run
 from conformance.profiles import register_profiles
 from conformance.runner.events import (
@@ -175,8 +175,9 @@ class RunCollector:
                 self.outcome["outcome"] = "failed" if report.when == "call" else "error"
                 self.outcome["message"] = report.longreprtext[-MESSAGE_LIMIT:]
         elif report.skipped and self.outcome["outcome"] == "passed":
-            self.outcome["outcome"] = "skipped"
-            self.outcome["message"] = str(report.longrepr[-1]) if isinstance(report.longrepr, tuple) else ""
+            message = str(report.longrepr[-1]) if isinstance(report.longrepr, tuple) else ""
+            self.outcome["outcome"] = "not_applicable" if message.endswith(NOT_APPLICABLE) else "skipped"
+            self.outcome["message"] = message
         if report.when == "teardown":
             self.emit_result(report)
 

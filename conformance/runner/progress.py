@@ -15,7 +15,7 @@ from conformance.runner.events import CollectError, Examples, Finished, RunEvent
 #: How often a property still running is reported where lines cannot be rewritten.
 LOG_INTERVAL = 10.0
 
-MARKS = {"passed": "ok", "failed": "FAIL", "error": "ERROR", "skipped": "skip"}
+MARKS = {"passed": "ok", "failed": "FAIL", "error": "ERROR", "skipped": "skip", "not_applicable": "n/a"}
 
 
 def counted(n: int, noun: str, plural: str = "") -> str:

@@ -15,8 +15,9 @@ from typing import Any, Literal
 #: How much of a test's own error output (not a property violation) the report keeps.
 MESSAGE_LIMIT = 4000
 
-#: pytest's outcome of a property test: `failed` differs, `error` and `skipped` could not run.
-PropertyOutcome = Literal["passed", "failed", "error", "skipped"]
+#: pytest's outcome of a property test: `failed` differs, `error` and `skipped` could not run;
+#: `not_applicable`: a rule about positions, not run against a position-free implementation.
+PropertyOutcome = Literal["passed", "failed", "error", "skipped", "not_applicable"]
 
 #: A run's, an implementation's or the verdict's outcome.
 Outcome = Literal["conforms", "differs", "could_not_run"]

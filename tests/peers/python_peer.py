@@ -3,6 +3,8 @@ to break the protocol: `python_peer.py [FAULT [ONCE_FILE]]`.
 
 FAULT is one of hang, crash, garbage, too_few, too_many, broken, error (or none). With ONCE_FILE the
 fault happens only in the process that creates that file, so a process started again behaves.
+`position_free` is no fault: the peer says it is position-free and answers without positions, firing
+watermarks and input watermarks.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import time
 
 from conformance import load_implementation
 from conformance.case_json import cases_from_json
+from conformance.equivalence import without_positions
 from conformance.observation_json import observation_to_json
 
 fault = sys.argv[1] if len(sys.argv) > 1 else "none"
@@ -26,12 +29,15 @@ if len(sys.argv) > 2:
 reference = load_implementation("reference")
 features = sorted(reference.features)
 print(json.dumps({"type": "hello", "protocol": "window-process/1", "name": "python-peer",
-                  "features": features, "position_free": False}), flush=True)
+                  "features": features, "position_free": fault == "position_free"}), flush=True)
 
 for line in sys.stdin:
     request = json.loads(line)
     cases = cases_from_json({"cases": request["cases"]})
-    observations = [observation_to_json(o) for o in reference.run(cases)]
+    observed = reference.run(cases)
+    if fault == "position_free":
+        observed = [without_positions(o, firing_watermarks=False, watermarks=False) for o in observed]
+    observations = [observation_to_json(o) for o in observed]
     print(f"python-peer: request {request['id']} with {len(cases)} case(s), fault {fault}", file=sys.stderr,
           flush=True)
     if fault == "hang":
