@@ -35,6 +35,7 @@ BUILTIN: dict[str, str] = {
     "spark": "spark_impl.implementation:SparkImplementation",
     "flink": "flink_impl.implementation:FlinkImplementation",
     "pyflink-python": "engines.pyflink_python:PyFlinkPythonImplementation",
+    "spark-streaming": "engines.spark_streaming:SparkStreamingImplementation",
 }
 
 
