@@ -53,11 +53,11 @@ def build_trigger(trigger: spec.TriggerSpec) -> triggers.Trigger:
             return triggers.PurgingTrigger(build_trigger(inner))
         case spec.NeverTrigger():
             return triggers.NeverTrigger()
-    raise TypeError(f"not a trigger: {trigger!r}")
-
         case spec.ProcessingTimeoutTrigger(inner, timeout, reset_timer_on_new_record, should_clear_on_timeout):
             return triggers.ProcessingTimeoutTrigger(build_trigger(inner), timeout, reset_timer_on_new_record,
                                                      should_clear_on_timeout)
+    raise TypeError(f"not a trigger: {trigger!r}")
+
 
 def build_evictor(evictor: spec.EvictorSpec) -> evictors.Evictor:
     match evictor:
