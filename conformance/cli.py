@@ -16,6 +16,7 @@ from pathlib import Path
 
 from conformance.case import Case
 from conformance.case_json import case_files, load_cases
+from conformance.corpus import add_corpus_command, is_corpus_index
 from conformance.difference import difference
 from conformance.features import required_features
 from conformance.implementation import (
@@ -31,6 +32,7 @@ from conformance.implementation import (
 from conformance.observation import Observation
 from conformance.observation_json import observation_to_json
 from conformance.runner.command import add_run_command
+from conformance.runner.feature_summary import feature_summary
 from conformance.runner.verdict import EXIT_STATUS, USAGE_ERROR
 from conformance.validation import CaseFormatError
 
@@ -67,7 +69,7 @@ class NothingChecked(Exception):
 def _load_all(paths: Sequence[str]) -> list[tuple[Path, int, Case]]:
     """Every case of every file, with where it came from; all format problems reported at once."""
     loaded, errors = [], []
-    files = list(case_files(list(paths)))
+    files = [path for path in case_files(list(paths)) if not is_corpus_index(path)]
     if not files:
         raise UsageError("no case files found in " + ", ".join(paths))
     for path in files:
@@ -132,7 +134,7 @@ def replay(args: argparse.Namespace) -> int:
         supported = [(p, i, c) for p, i, c in loaded if required_features(c) <= impl.features]
         answers = _observe(impl, [c for _, _, c in supported], args.request_timeout)
     by_case = {id(c): o for (_, _, c), o in zip(supported, answers, strict=True)}
-    differing = 0
+    differing: set[int] = set()
     for path, index, case in loaded:
         label = _label(path, index, case)
         answer = by_case.get(id(case))
@@ -141,7 +143,7 @@ def replay(args: argparse.Namespace) -> int:
             print(f"{label}: unsupported by {impl.name} (needs {', '.join(missing)})", file=sys.stderr)
             continue
         if isinstance(answer, Exception):
-            differing += 1
+            differing.add(id(case))
             print(f"DIFFERS {label}: run raised {type(answer).__name__}: {answer} "
                   "(run gives an observation for every case)")
             continue
@@ -149,17 +151,20 @@ def replay(args: argparse.Namespace) -> int:
             print(json.dumps({"case": label, "observation": observation_to_json(answer)}))
             continue
         if case.expected is None:
-            differing += 1
+            differing.add(id(case))
             print(f"DIFFERS {label}: the case has no expected observation to check against")
             continue
         diff = difference(case.expected, answer, len(case.events))
         if diff:
-            differing += 1
+            differing.add(id(case))
             print(f"DIFFERS {label}:\n  " + diff.replace("\n", "\n  "))
     if args.check:
         checked = len(supported)
-        print(f"{impl.name}: {checked - differing} of {checked} cases agree with their expected observation"
+        print(f"{impl.name}: {checked - len(differing)} of {checked} cases agree with their expected observation"
               + (f", {len(loaded) - checked} unsupported" if len(loaded) > checked else ""))
+        outcomes = [(required_features(c), "unsupported" if id(c) not in by_case
+                     else "differ" if id(c) in differing else "agree") for _, _, c in loaded]
+        print("\n".join(feature_summary(outcomes)))
         if not checked and not args.allow_empty:
             raise NothingChecked(f"nothing was checked: {impl.name} supports none of the {len(loaded)} cases "
                                  "(give --allow-empty to accept that)")
@@ -213,6 +218,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"print at most N trace lines per case (default: {EXPLAIN_LINES}; 0 prints all)")
     e.set_defaults(func=explain)
     add_run_command(sub)
+    add_corpus_command(sub)
     return parser
 
 

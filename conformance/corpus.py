@@ -1,0 +1,238 @@
+"""`python -m conformance corpus`: a portable corpus of generated cases with their expected observations.
+
+An engine author in any language takes the corpus as files, like the JSON-Schema-Test-Suite or test262:
+one file per feature (`<feature>.json`, `{"cases": [...]}` in the `window-case/1` format, each case
+with its `expected` observation) and `index.json`, which says for every case the features it needs and
+the situations it exercises (the labels of `conformance.properties.situations`).
+
+How the cases are made:
+
+- For each feature, the suite's own strategies draw cases that need it (`strategies.cases`, the
+  watermark cases of `strategies.watermarks` for generators and channels, `strategies.extreme_cases`
+  for `extreme_values`), so they aim at the edges the suite aims at. An assigner or a generator is
+  drawn alone of its kind, so its file is not mostly the others' cases. Hypothesis draws them from a
+  seed of the corpus seed and the feature's name: the same options write the same bytes.
+- `expected` is the reference's observation. A case whose expected error is one of the contract's own
+  stops (`NEVER_ENDS`, `TOO_MANY_WINDOWS`: an implementation's limit, not Flink's answer) is left
+  out, so that equivalence needs no rule beyond docs/format.md's.
+- Every case is then run on real Flink (`--confirm flink`, the default): a case the two disagree on is
+  a bug in one of them, not a case to write, and the command stops and names it, writing nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sys
+import zlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from conformance.case import ASSIGNERS, GENERATORS, Case
+from conformance.case_json import case_to_json
+from conformance.difference import difference
+from conformance.equivalence import equivalent
+from conformance.facts import NEVER_ENDS, TOO_MANY_WINDOWS
+from conformance.features import ALL_FEATURES, EXTREME_VALUES, FEATURES, required_features
+from conformance.implementation import Implementation, load_implementation
+
+if TYPE_CHECKING:
+    from hypothesis.strategies import SearchStrategy
+
+CORPUS_FORMAT = "window-corpus/1"
+INDEX = "index.json"
+DEFAULT_OUT = Path("corpus")
+DEFAULT_PER_FEATURE = 8
+DEFAULT_SEED = 0
+DEFAULT_CONFIRM = "flink"
+#: Examples Hypothesis may draw per wanted case before a feature is given up as unreachable.
+DRAWS_PER_CASE = 60
+#: Errors that are the contract's way of stopping a case, not an answer Flink gives.
+CONTRACT_STOPS = frozenset({NEVER_ENDS, TOO_MANY_WINDOWS})
+#: Features whose cases come from the watermark strategy (generators per channel, the valve).
+WATERMARK_FEATURES = frozenset(name for name in FEATURES if name.startswith(("watermark.", "channel")))
+#: Kinds of which a case has one: drawing for one of them leaves its siblings out.
+EXCLUSIVE = tuple(frozenset(k.feature.name for k in vocabulary) for vocabulary in (ASSIGNERS, GENERATORS))
+
+
+class CorpusError(Exception):
+    """The corpus cannot be written as asked: a feature for which the strategies draw too few cases."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One case of the corpus: drawn for `feature`, with its expected observation and what it exercises."""
+
+    feature: str
+    case: Case
+    exercises: tuple[str, ...]
+
+    def index_entry(self) -> dict[str, Any]:
+        return {"name": self.case.name, "features": sorted(required_features(self.case)),
+                "exercises": list(self.exercises)}
+
+
+def drawing_features(feature: str) -> frozenset[str]:
+    """The features a strategy may use when drawing cases for `feature`: everything but the extreme
+    values (opt-in) and `feature`'s siblings of an exclusive kind."""
+    chosen = ALL_FEATURES if feature == EXTREME_VALUES.name else ALL_FEATURES - {EXTREME_VALUES.name}
+    for kind in EXCLUSIVE:
+        if feature in kind:
+            chosen -= kind - {feature}
+    return chosen
+
+
+def strategy_for(feature: str) -> SearchStrategy[Case]:
+    from strategies import cases, extreme_cases
+    from strategies.watermarks import generated_watermark_cases
+
+    features = drawing_features(feature)
+    if feature == EXTREME_VALUES.name:
+        return extreme_cases(features)
+    if feature in WATERMARK_FEATURES:
+        return generated_watermark_cases(features)
+    return cases(features, report=False)
+
+
+class _Enough(Exception):
+    """Raised from the drawing test once it holds enough cases: Hypothesis, told not to shrink, stops there."""
+
+
+def draw_cases(feature: str, count: int, seed: int, keep: Callable[[Case], bool]) -> list[Case]:
+    """The first `count` distinct cases that need `feature` and that `keep` accepts, drawn by Hypothesis
+    from `seed` and the feature's name (the same arguments draw the same cases)."""
+    from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+    from hypothesis import seed as hypothesis_seed
+
+    found: dict[str, Case] = {}
+
+    @settings(database=None, max_examples=count * DRAWS_PER_CASE, phases=[Phase.generate], deadline=None,
+              derandomize=False, suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet)
+    @hypothesis_seed(seed ^ zlib.crc32(feature.encode()))
+    @given(strategy_for(feature))
+    def collect(case: Case) -> None:
+        if len(found) < count and feature in required_features(case):
+            key = json.dumps(case_to_json(case))
+            if key not in found and keep(case):
+                found[key] = case
+        if len(found) >= count:
+            raise _Enough
+
+    with contextlib.suppress(_Enough):
+        collect()
+    if len(found) < count:
+        raise CorpusError(f"--features: only {len(found)} of {count} cases drawn for {feature} "
+                          f"in {count * DRAWS_PER_CASE} examples")
+    return list(found.values())
+
+
+def entries_for(feature: str, per_feature: int, seed: int) -> list[Entry]:
+    """The corpus's entries for `feature`, each case named `<feature> #<n>` and with the reference's
+    observation as `expected`."""
+    from conformance.properties.situations import situations
+    from reference.implementation import simulate
+
+    def keep(case: Case) -> bool:
+        error = simulate(case).error
+        return error is None or error.message not in CONTRACT_STOPS
+
+    return [Entry(feature, replace(case, name=f"{feature} #{n}", expected=simulate(case)),
+                  tuple(sorted(situations(case))))
+            for n, case in enumerate(draw_cases(feature, per_feature, seed, keep))]
+
+
+def disagreements(entries: Sequence[Entry], impl: Implementation) -> list[str]:
+    """Every entry whose expected observation `impl` does not give, with how the two differ (one
+    batched `run` call)."""
+    observed = impl.run([e.case for e in entries])
+    return [f"{e.case.name}:\n  " + difference(e.case.expected, o, len(e.case.events)).replace("\n", "\n  ")
+            for e, o in zip(entries, observed, strict=True) if not equivalent(e.case.expected, o)]
+
+
+def file_name(feature: str) -> str:
+    return f"{feature}.json"
+
+
+def is_corpus_index(path: Path) -> bool:
+    """Whether `path` is a corpus's `index.json`, which a folder of cases holds beside its case files."""
+    if path.name != INDEX:
+        return False
+    try:
+        return json.loads(path.read_text(encoding="utf-8")).get("format") == CORPUS_FORMAT
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def json_lines(items: Sequence[Any]) -> str:
+    """A JSON list with one item a line: small diffs, and a reader sees where each item starts."""
+    return "[\n" + ",\n".join(json.dumps(item) for item in items) + "\n]"
+
+
+def write(entries: Sequence[Entry], out: Path, *, per_feature: int, seed: int) -> None:
+    """One file per feature and `index.json`; a file from an earlier corpus that this one does not write
+    is removed, so the folder holds exactly this corpus."""
+    by_feature: dict[str, list[Entry]] = {}
+    for e in entries:
+        by_feature.setdefault(e.feature, []).append(e)
+    out.mkdir(parents=True, exist_ok=True)
+    written = {INDEX} | {file_name(f) for f in by_feature}
+    for stale in out.glob("*.json"):
+        if stale.name not in written:
+            stale.unlink()
+    for feature, group in by_feature.items():
+        cases = json_lines([case_to_json(e.case) for e in group])
+        (out / file_name(feature)).write_text(f'{{"cases": {cases}}}\n', encoding="utf-8")
+    index = {"format": CORPUS_FORMAT, "seed": seed, "per_feature": per_feature,
+             "files": {file_name(feature): FEATURES[feature] for feature in by_feature}}
+    listed = json_lines([{"file": file_name(e.feature), "index": n} | e.index_entry()
+                         for group in by_feature.values() for n, e in enumerate(group)])
+    (out / INDEX).write_text(json.dumps(index)[:-1] + f', "cases": {listed}}}\n', encoding="utf-8")
+
+
+def corpus(args: argparse.Namespace) -> int:
+    from conformance.cli import UsageError
+
+    unknown = sorted(set(args.features) - ALL_FEATURES)
+    if unknown:
+        raise UsageError(f"--features: unknown feature names {', '.join(unknown)}; known: {', '.join(FEATURES)}")
+    if args.per_feature < 1:
+        raise UsageError("--per-feature must be at least 1")
+    entries = []
+    for feature in args.features:
+        try:
+            entries += entries_for(feature, args.per_feature, args.seed)
+        except CorpusError as e:
+            raise UsageError(str(e)) from e
+        print(f"corpus: {feature}: {args.per_feature} cases", file=sys.stderr)
+    if args.confirm != "none":
+        impl = load_implementation(args.confirm)
+        differing = disagreements(entries, impl)
+        if differing:
+            print(f"error: {impl.name} disagrees with the reference on {len(differing)} cases (a bug in one of "
+                  "them: nothing written)\n" + "\n".join(differing), file=sys.stderr)
+            return 1
+        print(f"corpus: {impl.name} agrees with the reference on every case", file=sys.stderr)
+    write(entries, args.out, per_feature=args.per_feature, seed=args.seed)
+    print(f"corpus: wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+def add_corpus_command(sub: argparse._SubParsersAction) -> None:
+    c = sub.add_parser(
+        "corpus", help="write a portable corpus: generated cases with expected observations, by feature",
+        description=__doc__.split("\n\n")[0].split(": ", 1)[1],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    c.add_argument("--out", type=Path, default=DEFAULT_OUT, metavar="DIR",
+                   help=f"the folder to write (default: {DEFAULT_OUT}); its other *.json files are removed")
+    c.add_argument("--features", nargs="+", default=list(FEATURES), metavar="NAME",
+                   help="the features to draw cases for (default: every feature)")
+    c.add_argument("--per-feature", type=int, default=DEFAULT_PER_FEATURE, metavar="N",
+                   help=f"cases per feature (default: {DEFAULT_PER_FEATURE})")
+    c.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"the drawing seed (default: {DEFAULT_SEED})")
+    c.add_argument("--confirm", default=DEFAULT_CONFIRM, metavar="NAME",
+                   help=f"run every case on this implementation too and stop on a disagreement (default: "
+                        f"{DEFAULT_CONFIRM}, real Flink; 'none' skips it)")
+    c.set_defaults(func=corpus)
