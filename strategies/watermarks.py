@@ -109,7 +109,22 @@ class End:
     channel: int
 
 
-Step = Emit | Ahead | Advance | Behind | Mark | Status | End
+@dataclass(frozen=True)
+class Comeback:
+    """`channel` goes idle, the other channels move `jump` ms on, and it comes back behind them, after
+    which they move on again: `StatusWatermarkValve` counts a channel that becomes active again in its
+    minimum only once it catches up with the last output.
+
+    In explicit mode the channel's source says idle and active (`watermark_status`); with a periodic
+    generator and `withIdleness`, the channel falls silent across two emits further apart than the
+    timeout (`WatermarksWithIdleness`) and comes back with a record far behind. Elsewhere (no idleness
+    to reach) it is a record far behind, like `Behind`."""
+
+    channel: int
+    jump: int
+
+
+Step = Emit | Ahead | Advance | Behind | Mark | Status | End | Comeback
 
 
 def bounds(features: frozenset[str]) -> st.SearchStrategy[int]:
@@ -142,7 +157,8 @@ def step_kinds(mode: Mode, channels: int, features: frozenset[str]) -> st.Search
     kinds = [(8, Emit), (3, Ahead)]
     kinds += [(4, Advance)] if mode == "generator" else [(4, Mark)]
     kinds += [(1, Behind)] if several else []
-    kinds += [(1, Status)] if several and mode == "explicit" and "channel.status" in features else []
+    kinds += [(1, Status), (1, Comeback)] if several and mode == "explicit" and "channel.status" in features else []
+    kinds += [(1, Comeback)] if several and mode == "generator" and "watermark.idleness" in features else []
     kinds += [(1, End)] if several and "channel.end" in features else []
     return weighted(*((w, st.just(k)) for w, k in kinds))
 
@@ -163,18 +179,53 @@ def steps(draw, mode: Mode, channels: int, features: frozenset[str]) -> Step:
         return Mark(channel, draw(weighted((2, st.just(0)), (2, st.integers(1, 30)))))
     if kind is Status:
         return Status(channel, draw(st.booleans()))
+    if kind is Comeback:
+        return Comeback(channel, draw(st.integers(1, 100)))
     return End(channel)
 
 
-def play(steps_: list[Step], skews: list[int], interval: int, negative: bool) -> list[Event]:
+def play(steps_: list[Step], skews: list[int], generator: WatermarkGenerator | None, negative: bool) -> list[Event]:
     """The events of `steps_`: each channel's frontier is the stream's minus its skew; nothing follows
     a channel's end; processing time only moves forward."""
+    interval = generator.interval if generator else 0
     frontier, now, ended, events = START, 0, set(), []
+
+    def others_move(channel: int, by: int) -> None:
+        """Every other channel that has not ended moves `by` on: a watermark (explicit mode) or a record."""
+        nonlocal frontier
+        frontier += by
+        for other in sorted(set(range(len(skews))) - ended - {channel}):
+            ts = frontier - skews[other]
+            events.append(Record("a", len(events) + 1, ts, other) if generator else Watermark(ts, other))
+
+    def tick(by: int) -> None:
+        nonlocal now
+        now += by
+        events.append(ProcessingTime(now))
+
     for step in steps_:
         channel = getattr(step, "channel", None)
         if channel in ended:
             continue
         match step:
+            case Comeback(_, jump) if generator is None:
+                events.append(WatermarkStatus(channel, True))
+                others_move(channel, jump)
+                events.append(WatermarkStatus(channel, False))
+                others_move(channel, 1)
+            case Comeback(_, jump) if interval > 0 and not generator.punctuated and generator.idleness:
+                others_move(channel, jump)
+                tick(interval + 1)  # an emit: the silent channel's idleness timer starts
+                others_move(channel, 1)
+                tick(generator.idleness + interval + 1)  # the next emit finds it idle
+                behind = frontier - jump - skews[channel]
+                events.append(Record("a", len(events) + 1, behind if negative else max(0, behind), channel))
+                tick(interval + 1)  # active again, behind the last output
+                others_move(channel, 1)
+                tick(interval + 1)
+            case Comeback(_, jump):
+                ts = frontier - skews[channel] - jump
+                events.append(Record("a", len(events) + 1, ts if negative else max(0, ts), channel))
             case Ahead(by):
                 frontier += by
             case Advance(by, intervals):
@@ -267,10 +318,12 @@ def generated_watermark_cases(draw, features=None, *, mode: Mode | None = None, 
     generator = draw(generators(features)) if chosen == "generator" else None
     skews = [0] + [draw(weighted((1, st.just(0)), (2, st.integers(1, 100)))) for _ in range(count - 1)]
     drawn = draw(st.lists(steps(chosen, count, features), max_size=max_steps))
-    events = play(drawn, skews, generator.interval if generator else 0, "negative_timestamps" in features)
+    events = play(drawn, skews, generator, "negative_timestamps" in features)
     case = Case(window=draw(windows(features)), events=tuple(events), channels=count, watermark_generator=generator,
                 late_side_output="late_side_output" in features and draw(st.booleans()),
                 end_of_input="unbounded_input" not in features or not draw(one_in(4)))
     assert required_features(case) <= features, f"drawn a case beyond the features: {case}"
+    if any(isinstance(step, Comeback) for step in drawn):
+        event("watermarks: a channel comes back behind the others")
     report(case)
     return case

@@ -29,6 +29,24 @@ def test_a_patch_whose_text_is_missing_from_its_function_is_refused():
         check_patches(broken)
 
 
+def test_only_a_violation_kills_a_test_that_breaks_otherwise_does_not():
+    from conformance.mutation.runner import Result
+
+    mutant = CATALOGUE[0]
+    assert Result(mutant, "test_matches_reference", "the differential rule", 1.0, 1.0).killed
+    assert not Result(mutant, "test_matches_reference", None, 1.0, 1.0, "KeyError: DeltaEvictor").killed
+    assert not Result(mutant, None, None, 1.0, 1.0).killed
+
+
+def test_a_mutant_that_cannot_be_made_is_a_usage_error_never_a_kill(monkeypatch, capsys):
+    from conformance.mutation import __main__ as command
+
+    broken = Mutant("broken", "wrong function", (Patch("windows", "TimeWindow.cover", "self.start <= other.end", "x"),))
+    monkeypatch.setitem(command.MUTANTS, "broken", broken)
+    assert command.main(["--mutant", "broken"]) == 2
+    assert "found 0 times in windows.TimeWindow.cover" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("function", ["TimeWindow.no_such_method", "no_such_function", "TimeWindow"])
 def test_a_patch_whose_function_is_missing_is_refused(function):
     broken = Mutant("broken", "renamed function", (Patch("windows", function, "end", "start"),))

@@ -12,12 +12,14 @@ import sys
 import time
 
 from conformance.mutation.catalogue import CATALOGUE, MUTANTS
+from conformance.mutation.loader import PatchError, check_patches
 from conformance.mutation.runner import Result, run_all
 from conformance.profiles import PROFILES
 
 
 def _line(result: Result) -> str:
-    verdict = f"killed by {result.killed_by}" if result.killed else "SURVIVED"
+    verdict = (f"killed by {result.killed_by}" if result.killed
+               else f"NOT KILLED: {result.killed_by} failed without a violation" if result.killed_by else "SURVIVED")
     return (f"{result.mutant.name:40} {verdict:72} {result.seconds:6.1f}s wall "
             f"{result.cpu_seconds:6.1f}s CPU")
 
@@ -35,6 +37,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{m.name:42} {m.bug}")
         return 0
     mutants = [MUTANTS[n] for n in args.mutant] if args.mutant else CATALOGUE
+    try:
+        for m in mutants:
+            check_patches(m)  # a mutant that cannot be made would fail every test: never a kill
+    except PatchError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     started = time.monotonic()
     results = run_all(mutants, args.profile, args.jobs, on_result=lambda r: print(_line(r), flush=True))
     survivors = [r for r in results if not r.killed]
@@ -42,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n{len(results) - len(survivors)} of {len(results)} mutants killed in "
           f"{time.monotonic() - started:.0f}s wall, {cpu:.0f}s CPU (profile {args.profile}, {args.jobs} at a time)")
     for r in survivors:
-        print(f"survived: {r.mutant.name}: {r.mutant.bug}\n{r.detail}".rstrip())
+        print(f"not killed: {r.mutant.name}: {r.mutant.bug}\n{r.detail}".rstrip())
     return 1 if survivors else 0
 
 

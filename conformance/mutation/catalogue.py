@@ -150,6 +150,11 @@ CATALOGUE = [
     mutant("idle_channel_still_holds_back", "a channel that goes idle stays in the valve's minimum",
            ("watermarks.valve", "StatusWatermarkValve.input_watermark_status",
             "status.active = status.aligned = False", "status.active = False")),
+    mutant("reactivated_channel_aligned_at_once", "a channel that becomes active again counts in the valve's "
+                                                  "minimum at once, even behind the last output",
+           ("watermarks.valve", "StatusWatermarkValve.input_watermark_status",
+            "        if status.watermark >= self.last_output_watermark:\n            status.aligned = True\n",
+            "        status.aligned = True\n")),
     # --- triggers ------------------------------------------------------------------------------
     mutant("event_time_trigger_no_late_firing", "EventTimeTrigger registers a timer for a passed window "
                                                 "instead of firing at once",

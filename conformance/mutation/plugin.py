@@ -76,7 +76,8 @@ def _violation(error: BaseException | None) -> PropertyViolation | None:
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     report = yield
     path = item.config.getoption("--mutation-report")
-    if path and report.failed and not Path(path).exists():
+    # Only a test's own call kills: a fixture that fails (the mutant did not load) is no verdict.
+    if path and report.failed and report.when == "call" and not Path(path).exists():
         violation = _violation(call.excinfo.value if call.excinfo else None)
         Path(path).write_text(json.dumps({
             "property": item.name,

@@ -35,7 +35,9 @@ class Result:
 
     @property
     def killed(self) -> bool:
-        return self.killed_by is not None
+        """A property's violation killed it. A test that fails without one (a strategy or the suite
+        itself broken) says nothing about the mutant: no kill."""
+        return self.killed_by is not None and self.rule is not None
 
 
 def command(mutant: Mutant, profile: str, report: Path) -> list[str]:
