@@ -111,3 +111,12 @@ def test_the_positional_properties_are_not_applicable_and_the_others_hold():
     assert outcomes.pop("firing_watermark_is_the_current_watermark") == "not_applicable"
     assert outcomes and set(outcomes.values()) == {"passed"}, outcomes
     assert "not applicable (position-free)" in (run.out / "report.md").read_text(encoding="utf-8")
+
+
+def test_replay_checks_a_position_free_implementation_over_whole_cases(monkeypatch, capsys):
+    from conformance.cli import main
+
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    assert main(["replay", str(ROOT / "cases" / "sessions" / "merging.json"), "--impl", position_free_peer(),
+                 "--check"]) == 0
+    assert "cases agree with their expected observation" in capsys.readouterr().out
