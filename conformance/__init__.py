@@ -16,6 +16,8 @@ from conformance.case import (
     Count,
     CountEvictor,
     CountTrigger,
+    DeltaEvictor,
+    DeltaTrigger,
     EndOfChannel,
     EventTimeTrigger,
     Global,

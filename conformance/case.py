@@ -277,11 +277,32 @@ class ProcessingTimeoutTrigger(Kind):
         return super().needs() | {PROCESSING_TIME.name}
 
 
+#: The delta functions a case names (the format carries no code): `getDelta(oldDataPoint, newDataPoint)`
+#: over two record values, each converted to a Java `double` first (beyond 2^53 that rounds):
+#: `absolute_difference` is `Math.abs((double) old - (double) new)`, `difference` is
+#: `(double) new - (double) old`.
+DeltaFunction = Literal["absolute_difference", "difference"]
+
+
+@dataclass(frozen=True)
+class DeltaTrigger(Kind):
+    """`DeltaTrigger.of(threshold, deltaFunction, serializer)`: fires when the delta between the last
+    element that fired (the window's first element to begin with) and the new one is `> threshold`
+    (a Java `double`). It cannot merge."""
+
+    tag: ClassVar[str] = "delta"
+    feature: ClassVar[Feature] = Feature("trigger.delta", "DeltaTrigger")
+
+    threshold: float
+    delta_function: DeltaFunction
+
+
 TriggerSpec = (EventTimeTrigger | ProcessingTimeTrigger | CountTrigger | ContinuousEventTimeTrigger
-               | ContinuousProcessingTimeTrigger | PurgingTrigger | NeverTrigger | ProcessingTimeoutTrigger)
+               | ContinuousProcessingTimeTrigger | PurgingTrigger | NeverTrigger | ProcessingTimeoutTrigger
+               | DeltaTrigger)
 TRIGGERS: Vocabulary[TriggerSpec] = Vocabulary(
     "type", EventTimeTrigger, ProcessingTimeTrigger, CountTrigger, ContinuousEventTimeTrigger,
-    ContinuousProcessingTimeTrigger, PurgingTrigger, NeverTrigger, ProcessingTimeoutTrigger)
+    ContinuousProcessingTimeTrigger, PurgingTrigger, NeverTrigger, ProcessingTimeoutTrigger, DeltaTrigger)
 
 
 def purging(inner: TriggerSpec) -> PurgingTrigger:
@@ -320,8 +341,22 @@ class TimeEvictor(Evictor):
     after: bool = False
 
 
-EvictorSpec = CountEvictor | TimeEvictor
-EVICTORS: Vocabulary[EvictorSpec] = Vocabulary("type", CountEvictor, TimeEvictor)
+@dataclass(frozen=True)
+class DeltaEvictor(Evictor):
+    """`DeltaEvictor.of(threshold, deltaFunction, doEvictAfter)`: removes every element whose delta to
+    the window's last element (`getDelta(element, last)`) is `>= threshold`; `after`: evict after the
+    function."""
+
+    tag: ClassVar[str] = "delta"
+    feature: ClassVar[Feature] = Feature("evictor.delta", "DeltaEvictor")
+
+    threshold: float
+    delta_function: DeltaFunction
+    after: bool = False
+
+
+EvictorSpec = CountEvictor | TimeEvictor | DeltaEvictor
+EVICTORS: Vocabulary[EvictorSpec] = Vocabulary("type", CountEvictor, TimeEvictor, DeltaEvictor)
 
 
 # --- watermark generators (docs/format.md) ----------------------------------------------------

@@ -23,6 +23,8 @@ from conformance.case import (
     Case,
     Count,
     CountEvictor,
+    DeltaEvictor,
+    DeltaFunction,
     EndOfChannel,
     Event,
     EventTimeTrigger,
@@ -156,6 +158,10 @@ def _read_field(f: Fields, name: str, hint: Any, default: Any, problems: Problem
         return f.take_bool(name, default)
     if hint == Time:
         return f.take_choice(name, get_args(Time), default)
+    if hint == DeltaFunction:
+        return f.take_choice(name, get_args(DeltaFunction), default)
+    if hint is float:
+        return f.take_double(name, default)
     if hint == TriggerSpec:
         if depth >= MAX_TRIGGER_NESTING:
             problems.add(f.at(name), f"triggers may nest at most {MAX_TRIGGER_NESTING} deep")
@@ -257,6 +263,10 @@ def _check_fit(window: WindowSpec, trigger: TriggerSpec | None, evictor: Evictor
                                         "the global window (and countWindow's) is not one")
     if isinstance(window, Tumbling | Sliding) and isinstance(inner, NeverTrigger):
         problems.add(f"{path}.trigger", "NeverTrigger is GlobalWindows' trigger; it does not fit time windows")
+    if isinstance(window, Session) and isinstance(evictor, DeltaEvictor):
+        problems.add(f"{path}.evictor", "a delta evictor on merging (session) windows compares with the "
+                                        "last element of the merged contents, whose order Flink's state "
+                                        "backend leaves unspecified")
     if isinstance(window, Session) and isinstance(evictor, CountEvictor):
         problems.add(f"{path}.evictor", "a count evictor on merging (session) windows depends on the "
                                         "order in which Flink's state backend merges window contents, "

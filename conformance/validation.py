@@ -7,6 +7,7 @@ instead of raising, and returns a usable placeholder, so one pass over a file fi
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -134,6 +135,18 @@ class Fields:
         if value < minimum:
             self.problems.add(self.at(name), f"must be >= {minimum}, not {value}")
         return value
+
+    def take_double(self, name: str, default: Any = MISSING) -> float:
+        """A Java `double`: a finite JSON number, integer or not, converted as Java's `Double.parseDouble`
+        does (to the nearest double). JSON has no NaN or infinity; a literal beyond the double range
+        (`1e400`) would be infinite, so it is refused too."""
+        value = self.take(name, default)
+        if value is MISSING:
+            return 0.0
+        if type(value) not in (int, float) or not math.isfinite(value):
+            self.problems.add(self.at(name), f"must be a finite number (a Java double), not {json_repr(value)}")
+            return 0.0
+        return float(value)
 
     def take_bool(self, name: str, default: Any = MISSING) -> bool:
         value = self.take(name, default)

@@ -6,6 +6,7 @@ Models `org.apache.flink.streaming.api.windowing.evictors`. The contents are the
 
 from __future__ import annotations
 
+from reference.delta import DELTA_FUNCTIONS
 from reference.javalong import lsub
 
 Contents = list[tuple[int, int]]
@@ -68,3 +69,20 @@ class TimeEvictor(Evictor):
             return
         cutoff = lsub(max(ts for _, ts in elements), self.window_size)
         elements[:] = [e for e in elements if e[1] > cutoff]
+
+
+class DeltaEvictor(Evictor):
+    """`DeltaEvictor`: removes every element whose `getDelta(element, last) >= threshold`, where `last`
+    is the window's last element by arrival (`Iterables.getLast`), compared with itself too."""
+
+    def __init__(self, threshold: float, delta_function: str, do_evict_after: bool) -> None:
+        super().__init__(do_evict_after)
+        self.threshold, self.delta_function = threshold, delta_function
+        self.get_delta = DELTA_FUNCTIONS[delta_function]
+
+    def __repr__(self) -> str:
+        return f"DeltaEvictor.of({self.threshold!r}, {self.delta_function}{self.evict_after_repr()})"
+
+    def evict(self, elements: Contents, size: int) -> None:
+        last = elements[-1][0]
+        elements[:] = [e for e in elements if not self.get_delta(e[0], last) >= self.threshold]

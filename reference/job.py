@@ -53,6 +53,8 @@ def build_trigger(trigger: spec.TriggerSpec) -> triggers.Trigger:
             return triggers.PurgingTrigger(build_trigger(inner))
         case spec.NeverTrigger():
             return triggers.NeverTrigger()
+        case spec.DeltaTrigger(threshold, delta_function):
+            return triggers.DeltaTrigger(threshold, delta_function)
         case spec.ProcessingTimeoutTrigger(inner, timeout, reset_timer_on_new_record, should_clear_on_timeout):
             return triggers.ProcessingTimeoutTrigger(build_trigger(inner), timeout, reset_timer_on_new_record,
                                                      should_clear_on_timeout)
@@ -65,6 +67,8 @@ def build_evictor(evictor: spec.EvictorSpec) -> evictors.Evictor:
             return evictors.CountEvictor(max_count, after)
         case spec.TimeEvictor(size, after):
             return evictors.TimeEvictor(size, after)
+        case spec.DeltaEvictor(threshold, delta_function, after):
+            return evictors.DeltaEvictor(threshold, delta_function, after)
     raise TypeError(f"not an evictor: {evictor!r}")
 
 

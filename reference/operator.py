@@ -34,10 +34,12 @@ class WindowOutput(Protocol):
 class Context:
     """`WindowOperator.Context`: the trigger's view of one key and window (and, in `on_merge`, of
     the windows being merged into it). As in Flink, the operator keeps one context and sets its
-    `key` and `window` before each call (`triggerContext.key = key; triggerContext.window = w`)."""
+    `key` and `window` before each call (`triggerContext.key = key; triggerContext.window = w`).
+    Flink passes the element's value to `onElement` as an argument; here `element` holds it, set with
+    the window before `on_element` (only `DeltaTrigger` reads it)."""
 
     __slots__ = ("op", "timers", "event_time_timers", "processing_time_timers", "key", "window",
-                 "merged_windows")
+                 "merged_windows", "element")
 
     def __init__(self, op: WindowOperator) -> None:
         self.op, self.timers = op, op.timers
@@ -46,6 +48,7 @@ class Context:
         self.key: str = ""
         self.window: Window | None = None
         self.merged_windows: list[TimeWindow] = []
+        self.element: int = 0
 
     def current_watermark(self) -> int:
         return self.timers.current_watermark
@@ -164,7 +167,7 @@ class WindowOperator:
     def process_element(self, key: str, value: int, timestamp: int) -> None:
         """`WindowOperator.processElement`: the element goes to each of its windows that is not
         late; when all of them were late, a late element goes to the side output (or is dropped)."""
-        windows = self.assigner.assign_windows(timestamp, self.timers.current_processing_time)
+        windows = self.assigner.assign_windows(timestamp, self.timers.current_processing_time, value)
         self.listener.assigned(key, value, timestamp, windows)
         element = (value, timestamp) if self.keeps_timestamps else value
         self.trigger_context.key = key
@@ -220,6 +223,7 @@ class WindowOperator:
             contents.append(element)
         ctx = self.trigger_context
         ctx.window = window
+        ctx.element = element[0] if self.keeps_timestamps else element
         result = self.trigger.on_element(timestamp, window, ctx)
         if result is not CONTINUE:
             self.act_on(result, key, window, state_window)

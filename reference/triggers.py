@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from conformance.facts import CONTINUOUS_PROCESSING_TIME_NULL_MESSAGE
+from reference.delta import DELTA_FUNCTIONS
 from reference.errors import JobFailure
 from reference.javalong import ladd, lrem, lsub
 from reference.windows import Window
@@ -304,6 +305,36 @@ class NeverTrigger(Trigger):
 
     def __repr__(self) -> str:
         return "GlobalWindows.NeverTrigger()"
+
+
+class DeltaTrigger(Trigger):
+    """`DeltaTrigger`: fires when `getDelta(last, element) > threshold` (strictly; a `double`
+    comparison), where `last` is its "last-element" state. The window's first element only becomes
+    `last`, without firing; an element that fires becomes the new `last`, one that does not leaves it.
+    Firing does not clear the state (a `PurgingTrigger` around it purges the contents, not `last`);
+    `clear` does. It cannot merge (it does not override `canMerge`)."""
+
+    STATE = "last-element"
+
+    def __init__(self, threshold: float, delta_function: str) -> None:
+        self.threshold, self.delta_function = threshold, delta_function
+        self.get_delta = DELTA_FUNCTIONS[delta_function]
+
+    def __repr__(self) -> str:
+        return f"DeltaTrigger.of({self.threshold!r}, {self.delta_function}, serializer)"
+
+    def on_element(self, timestamp, window, ctx):
+        last = ctx.get_state(self.STATE)
+        if last is None:
+            ctx.set_state(self.STATE, ctx.element)
+            return TriggerResult.CONTINUE
+        if self.get_delta(last, ctx.element) > self.threshold:
+            ctx.set_state(self.STATE, ctx.element)
+            return TriggerResult.FIRE
+        return TriggerResult.CONTINUE
+
+    def clear(self, window, ctx):
+        ctx.set_state(self.STATE, None)
 
 
 class ProcessingTimeoutTrigger(Trigger):

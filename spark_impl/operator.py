@@ -20,10 +20,11 @@ import heapq
 from dataclasses import dataclass, field
 from itertools import count
 
-from conformance.case import CountEvictor, TimeEvictor
+from conformance.case import CountEvictor, DeltaEvictor, TimeEvictor
 from conformance.facts import NEVER_ENDS, RUNAWAY_TIMERS
 from conformance.observation import Firing, LateRecord, TimeWindow
 from spark_impl import triggers
+from spark_impl.delta import get_delta
 from spark_impl.javalong import LONG_MAX, LONG_MIN, add, sub
 from spark_impl.spec import OperatorSpec
 from spark_impl.windows import AssignerFailure, assign_windows, max_timestamp, merge_windows
@@ -92,6 +93,7 @@ class KeyedWindowOperator:
         self.merging: dict = {}  # MergingWindowSet: window -> state window
         self.out = Outputs()
         self.at = 0
+        self.element = 0  # the value of the element being processed, for DeltaTrigger
 
     # --- the trigger context ------------------------------------------------------------------
 
@@ -146,10 +148,10 @@ class KeyedWindowOperator:
 
     def process_element(self, value: int, ts: int) -> None:
         try:
-            windows = assign_windows(self.spec.assigner, ts, self.processing_time)
+            windows = assign_windows(self.spec.assigner, ts, self.processing_time, value)
         except AssignerFailure as e:
             raise JobFailure(str(e)) from None
-        skipped = True
+        skipped, self.element = True, value
         for window in windows:
             if self.spec.is_merging:
                 window = self._add_merging_window(window)
@@ -274,7 +276,12 @@ class KeyedWindowOperator:
 
 
 def _evict(evictor, contents: list) -> list:
-    """`CountEvictor.evict` / `TimeEvictor.evict` on [(value, ts)] in arrival order."""
+    """`CountEvictor.evict` / `TimeEvictor.evict` / `DeltaEvictor.evict` on [(value, ts)] in arrival order."""
+    if isinstance(evictor, DeltaEvictor):
+        # Compared with the last element by arrival, itself included: it goes too when its delta to
+        # itself reaches the threshold.
+        last = contents[-1][0]
+        return [(v, ts) for v, ts in contents if get_delta(evictor.delta_function, v, last) < evictor.threshold]
     if isinstance(evictor, CountEvictor):
         size = len(contents)
         if size <= evictor.max_count:

@@ -16,6 +16,7 @@ from conformance.case import (
     Count,
     CountEvictor,
     CountTrigger,
+    DeltaTrigger,
     EventTimeTrigger,
     EvictorSpec,
     Global,
@@ -73,11 +74,11 @@ def window_message(case: Case) -> str | None:
 
 
 def can_merge(trigger: TriggerSpec) -> bool:
-    """`Trigger.canMerge()`: every trigger of the format but `NeverTrigger` and `ProcessingTimeoutTrigger`
-    (which does not override it); `PurgingTrigger` delegates."""
+    """`Trigger.canMerge()`: every trigger of the format but `NeverTrigger`, `ProcessingTimeoutTrigger`
+    and `DeltaTrigger` (which do not override it); `PurgingTrigger` delegates."""
     while isinstance(trigger, PurgingTrigger):
         trigger = trigger.inner
-    return not isinstance(trigger, NeverTrigger | ProcessingTimeoutTrigger)
+    return not isinstance(trigger, NeverTrigger | ProcessingTimeoutTrigger | DeltaTrigger)
 
 
 def default_trigger(window) -> TriggerSpec:

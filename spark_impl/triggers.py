@@ -14,6 +14,7 @@ from conformance.case import (
     ContinuousEventTimeTrigger,
     ContinuousProcessingTimeTrigger,
     CountTrigger,
+    DeltaTrigger,
     EventTimeTrigger,
     ProcessingTimeoutTrigger,
     ProcessingTimeTrigger,
@@ -21,6 +22,7 @@ from conformance.case import (
     TriggerSpec,
 )
 from conformance.facts import CONTINUOUS_PROCESSING_TIME_NULL_MESSAGE
+from spark_impl.delta import get_delta
 from spark_impl.javalong import add, rem, sub
 from spark_impl.windows import max_timestamp
 
@@ -30,12 +32,16 @@ FIRE = (True, False)
 #: The state names Flink's triggers use (`CountTrigger` "count", the continuous ones "fire-time",
 #: `ProcessingTimeoutTrigger` "timeout": two timeout triggers nested in each other share it, as in Flink).
 COUNT, FIRE_TIME, TIMEOUT = "count", "fire-time", "timeout"
+#: `DeltaTrigger`'s state: the value of the last element that fired (the window's first one to begin with).
+LAST_ELEMENT = "last-element"
 
 
 
 class TriggerContext(Protocol):
     watermark: int
     processing_time: int
+    #: The value of the element `on_element` is called for (Flink passes it as `onElement`'s argument).
+    element: int
 
     def register_event_timer(self, time: int, window) -> None: ...
     def delete_event_timer(self, time: int, window) -> None: ...
@@ -89,6 +95,14 @@ def on_element(t: TriggerSpec, ctx: TriggerContext, ts: int, window) -> tuple[bo
                 return FIRE
             ctx.set_state(COUNT, window, n)
             return CONTINUE
+        case DeltaTrigger(threshold, delta_function):
+            # The first element is only remembered; an element fires when its delta to the remembered
+            # one exceeds the threshold (strictly), and is remembered instead.
+            last = ctx.get_state(LAST_ELEMENT, window)
+            if last is not None and not get_delta(delta_function, last, ctx.element) > threshold:
+                return CONTINUE
+            ctx.set_state(LAST_ELEMENT, window, ctx.element)
+            return CONTINUE if last is None else FIRE
         case ContinuousEventTimeTrigger(interval):
             if m <= ctx.watermark:
                 return FIRE
@@ -167,6 +181,8 @@ def clear(t: TriggerSpec, ctx: TriggerContext, window) -> None:
             ctx.delete_processing_timer(max_timestamp(window), window)
         case CountTrigger():
             ctx.set_state(COUNT, window, None)
+        case DeltaTrigger():
+            ctx.set_state(LAST_ELEMENT, window, None)
         case ContinuousEventTimeTrigger() | ContinuousProcessingTimeTrigger():
             # Deletes only the pending fire timer, not the one at maxTimestamp (Flink 2.x).
             fire_time = ctx.get_state(FIRE_TIME, window)

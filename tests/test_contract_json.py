@@ -117,6 +117,8 @@ def test_every_problem_is_reported_with_its_path_and_rule():
 @pytest.mark.parametrize("window, part, extra", [
     ({"assigner": "count", "size": 3}, "trigger", {"trigger": {"type": "event_time"}}),
     ({"assigner": "session", "gap": 3}, "evictor", {"evictor": {"type": "count", "max_count": 3}}),
+    ({"assigner": "session", "gap": 3}, "evictor",
+     {"evictor": {"type": "delta", "threshold": 1, "delta_function": "absolute_difference"}}),
     ({"assigner": "global"}, "trigger", {"trigger": {"type": "purging", "inner": {"type": "event_time"}}}),
     ({"assigner": "global"}, "trigger", {"trigger": {"type": "processing_time"}}),
     ({"assigner": "tumbling", "size": 3}, "trigger", {"trigger": {"type": "never"}}),
@@ -142,6 +144,27 @@ def test_unknown_trigger_and_nested_problems_have_paths():
                      ("$.evictor.type", "must be one of 'count'")}
 
 
+@pytest.mark.parametrize("threshold, rule", [
+    ("NaN", "not nan"), ("Infinity", "not inf"), ("-Infinity", "not -inf"), ("1e400", "not inf"),
+    ('"1.5"', "not '1.5'"), ("true", "not True"), ("null", "not None"), ("1" + "0" * 45, "not an integer of 46 digits"),
+])
+def test_a_delta_threshold_is_a_finite_java_double(threshold, rule):
+    text = _case_text(trigger=f'{{"type": "delta", "threshold": {threshold}, "delta_function": "difference"}}')
+    assert _problems(text) == f"f.json: $.trigger.threshold: must be a finite number (a Java double), {rule}"
+
+
+def test_a_delta_threshold_may_be_any_json_number_and_reads_as_the_nearest_double():
+    for threshold, read in (("3", 3.0), ("-0.5", -0.5), ("9007199254740993", 2.0**53), ("1e308", 1e308)):
+        text = _case_text(trigger=f'{{"type": "delta", "threshold": {threshold}, "delta_function": "difference"}}')
+        assert cases_from_json(parse_json(text, "f.json"))[0].trigger.threshold == read
+
+
+def test_a_delta_function_is_one_the_format_names():
+    text = _case_text(evictor='{"type": "delta", "threshold": 1, "delta_function": "euclidean"}')
+    assert _problems(text) == ("f.json: $.evictor.delta_function: must be one of 'absolute_difference', "
+                               "'difference', not 'euclidean'")
+
+
 def test_flinks_own_rejections_are_not_format_errors():
     # size 0 breaks TumblingEventTimeWindows' precondition: an invalid_spec observation, not a load error
     case = case_from_json({"format": "window-case/1", "window": {"assigner": "tumbling", "size": 0}, "events": []})
@@ -154,9 +177,12 @@ def test_flinks_own_rejections_are_not_format_errors():
 
 
 def _one_of_each(kind):
-    """An instance of `kind` with a distinct value in each parameter (a nested trigger for `inner`)."""
-    values = {"inner": TRIGGERS.by_tag["count"](3), "time": "processing", "after": True}
-    return kind(**{f.name: values.get(f.name, 7 + i) for i, f in enumerate(dataclasses.fields(kind))})
+    """An instance of `kind` with a distinct value in each parameter (a nested trigger for `inner`, each
+    boolean the opposite of its default)."""
+    values = {"inner": TRIGGERS.by_tag["count"](3), "time": "processing", "threshold": 2.5,
+              "delta_function": "difference"}
+    return kind(**{f.name: values.get(f.name, not f.default if f.type == "bool" else 7 + i)
+                   for i, f in enumerate(dataclasses.fields(kind))})
 
 
 @pytest.mark.parametrize("kind", [*ASSIGNERS, *TRIGGERS, *EVICTORS], ids=lambda k: f"{k.__name__}")

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.apache.flink.api.common.serialization.SerializerConfigImpl;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.functions.KeySelector;
@@ -22,11 +23,13 @@ import org.apache.flink.streaming.api.windowing.assigners.SlidingProcessingTimeW
 import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
 import org.apache.flink.streaming.api.windowing.assigners.TumblingProcessingTimeWindows;
 import org.apache.flink.streaming.api.windowing.evictors.CountEvictor;
+import org.apache.flink.streaming.api.windowing.evictors.DeltaEvictor;
 import org.apache.flink.streaming.api.windowing.evictors.Evictor;
 import org.apache.flink.streaming.api.windowing.evictors.TimeEvictor;
 import org.apache.flink.streaming.api.windowing.triggers.ContinuousEventTimeTrigger;
 import org.apache.flink.streaming.api.windowing.triggers.ContinuousProcessingTimeTrigger;
 import org.apache.flink.streaming.api.windowing.triggers.CountTrigger;
+import org.apache.flink.streaming.api.windowing.triggers.DeltaTrigger;
 import org.apache.flink.streaming.api.windowing.triggers.EventTimeTrigger;
 import org.apache.flink.streaming.api.windowing.triggers.ProcessingTimeTrigger;
 import org.apache.flink.streaming.api.windowing.triggers.ProcessingTimeoutTrigger;
@@ -192,6 +195,9 @@ final class CaseBranch {
             case "never":
                 // Flink's own class; it is declared for GlobalWindow, as a user would have to cast it.
                 return new GlobalWindows.NeverTrigger();
+            case "delta":
+                return DeltaTrigger.of(t.get("threshold").asDouble(), NamedDeltaFunction.of(t.get("delta_function").asText()),
+                        ELEMENT_TYPE.createSerializer(new SerializerConfigImpl()));
             default:
                 throw new UnsupportedCase("trigger " + t.get("type"));
         }
@@ -205,6 +211,9 @@ final class CaseBranch {
                 return CountEvictor.of(e.get("max_count").asLong(), after);
             case "time":
                 return TimeEvictor.of(ms(e, "size"), after);
+            case "delta":
+                return DeltaEvictor.of(e.get("threshold").asDouble(), NamedDeltaFunction.of(e.get("delta_function").asText()),
+                        after);
             default:
                 throw new UnsupportedCase("evictor " + e.get("type"));
         }

@@ -1,0 +1,155 @@
+"""The `spark-streaming` engine: Spark Structured Streaming's own windows, micro-batch by micro-batch.
+
+The translation into micro-batches is checked without Spark; the queries on hand cases whose
+observations are the reference's (Flink's) where Spark agrees; and every divergence from Flink 2.x is a
+case file under `cases/engines/spark-streaming/` that the README's section on Spark Structured Streaming
+links: each differs on `spark-streaming` and agrees on `reference`. All the cases go through Spark in one
+`run` call (one session, a query per case).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conformance import Case, load_implementation, record, tumbling, watermark
+from conformance.case import BoundedOutOfOrdernessWatermarks, MonotonousWatermarks, Session, Sliding
+from conformance.case_json import load_cases
+from conformance.equivalence import equivalent
+from conformance.features import required_features
+from engines.spark_streaming import END_OF_INPUT, RECORDS_DELAY_WHEN_LISTED, MicroBatch, micro_batches, records_delay
+
+ROOT = Path(__file__).resolve().parent.parent
+DIVERGENCES = ROOT / "cases" / "engines" / "spark-streaming"
+SECTION = "## What changes when a Flink job moves to Spark Structured Streaming"
+
+a1, a2, a3 = record("a", 1, ts=3), record("a", 2, ts=12), record("a", 3, ts=9)
+
+#: Cases on which Spark agrees with Flink: watermarks listed away from a window's last millisecond.
+AGREEING = [
+    Case(window=tumbling(10), events=[a1, record("b", 4, ts=5), watermark(10), record("a", 5, ts=7), a2]),
+    Case(window=Sliding(10, 5), events=[a1, a3, watermark(12), a2]),
+    Case(window=tumbling(10, 4), events=[a1, a3, watermark(20), a2]),
+    Case(window=Session(5), events=[record("a", 1, ts=0), record("a", 2, ts=8), record("a", 3, ts=4), watermark(30),
+                                    record("a", 4, ts=1)]),
+]
+
+
+def divergence_cases() -> list[tuple[str, int, Case]]:
+    return [(p.name, i, c) for p in sorted(DIVERGENCES.glob("*.json")) for i, c in enumerate(load_cases(p))]
+
+
+@pytest.fixture(scope="module")
+def engine():
+    return load_implementation("spark-streaming")
+
+
+@pytest.fixture(scope="module")
+def observed(engine) -> dict[Case, object]:
+    """Every case of this module through Spark, in one `run` call."""
+    cases = AGREEING + [c for *_, c in divergence_cases()]
+    return dict(zip(cases, engine.run(cases), strict=True))
+
+
+def test_declares_what_spark_streaming_expresses(engine):
+    """Append mode emits a window once, at the watermark, and drops late rows without saying which: no
+    trigger, lateness, side output or open input; Spark's watermark comes from its data, per micro-batch."""
+    assert engine.name == "spark-streaming" and engine.position_free and engine.costly_calls
+    assert not any(f.startswith(("trigger.", "evictor.")) for f in engine.features)
+    assert {"allowed_lateness", "late_side_output", "unbounded_input", "watermark.periodic", "channels",
+            "assigner.global", "assigner.count", "extreme_values"}.isdisjoint(engine.features)
+    assert {"assigner.tumbling", "assigner.sliding", "assigner.session", "watermark.bounded_out_of_orderness",
+            "watermark.punctuated"} <= engine.features
+
+
+def test_a_punctuated_generator_is_a_micro_batch_per_record_that_raises_the_largest_timestamp():
+    case = Case(window=tumbling(10), watermark_generator=BoundedOutOfOrdernessWatermarks(2, punctuated=True),
+                events=[a1, a3, a2, record("a", 4, ts=1)])
+    assert micro_batches(case) == [MicroBatch(((0, a1),)), MicroBatch(((1, a3),)), MicroBatch(((2, a2),)),
+                                   MicroBatch(((3, record("a", 4, ts=1)),), END_OF_INPUT)]
+    assert records_delay(case) == 2
+    assert records_delay(Case(window=tumbling(10), watermark_generator=MonotonousWatermarks(punctuated=True))) == 0
+
+
+def test_listed_watermarks_end_their_micro_batch_and_a_bounded_input_ends_with_its_own():
+    case = Case(window=tumbling(10), events=[a1, a3, watermark(9), a2, watermark(20)])
+    assert micro_batches(case) == [MicroBatch(((0, a1), (1, a3)), 9), MicroBatch(((3, a2),), 20),
+                                   MicroBatch((), END_OF_INPUT)]
+    assert records_delay(case) == RECORDS_DELAY_WHEN_LISTED
+
+
+@pytest.mark.parametrize("index", range(len(AGREEING)))
+def test_hand_cases_agree_with_flink(observed, index):
+    case = AGREEING[index]
+    assert required_features(case) <= load_implementation("spark-streaming").features
+    assert equivalent(load_implementation("reference").run([case])[0], observed[case])
+
+
+@pytest.mark.parametrize("name, index, case", divergence_cases(), ids=lambda v: v if isinstance(v, str) else None)
+def test_each_divergence_differs_on_spark_and_agrees_on_the_reference(engine, observed, name, index, case):
+    assert required_features(case) <= engine.features
+    assert not equivalent(case.expected, observed[case]), f"{name}#{index} no longer differs"
+    assert equivalent(case.expected, load_implementation("reference").run([case])[0])
+
+
+def test_the_readme_links_exactly_the_divergence_files():
+    section = (ROOT / "README.md").read_text().split(SECTION, 1)[1].split("\n## ", 1)[0]
+    linked = set(re.findall(r"\(cases/engines/spark-streaming/([\w.-]+\.json)\)", section))
+    assert linked == {p.name for p in DIVERGENCES.glob("*.json")}
+
+
+#: The properties the suite test runs: the two differential ones, on generated batches with listed watermarks
+#: and on generated watermark cases (a query per case costs seconds; the invariant properties would take hours).
+SUITE_PROPERTIES = ("matches_reference", "watermark_cases_match_reference")
+
+
+def listed_events(case: dict) -> list[dict]:
+    return [e.get("record") or e for e in case["events"]]
+
+
+def one_higher(difference: str) -> bool:
+    """A watermark in Spark's observation one above Flink's (`... 10 instead of 9`)."""
+    return any(int(a) == int(b) + 1 for a, b in re.findall(r"watermark[^;\n]*? (-?\d+)[^;\n]*? instead of (-?\d+)",
+                                                          difference))
+
+
+#: Which README point (its case file) explains a minimal counterexample of the suite.
+EXPLAINED = {
+    "watermark_one_higher.json": lambda f: one_higher(f["difference"]),
+    "window_closes_at_end.json": lambda f: f["case"].get("watermark_generator") is None,
+    "watermark_starts_at_zero.json": lambda f: any(e.get("ts", e.get("watermark", 0)) < 0
+                                                   for e in listed_events(f["case"])),
+    "session_gap_zero.json": lambda f: f["case"]["window"].get("gap", 1) <= 0,
+    "rejection_messages.json": lambda f: "invalid_spec" in f["difference"],
+    "timestamp_range.json": lambda f: "DATETIME_OVERFLOW" in f["difference"],
+}
+
+
+def documented_properties() -> set[str]:
+    """The names the section's paragraph "Properties the suite finds broken (...): ...; every other ..." lists."""
+    section = (ROOT / "README.md").read_text().split(SECTION, 1)[1].split("\n## ", 1)[0]
+    paragraph = section.split("\nProperties the suite finds broken", 1)[1].split("\n\n", 1)[0]
+    return set(re.findall(r"`(\w+)`", paragraph.split("):", 1)[1].split(";", 1)[0]))
+
+
+def test_the_suite_finds_the_divergences_the_readme_names(tmp_path):
+    """The differential properties (profile `ci-slow`) against the engine: it differs, on exactly the properties
+    the README lists, and every minimal counterexample shows a difference one of its points explains."""
+    out = tmp_path / "report"
+    selected = [arg for name in SUITE_PROPERTIES for arg in ("--property", name)]
+    run = subprocess.run([sys.executable, "-m", "conformance", "run", "--impl", "spark-streaming", "--profile",
+                          "ci-slow", "--out", str(out), *selected], cwd=ROOT, capture_output=True, text=True,
+                         timeout=3600)
+    assert run.returncode == 1, run.stdout[-3000:] + run.stderr[-3000:]
+    (impl,) = json.loads((out / "report.json").read_text())["implementations"]
+    assert not impl["errors"] and impl["outcome"] == "differs"
+    failing = {p["property"] for p in impl["properties"] if p["outcome"] == "failed"}
+    assert failing == documented_properties()
+    for failure in (f for p in impl["properties"] for f in p["failures"]):
+        explained = [name for name, shows in EXPLAINED.items() if shows(failure)]
+        assert explained, f"a divergence the README does not explain: {failure['difference']}"
