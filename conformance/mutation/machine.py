@@ -1,0 +1,432 @@
+"""`python -m conformance.mutation.machine [--corpus DIR] [--record] [--profile ci] [--sample N] [--jobs N]`
+
+The machine mutation run: every mutant the standard operators make of `reference/`
+(`machine_mutants`) runs on the corpus of the suite's generated cases and the case files
+(`machine_corpus`), and the branch coverage of the reference under that corpus is printed beside it.
+
+How a mutant is judged, fast: the unmutated reference runs the corpus once, in this process, and its
+observation of each case is kept together with the reference lines the case executes. Each mutant
+then runs in a forked child (the corpus stays in memory, shared), which imports the reference afresh
+with the one mutated module in place of its file, and runs only the cases that execute the mutated
+lines (all of them for a change at module or class level, which runs at import), in corpus order. It
+is *killed* by the first case whose observation is not equivalent (`conformance.equivalence`) or
+that raises where the reference did not; *timed out* when its child outlives its budget (a loop the
+mutant made endless: the reference ends every case); *survived* otherwise, and *not reached* when no
+case executes its lines. A survivor listed in `equivalent.toml` with its reason is *equivalent*; a
+module listed there as out of scope is left out of the score.
+
+The score is killed and timed out over every mutant neither equivalent nor out of scope; the run
+fails below `--target` (97%) and when the equivalence file names a mutant that was killed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib.abc
+import importlib.util
+import io
+import json
+import os
+import resource
+import select
+import sys
+import tempfile
+import time
+import tomllib
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from conformance.case import Case
+from conformance.equivalence import equivalent
+from conformance.mutation.loader import REFERENCE, reference_dir
+from conformance.mutation.machine_corpus import read_corpus, record_suite_cases
+from conformance.mutation.machine_mutants import MachineMutant, module_mutants, reference_modules
+from conformance.observation import Observation
+from conformance.profiles import PROFILES
+
+EQUIVALENT_FILE = Path(__file__).resolve().parent / "equivalent.toml"
+TARGET = 0.97
+#: A child's address space: a mutant that grows a list for ever fails with MemoryError, not the machine.
+MEMORY_LIMIT = 2 << 30
+#: Seconds the reference may take over one case of the corpus (see `record_baseline`).
+CASE_BUDGET = 1.0
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """What the unmutated reference does with each case of the corpus."""
+
+    cases: list[Case]
+    observations: list[Observation | str]  # a str: the exception the reference raised
+    lines: list[frozenset[tuple[str, int]]]  # the (module, line) pairs each case executes
+    seconds: list[float]  # how long each case takes, untraced
+
+
+@dataclass(frozen=True)
+class Verdict:
+    mutant: MachineMutant
+    outcome: str  # killed, timed out, survived, not reached
+    detail: str = ""
+    seconds: float = 0.0
+
+
+# --- the reference, imported afresh ------------------------------------------------------------------
+
+class _MutatedModule(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Serves one module of the reference from the mutant's source; every other module comes from disk."""
+
+    def __init__(self, fullname: str, source: str, origin: Path) -> None:
+        self.fullname, self.source, self.origin = fullname, source, origin
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != self.fullname:
+            return None
+        return importlib.util.spec_from_file_location(fullname, self.origin, loader=self)
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module) -> None:
+        exec(compile(self.source, f"{self.origin} [machine mutant]", "exec"), module.__dict__)
+
+
+def fresh_reference(mutant: MachineMutant | None = None):
+    """The reference implementation imported anew (in a forked child), with `mutant`'s module in place."""
+    for name in [n for n in sys.modules if n == REFERENCE or n.startswith(REFERENCE + ".")]:
+        del sys.modules[name]
+    if mutant is not None:
+        modules = reference_modules(reference_dir())
+        sys.meta_path.insert(0, _MutatedModule(_fullname(mutant.module), mutant.source, modules[mutant.module]))
+    return importlib.import_module(f"{REFERENCE}.implementation").ReferenceImplementation()
+
+
+def _fullname(module: str) -> str:
+    return f"{REFERENCE}.{module}" if module else REFERENCE
+
+
+def _outcome(impl, case: Case) -> Observation | str:
+    try:
+        return impl.run([case])[0]
+    except Exception as e:  # a crash is an outcome to compare, not a failure of the run
+        return f"{type(e).__name__}: {e}"
+
+
+def record_baseline(cases: Sequence[Case], case_budget: float = CASE_BUDGET) -> Baseline:
+    """The reference's outcome of every case and the reference lines it executes (a line tracer).
+
+    A case the reference takes longer than `case_budget` seconds over (a runaway timer loop that it
+    stops only at its limit) is left out: every mutant that reaches it would pay that many seconds."""
+    directory = str(reference_dir())
+    modules = {str(path): name for name, path in reference_modules(reference_dir()).items()}
+    impl = importlib.import_module(f"{REFERENCE}.implementation").ReferenceImplementation()
+    kept, observations, lines, seconds = [], [], [], []
+    for case in cases:
+        started = time.perf_counter()
+        _outcome(impl, case)
+        took = time.perf_counter() - started
+        if took > case_budget:
+            continue
+        executed: set[tuple[str, int]] = set()
+
+        def local(frame, event, arg, executed=executed):
+            if event == "line":
+                executed.add((modules[frame.f_code.co_filename], frame.f_lineno))
+            return local
+
+        def tracer(frame, event, arg):
+            return local if frame.f_code.co_filename.startswith(directory) else None
+
+        sys.settrace(tracer)
+        try:
+            observations.append(_outcome(impl, case))
+        finally:
+            sys.settrace(None)
+        kept.append(case)
+        lines.append(frozenset(executed))
+        seconds.append(took)
+    return Baseline(kept, observations, lines, seconds)
+
+
+# --- one mutant in a forked child --------------------------------------------------------------------
+
+def reaching(baseline: Baseline, mutant: MachineMutant) -> list[int]:
+    """The cases that execute the mutant's lines (every case for a change outside any function),
+    the fastest first."""
+    span = {(mutant.module, line) for line in range(mutant.line, mutant.end_line + 1)}
+    chosen = [i for i, lines in enumerate(baseline.lines) if not mutant.function or not span.isdisjoint(lines)]
+    return sorted(chosen, key=lambda i: baseline.seconds[i])
+
+
+def judge(baseline: Baseline, mutant: MachineMutant, chosen: list[int]) -> tuple[str, str]:
+    """The outcome of `mutant` on the chosen cases: `("killed", why)` or `("survived", "")`."""
+    try:
+        impl = fresh_reference(mutant)
+    except Exception as e:
+        return "killed", f"the mutated reference does not import: {type(e).__name__}: {e}"
+    for i in chosen:
+        expected, actual = baseline.observations[i], _outcome(impl, baseline.cases[i])
+        same = (actual == expected if isinstance(expected, str) or isinstance(actual, str)
+                else equivalent(actual, expected))
+        if not same:
+            shown = actual if isinstance(actual, str) else "a different observation"
+            return "killed", f"corpus case {i}: {shown}"[:300]
+    return "survived", ""
+
+
+def _child(baseline: Baseline, mutant: MachineMutant, chosen: list[int], out: int) -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+    sys.setrecursionlimit(2000)
+    try:
+        message = judge(baseline, mutant, chosen)
+    except BaseException as e:  # noqa: BLE001 - whatever the mutant does, the parent hears of it
+        message = ("killed", f"{type(e).__name__}: {e}"[:300])
+    os.write(out, json.dumps(message).encode("utf-8"))
+
+
+@dataclass
+class _Running:
+    mutant: MachineMutant
+    pid: int
+    pipe: int
+    started: float
+    deadline: float
+
+
+def run_mutants(baseline: Baseline, mutants: Sequence[MachineMutant], jobs: int, timeout: Callable[[float], float],
+                on_verdict: Callable[[Verdict], None] = lambda v: None) -> list[Verdict]:
+    """Every mutant judged in its own forked child, `jobs` at a time; `timeout(seconds)` is a child's
+    budget given the reference's time on its cases."""
+    verdicts: list[Verdict] = []
+    todo: Iterator[MachineMutant] = iter(mutants)
+    running: list[_Running] = []
+
+    def done(verdict: Verdict) -> None:
+        verdicts.append(verdict)
+        on_verdict(verdict)
+
+    def start() -> bool:
+        for mutant in todo:
+            chosen = reaching(baseline, mutant)
+            if not chosen:
+                done(Verdict(mutant, "not reached"))
+                continue
+            read, write = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # the child
+                os.close(read)
+                try:
+                    _child(baseline, mutant, chosen, write)
+                finally:
+                    os._exit(0)
+            os.close(write)
+            now = time.monotonic()
+            running.append(_Running(mutant, pid, read, now, now + timeout(sum(baseline.seconds[i] for i in chosen))))
+            return True
+        return False
+
+    while True:
+        while len(running) < jobs and start():
+            pass
+        if not running:
+            return verdicts
+        select.select([r.pipe for r in running], [], [], 0.05)
+        for r in list(running):
+            pid, _ = os.waitpid(r.pid, os.WNOHANG)
+            now = time.monotonic()
+            if pid == 0 and now < r.deadline:
+                continue
+            if pid == 0:
+                os.kill(r.pid, 9)
+                os.waitpid(r.pid, 0)
+                verdict = Verdict(r.mutant, "timed out", f"after {now - r.started:.1f}s", now - r.started)
+            else:
+                message = _read_all(r.pipe)
+                outcome, detail = json.loads(message) if message else ("killed", "the child died without a word")
+                verdict = Verdict(r.mutant, outcome, detail, now - r.started)
+            os.close(r.pipe)
+            running.remove(r)
+            done(verdict)
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    while chunk := os.read(fd, 65536):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+# --- coverage ------------------------------------------------------------------------------------------
+
+def branch_coverage(cases: Sequence[Case]) -> str:
+    """coverage.py's branch report of `reference/` while the reference runs `cases`, imported afresh in a
+    forked child so that its module-level lines count too."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        try:
+            import coverage
+
+            cov = coverage.Coverage(branch=True, data_file=None, include=[str(reference_dir() / "*")])
+            cov.start()
+            impl = fresh_reference()
+            for case in cases:
+                _outcome(impl, case)
+            cov.stop()
+            report = io.StringIO()
+            cov.report(file=report, show_missing=True, ignore_errors=True)
+            os.write(write, report.getvalue().encode("utf-8"))
+        finally:
+            os._exit(0)
+    os.close(write)
+    report = _read_all(read).decode("utf-8")
+    os.close(read)
+    os.waitpid(pid, 0)
+    return report.replace(str(reference_dir().parent) + os.sep, "")
+
+
+# --- the equivalence file and the report ---------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Exemptions:
+    equivalent: dict[str, str]  # mutant key -> why no case can tell it from the reference
+    out_of_scope: dict[str, str]  # module -> why no observation depends on it
+
+
+def read_exemptions(path: Path = EQUIVALENT_FILE) -> Exemptions:
+    doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    equivalent_mutants = {}
+    for entry in doc.get("equivalent", []):
+        if set(entry) != {"mutant", "reason"} or not entry["reason"].strip():
+            raise ValueError(f"{path.name}: each [[equivalent]] has a mutant and a non-empty reason: {entry}")
+        equivalent_mutants[entry["mutant"]] = entry["reason"]
+    return Exemptions(equivalent_mutants, dict(doc.get("out_of_scope", {})))
+
+
+def all_mutants() -> list[MachineMutant]:
+    return [m for name, path in reference_modules(reference_dir()).items()
+            for m in module_mutants(name, path.read_text(encoding="utf-8"))]
+
+
+def sample(mutants: Sequence[MachineMutant], n: int | None) -> list[MachineMutant]:
+    """`n` mutants chosen by the hash of their key: the same ones while the reference keeps them."""
+    if n is None or n >= len(mutants):
+        return list(mutants)
+    chosen = sorted(mutants, key=lambda m: hashlib.sha256(m.key.encode()).hexdigest())[:n]
+    return sorted(chosen, key=mutants.index)
+
+
+@dataclass(frozen=True)
+class Score:
+    counts: dict[str, Counter[str]]  # module -> outcome -> how many
+    killed: int
+    scored: int
+    wrongly_equivalent: list[str]  # keys the equivalence file names that a case kills
+
+    @property
+    def rate(self) -> float:
+        return self.killed / self.scored if self.scored else 1.0
+
+
+def classify(verdict: Verdict, exemptions: Exemptions) -> str:
+    if verdict.mutant.module in exemptions.out_of_scope:
+        return "out of scope"
+    if verdict.outcome in ("survived", "not reached") and verdict.mutant.key in exemptions.equivalent:
+        return "equivalent"
+    return verdict.outcome
+
+
+def score(verdicts: Sequence[Verdict], exemptions: Exemptions) -> Score:
+    counts: dict[str, Counter[str]] = {}
+    for v in verdicts:
+        counts.setdefault(v.mutant.module or "__init__", Counter())[classify(v, exemptions)] += 1
+    total = sum(counts.values(), Counter())
+    killed = total["killed"] + total["timed out"]
+    wrongly = [v.mutant.key for v in verdicts if v.outcome in ("killed", "timed out")
+               and v.mutant.key in exemptions.equivalent]
+    return Score(counts, killed, killed + total["survived"] + total["not reached"], wrongly)
+
+
+OUTCOMES = ("killed", "timed out", "survived", "not reached", "equivalent", "out of scope")
+
+
+def table(result: Score) -> str:
+    rows = [f"{'module':38}{'made':>6}" + "".join(f"{o:>14}" for o in OUTCOMES)]
+    for module, counts in sorted(result.counts.items()):
+        rows.append(f"{module:38}{sum(counts.values()):6}" + "".join(f"{counts[o]:14}" for o in OUTCOMES))
+    total = sum(result.counts.values(), Counter())
+    rows.append(f"{'all':38}{sum(total.values()):6}" + "".join(f"{total[o]:14}" for o in OUTCOMES))
+    return "\n".join(rows)
+
+
+# --- the command ---------------------------------------------------------------------------------------
+
+def corpus(directory: Path | None, record: bool, profile: str) -> list[Case]:
+    if directory is None:
+        directory = Path(tempfile.mkdtemp(prefix="mutation-corpus-"))
+    if record or not any(directory.glob("cases-*.jsonl")):
+        for old in directory.glob("cases-*.jsonl"):
+            old.unlink()
+        started = time.monotonic()
+        record_suite_cases(directory, profile)
+        print(f"recorded the suite's cases ({profile} profile) into {directory} in "
+              f"{time.monotonic() - started:.0f}s", flush=True)
+    return read_corpus(directory)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m conformance.mutation.machine",
+                                     description=__doc__.split("\n\n")[1])
+    parser.add_argument("--corpus", type=Path, help="the folder of recorded cases: reused when it holds some "
+                                                    "(default: a new temporary folder, recorded now)")
+    parser.add_argument("--record", action="store_true", help="record the corpus again even if the folder has one")
+    parser.add_argument("--profile", default="ci", choices=sorted(PROFILES), help="Hypothesis profile (default ci)")
+    parser.add_argument("--sample", type=int, metavar="N", help="only N mutants, chosen by a hash of their key")
+    parser.add_argument("--jobs", type=int, default=2, help="mutants run at a time (default 2)")
+    parser.add_argument("--target", type=float, default=TARGET, help="the least share killed (default 0.97)")
+    parser.add_argument("--no-coverage", action="store_true", help="skip the branch coverage report")
+    parser.add_argument("--survivors", action="store_true", help="list every survivor, equivalent ones too")
+    args = parser.parse_args(argv)
+
+    cases = corpus(args.corpus, args.record, args.profile)
+    started = time.monotonic()
+    baseline = record_baseline(cases)
+    print(f"corpus: {len(baseline.cases)} cases, the reference runs them in {sum(baseline.seconds):.1f}s "
+          f"({time.monotonic() - started:.0f}s with its lines traced); {len(cases) - len(baseline.cases)} left out, "
+          f"each over {CASE_BUDGET:g}s", flush=True)
+    exemptions = read_exemptions()
+    mutants = sample(all_mutants(), args.sample)
+    started = time.monotonic()
+    judged = Counter[str]()
+
+    def progress(verdict: Verdict) -> None:
+        judged[verdict.outcome] += 1
+        if judged.total() % 100 == 0:
+            print(f"{judged.total()} of {len(mutants)} mutants judged, "
+                  f"{judged.total() / (time.monotonic() - started):.1f}/s", flush=True)
+
+    verdicts = run_mutants(baseline, mutants, args.jobs, timeout=lambda seconds: 10 + 20 * seconds,
+                           on_verdict=progress)
+    elapsed = time.monotonic() - started
+    result = score(verdicts, exemptions)
+    print(f"\n{table(result)}\n\n{len(verdicts)} mutants in {elapsed:.0f}s wall, {args.jobs} at a time: "
+          f"{len(verdicts) / elapsed:.1f} mutants/s")
+    for v in sorted(verdicts, key=lambda v: (v.mutant.module, v.mutant.line)):
+        kind = classify(v, exemptions)
+        if kind in ("survived", "not reached") or (args.survivors and kind == "equivalent"):
+            print(f"{kind}: reference/{v.mutant.module.replace('.', '/') or '__init__'}.py:{v.mutant.line}  "
+                  f"{v.mutant.key}")
+    if not args.no_coverage:
+        print(f"\nbranch coverage of reference/ under the corpus:\n{branch_coverage(cases)}")
+    for key in result.wrongly_equivalent:
+        print(f"error: {EQUIVALENT_FILE.name} calls a mutant equivalent that a case kills: {key}")
+    print(f"\nscore: {result.killed} of {result.scored} non-equivalent mutants killed ({result.rate:.1%}; "
+          f"target {args.target:.0%})")
+    return 0 if result.rate >= args.target and not result.wrongly_equivalent else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,73 @@
+"""The corpus of the machine mutation run: every case the property suite sends with a profile, plus
+every case of `cases/`, drawn once.
+
+The suite runs (in a `pytest` process) against `RecordingReference`, the reference that also writes each
+case it is asked about to a JSON-lines file. With a derandomized profile (`ci`) Hypothesis draws the
+examples from each property test's source, so a run against any implementation that agrees with the
+reference sends exactly these cases: a mutant the corpus does not kill is one the suite would not kill
+by a difference of observations either (a property that checks an invariant on its own may still).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from conformance.case import Case
+from conformance.case_json import case_files, case_from_json, case_to_json, load_cases
+from conformance.observation import Observation
+from conformance.validation import CaseFormatError
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+SUITE = ROOT / "conformance" / "properties"
+CASE_FILES = ROOT / "cases"
+#: The folder a recording reference writes its cases to (one file per process, so xdist workers can).
+RECORD_TO = "WINDOW_CONFORMANCE_RECORD_TO"
+
+
+class RecordingReference:
+    """The reference, noting every case it runs in `$WINDOW_CONFORMANCE_RECORD_TO/cases-<pid>.jsonl`."""
+
+    def __init__(self) -> None:
+        from reference.implementation import ReferenceImplementation
+
+        self._reference = ReferenceImplementation()
+        self.name, self.features = "reference", self._reference.features
+        self._file = Path(os.environ[RECORD_TO]) / f"cases-{os.getpid()}.jsonl"
+
+    def run(self, cases: Sequence[Case]) -> list[Observation]:
+        with self._file.open("a", encoding="utf-8") as out:
+            out.writelines(json.dumps(case_to_json(c)) + "\n" for c in cases)
+        return self._reference.run(cases)
+
+
+def record_suite_cases(directory: Path, profile: str = "ci", workers: int = 2) -> None:
+    """Run the property suite against `RecordingReference` with `profile`, into `directory`."""
+    directory.mkdir(parents=True, exist_ok=True)
+    command = [sys.executable, "-m", "pytest", str(SUITE), "-q", "--no-header", "--tb=short",
+               "-p", "no:cacheprovider", "-n", str(workers),
+               "--impl", "conformance.mutation.machine_corpus:RecordingReference",
+               "--hypothesis-profile", profile]
+    done = subprocess.run(command, cwd=ROOT, env={**os.environ, RECORD_TO: str(directory)},
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"the property suite failed against the reference while recording its cases:\n"
+                           f"{done.stdout[-3000:]}{done.stderr[-2000:]}")
+
+
+def read_corpus(directory: Path) -> list[Case]:
+    """The recorded cases, then every case of `cases/`, each once, in a fixed order."""
+    lines = sorted({line for f in directory.glob("cases-*.jsonl")
+                    for line in f.read_text(encoding="utf-8").splitlines()})
+    recorded = [case_from_json(json.loads(line)) for line in lines]
+    files = []
+    for f in sorted(case_files([CASE_FILES])):
+        try:
+            files += load_cases(f)
+        except CaseFormatError as e:  # the case-file tests fail on it; the corpus goes on without it
+            print(f"corpus: left out {f.relative_to(ROOT)}: {str(e)[:200]}", file=sys.stderr)
+    return list(dict.fromkeys(recorded + files))
