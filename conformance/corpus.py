@@ -58,10 +58,6 @@ WATERMARK_FEATURES = frozenset(name for name in FEATURES if name.startswith(("wa
 EXCLUSIVE = tuple(frozenset(k.feature.name for k in vocabulary) for vocabulary in (ASSIGNERS, GENERATORS))
 
 
-class CorpusError(Exception):
-    """The corpus cannot be written as asked: a feature for which the strategies draw too few cases."""
-
-
 @dataclass(frozen=True)
 class Entry:
     """One case of the corpus: drawn for `feature`, with its expected observation and what it exercises."""
@@ -103,7 +99,8 @@ class _Enough(Exception):
 
 def draw_cases(feature: str, count: int, seed: int, keep: Callable[[Case], bool]) -> list[Case]:
     """The first `count` distinct cases that need `feature` and that `keep` accepts, drawn by Hypothesis
-    from `seed` and the feature's name (the same arguments draw the same cases)."""
+    from `seed` and the feature's name (the same arguments draw the same cases); fewer when the
+    strategies reach the feature rarely or never in `count * DRAWS_PER_CASE` examples."""
     from hypothesis import HealthCheck, Phase, Verbosity, given, settings
     from hypothesis import seed as hypothesis_seed
 
@@ -123,9 +120,6 @@ def draw_cases(feature: str, count: int, seed: int, keep: Callable[[Case], bool]
 
     with contextlib.suppress(_Enough):
         collect()
-    if len(found) < count:
-        raise CorpusError(f"--features: only {len(found)} of {count} cases drawn for {feature} "
-                          f"in {count * DRAWS_PER_CASE} examples")
     return list(found.values())
 
 
@@ -171,9 +165,11 @@ def json_lines(items: Sequence[Any]) -> str:
     return "[\n" + ",\n".join(json.dumps(item) for item in items) + "\n]"
 
 
-def write(entries: Sequence[Entry], out: Path, *, per_feature: int, seed: int) -> None:
-    """One file per feature and `index.json`; a file from an earlier corpus that this one does not write
-    is removed, so the folder holds exactly this corpus."""
+def write(entries: Sequence[Entry], out: Path, *, per_feature: int, seed: int,
+          not_drawn: Sequence[str] = ()) -> None:
+    """One file per feature and `index.json` (which names the features `not_drawn`: no strategy reaches
+    them); a file from an earlier corpus that this one does not write is removed, so the folder holds
+    exactly this corpus."""
     by_feature: dict[str, list[Entry]] = {}
     for e in entries:
         by_feature.setdefault(e.feature, []).append(e)
@@ -186,7 +182,8 @@ def write(entries: Sequence[Entry], out: Path, *, per_feature: int, seed: int) -
         cases = json_lines([case_to_json(e.case) for e in group])
         (out / file_name(feature)).write_text(f'{{"cases": {cases}}}\n', encoding="utf-8")
     index = {"format": CORPUS_FORMAT, "seed": seed, "per_feature": per_feature,
-             "files": {file_name(feature): FEATURES[feature] for feature in by_feature}}
+             "files": {file_name(feature): FEATURES[feature] for feature in by_feature},
+             "not_drawn": list(not_drawn)}
     listed = json_lines([{"file": file_name(e.feature), "index": n} | e.index_entry()
                          for group in by_feature.values() for n, e in enumerate(group)])
     (out / INDEX).write_text(json.dumps(index)[:-1] + f', "cases": {listed}}}\n', encoding="utf-8")
@@ -200,13 +197,14 @@ def corpus(args: argparse.Namespace) -> int:
         raise UsageError(f"--features: unknown feature names {', '.join(unknown)}; known: {', '.join(FEATURES)}")
     if args.per_feature < 1:
         raise UsageError("--per-feature must be at least 1")
-    entries = []
+    entries, not_drawn = [], []
     for feature in args.features:
-        try:
-            entries += entries_for(feature, args.per_feature, args.seed)
-        except CorpusError as e:
-            raise UsageError(str(e)) from e
-        print(f"corpus: {feature}: {args.per_feature} cases", file=sys.stderr)
+        drawn = entries_for(feature, args.per_feature, args.seed)
+        entries += drawn
+        if not drawn:
+            not_drawn.append(feature)
+        print(f"corpus: {feature}: {len(drawn)} cases" + ("" if drawn else " (no strategy draws it)"),
+              file=sys.stderr)
     if args.confirm != "none":
         impl = load_implementation(args.confirm)
         differing = disagreements(entries, impl)
@@ -215,7 +213,7 @@ def corpus(args: argparse.Namespace) -> int:
                   "them: nothing written)\n" + "\n".join(differing), file=sys.stderr)
             return 1
         print(f"corpus: {impl.name} agrees with the reference on every case", file=sys.stderr)
-    write(entries, args.out, per_feature=args.per_feature, seed=args.seed)
+    write(entries, args.out, per_feature=args.per_feature, seed=args.seed, not_drawn=not_drawn)
     print(f"corpus: wrote {args.out}", file=sys.stderr)
     return 0
 
