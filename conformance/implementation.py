@@ -36,6 +36,7 @@ BUILTIN: dict[str, str] = {
     "flink": "flink_impl.implementation:FlinkImplementation",
     "pyflink-python": "engines.pyflink_python:PyFlinkPythonImplementation",
     "spark-streaming": "engines.spark_streaming:SparkStreamingImplementation",
+    "beam": "engines.beam_process:beam",
 }
 
 
