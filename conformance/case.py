@@ -161,8 +161,32 @@ class Count(Kind):
     slide: int | None = None
 
 
-WindowSpec = Tumbling | Sliding | Session | Global | Count
-ASSIGNERS: Vocabulary[WindowSpec] = Vocabulary("assigner", Tumbling, Sliding, Session, Global, Count)
+#: The gap extractors a case names (the format carries no code), `SessionWindowTimeGapExtractor.extract`
+#: over a record: `value` is the record's value itself.
+GapExtractor = Literal["value"]
+
+
+@dataclass(frozen=True)
+class DynamicSession(Kind):
+    """`EventTimeSessionWindows.withDynamicGap(extractor)` (or `ProcessingTimeSessionWindows`): `[t, t +
+    gap)` with the gap the extractor gives each record, merged like `Session`. A gap <= 0 fails the job
+    when that record arrives (`Dynamic session time gap must satisfy 0 < gap`)."""
+
+    tag: ClassVar[str] = "dynamic_session"
+    feature: ClassVar[Feature] = Feature("assigner.dynamic_session",
+                                         "session windows with a dynamic gap (withDynamicGap)")
+
+    gap_extractor: GapExtractor
+    time: Time = "event"
+
+    def needs(self) -> set[str]:
+        return super().needs() | _time_needs(self.time)
+
+
+WindowSpec = Tumbling | Sliding | Session | Global | Count | DynamicSession
+ASSIGNERS: Vocabulary[WindowSpec] = Vocabulary("assigner", Tumbling, Sliding, Session, Global, Count, DynamicSession)
+#: The merging assigners: session windows, static or dynamic.
+MERGING_ASSIGNERS = (Session, DynamicSession)
 
 
 def tumbling(size: int, offset: int = 0, time: Time = "event") -> Tumbling:

@@ -19,6 +19,7 @@ from conformance.case import (
     EVENTS,
     EVICTORS,
     GENERATORS,
+    MERGING_ASSIGNERS,
     TRIGGERS,
     Case,
     Count,
@@ -29,6 +30,7 @@ from conformance.case import (
     Event,
     EventTimeTrigger,
     EvictorSpec,
+    GapExtractor,
     Global,
     Kind,
     NeverTrigger,
@@ -158,6 +160,8 @@ def _read_field(f: Fields, name: str, hint: Any, default: Any, problems: Problem
         return f.take_bool(name, default)
     if hint == Time:
         return f.take_choice(name, get_args(Time), default)
+    if hint == GapExtractor:
+        return f.take_choice(name, get_args(GapExtractor), default)
     if hint == DeltaFunction:
         return f.take_choice(name, get_args(DeltaFunction), default)
     if hint is float:
@@ -267,7 +271,7 @@ def _check_fit(window: WindowSpec, trigger: TriggerSpec | None, evictor: Evictor
         problems.add(f"{path}.evictor", "a delta evictor on merging (session) windows compares with the "
                                         "last element of the merged contents, whose order Flink's state "
                                         "backend leaves unspecified")
-    if isinstance(window, Session) and isinstance(evictor, CountEvictor):
+    if isinstance(window, MERGING_ASSIGNERS) and isinstance(evictor, CountEvictor):
         problems.add(f"{path}.evictor", "a count evictor on merging (session) windows depends on the "
                                         "order in which Flink's state backend merges window contents, "
                                         "which Flink leaves unspecified")

@@ -88,3 +88,7 @@ def java_duration(millis: int) -> str:
         fraction = str(2_000_000_000 - nanos if seconds < 0 else nanos + 1_000_000_000).rstrip("0")
         text += "." + fraction[1:]
     return text + "S"
+
+#: `DynamicEventTimeSessionWindows.assignWindows` (and the processing-time one) for a record whose
+#: extracted gap is 0 or less: an `IllegalArgumentException` that fails the job at that record.
+DYNAMIC_GAP_MESSAGE = "Dynamic session time gap must satisfy 0 < gap"

@@ -8,7 +8,9 @@ the assigner in Flink's API.
 
 from __future__ import annotations
 
-from conformance.facts import MAX_WINDOW_NUM, TOO_MANY_WINDOWS, WINDOWS_PER_ELEMENT_LIMIT
+from collections.abc import Callable
+
+from conformance.facts import DYNAMIC_GAP_MESSAGE, MAX_WINDOW_NUM, TOO_MANY_WINDOWS, WINDOWS_PER_ELEMENT_LIMIT
 from reference.errors import InvalidSpec, JobFailure
 from reference.javalong import LONG_MIN, l2i, labs, ladd, ldiv, lrem, lsub
 from reference.windows import GLOBAL_WINDOW, TimeWindow, Window, WindowStart, get_window_start_with_offset
@@ -23,8 +25,8 @@ class WindowAssigner:
     is_event_time = True
     is_merging = False
 
-    def assign_windows(self, timestamp: int, current_processing_time: int) -> list[Window]:
-        """The windows of an element; `current_processing_time` is what Flink's
+    def assign_windows(self, timestamp: int, current_processing_time: int, value: int = 0) -> list[Window]:
+        """The windows of an element of `value`; `current_processing_time` is what Flink's
         `WindowAssignerContext` offers. The caller must not change the list or its windows:
         assigners hand the same ones to later elements."""
         raise NotImplementedError
@@ -62,7 +64,7 @@ class TumblingWindows(WindowAssigner):
         self.last_start: int | None = None
         self.last_windows: list[Window] = []
 
-    def assign_windows(self, timestamp: int, current_processing_time: int) -> list[Window]:
+    def assign_windows(self, timestamp: int, current_processing_time: int, value: int = 0) -> list[Window]:
         time = _element_time(self, timestamp, current_processing_time)
         start = self.window_start(time, self.start_offset, self.size)
         # Consecutive elements mostly fall in one window: the window is only built anew (an
@@ -96,7 +98,7 @@ class SlidingWindows(WindowAssigner):
         self.size, self.slide, self.offset, self.window_start = size, slide, offset, window_start
         self.windows = RecentWindows(size)
 
-    def assign_windows(self, timestamp: int, current_processing_time: int) -> list[Window]:
+    def assign_windows(self, timestamp: int, current_processing_time: int, value: int = 0) -> list[Window]:
         time = _element_time(self, timestamp, current_processing_time)
         capacity = l2i(ldiv(self.size, self.slide))
         if capacity < 0:  # new ArrayList<>((int) (size / slide))
@@ -149,13 +151,40 @@ class SessionWindows(WindowAssigner):
             raise InvalidSpec(f"{name} parameters must satisfy 0 < size")
         self.gap, self.name = gap, name
 
-    def assign_windows(self, timestamp: int, current_processing_time: int) -> list[Window]:
+    def assign_windows(self, timestamp: int, current_processing_time: int, value: int = 0) -> list[Window]:
         # EventTimeSessionWindows does not check for the Long.MIN_VALUE marker.
         time = timestamp if self.is_event_time else current_processing_time
         return [TimeWindow(time, ladd(time, self.gap))]
 
     def __repr__(self) -> str:
         return f"{self.name}.withGap({self.gap})"
+
+
+#: The gap extractors a case names (`conformance.case.GapExtractor`): `SessionWindowTimeGapExtractor.extract`
+#: of an element's value.
+GAP_EXTRACTORS: dict[str, Callable[[int], int]] = {"value": lambda value: value}
+
+
+class DynamicSessionWindows(SessionWindows):
+    """`DynamicEventTimeSessionWindows` / `DynamicProcessingTimeSessionWindows` (`withDynamicGap`):
+    `[t, t + gap)` with the gap the extractor gives each element, merged as session windows are. Its
+    constructor checks nothing; `assignWindows` throws `IllegalArgumentException` for a gap <= 0, which
+    fails the job at that element."""
+
+    def __init__(self, gap_extractor: str, event_time: bool) -> None:
+        self.is_event_time = event_time
+        self.gap_extractor, self.extract = gap_extractor, GAP_EXTRACTORS[gap_extractor]
+        self.name = "EventTimeSessionWindows" if event_time else "ProcessingTimeSessionWindows"
+
+    def assign_windows(self, timestamp: int, current_processing_time: int, value: int = 0) -> list[Window]:
+        gap = self.extract(value)
+        if gap <= 0:
+            raise JobFailure(DYNAMIC_GAP_MESSAGE)
+        time = timestamp if self.is_event_time else current_processing_time
+        return [TimeWindow(time, ladd(time, gap))]
+
+    def __repr__(self) -> str:
+        return f"{self.name}.withDynamicGap({self.gap_extractor})"
 
 
 class GlobalWindows(WindowAssigner):
@@ -166,7 +195,7 @@ class GlobalWindows(WindowAssigner):
 
     is_event_time = False
 
-    def assign_windows(self, timestamp: int, current_processing_time: int) -> list[Window]:
+    def assign_windows(self, timestamp: int, current_processing_time: int, value: int = 0) -> list[Window]:
         return [GLOBAL_WINDOW]
 
     def default_trigger(self):

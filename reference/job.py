@@ -12,7 +12,14 @@ from __future__ import annotations
 from conformance import case as spec
 from conformance.facts import MERGING_TRIGGER_MESSAGE, NEGATIVE_LATENESS_MESSAGE
 from reference import evictors, triggers
-from reference.assigners import GlobalWindows, SessionWindows, SlidingWindows, TumblingWindows, WindowAssigner
+from reference.assigners import (
+    DynamicSessionWindows,
+    GlobalWindows,
+    SessionWindows,
+    SlidingWindows,
+    TumblingWindows,
+    WindowAssigner,
+)
 from reference.errors import InvalidSpec
 from reference.operator import EvictingWindowOperator, WindowOperator, WindowOutput
 from reference.trace import NO_TRACE, TraceListener
@@ -30,6 +37,8 @@ def build_assigner(window: spec.WindowSpec, window_start: WindowStart) -> Window
                 return SlidingWindows(size, slide, offset, time == "event", window_start)
             case spec.Session(gap, time):
                 return SessionWindows(gap, time == "event")
+            case spec.DynamicSession(gap_extractor, time):
+                return DynamicSessionWindows(gap_extractor, time == "event")
             case spec.Global() | spec.Count():
                 return GlobalWindows()
     except ArithmeticError as e:  # e.g. `size / slide` with slide 0, reachable with offset Long.MIN_VALUE

@@ -12,11 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from conformance.case import (
+    MERGING_ASSIGNERS,
     Case,
     Count,
     CountEvictor,
     CountTrigger,
     DeltaTrigger,
+    DynamicSession,
     EventTimeTrigger,
     EvictorSpec,
     Global,
@@ -63,9 +65,9 @@ def window_message(case: Case) -> str | None:
             if too_many:
                 return ("SlidingEventTimeWindows parameters must satisfy size / slide <= "
                         f"{MAX_WINDOW_NUM}")
-    if isinstance(w, Session):
-        if w.gap <= 0:
-            return f"{_time_name(w.time)}SessionWindows parameters must satisfy 0 < size"
+    if isinstance(w, Session) and w.gap <= 0:
+        return f"{_time_name(w.time)}SessionWindows parameters must satisfy 0 < size"
+    if isinstance(w, MERGING_ASSIGNERS):  # withDynamicGap checks its gaps only as records arrive
         if not can_merge(case.trigger or default_trigger(w)):
             return MERGING_TRIGGER_MESSAGE
     if case.allowed_lateness < 0:  # WindowOperatorBuilder.allowedLateness, after the assigner and trigger
@@ -92,7 +94,7 @@ def default_trigger(window) -> TriggerSpec:
 class OperatorSpec:
     """The window operator of one case, as Flink builds it, plus how its input ends."""
 
-    assigner: Tumbling | Sliding | Session | Global
+    assigner: Tumbling | Sliding | Session | DynamicSession | Global
     trigger: TriggerSpec
     evictor: EvictorSpec | None
     allowed_lateness: int
@@ -108,7 +110,7 @@ class OperatorSpec:
 
     @property
     def is_merging(self) -> bool:
-        return isinstance(self.assigner, Session)
+        return isinstance(self.assigner, MERGING_ASSIGNERS)
 
 
 def operator_spec(case: Case) -> OperatorSpec:

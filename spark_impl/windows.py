@@ -7,8 +7,8 @@ Windows are the contract's values: `TimeWindow(start, end)` is Flink's `TimeWind
 
 from __future__ import annotations
 
-from conformance.case import Global, Session, Sliding, Tumbling
-from conformance.facts import TOO_MANY_WINDOWS, WINDOWS_PER_ELEMENT_LIMIT
+from conformance.case import DynamicSession, Global, Session, Sliding, Tumbling
+from conformance.facts import DYNAMIC_GAP_MESSAGE, TOO_MANY_WINDOWS, WINDOWS_PER_ELEMENT_LIMIT
 from conformance.observation import GlobalWindow, TimeWindow
 from spark_impl.javalong import LONG_MAX, LONG_MIN, add, div, rem, sub, to_int
 
@@ -30,26 +30,37 @@ def window_start(ts: int, offset: int, size: int) -> int:
     return sub(ts, add(r, size)) if r < 0 else sub(ts, r)
 
 
-def assign_windows(assigner, ts: int, now: int) -> list:
-    """`WindowAssigner.assignWindows` for a record with timestamp `ts` at processing time `now`."""
+def assign_windows(assigner, ts: int, now: int, value: int = 0) -> list:
+    """`WindowAssigner.assignWindows` for a record of `value` with timestamp `ts` at processing time `now`."""
     try:
-        return _assign(assigner, ts, now)
+        return _assign(assigner, ts, now, value)
     except ArithmeticError as e:  # a zero size or slide, possible only with offset Long.MIN_VALUE
         raise AssignerFailure(str(e)) from None
 
 
-def _assign(assigner, ts: int, now: int) -> list:
+def _assign(assigner, ts: int, now: int, value: int) -> list:
     if isinstance(assigner, Global):
         return [GlobalWindow()]
     t = ts if assigner.time == "event" else now
     if isinstance(assigner, Session):
         return [TimeWindow(t, add(t, assigner.gap))]
+    if isinstance(assigner, DynamicSession):
+        gap = dynamic_gap(assigner, value)
+        if gap <= 0:  # DynamicEventTimeSessionWindows.assignWindows: IllegalArgumentException
+            raise AssignerFailure(DYNAMIC_GAP_MESSAGE)
+        return [TimeWindow(t, add(t, gap))]
     if assigner.time == "event" and ts == LONG_MIN:
         raise AssignerFailure(NO_TIMESTAMP_MESSAGE)
     if isinstance(assigner, Tumbling):
         start = window_start(t, rem(assigner.offset, assigner.size), assigner.size)
         return [TimeWindow(start, add(start, assigner.size))]
     return _sliding(assigner, t)
+
+
+def dynamic_gap(assigner: DynamicSession, value: int) -> int:
+    """`SessionWindowTimeGapExtractor.extract` of the extractor the case names: `value`, the record's value."""
+    assert assigner.gap_extractor == "value", assigner.gap_extractor
+    return value
 
 
 def _sliding(s: Sliding, t: int) -> list[TimeWindow]:

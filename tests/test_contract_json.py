@@ -180,7 +180,7 @@ def _one_of_each(kind):
     """An instance of `kind` with a distinct value in each parameter (a nested trigger for `inner`, each
     boolean the opposite of its default)."""
     values = {"inner": TRIGGERS.by_tag["count"](3), "time": "processing", "threshold": 2.5,
-              "delta_function": "difference"}
+              "delta_function": "difference", "gap_extractor": "value"}
     return kind(**{f.name: values.get(f.name, not f.default if f.type == "bool" else 7 + i)
                    for i, f in enumerate(dataclasses.fields(kind))})
 

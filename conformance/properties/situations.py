@@ -16,12 +16,12 @@ from collections.abc import Iterable
 from hypothesis import event, target
 
 from conformance.case import (
+    MERGING_ASSIGNERS,
     Case,
     Count,
     Global,
     ProcessingTime,
     Record,
-    Session,
     Sliding,
     Watermark,
 )
@@ -78,7 +78,7 @@ class _Observer:
         if isinstance(self.current, Record) and self.assigned is not None:
             if len(self.assigned) > 1 and 0 < self.late_windows < len(self.assigned) and not self.skipped:
                 self.found[PARTLY_LATE] += 1
-            merging = isinstance(self.case.window, Session) and self.event_time
+            merging = isinstance(self.case.window, MERGING_ASSIGNERS) and self.event_time
             if merging and self.assigned and not self.late_windows:
                 own = self.assigned[0]
                 if self.cleanup_time(own) <= self.watermark:

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance.case import Session
+from conformance.case import MERGING_ASSIGNERS
 from conformance.observation import TimeWindow
 from conformance.properties.harness import property_settings, run_and_check
 from conformance.properties.timeline import (
@@ -50,7 +50,7 @@ def _late_records(observation) -> set[tuple]:
 
 
 def side_output_exactly_for_late_elements(case, observation):
-    if observation.error is not None or isinstance(case.window, Session):
+    if observation.error is not None or isinstance(case.window, MERGING_ASSIGNERS):
         return None  # a merged window decides for sessions: the differential property checks them
     expected = set()
     if is_event_time(case):

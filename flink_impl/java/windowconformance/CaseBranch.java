@@ -162,6 +162,11 @@ final class CaseBranch {
                 return keyed.window(eventTime
                         ? EventTimeSessionWindows.withGap(ms(w, "gap"))
                         : ProcessingTimeSessionWindows.withGap(ms(w, "gap")));
+            case "dynamic_session":
+                NamedGapExtractor gap = new NamedGapExtractor(w.get("gap_extractor").asText());
+                return keyed.window(eventTime
+                        ? EventTimeSessionWindows.withDynamicGap(gap)
+                        : ProcessingTimeSessionWindows.withDynamicGap(gap));
             case "global":
                 return keyed.window(GlobalWindows.create());
             case "count":
