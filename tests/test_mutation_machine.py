@@ -150,6 +150,6 @@ def test_the_equivalence_file_gives_a_reason_for_each_mutant_and_names_existing_
 
 def test_an_entry_without_a_reason_is_refused(tmp_path: Path):
     bad = tmp_path / "equivalent.toml"
-    bad.write_text('[[equivalent]]\nmutant = "m:f: a -> pass"\nreason = " "\n', encoding="utf-8")
+    bad.write_text('[[equivalent]]\nmutants = ["m:f: a -> pass"]\nreason = " "\n', encoding="utf-8")
     with pytest.raises(ValueError, match="non-empty reason"):
         read_exemptions(bad)
