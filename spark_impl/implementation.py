@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from itertools import islice
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -76,6 +77,14 @@ class SparkImplementation:
         for i, stream in streams.items():
             found[i] = in_case_positions(found[i], stream, error_at.get(i))
         return [found[i] if rejected[i] is None else _rejected(cases[i], rejected[i]) for i in range(len(cases))]
+
+    def run_requests(self, requests: Sequence[Sequence[Case]]) -> list[list[Observation]]:
+        """Many `run` calls answered by one job, each request's observations as its own `run` call
+        gives them: the plan keeps every case apart by its `case_id` (its position in the job), and
+        no state outlives the job, so a request's cases see nothing of the others'.
+        (`tests/test_spark_requests.py` checks it against separate calls.)"""
+        observations = iter(self.run([case for request in requests for case in request]))
+        return [list(islice(observations, len(request))) for request in requests]
 
 
 def _rejected(case: Case, message: str) -> Observation:

@@ -1,5 +1,5 @@
 """The property suite's pytest set-up: `--impl NAME`, `--prefetch`, the Hypothesis profiles, the
-fixtures, and the two passes of a prefetched property test."""
+fixtures, and the two passes of a prefetched run."""
 
 from __future__ import annotations
 
@@ -16,8 +16,15 @@ from conformance.properties.harness import Suite
 register_profiles()
 
 #: A test marked so sends its batches to the implementation as they are, never from the prefetch
-#: cache: what it checks is how the implementation treats one `run` call's batch.
+#: cache of single cases: what it checks is how the implementation treats one `run` call's batch.
+#: Its calls are prefetched as whole requests when the implementation has `run_requests`.
 REAL_BATCHES = "real_batches"
+
+#: The parameters a test may take to be recorded ahead of its turn (any other fixture would need
+#: pytest's set-up): such a test is recorded and fetched at its own turn instead.
+RECORDABLE = frozenset({"suite", "tally"})
+#: The tests recorded so far (in the config's stash).
+RECORDED = pytest.StashKey[set[str]]()
 #: A test marked so checks when outputs happen: it does not apply to a position-free implementation.
 POSITIONS = "positions"
 
@@ -70,31 +77,69 @@ def tally(request: pytest.FixtureRequest):
     request.node.user_properties.append(("features", dict(counts)))
 
 
+def _prefetched(item: pytest.Item, suite: Suite) -> bool:
+    """Whether `item` runs from prefetched answers: a test of the suite, prefetching on, and for a
+    test of real batches an implementation that answers requests."""
+    return (isinstance(item, pytest.Function) and suite.prefetching
+            and (not item.get_closest_marker(REAL_BATCHES) or suite.answers_requests))
+
+
+def _parameters(item: pytest.Function) -> list[str]:
+    # @given's wrapper takes exactly the test's fixtures: its signature leaves out the drawn arguments.
+    return list(inspect.signature(item.obj).parameters)
+
+
+def _recordable_ahead(item: pytest.Item, suite: Suite) -> bool:
+    """Whether `item` can be recorded before its turn: it takes the suite and no fixture but the
+    tally, and it will run (not a rule about positions on a position-free implementation)."""
+    return (_prefetched(item, suite) and "suite" in _parameters(item) and set(_parameters(item)) <= RECORDABLE
+            and not (item.get_closest_marker(POSITIONS) and suite.impl.position_free))
+
+
+def _record(item: pytest.Function, suite: Suite, arguments: dict) -> None:
+    """The recording pass of one test: the reference answers, the cases and requests are noted."""
+    suite.real_batches = item.get_closest_marker(REAL_BATCHES) is not None
+    with suite.recording():
+        try:
+            item.obj(**arguments)
+        except Exception:
+            pass  # the reference's own failures show in the real pass (and in the reference's suite)
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_pyfunc_call(pyfuncitem: pytest.Function):
-    """A prefetched test runs twice. With `derandomize` and no database, Hypothesis generates the
-    same examples both times as long as the implementation agrees with the reference, so the
-    second, real pass finds its cases fetched (the hit and miss counts show it).
+    """A prefetched run runs each test twice. The first prefetched test records every test of the
+    run (a pytest-xdist worker, which does not know its share of the tests, only its own), then
+    fetches all their cases in a few large calls; each test then runs for real from the answers.
+    With `derandomize` and no database, Hypothesis generates the same examples both times as long
+    as the implementation agrees with the reference, so the real pass finds its cases fetched (the
+    hit and miss counts show it).
 
     The recording pass runs before the inner wrappers: the run's collector observes Hypothesis
     only within them (its wrapper is `trylast`), so the recording pass's examples are not counted."""
     suite = pyfuncitem.funcargs.get("suite")
-    if not isinstance(suite, Suite) or not suite.prefetching or pyfuncitem.get_closest_marker(REAL_BATCHES):
+    if not isinstance(suite, Suite) or not _prefetched(pyfuncitem, suite):
         return (yield)
-    # @given's wrapper takes exactly the test's fixtures: its signature leaves out the drawn arguments.
-    arguments = {name: pyfuncitem.funcargs[name] for name in inspect.signature(pyfuncitem.obj).parameters}
-    with suite.recording():
-        try:
-            pyfuncitem.obj(**arguments)
-        except Exception:
-            pass  # the reference's own failures show in the real pass (and in the reference's suite)
     suite.stats.reset()
-    suite.fetch()
+    recorded = pyfuncitem.config.stash.setdefault(RECORDED, set())
+    if pyfuncitem.nodeid not in recorded:
+        recorded.add(pyfuncitem.nodeid)
+        _record(pyfuncitem, suite, {name: pyfuncitem.funcargs[name] for name in _parameters(pyfuncitem)})
+        ahead = [] if hasattr(pyfuncitem.config, "workerinput") else pyfuncitem.session.items
+        for item in ahead:
+            if item.nodeid not in recorded and _recordable_ahead(item, suite):
+                recorded.add(item.nodeid)
+                fixtures = {"suite": suite, "tally": FeatureTally()}
+                _record(item, suite, {name: fixtures[name] for name in _parameters(item)})
+        suite.fetch()
+    suite.real_batches = pyfuncitem.get_closest_marker(REAL_BATCHES) is not None
     try:
         with suite.answering_from_cache():
             return (yield)
     finally:
+        suite.real_batches = False
         pyfuncitem.user_properties.append(("prefetch", suite.stats.as_dict()))
+
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:

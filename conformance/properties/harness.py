@@ -5,9 +5,16 @@ first case that breaks it is reported alone (`PropertyViolation`), so Hypothesis
 batch, ends with a batch of one minimal case.
 
 An implementation that costs a job per call (Spark, Flink) is prefetched: its answers for all the
-examples of a test are fetched in a few large calls (`Suite.fetch`), and the examples' own calls
-are answered from them. Correctness does not depend on it: the cache holds only the implementation's
-own observations of exactly those cases, and a case it lacks costs a real call.
+examples of the whole run are fetched in a few large calls (`Suite.fetch`), and the examples' own
+calls are answered from them. Correctness does not depend on it: the cache holds only the
+implementation's own observations of exactly those cases, and a case it lacks costs a real call.
+
+A test about how one `run` call treats its batch (batch isolation) needs each of its calls answered
+as that call alone. An implementation that can answer many `run` calls in one job declares
+`run_requests(requests) -> [observations of each request]`, each request's observations as its own
+`run` call would give them (Spark: `spark_impl.implementation`); such a test's calls are then fetched
+as requests, the n-th call of a batch in the n-th round of requests, so a batch run twice goes to two
+separate jobs. Without `run_requests`, such a test makes its real calls.
 
 Every `run` call has a time limit (`REQUEST_TIMEOUT`, `--request-timeout`). When a call fails, the
 harness tells apart (`conformance.implementation`) a bug of the implementation, which breaks the
@@ -17,6 +24,7 @@ run (a timeout, a dead engine), which stops the test as `CouldNotRun`: no counte
 
 from __future__ import annotations
 
+from collections import defaultdict, deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
@@ -41,8 +49,12 @@ from conformance.properties.timeline import relabelled
 from strategies import case_batches
 
 #: Cases per `run` call when prefetching: large enough that a job's fixed cost is shared by many
-#: examples, small enough that one call stays a modest job.
-PREFETCH_CHUNK = 1000
+#: examples (the whole `ci` suite is about two such calls), small enough that one call stays well
+#: within the request timeout on a loaded machine.
+PREFETCH_CHUNK = 10_000
+
+#: Many `run` calls answered by one job: `run_requests(requests)` gives each request's observations.
+RunRequests = Callable[[list[tuple[Case, ...]]], list[list[Observation]]]
 
 #: A rule's check of one case: `None` when it holds, else what is wrong, in one sentence.
 Check = Callable[[Case, Observation], str | None]
@@ -63,8 +75,9 @@ def property_settings(share: float = 1.0) -> settings:
 
 @dataclass
 class CacheStats:
-    """What prefetching did in one property test: cases fetched ahead and in how many `run` calls;
-    cases answered from the cache (`hits`) and cases that cost a real call (`misses`, in `calls`)."""
+    """What prefetching did in one property test: cases fetched ahead and in how many `run` calls
+    (the whole run's, counted in the test that fetched them); cases answered from the cache
+    (`hits`) and cases that cost a real call (`misses`, in `calls`)."""
 
     fetched: int = 0
     fetch_calls: int = 0
@@ -83,11 +96,14 @@ class Suite:
     """The implementation under test and the reference, as the properties use them.
 
     `run` is the only place that calls the implementation. For an implementation whose every call
-    costs a job (`prefetching`), a property test runs in two passes (`conftest.pytest_pyfunc_call`):
-    `recording()` answers with the reference and notes every case sent, `fetch()` runs all of them
-    through the implementation in a few large calls, and `answering_from_cache()` runs the test for
-    real, answering `run` from those observations; a case not fetched (Hypothesis explores and
-    shrinks differently once the implementation disagrees) costs a real call.
+    costs a job (`prefetching`), the property tests run in two passes (`conftest.pytest_pyfunc_call`):
+    `recording()` answers with the reference and notes every case sent, by every test of the run,
+    `fetch()` runs all of them through the implementation in a few large calls, and
+    `answering_from_cache()` runs each test for real, answering `run` from those observations; a
+    case not fetched (Hypothesis explores and shrinks differently once the implementation
+    disagrees) costs a real call. The reference's answers are kept from the recording pass, so
+    the real pass does not compute them again. With `real_batches` set, `run` calls are recorded
+    and answered as whole requests (the module's docstring).
     """
 
     def __init__(self, impl: Implementation, reference: Implementation, prefetching: bool = False,
@@ -95,9 +111,18 @@ class Suite:
         self.impl, self.reference = impl, reference
         self.prefetching, self.chunk, self.timeout = prefetching, chunk, timeout
         self._mode = "direct"
+        self.real_batches = False
         self._recorded: dict[Case, None] = {}  # an ordered set
+        self._requests: list[tuple[Case, ...]] = []
         self._cache: dict[Case, Observation] = {}
+        self._answers: dict[tuple[Case, ...], deque[list[Observation]]] = defaultdict(deque)
+        self._expected: dict[Case, Observation] = {}
         self.stats = CacheStats()
+
+    @property
+    def answers_requests(self) -> bool:
+        """Whether the implementation answers many `run` calls in one job (`run_requests`)."""
+        return callable(getattr(self.impl, "run_requests", None))
 
     @property
     def features(self) -> frozenset[str]:
@@ -113,11 +138,16 @@ class Suite:
         unfit = [c for c in cases if not self.fits(c)]
         assert not unfit, f"the suite built a case the implementation does not support: {unfit[0]}"
         if self._mode == "recording":
-            self._recorded.update(dict.fromkeys(cases))
+            if self.real_batches:
+                self._requests.append(tuple(cases))
+            else:
+                self._recorded.update(dict.fromkeys(cases))
             return self.expected(cases)
         tally.add(cases)
         if self._mode == "direct":
             return self._call(cases)
+        if self.real_batches:
+            return self._answer_request(cases)
         self.stats.hits += sum(c in self._cache for c in cases)
         missing = list(dict.fromkeys(c for c in cases if c not in self._cache))
         if missing:
@@ -125,6 +155,16 @@ class Suite:
             self.stats.calls += 1
             self._cache.update(zip(missing, self._call(missing), strict=True))
         return [self._cache[c] for c in cases]
+
+    def _answer_request(self, cases: list[Case]) -> list[Observation]:
+        """The next fetched answer to this very request, or a real call when none is left."""
+        answers = self._answers.get(tuple(cases))
+        if answers:
+            self.stats.hits += len(cases)
+            return answers.popleft()
+        self.stats.misses += len(cases)
+        self.stats.calls += 1
+        return self._call(cases)
 
     def _call(self, cases: list[Case]) -> list[Observation]:
         """The implementation's observations; a failure to run stops the test (`CouldNotRun`), and
@@ -150,10 +190,11 @@ class Suite:
                 return case, alone
         return cases[0], error
 
-    def _request(self, cases: list[Case]) -> list[Observation]:
-        """One `run` call within `timeout` seconds; a failure to run raises `CouldNotRun`."""
+    def _request(self, cases: list, impl: Implementation | None = None) -> list:
+        """One `run` call (of `impl`, by default the implementation) within `timeout` seconds; a
+        failure to run raises `CouldNotRun`."""
         try:
-            return run_within(self.impl, cases, self.timeout)
+            return run_within(impl or self.impl, cases, self.timeout)
         except Exception as e:
             reason = failure_to_run(e)
             if reason is not None:
@@ -161,14 +202,19 @@ class Suite:
             raise
 
     def expected(self, cases: Sequence[Case]) -> list[Observation]:
-        return self.reference.run(list(cases))
+        """The reference's observations; when prefetching, each case's is computed once in the run."""
+        if not self.prefetching:
+            return self.reference.run(list(cases))
+        missing = list(dict.fromkeys(c for c in cases if c not in self._expected))
+        if missing:
+            self._expected.update(zip(missing, self.reference.run(missing), strict=True))
+        return [self._expected[c] for c in cases]
 
     # --- prefetching: batching across a test's examples ------------------------------------------
 
     @contextmanager
     def recording(self) -> Iterator[None]:
         """The first pass: the reference answers for the implementation; every case sent is noted."""
-        self._recorded.clear()
         self._mode = "recording"
         try:
             yield
@@ -176,40 +222,90 @@ class Suite:
             self._mode = "direct"
 
     def fetch(self) -> None:
-        """Run the recorded cases through the implementation, `chunk` cases per `run` call.
+        """Run the recorded cases through the implementation, `chunk` cases per `run` call, and the
+        recorded requests through `run_requests`, round by round (`request_rounds`), about `chunk`
+        cases per call.
 
-        A chunk whose call fails is split in halves until the failing cases stand alone; those stay
-        unfetched, so the property meets the failure in the example's own `run` call.
+        A call that fails is split in halves until the failing cases (or requests) stand alone;
+        those stay unfetched, so the property meets the failure in the example's own `run` call.
         """
         todo = [c for c in self._recorded if c not in self._cache]
-        self.stats.fetched += len(todo)
+        self.stats.fetched += len(todo) + sum(map(len, self._requests))
         for start in range(0, len(todo), self.chunk):
-            self._fetch(todo[start:start + self.chunk])
+            self._fetch(todo[start:start + self.chunk], self._request, self._store_cases)
         self._recorded.clear()
+        requests = _Requests(self.impl) if self._requests else None
+        for round_ in request_rounds(self._requests):
+            for part in chunked(round_, self.chunk):
+                self._fetch(part, lambda part: self._request(part, requests), self._store_answers)
+        self._requests.clear()
 
-    def _fetch(self, cases: list[Case]) -> None:
+    def _fetch(self, items: list, call: Callable[[list], list], store: Callable[[list, list], None]) -> None:
         self.stats.fetch_calls += 1
         try:
-            observations = self._request(cases)
-            if len(observations) != len(cases):
-                raise ValueError("wrong number of observations")
+            answers = call(items)
+            if len(answers) != len(items):
+                raise ValueError("wrong number of answers")
         except Exception:
-            if len(cases) > 1:
-                half = len(cases) // 2
-                self._fetch(cases[:half])
-                self._fetch(cases[half:])
+            if len(items) > 1:
+                half = len(items) // 2
+                self._fetch(items[:half], call, store)
+                self._fetch(items[half:], call, store)
             return
+        store(items, answers)
+
+    def _store_cases(self, cases: list[Case], observations: list[Observation]) -> None:
         self._cache.update(zip(cases, observations, strict=True))
+
+    def _store_answers(self, requests: list[tuple[Case, ...]], answers: list[list[Observation]]) -> None:
+        if any(len(a) != len(r) for r, a in zip(requests, answers, strict=True)):
+            return  # a wrong answer is left to the request's own call, which reports it
+        for request, observations in zip(requests, answers, strict=True):
+            self._answers[request].append(list(observations))
 
     @contextmanager
     def answering_from_cache(self) -> Iterator[None]:
-        """The second pass: `run` answers from the fetched observations; the cache ends with it."""
+        """The second pass: `run` answers from the fetched observations, kept for the whole run."""
         self._mode = "cached"
         try:
             yield
         finally:
             self._mode = "direct"
-            self._cache.clear()
+
+
+class _Requests:
+    """An implementation's `run_requests` as a `run` call, so that it keeps the request timeout."""
+
+    def __init__(self, impl: Implementation) -> None:
+        self.name, self.run = impl.name, impl.run_requests
+
+
+def request_rounds(requests: Sequence[tuple[Case, ...]]) -> list[list[tuple[Case, ...]]]:
+    """The requests, the n-th occurrence of each in the n-th round: a batch sent twice is answered
+    by two jobs, never by one."""
+    rounds: list[list[tuple[Case, ...]]] = []
+    seen: dict[tuple[Case, ...], int] = defaultdict(int)
+    for request in requests:
+        n = seen[request]
+        seen[request] += 1
+        if n == len(rounds):
+            rounds.append([])
+        rounds[n].append(request)
+    return rounds
+
+
+def chunked(requests: list[tuple[Case, ...]], cases: int) -> Iterator[list[tuple[Case, ...]]]:
+    """Consecutive runs of `requests` of about `cases` cases each (a larger request stands alone)."""
+    part: list[tuple[Case, ...]] = []
+    size = 0
+    for request in requests:
+        if part and size + len(request) > cases:
+            yield part
+            part, size = [], 0
+        part.append(request)
+        size += len(request)
+    if part:
+        yield part
 
 
 def violation(rule: str, case: Case, actual: Observation | None, detail: str,

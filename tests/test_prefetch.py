@@ -1,0 +1,93 @@
+"""Prefetching (`conformance.properties.harness.Suite`): a run's cases are fetched in a few large
+calls, batch-isolation requests round by round, and every answer is the implementation's own."""
+
+from __future__ import annotations
+
+from conformance import Case, record, tumbling, watermark
+from conformance.evidence import FeatureTally
+from conformance.properties.harness import Suite, chunked, request_rounds
+from reference.implementation import ReferenceImplementation
+
+
+def case(n: int) -> Case:
+    return Case(window=tumbling(10), events=(record("k", n, ts=n), watermark(100)))
+
+
+class Counting(ReferenceImplementation):
+    """The reference, counting its `run` calls and the requests of its `run_requests` calls."""
+
+    costly_calls = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[int] = []
+        self.request_calls: list[list[tuple[Case, ...]]] = []
+
+    def run(self, cases):
+        self.calls.append(len(cases))
+        return super().run(cases)
+
+    def run_requests(self, requests):
+        self.request_calls.append(list(requests))
+        return [ReferenceImplementation.run(self, list(r)) for r in requests]
+
+
+def prefetched(impl, chunk: int = 1000) -> Suite:
+    return Suite(impl, ReferenceImplementation(), prefetching=True, chunk=chunk)
+
+
+def test_recorded_cases_cost_one_call_a_chunk_and_misses_a_call_each():
+    impl, tally = Counting(), FeatureTally()
+    suite = prefetched(impl, chunk=4)
+    batches = [[case(n), case(n + 1)] for n in range(5)]  # 6 distinct cases
+    with suite.recording():
+        for batch in batches:
+            suite.run(batch, tally)
+    assert impl.calls == []  # the recording pass asks only the reference
+    suite.fetch()
+    assert impl.calls == [4, 2]
+    with suite.answering_from_cache():
+        answers = [suite.run(batch, tally) for batch in batches]
+        suite.run([case(50)], tally)
+    assert answers == [ReferenceImplementation().run(batch) for batch in batches]
+    assert impl.calls == [4, 2, 1]
+    assert (suite.stats.hits, suite.stats.misses, suite.stats.calls) == (10, 1, 1)
+
+
+def test_real_batches_are_fetched_as_requests_and_a_repeated_one_in_a_later_call():
+    impl, tally = Counting(), FeatureTally()
+    suite = prefetched(impl)
+    suite.real_batches = True
+    batch = [case(1), case(2), case(3)]
+    calls = [batch, batch[:1], batch[::-1], batch]  # the last: the same batch run again
+    with suite.recording():
+        for request in calls:
+            suite.run(request, tally)
+    suite.fetch()
+    assert impl.calls == []
+    assert impl.request_calls == [[tuple(batch), tuple(batch[:1]), tuple(batch[::-1])], [tuple(batch)]]
+    with suite.answering_from_cache():
+        answers = [suite.run(request, tally) for request in calls]
+        again = suite.run(batch, tally)  # no third answer was fetched: a real call
+    assert answers == [ReferenceImplementation().run(r) for r in calls]
+    assert again == answers[0]
+    assert impl.calls == [3]
+    assert (suite.stats.hits, suite.stats.misses) == (10, 3)
+
+
+def test_request_rounds_put_the_nth_occurrence_in_the_nth_round():
+    a, b, c = (case(1),), (case(2),), (case(3),)
+    assert request_rounds([a, b, a, c, a, b]) == [[a, b, c], [a, b], [a]]
+
+
+def test_chunks_of_requests_hold_about_the_given_number_of_cases():
+    one, three = (case(1),), (case(1), case(2), case(3))
+    assert list(chunked([one, three, one, one, three], 4)) == [[one, three], [one, one], [three]]
+
+
+def test_the_reference_answers_each_case_once_in_a_prefetched_run():
+    reference = Counting()
+    suite = Suite(Counting(), reference, prefetching=True)
+    suite.expected([case(1), case(2)])
+    suite.expected([case(2), case(1), case(3)])
+    assert reference.calls == [2, 1]
