@@ -172,7 +172,7 @@ def is_batch(case: Case) -> bool:
     return case.end_of_input and not any(isinstance(e, Watermark | ProcessingTime) for e in case.events)
 
 
-def test_stream(tagged: Sequence[tuple[int, Case]]) -> TestStream:
+def test_stream(tagged: Sequence[tuple[tuple[int, int], Case]]) -> TestStream:
     """The cases' events as a `TestStream` (module docstring); several only when all are batch cases."""
     stream, watermark, clock = TestStream(), None, 0
     for tag, case in tagged:
@@ -180,16 +180,14 @@ def test_stream(tagged: Sequence[tuple[int, Case]]) -> TestStream:
             if isinstance(event, Record):
                 element = ((tag, event.key), (tag, index))
                 stream = stream.add_elements([beam_window.TimestampedValue(element, millis(event.ts))])
-            elif isinstance(event, Watermark):
-                if event.timestamp == LONG_MAX:
-                    break
-                if watermark is None or event.timestamp > watermark:
-                    watermark = event.timestamp
-                    stream = stream.advance_watermark_to(millis(watermark + 1))
+            elif isinstance(event, Watermark) and (watermark is None or event.timestamp > watermark):
+                watermark = event.timestamp
+                stream = (stream.advance_watermark_to_infinity() if watermark == LONG_MAX
+                          else stream.advance_watermark_to(millis(watermark + 1)))
             elif isinstance(event, ProcessingTime) and event.time > clock:
                 stream = stream.advance_processing_time(duration(event.time - clock))
                 clock = event.time
-    return stream.advance_watermark_to_infinity()
+    return stream if watermark == LONG_MAX else stream.advance_watermark_to_infinity()
 
 
 # --- what Beam does ------------------------------------------------------------------------------
