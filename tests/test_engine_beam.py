@@ -71,6 +71,15 @@ def test_flinks_watermark_is_beams_one_millisecond_later(engine):
         dropped=(LateRecord(None, "a", 4, 10),))
 
 
+def test_records_after_a_max_watermark_reach_beam_and_are_dropped(engine):
+    """`Watermark(Long.MAX_VALUE)` is `advance_watermark_to_infinity`; what follows is still sent."""
+    case = Case(window=tumbling(10), events=[record("a", 1, ts=3), watermark(2**63 - 1), record("a", 2, ts=4),
+                                             record("b", 3, ts=50)])
+    assert observe(engine, case) == Observation(
+        firings=(fired(TimeWindow(0, 10), (1,)),),
+        dropped=(LateRecord(None, "a", 2, 4), LateRecord(None, "b", 3, 50)))
+
+
 def test_a_late_record_within_the_lateness_fires_the_window_again_with_everything(engine):
     """Flink's `EventTimeTrigger` is `AfterWatermark(late=AfterCount(1))`, panes accumulate."""
     case = Case(window=tumbling(10), trigger=EventTimeTrigger(), allowed_lateness=5,
