@@ -18,22 +18,30 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import get_args
 
 from hypothesis import strategies as st
 
 from conformance.case import (
     ASSIGNERS,
     EVICTORS,
+    MERGING_ASSIGNERS,
     Case,
     ContinuousEventTimeTrigger,
     ContinuousProcessingTimeTrigger,
     Count,
     CountEvictor,
     CountTrigger,
+    DeltaEvictor,
+    DeltaFunction,
+    DeltaTrigger,
+    DynamicSession,
     EventTimeTrigger,
     EvictorSpec,
+    GapExtractor,
     Global,
     NeverTrigger,
+    ProcessingTimeoutTrigger,
     ProcessingTimeTrigger,
     PurgingTrigger,
     Session,
@@ -50,7 +58,7 @@ from strategies.weights import one_in, weighted
 #: How often a drawn specification is valid: one in `INVALID_ONE_IN` is one Flink rejects.
 INVALID_ONE_IN = 16
 
-#: How deep `PurgingTrigger`s nest: `PurgingTrigger(PurgingTrigger(inner))` at most.
+#: How deep wrapping triggers (`PurgingTrigger`, `ProcessingTimeoutTrigger`) nest: two wrappers at most.
 PURGING_DEPTH = 2
 
 
@@ -114,7 +122,7 @@ class Drawing:
 
 
 #: The triggers that run on processing time (the `time.processing` feature).
-PROCESSING_TRIGGERS = (ProcessingTimeTrigger, ContinuousProcessingTimeTrigger)
+PROCESSING_TRIGGERS = (ProcessingTimeTrigger, ContinuousProcessingTimeTrigger, ProcessingTimeoutTrigger)
 
 
 def time_unit(window: WindowSpec) -> int:
@@ -132,7 +140,7 @@ def fires_until_wrap(spec: Case) -> bool:
     every interval up to there, until `time + interval` wraps (a `NEVER_ENDS` case that costs
     `RUNAWAY_TIMERS` firings in every implementation)."""
     trigger = spec.trigger
-    while isinstance(trigger, PurgingTrigger):
+    while isinstance(trigger, PurgingTrigger | ProcessingTimeoutTrigger):
         trigger = trigger.inner
     return isinstance(spec.window, Global) and isinstance(trigger, ContinuousEventTimeTrigger)
 
@@ -200,6 +208,13 @@ def session_windows(draw, d: Drawing) -> Session:
     return Session(draw(d.scale.sizes()), draw(times(d.features)))
 
 
+@st.composite
+def dynamic_session_windows(draw, d: Drawing) -> DynamicSession:
+    """`withDynamicGap(extractor)`: the gaps come from the records (`strategies.streams` draws their
+    values to reach a gap of 0 or less), so only the extractor and the time are drawn here."""
+    return DynamicSession(draw(st.sampled_from(get_args(GapExtractor))), draw(times(d.features)))
+
+
 #: Each assigner kind and the strategy of its parameters.
 ASSIGNER_PARAMETERS: dict[type, Callable[[Drawing], st.SearchStrategy[WindowSpec]]] = {
     Tumbling: tumbling_windows,
@@ -207,6 +222,7 @@ ASSIGNER_PARAMETERS: dict[type, Callable[[Drawing], st.SearchStrategy[WindowSpec
     Session: session_windows,
     Global: lambda d: st.just(Global()),
     Count: count_windows,
+    DynamicSession: dynamic_session_windows,
 }
 
 #: Time windows twice as often as the global and count windows: there is more to them.
@@ -273,7 +289,9 @@ def trigger_kinds(window: WindowSpec, d: Drawing, depth: int = 0) -> list[type]:
     `ContinuousEventTimeTrigger` on the global window fires every interval up to `Long.MAX_VALUE` at
     the end of input, without end (`fires_until_wrap`): only in cases without end of input, and not
     at a scale whose times reach `Long.MAX_VALUE`.
-    `PurgingTrigger`s nest up to `PURGING_DEPTH`.
+    `PurgingTrigger`s and `ProcessingTimeoutTrigger`s nest up to `PURGING_DEPTH`; a
+    `ProcessingTimeoutTrigger` cannot merge, so it is drawn on sessions only as an invalid
+    specification (`window_specs`).
     """
     if isinstance(window, Global | Count):
         kinds = [CountTrigger, NeverTrigger, ContinuousProcessingTimeTrigger]
@@ -283,7 +301,7 @@ def trigger_kinds(window: WindowSpec, d: Drawing, depth: int = 0) -> list[type]:
         # The triggers that keep state across elements and merge it for sessions (CountTrigger,
         # ContinuousEventTimeTrigger, whose timers and alignment make it the richest) twice; on
         # sessions, where that state is merged (`onMerge`), CountTrigger four times.
-        counting = [CountTrigger] * (4 if isinstance(window, Session) else 2)
+        counting = [CountTrigger] * (4 if isinstance(window, MERGING_ASSIGNERS) else 2)
         kinds = [EventTimeTrigger, *counting, ContinuousEventTimeTrigger, ContinuousEventTimeTrigger,
                  ProcessingTimeTrigger, ContinuousProcessingTimeTrigger]
     if time_unit(window) > d.scale.continuous_up_to:
@@ -292,12 +310,51 @@ def trigger_kinds(window: WindowSpec, d: Drawing, depth: int = 0) -> list[type]:
     if kinds and depth < PURGING_DEPTH and d.allows(PurgingTrigger):
         # A purging continuous trigger is what fires a window emptied by an earlier firing: twice.
         kinds += [PurgingTrigger] * (1 + (ContinuousEventTimeTrigger in kinds))
+    if (kinds and depth < PURGING_DEPTH and d.allows(ProcessingTimeoutTrigger) and "time.processing" in d.features
+            and not isinstance(window, MERGING_ASSIGNERS)):
+        kinds += [ProcessingTimeoutTrigger] * 2
+    if d.allows(DeltaTrigger) and not isinstance(window, MERGING_ASSIGNERS):
+        # DeltaTrigger cannot merge either: on sessions only as an invalid specification (`window_specs`).
+        kinds += [DeltaTrigger]
     return kinds
 
 
 @st.composite
 def purging_triggers(draw, d: Drawing, window: WindowSpec, depth: int) -> PurgingTrigger:
     return PurgingTrigger(draw(explicit_triggers(d, window, trigger_kinds(window, d, depth + 1), depth + 1)))
+
+
+def timeouts(d: Drawing, window: WindowSpec) -> st.SearchStrategy[int]:
+    """`ProcessingTimeoutTrigger` timeouts: within a window's time mostly, its edges (0: the timer for
+    the element's own clock reading, 1, the unit), negative now and then (Flink checks nothing: the
+    timer lies in the past and fires before the next input), and at the extreme scale up to
+    `Long.MAX_VALUE` (`now + timeout` wraps into the past)."""
+    unit = min(time_unit(window), d.scale.ceiling)
+    wide = st.integers(EXTREME, LONG_MAX) if d.scale.reaches_long_max else st.integers(unit, 2 * unit)
+    return weighted((4, st.integers(1, unit)), (3, st.sampled_from(sorted({0, 1, unit}))), (1, st.integers(-unit, -1)),
+                    (1, wide))
+
+
+@st.composite
+def processing_timeout_triggers(draw, d: Drawing, window: WindowSpec, depth: int) -> ProcessingTimeoutTrigger:
+    """`ProcessingTimeoutTrigger.of(inner, timeout, resetTimerOnNewRecord, shouldClearOnTimeout)` around
+    any trigger the window allows, each flag either way."""
+    inner = draw(explicit_triggers(d, window, trigger_kinds(window, d, depth + 1), depth + 1))
+    return ProcessingTimeoutTrigger(inner, draw(timeouts(d, window)), draw(st.booleans()), draw(st.booleans()))
+
+
+def thresholds() -> st.SearchStrategy[float]:
+    """`DeltaTrigger` / `DeltaEvictor` thresholds (a Java `double`) where the comparisons decide: the
+    streams' values mostly go up by 1 a record, so their deltas are small integers; a threshold equal
+    to one of them tells `>` from `>=`, half-way between them does not, and 0 or below takes everything
+    (a delta evictor then empties the window, its last element included). Now and then huge: 2^64 and
+    1e19 are the deltas across the whole `long` range (a value that wraps from `Long.MAX_VALUE`)."""
+    return weighted((6, st.integers(0, 4).map(float)), (2, st.sampled_from([0.5, 1.5, 2.5])),
+                    (1, st.sampled_from([-1.0, -0.5])), (1, st.sampled_from([1e19, 2.0**64])))
+
+
+def delta_functions() -> st.SearchStrategy[DeltaFunction]:
+    return st.sampled_from(get_args(DeltaFunction))
 
 
 #: Each trigger kind and the strategy of its parameters (`depth`: how many `PurgingTrigger`s it is in).
@@ -309,6 +366,8 @@ TRIGGER_PARAMETERS: dict[type, Callable[[Drawing, WindowSpec, int], st.SearchStr
     ContinuousProcessingTimeTrigger: lambda d, w, depth: intervals(d, w).map(ContinuousProcessingTimeTrigger),
     PurgingTrigger: purging_triggers,
     NeverTrigger: lambda d, w, depth: st.just(NeverTrigger()),
+    ProcessingTimeoutTrigger: processing_timeout_triggers,
+    DeltaTrigger: lambda d, w, depth: st.builds(DeltaTrigger, thresholds(), delta_functions()),
 }
 
 
@@ -324,7 +383,7 @@ def triggers(draw, d: Drawing, window: WindowSpec) -> TriggerSpec | None:
     kinds = trigger_kinds(window, d)
     # The global window's default trigger never fires, and sessions merge their triggers' state:
     # give them an explicit one more often; countWindow's own trigger is what most jobs keep.
-    defaults = 1 if isinstance(window, Global | Session) else 6 if isinstance(window, Count) else 3
+    defaults = 1 if isinstance(window, Global | Session | DynamicSession) else 6 if isinstance(window, Count) else 3
     if not kinds or draw(st.integers(0, defaults + len(kinds) - 1)) < defaults:
         return None
     return draw(explicit_triggers(d, window, kinds, 0))
@@ -357,15 +416,17 @@ def time_evictors(draw, d: Drawing, window: WindowSpec, after: bool) -> TimeEvic
 EVICTOR_PARAMETERS: dict[type, Callable[[Drawing, WindowSpec, bool], st.SearchStrategy[EvictorSpec]]] = {
     CountEvictor: count_evictors,
     TimeEvictor: time_evictors,
+    DeltaEvictor: lambda d, w, after: st.builds(DeltaEvictor, thresholds(), delta_functions(), st.just(after)),
 }
 
 
 @st.composite
 def evictors(draw, d: Drawing, window: WindowSpec) -> EvictorSpec | None:
-    """`None` mostly; a count evictor (not on sessions: the format forbids it) or a time evictor (on a
+    """`None` mostly; a count or delta evictor (not on sessions: the format forbids it) or a time evictor (on a
     count window it replaces the `CountEvictor` that `countWindow(size, slide)` brings)."""
-    on_sessions = isinstance(window, Session)
-    kinds = [None, None] + [k for k in EVICTORS if d.allows(k) and not (k is CountEvictor and on_sessions)]
+    on_sessions = isinstance(window, MERGING_ASSIGNERS)
+    kinds = [None, None] + [k for k in EVICTORS
+                            if d.allows(k) and not (k in (CountEvictor, DeltaEvictor) and on_sessions)]
     kind = draw(st.sampled_from(kinds))
     if kind is None:
         return None
@@ -405,11 +466,17 @@ def window_specs(draw, features=None, *, scale: Scale = SMALL) -> Case:
     valid = not draw(one_in(INVALID_ONE_IN))
     window = draw(assigners(d) if valid else invalid_assigners(features))
     trigger = draw(triggers(d, window))
-    if not valid and isinstance(window, Session) and "trigger.never" in features and draw(st.booleans()):
+    if not valid and isinstance(window, MERGING_ASSIGNERS) and "trigger.never" in features and draw(st.booleans()):
         # A merging assigner with a trigger that cannot merge: Flink's WindowOperatorBuilder rejects it.
         trigger = NeverTrigger()
+        if d.allows(DeltaTrigger) and draw(st.booleans()):
+            trigger = draw(TRIGGER_PARAMETERS[DeltaTrigger](d, window, 0))
         if "trigger.purging" in features and draw(st.booleans()):
             trigger = PurgingTrigger(trigger)
+    if (isinstance(window, MERGING_ASSIGNERS) and d.allows(ProcessingTimeoutTrigger) and "time.processing" in features
+            and draw(one_in(INVALID_ONE_IN))):
+        # ProcessingTimeoutTrigger does not override canMerge(): Flink rejects it on a valid session too.
+        trigger = ProcessingTimeoutTrigger(draw(triggers(d, window)) or EventTimeTrigger(), draw(timeouts(d, window)))
     return Case(
         window=window,
         trigger=trigger,
