@@ -17,6 +17,18 @@ records share their shuffles).
 `StatusWatermarkValve`, next to the same run with as many explicit watermarks (`arrival, watermark`
 every `--every` records), and prints both times and their ratio.
 
+In the same run, Spark's own `window()` + `groupBy` over the same rows (the same sliding windows, each
+window's payloads collected per key: a simpler semantics -- no watermark, lateness or firing order --
+but the same (record, window) pairs) is timed too, and the replay's time is printed as a multiple of it.
+
+`--flink N` runs the first N records (and their watermarks) as one case through the real Flink runtime
+(`flink_impl`: Flink 2.3's `WindowOperator` in a MiniCluster, started before the clock runs) and through
+the Spark replay, and prints both times and their ratio.
+
+The peak memory of the whole process tree (this Python, Spark's JVM, its Python workers; resident set
+sizes summed, sampled twice a second; Linux) is printed at the end: run 10M and 100M records to see
+that it does not grow with the input.
+
 `--reference N` runs the first N records (and their watermarks) through the reference model as one
 case, prints its records per second for the ratio, and checks that the pipeline's outputs on the
 same N records agree with it exactly.
@@ -25,8 +37,11 @@ same N records agree with it exactly.
 from __future__ import annotations
 
 import argparse
+import os
+import threading
 import time
 from collections import Counter
+from pathlib import Path
 
 from pyspark.sql import functions as F
 
@@ -34,6 +49,37 @@ from conformance import Case, record, sliding, watermark
 from conformance.case import BoundedOutOfOrdernessWatermarks
 from spark_impl import BoundedOutOfOrderness, flink_windows
 from spark_impl.session import get_session
+
+
+class PeakMemory:
+    """The highest sum of resident set sizes of this process and its descendants, sampled from /proc."""
+
+    def __init__(self) -> None:
+        self.peak, self._done = 0, threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+
+    def _sample(self) -> None:
+        page = os.sysconf("SC_PAGE_SIZE")
+        while not self._done.wait(0.5):
+            parents, rss = {}, {}
+            for stat in Path("/proc").glob("[0-9]*/stat"):
+                try:
+                    fields = stat.read_text().rsplit(")", 1)[1].split()
+                except OSError:
+                    continue  # ended meanwhile
+                pid = int(stat.parent.name)
+                parents[pid], rss[pid] = int(fields[1]), int(fields[21]) * page
+            tree, grew = {os.getpid()}, True
+            while grew:
+                grown = tree | {pid for pid, parent in parents.items() if parent in tree}
+                grew, tree = grown != tree, grown
+            self.peak = max(self.peak, sum(rss.get(pid, 0) for pid in tree))
+
+    def stop(self) -> int:
+        self._done.set()
+        self._thread.join()
+        return self.peak
 
 
 def generated(spark, records: int, keys: int, disorder: int, delay: int):
@@ -55,11 +101,21 @@ def counts(out) -> dict:
     return fired.crossJoin(late).crossJoin(dropped).first().asDict()
 
 
-def reference_check(spark, args, window, events_df) -> None:
-    """The first `args.reference` records through the reference, timed, and compared with Spark's."""
-    from reference.implementation import simulate
+def spark_windows(events, args) -> tuple[float, int, int]:
+    """Spark's own sliding `window()` and `groupBy` over the same rows, payloads collected per key and
+    window, counted in one action: (wall seconds, windows, values)."""
+    size, slide = 10 * args.slide, args.slide
+    grouped = events.groupBy("key", F.window(F.timestamp_millis("ts"), f"{size} milliseconds",
+                                             f"{slide} milliseconds")).agg(F.collect_list("payload").alias("values"))
+    start = time.perf_counter()
+    found = grouped.agg(F.count("*").alias("windows"), F.sum(F.size("values")).alias("values")).first()
+    return time.perf_counter() - start, found["windows"], found["values"]
 
-    rows = events_df.filter(F.col("arrival") < args.reference).orderBy("arrival").toArrow().to_pylist()
+
+def sample_case(events_df, args, window, n: int) -> tuple[Case, list, dict]:
+    """The first `n` records as one case, with a watermark every `args.every` records as the pipeline
+    makes them; the stream and each record's and watermark's position in it."""
+    rows = events_df.filter(F.col("arrival") < n).orderBy("arrival").toArrow().to_pylist()
     stream, highest, position = [], None, {}
     for i, r in enumerate(rows):
         position[("record", i)] = len(stream)
@@ -69,16 +125,49 @@ def reference_check(spark, args, window, events_df) -> None:
             position[("watermark", i)] = len(stream)
             stream.append(watermark(highest - args.disorder - 1))
     case = Case(window=window, allowed_lateness=args.lateness, late_side_output=not args.drop_late, events=stream)
+    return case, stream, position
+
+
+def replay_sample(events_df, args, window, n: int):
+    """The Spark replay of the first `n` records."""
+    return flink_windows(events_df.filter(F.col("arrival") < n), window, allowed_lateness=args.lateness,
+                         late_side_output=not args.drop_late,
+                         watermarks=BoundedOutOfOrderness(args.disorder, args.every))
+
+
+def flink_run(args, window, events_df) -> None:
+    """The first `args.flink` records through real Flink as one case and through the Spark replay."""
+    from flink_impl import FlinkImplementation
+    from flink_impl.process import Limits
+
+    case, stream, _ = sample_case(events_df, args, window, args.flink)
+    flink = FlinkImplementation(Limits(job_timeout_seconds=3600, output_limit=10**9))
+    flink.run([Case(window=window, events=(record("k", 0, ts=0),))])  # the JVM and the MiniCluster
+    start = time.perf_counter()
+    [observed] = flink.run([case])
+    flink_wall = time.perf_counter() - start
+    start = time.perf_counter()
+    found = counts(replay_sample(events_df, args, window, args.flink))
+    spark_wall = time.perf_counter() - start
+    print(f"the first {args.flink:,} records ({len(stream):,} events) as one case: real Flink {flink_wall:.1f} s "
+          f"({len(observed.firings):,} firings), Spark replay {spark_wall:.1f} s ({found['firings']:,} firings); "
+          f"Flink / Spark replay = {flink_wall / spark_wall:.2f}")
+
+
+def reference_check(spark, args, window, events_df) -> None:
+    """The first `args.reference` records through the reference, timed, and compared with Spark's."""
+    from reference.implementation import simulate
+
+    case, stream, position = sample_case(events_df, args, window, args.reference)
+    records = sum(kind == "record" for kind, _ in position)
     start = time.process_time()
     expected = simulate(case)
     cpu = time.process_time() - start
-    print(f"reference on the first {len(rows):,} records: {len(rows) / cpu:,.0f} records/s of CPU time "
+    print(f"reference on the first {records:,} records: {records / cpu:,.0f} records/s of CPU time "
           f"({cpu:.1f} s), {len(expected.firings):,} firings, {len(expected.late):,} late, "
           f"{len(expected.dropped):,} dropped")
 
-    sample = events_df.filter(F.col("arrival") < args.reference)
-    out = flink_windows(sample, window, allowed_lateness=args.lateness, late_side_output=not args.drop_late,
-                        watermarks=BoundedOutOfOrderness(args.disorder, args.every))
+    out = replay_sample(events_df, args, window, args.reference)
 
     def at(r) -> int:
         return len(stream) if r["cause"] == "end_of_input" else position[(r["cause"], r["arrival"])]
@@ -132,12 +221,21 @@ def main() -> None:
     p.add_argument("--partitions", type=int, default=8, help="shuffle partitions")
     p.add_argument("--drop-late", action="store_true", help="no side output: late records are dropped")
     p.add_argument("--reference", type=int, default=0, help="records for the reference ratio and check")
+    p.add_argument("--flink", type=int, default=0, help="records for the real Flink runtime and its ratio")
     p.add_argument("--channels", type=int, default=0,
                    help="compare watermarks generated over this many channels with explicit ones")
     p.add_argument("--interval", type=int, default=200, help="pipeline.auto-watermark-interval, ms")
     p.add_argument("--per-ms", type=int, default=5, help="records per ms of processing time")
     args = p.parse_args()
+    memory = PeakMemory()
+    try:
+        run(args)
+    finally:
+        print(f"peak memory of the process tree (driver, JVM, Python workers): {memory.stop() / 2**30:.2f} GiB; "
+              f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
+
+def run(args: argparse.Namespace) -> None:
     spark = get_session(conf={"spark.sql.shuffle.partitions": str(args.partitions),
                               "spark.default.parallelism": "2", "spark.driver.memory": "6g"})
     window = sliding(10 * args.slide, args.slide)
@@ -158,6 +256,11 @@ def main() -> None:
     print(f"firings {found['firings']:,} (late firings {found['late_firings']:,}), values in firings "
           f"{found['values']:,}, side output {found['side_output']:,}, dropped {found['dropped']:,}")
     print(f"wall {wall:.1f} s  ({args.records / wall:,.0f} records/s, one action)")
+    native, windows, values = spark_windows(events, args)
+    print(f"Spark's own window() + groupBy on the same rows: wall {native:.1f} s ({windows:,} windows, "
+          f"{values:,} values); the Flink-semantics replay takes {wall / native:.2f} x as long")
+    if args.flink:
+        flink_run(args, window, events)
     if args.reference:
         reference_check(spark, args, window, events)
 
