@@ -116,15 +116,21 @@ def _owners(tree: ast.Module) -> dict[int, str]:
     owners: dict[int, str] = {}
 
     def visit(node: ast.AST, prefix: str, function: str) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.ClassDef | ast.FunctionDef):
-                name = f"{prefix}{child.name}"
-                visit(child, f"{name}.", name if isinstance(child, ast.FunctionDef) else function)
-            else:
-                if function:
-                    owners[id(child)] = function
+        if isinstance(node, ast.FunctionDef):  # its defaults run where it is defined, not in its calls
+            name = f"{prefix}{node.name}"
+            visit(node.args, prefix, function)
+            for statement in node.body:
+                visit(statement, f"{name}.", name)
+        elif isinstance(node, ast.ClassDef):
+            for child in (*node.bases, *node.keywords, *node.body):
+                visit(child, f"{prefix}{node.name}.", function)
+        else:
+            if function:
+                owners[id(node)] = function
+            for child in ast.iter_child_nodes(node):
                 visit(child, prefix, function)
-    visit(tree, "", "")
+    for statement in tree.body:
+        visit(statement, "", "")
     return owners
 
 
