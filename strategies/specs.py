@@ -469,14 +469,15 @@ def window_specs(draw, features=None, *, scale: Scale = SMALL) -> Case:
     if not valid and isinstance(window, MERGING_ASSIGNERS) and "trigger.never" in features and draw(st.booleans()):
         # A merging assigner with a trigger that cannot merge: Flink's WindowOperatorBuilder rejects it.
         trigger = NeverTrigger()
-        if d.allows(DeltaTrigger) and draw(st.booleans()):
-            trigger = draw(TRIGGER_PARAMETERS[DeltaTrigger](d, window, 0))
         if "trigger.purging" in features and draw(st.booleans()):
             trigger = PurgingTrigger(trigger)
     if (isinstance(window, MERGING_ASSIGNERS) and d.allows(ProcessingTimeoutTrigger) and "time.processing" in features
             and draw(one_in(INVALID_ONE_IN))):
         # ProcessingTimeoutTrigger does not override canMerge(): Flink rejects it on a valid session too.
         trigger = ProcessingTimeoutTrigger(draw(triggers(d, window)) or EventTimeTrigger(), draw(timeouts(d, window)))
+    if isinstance(window, MERGING_ASSIGNERS) and d.allows(DeltaTrigger) and draw(one_in(INVALID_ONE_IN)):
+        # DeltaTrigger does not override canMerge() either: Flink rejects it on a valid session.
+        trigger = draw(TRIGGER_PARAMETERS[DeltaTrigger](d, window, 0))
     return Case(
         window=window,
         trigger=trigger,

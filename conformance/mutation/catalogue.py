@@ -201,6 +201,24 @@ CATALOGUE = [
     mutant("count_window_keeps_its_trigger", "countWindow's CountTrigger stays when the job sets another trigger",
            ("job", "build_operator", "if case.trigger is not None:",
             "if case.trigger is not None and not isinstance(case.window, spec.Count):")),
+    # --- DeltaTrigger, DeltaEvictor ----------------------------------------------------------
+    mutant("delta_trigger_fires_at_threshold", "DeltaTrigger fires when the delta equals the threshold (>=)",
+           ("triggers", "DeltaTrigger.on_element", "> self.threshold", ">= self.threshold")),
+    mutant("delta_trigger_remembers_every_element",
+           "DeltaTrigger remembers every element, not only the first and those that fire",
+           ("triggers", "DeltaTrigger.on_element", "    if self.get_delta(last, ctx.element) > self.threshold:\n",
+            "    ctx.set_state(self.STATE, ctx.element)\n"
+            "    if self.get_delta(last, ctx.element) > self.threshold:\n")),
+    mutant("delta_trigger_can_merge", "DeltaTrigger is accepted on session windows",
+           ("triggers", "DeltaTrigger.__init__", "    self.threshold, self.delta_function = threshold, delta_function\n",
+            "    self.threshold, self.delta_function = threshold, delta_function\n    self.can_merge = True\n")),
+    mutant("delta_evictor_strictly_above", "DeltaEvictor keeps an element whose delta equals the threshold (>)",
+           ("evictors", "DeltaEvictor.evict", ">= self.threshold", "> self.threshold")),
+    mutant("delta_evictor_compares_with_first", "DeltaEvictor compares with the first element, not the last",
+           ("evictors", "DeltaEvictor.evict", "last = elements[-1][0]", "last = elements[0][0]")),
+    mutant("delta_in_long_arithmetic", "the delta subtracts the longs exactly instead of as doubles",
+           ("delta", "absolute_difference", "abs(float(old) - float(new))", "float(abs(old - new))"),
+           ("delta", "difference", "float(new) - float(old)", "float(new - old)")),
 ]
 
 MUTANTS: dict[str, Mutant] = {m.name: m for m in CATALOGUE}
