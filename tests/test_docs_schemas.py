@@ -102,6 +102,9 @@ TUMBLING = {"format": "window-case/1", "window": {"assigner": "tumbling", "size"
     {"trigger": {"type": "count"}},
     {"trigger": {"type": "purging", "inner": {"type": "sometimes"}}},
     {"evictor": {"type": "time", "max_count": 3}},
+    {"trigger": {"type": "delta", "threshold": "1", "delta_function": "difference"}},
+    {"trigger": {"type": "delta", "threshold": 1}},                                  # delta_function is required
+    {"evictor": {"type": "delta", "threshold": 1, "delta_function": "euclidean"}},
     {"events": [{"record": {"key": "a", "value": 1}}]},
     {"events": [{"record": {"key": 1, "value": 1, "ts": 1}}]},
     {"events": [{"watermark": 1, "processing_time": 2}]},
