@@ -127,10 +127,10 @@ def _collect(strategy, n=300):
 def test_window_specs_cover_the_format():
     specs = _collect(window_specs(), 400)
     kinds = Counter(type(s.window).__name__ for s in specs)
-    assert set(kinds) == {"Tumbling", "Sliding", "Session", "Global", "Count"}
+    assert set(kinds) == {"Tumbling", "Sliding", "Session", "Global", "Count", "DynamicSession"}
     triggers = Counter(type(s.trigger).__name__ for s in specs)
     assert {"NoneType", "EventTimeTrigger", "CountTrigger", "PurgingTrigger", "ContinuousEventTimeTrigger",
-            "ProcessingTimeTrigger", "NeverTrigger"} <= set(triggers)
+            "ProcessingTimeTrigger", "NeverTrigger", "ProcessingTimeoutTrigger"} <= set(triggers)
     assert {type(s.evictor).__name__ for s in specs} >= {"NoneType", "CountEvictor", "TimeEvictor"}
     lateness = {s.allowed_lateness for s in specs}
     assert 0 in lateness and LONG_MAX in lateness and any(0 < x < LONG_MAX for x in lateness)
