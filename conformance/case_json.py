@@ -38,7 +38,6 @@ from conformance.case import (
     ProcessingTimeoutTrigger,
     ProcessingTimeTrigger,
     PurgingTrigger,
-    Session,
     Sliding,
     Time,
     TriggerSpec,
@@ -267,7 +266,7 @@ def _check_fit(window: WindowSpec, trigger: TriggerSpec | None, evictor: Evictor
                                         "the global window (and countWindow's) is not one")
     if isinstance(window, Tumbling | Sliding) and isinstance(inner, NeverTrigger):
         problems.add(f"{path}.trigger", "NeverTrigger is GlobalWindows' trigger; it does not fit time windows")
-    if isinstance(window, Session) and isinstance(evictor, DeltaEvictor):
+    if isinstance(window, MERGING_ASSIGNERS) and isinstance(evictor, DeltaEvictor):
         problems.add(f"{path}.evictor", "a delta evictor on merging (session) windows compares with the "
                                         "last element of the merged contents, whose order Flink's state "
                                         "backend leaves unspecified")
