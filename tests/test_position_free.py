@@ -120,3 +120,16 @@ def test_replay_checks_a_position_free_implementation_over_whole_cases(monkeypat
     assert main(["replay", str(ROOT / "cases" / "sessions" / "merging.json"), "--impl", position_free_peer(),
                  "--check"]) == 0
     assert "cases agree with their expected observation" in capsys.readouterr().out
+
+
+def test_the_report_tells_a_position_free_difference_without_positions():
+    from conformance.case_json import case_to_json
+    from reports.difference import differences
+    from reports.observations import observation_lines
+
+    want = observed()
+    got = erased(want)
+    lacking = replace(got, firings=got.firings[1:])
+    lines = differences(case_to_json(CASE), observation_to_json(want), observation_to_json(lacking))
+    assert lines == ["firing of [0, 15) for key a in the case (values [1, 2]) is missing"]
+    assert observation_lines(observation_to_json(lacking))[0].startswith("somewhere (position-free): fire ")
