@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 CORPUS_FORMAT = "window-corpus/1"
 INDEX = "index.json"
 DEFAULT_OUT = Path("corpus")
-DEFAULT_PER_FEATURE = 8
+DEFAULT_PER_FEATURE = 12
 DEFAULT_SEED = 0
 DEFAULT_CONFIRM = "flink"
 #: Examples Hypothesis may draw per wanted case before a feature is given up as unreachable.
@@ -54,8 +54,20 @@ DRAWS_PER_CASE = 60
 CONTRACT_STOPS = frozenset({NEVER_ENDS, TOO_MANY_WINDOWS})
 #: Features whose cases come from the watermark strategy (generators per channel, the valve).
 WATERMARK_FEATURES = frozenset(name for name in FEATURES if name.startswith(("watermark.", "channel")))
-#: Kinds of which a case has one: drawing for one of them leaves its siblings out.
+#: Kinds of which a case has one (assigners first): drawing for one of them leaves its siblings out.
 EXCLUSIVE = tuple(frozenset(k.feature.name for k in vocabulary) for vocabulary in (ASSIGNERS, GENERATORS))
+_EMISSIONS = frozenset({"watermark.periodic", "watermark.punctuated"})
+#: What a plain draw for a feature needs besides an assigner: a generator needs an emission and the reverse,
+#: idleness a periodic generator, a channel's status or end several channels, evicting after an evictor, a
+#: processing-time trigger processing time, a purging trigger one to wrap.
+COMPANIONS = ({generator: _EMISSIONS for generator in EXCLUSIVE[1]}
+              | {emission: EXCLUSIVE[1] for emission in _EMISSIONS}
+              | {"watermark.idleness": EXCLUSIVE[1] | {"watermark.periodic"},
+                 "channel.status": frozenset({"channels"}), "channel.end": frozenset({"channels"}),
+                 "evictor.after": frozenset({"evictor.count", "evictor.time"}),
+                 "trigger.processing_time": frozenset({"time.processing"}),
+                 "trigger.continuous_processing_time": frozenset({"time.processing"}),
+                 "trigger.purging": frozenset({"trigger.count", "trigger.event_time"})})
 
 
 @dataclass(frozen=True)
@@ -71,9 +83,14 @@ class Entry:
                 "exercises": list(self.exercises)}
 
 
-def drawing_features(feature: str) -> frozenset[str]:
+def drawing_features(feature: str, *, plain: bool = False) -> frozenset[str]:
     """The features a strategy may use when drawing cases for `feature`: everything but the extreme
-    values (opt-in) and `feature`'s siblings of an exclusive kind."""
+    values (opt-in) and `feature`'s siblings of an exclusive kind; when `plain`, only `feature`, the
+    assigners and what the strategies need to reach it (`COMPANIONS`), so that an engine with few
+    features has cases too."""
+    if plain:
+        assigners = EXCLUSIVE[0] if feature not in EXCLUSIVE[0] else frozenset()
+        return frozenset({feature}) | assigners | COMPANIONS.get(feature, frozenset())
     chosen = ALL_FEATURES if feature == EXTREME_VALUES.name else ALL_FEATURES - {EXTREME_VALUES.name}
     for kind in EXCLUSIVE:
         if feature in kind:
@@ -81,11 +98,11 @@ def drawing_features(feature: str) -> frozenset[str]:
     return chosen
 
 
-def strategy_for(feature: str) -> SearchStrategy[Case]:
+def strategy_for(feature: str, *, plain: bool = False) -> SearchStrategy[Case]:
     from strategies import cases, extreme_cases
     from strategies.watermarks import generated_watermark_cases
 
-    features = drawing_features(feature)
+    features = drawing_features(feature, plain=plain)
     if feature == EXTREME_VALUES.name:
         return extreme_cases(features)
     if feature in WATERMARK_FEATURES:
@@ -97,9 +114,9 @@ class _Enough(Exception):
     """Raised from the drawing test once it holds enough cases: Hypothesis, told not to shrink, stops there."""
 
 
-def draw_cases(feature: str, count: int, seed: int, keep: Callable[[Case], bool]) -> list[Case]:
+def draw_cases(feature: str, count: int, seed: int, keep: Callable[[Case], bool], *, plain: bool = False) -> list[Case]:
     """The first `count` distinct cases that need `feature` and that `keep` accepts, drawn by Hypothesis
-    from `seed` and the feature's name (the same arguments draw the same cases); fewer when the
+    from `seed`, the feature's name and `plain` (the same arguments draw the same cases); fewer when the
     strategies reach the feature rarely or never in `count * DRAWS_PER_CASE` examples."""
     from hypothesis import HealthCheck, Phase, Verbosity, given, settings
     from hypothesis import seed as hypothesis_seed
@@ -108,8 +125,8 @@ def draw_cases(feature: str, count: int, seed: int, keep: Callable[[Case], bool]
 
     @settings(database=None, max_examples=count * DRAWS_PER_CASE, phases=[Phase.generate], deadline=None,
               derandomize=False, suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet)
-    @hypothesis_seed(seed ^ zlib.crc32(feature.encode()))
-    @given(strategy_for(feature))
+    @hypothesis_seed(seed ^ zlib.crc32(f"{feature}{' plain' if plain else ''}".encode()))
+    @given(strategy_for(feature, plain=plain))
     def collect(case: Case) -> None:
         if len(found) < count and feature in required_features(case):
             key = json.dumps(case_to_json(case))
@@ -124,8 +141,9 @@ def draw_cases(feature: str, count: int, seed: int, keep: Callable[[Case], bool]
 
 
 def entries_for(feature: str, per_feature: int, seed: int) -> list[Entry]:
-    """The corpus's entries for `feature`, each case named `<feature> #<n>` and with the reference's
-    observation as `expected`."""
+    """The corpus's entries for `feature`: half of them plain (drawn with as few other features as the
+    strategies need), then the others drawn with every feature; each case named `<feature> #<n>` and
+    with the reference's observation as `expected`."""
     from conformance.properties.situations import situations
     from reference.implementation import simulate
 
@@ -133,9 +151,11 @@ def entries_for(feature: str, per_feature: int, seed: int) -> list[Entry]:
         error = simulate(case).error
         return error is None or error.message not in CONTRACT_STOPS
 
+    plain = draw_cases(feature, per_feature // 2, seed, keep, plain=True)
+    drawn = plain + draw_cases(feature, per_feature - len(plain), seed, keep)
     return [Entry(feature, replace(case, name=f"{feature} #{n}", expected=simulate(case)),
                   tuple(sorted(situations(case))))
-            for n, case in enumerate(draw_cases(feature, per_feature, seed, keep))]
+            for n, case in enumerate(drawn)]
 
 
 def disagreements(entries: Sequence[Entry], impl: Implementation) -> list[str]:
@@ -228,7 +248,8 @@ def add_corpus_command(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--features", nargs="+", default=list(FEATURES), metavar="NAME",
                    help="the features to draw cases for (default: every feature)")
     c.add_argument("--per-feature", type=int, default=DEFAULT_PER_FEATURE, metavar="N",
-                   help=f"cases per feature (default: {DEFAULT_PER_FEATURE})")
+                   help=f"cases per feature, half of them with as few other features as can be "
+                        f"(default: {DEFAULT_PER_FEATURE})")
     c.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"the drawing seed (default: {DEFAULT_SEED})")
     c.add_argument("--confirm", default=DEFAULT_CONFIRM, metavar="NAME",
                    help=f"run every case on this implementation too and stop on a disagreement (default: "

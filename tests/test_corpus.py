@@ -56,9 +56,19 @@ def test_an_assigner_or_generator_is_drawn_alone_of_its_kind_and_extreme_values_
     assert "extreme_values" in drawing_features("extreme_values")
 
 
+@pytest.mark.parametrize("feature", sorted(FEATURES))
+def test_a_plain_draw_needs_only_the_feature_an_assigner_and_its_companions(feature):
+    plain = drawing_features(feature, plain=True)
+    assert feature in plain and {"allowed_lateness", "negative_timestamps"} - {feature} <= ALL_FEATURES - plain
+    for case in draw_cases(feature, 2, seed=0, keep=lambda case: True, plain=True):
+        assert feature in required_features(case) <= plain
+
+
 def test_entries_expect_the_reference_and_leave_out_the_contracts_own_stops():
     entries = entries_for("assigner.sliding", 4, seed=0)
     assert [e.case.name for e in entries] == [f"assigner.sliding #{n}" for n in range(4)]
+    assert [required_features(e.case) <= drawing_features("assigner.sliding", plain=True) for e in entries][:2] \
+        == [True, True]
     for e in entries:
         assert e.case.expected == simulate(e.case)
         assert e.case.expected.error is None or e.case.expected.error.message not in CONTRACT_STOPS
@@ -129,6 +139,8 @@ def test_the_committed_corpus_covers_every_feature_a_strategy_draws_within_a_few
     assert sorted(index["files"]) == sorted(f"{feature}.json" for feature in FEATURES
                                             if feature not in index["not_drawn"])
     assert len(index["not_drawn"]) <= 3
+    plain = [case for case in index["cases"] if len(case["features"]) == 1]
+    assert len(plain) >= 20, "an engine with one assigner alone should find cases to run"
     assert sum(p.stat().st_size for p in COMMITTED.iterdir()) < 4_000_000
 
 
