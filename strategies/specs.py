@@ -338,8 +338,14 @@ def timeouts(d: Drawing, window: WindowSpec) -> st.SearchStrategy[int]:
 @st.composite
 def processing_timeout_triggers(draw, d: Drawing, window: WindowSpec, depth: int) -> ProcessingTimeoutTrigger:
     """`ProcessingTimeoutTrigger.of(inner, timeout, resetTimerOnNewRecord, shouldClearOnTimeout)` around
-    any trigger the window allows, each flag either way."""
-    inner = draw(explicit_triggers(d, window, trigger_kinds(window, d, depth + 1), depth + 1))
+    any trigger the window allows, each flag either way; half the time around its canonical use, a
+    `CountTrigger` of 2 to 4 (Flink's example `of(CountTrigger.of(3), 100)`), whose firing on an element
+    must take the timeout set by an earlier one with it."""
+    kinds = trigger_kinds(window, d, depth + 1)
+    if CountTrigger in kinds and draw(st.booleans()):
+        inner: TriggerSpec = CountTrigger(draw(st.integers(2, 4)))
+    else:
+        inner = draw(explicit_triggers(d, window, kinds, depth + 1))
     return ProcessingTimeoutTrigger(inner, draw(timeouts(d, window)), draw(st.booleans()), draw(st.booleans()))
 
 
