@@ -388,8 +388,8 @@ def triggers(draw, d: Drawing, window: WindowSpec) -> TriggerSpec | None:
     on a count window it replaces the `CountTrigger` that `countWindow` brings."""
     kinds = trigger_kinds(window, d)
     # The global window's default trigger never fires, and sessions merge their triggers' state:
-    # give them an explicit one more often; countWindow's own trigger is what most jobs keep.
-    defaults = 1 if isinstance(window, Global | Session | DynamicSession) else 6 if isinstance(window, Count) else 3
+    # give them an explicit one more often.
+    defaults = 1 if isinstance(window, Global | Session | DynamicSession) else 3
     if not kinds or draw(st.integers(0, defaults + len(kinds) - 1)) < defaults:
         return None
     return draw(explicit_triggers(d, window, kinds, 0))
