@@ -47,7 +47,6 @@ microseconds in a `long`).
 
 from __future__ import annotations
 
-import itertools
 import uuid
 from collections import Counter
 from collections.abc import Sequence
@@ -257,21 +256,32 @@ def spark_message(error: Exception) -> str:
     return message.splitlines()[0].split(" terminated with exception: ", 1)[-1]
 
 
-def run_together(spark, cases: Sequence[Case]) -> list[Observation]:
-    """Runs `cases` as concurrent queries, micro-batch by micro-batch in lock step."""
-    queries = [CaseQuery(spark, case) for case in cases]
+def run_pooled(spark, cases: Sequence[Case]) -> list[Observation]:
+    """Runs `cases` as queries, `CONCURRENT_QUERIES` at a time, in lock step: each round sends every running
+    query its next micro-batch, then waits for them all; a query that has sent its last one makes room."""
+    waiting = iter(enumerate(cases))
+    running: list[tuple[int, CaseQuery, int]] = []  # (index in cases, query, next micro-batch)
+    observations: list[Observation | None] = [None] * len(cases)
     try:
-        for step in itertools.count():
-            live = [q for q in queries if q.error is None and step < len(q.batches)]
-            if not live:
-                break
-            for q in live:
-                q.send(q.batches[step])
-            for q in live:
-                q.settle(last=step == len(q.batches) - 1)
-        return [q.observation() for q in queries]
+        while True:
+            while len(running) < CONCURRENT_QUERIES and (item := next(waiting, None)) is not None:
+                running.append((item[0], CaseQuery(spark, item[1]), 0))
+            if not running:
+                return observations
+            for _, q, step in running:
+                if q.error is None and step < len(q.batches):
+                    q.send(q.batches[step])
+            for _, q, step in running:
+                if q.error is None and step < len(q.batches):
+                    q.settle(last=step == len(q.batches) - 1)
+            advanced = [(i, q, step + 1) for i, q, step in running]
+            for i, q, step in advanced:
+                if q.error is not None or step >= len(q.batches):
+                    observations[i] = q.observation()
+                    q.stop()
+            running = [(i, q, step) for i, q, step in advanced if observations[i] is None]
     finally:
-        for q in queries:
+        for _, q, _ in running:
             q.stop()
 
 
@@ -289,5 +299,4 @@ class SparkStreamingImplementation:
         spark = get_session()
         for name, value in SESSION_CONF.items():  # SQL settings: a session already running takes them too
             spark.conf.set(name, value)
-        return [o for start in range(0, len(cases), CONCURRENT_QUERIES)
-                for o in run_together(spark, cases[start:start + CONCURRENT_QUERIES])]
+        return run_pooled(spark, cases)
