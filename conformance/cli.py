@@ -160,11 +160,12 @@ def replay(args: argparse.Namespace) -> int:
             print(f"DIFFERS {label}:\n  " + diff.replace("\n", "\n  "))
     if args.check:
         checked = len(supported)
-        print(f"{impl.name}: {checked - len(differing)} of {checked} cases agree with their expected observation"
-              + (f", {len(loaded) - checked} unsupported" if len(loaded) > checked else ""))
         outcomes = [(required_features(c), "unsupported" if id(c) not in by_case
                      else "differ" if id(c) in differing else "agree") for _, _, c in loaded]
-        print("\n".join(feature_summary(outcomes)))
+        if loaded:  # the table feature by feature, then the verdict as the last line
+            print("\n".join(feature_summary(outcomes)))
+        print(f"{impl.name}: {checked - len(differing)} of {checked} cases agree with their expected observation"
+              + (f", {len(loaded) - checked} unsupported" if len(loaded) > checked else ""))
         if not checked and not args.allow_empty:
             raise NothingChecked(f"nothing was checked: {impl.name} supports none of the {len(loaded)} cases "
                                  "(give --allow-empty to accept that)")

@@ -168,14 +168,15 @@ def test_the_summary_counts_a_case_under_each_feature_it_needs():
     ]
 
 
-def test_replay_check_prints_the_summary_after_the_case_lines(tmp_path, capsys):
+def test_replay_check_prints_the_summary_between_the_case_lines_and_the_verdict(tmp_path, capsys):
     case = Case(window=tumbling(10), events=[record("a", 1, ts=5)], name="fires at the end of input")
     right = Entry("assigner.tumbling", replace(case, expected=simulate(case)), ())
     wrong = Entry("assigner.tumbling", replace(case, expected=Observation()), ())
     for entry, folder in ((right, "right"), (wrong, "wrong")):
         write([entry], tmp_path / folder, per_feature=1, seed=0)
     code, out, _ = run(capsys, "replay", str(tmp_path / "right"), "--check")
-    assert code == 0 and out.splitlines()[-1].split() == ["assigner.tumbling", "1", "1", "0", "0"]
+    assert code == 0 and out.splitlines()[-2].split() == ["assigner.tumbling", "1", "1", "0", "0"]
     code, out, _ = run(capsys, "replay", str(tmp_path / "wrong"), "--check")
     assert code == 1 and out.startswith("DIFFERS")
-    assert out.splitlines()[-1].split() == ["assigner.tumbling", "1", "0", "1", "0"]
+    assert out.splitlines()[-2].split() == ["assigner.tumbling", "1", "0", "1", "0"]
+    assert out.splitlines()[-1] == "reference: 0 of 1 cases agree with their expected observation"
