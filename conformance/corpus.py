@@ -68,6 +68,9 @@ COMPANIONS = ({generator: _EMISSIONS for generator in EXCLUSIVE[1]}
                  "trigger.processing_time": frozenset({"time.processing"}),
                  "trigger.continuous_processing_time": frozenset({"time.processing"}),
                  "trigger.purging": frozenset({"trigger.count", "trigger.event_time"})})
+#: Features that only some assigners take (a plain draw for them uses only those): `NeverTrigger` is the
+#: global window's, and a count window's trigger can be replaced by it.
+ASSIGNERS_FOR = {"trigger.never": frozenset({"assigner.global", "assigner.count"})}
 
 
 @dataclass(frozen=True)
@@ -87,9 +90,9 @@ def drawing_features(feature: str, *, plain: bool = False) -> frozenset[str]:
     """The features a strategy may use when drawing cases for `feature`: everything but the extreme
     values (opt-in) and `feature`'s siblings of an exclusive kind; when `plain`, only `feature`, the
     assigners and what the strategies need to reach it (`COMPANIONS`), so that an engine with few
-    features has cases too."""
+    features has cases too (`ASSIGNERS_FOR` narrows the assigners for a feature only some take)."""
     if plain:
-        assigners = EXCLUSIVE[0] if feature not in EXCLUSIVE[0] else frozenset()
+        assigners = ASSIGNERS_FOR.get(feature, EXCLUSIVE[0]) if feature not in EXCLUSIVE[0] else frozenset()
         return frozenset({feature}) | assigners | COMPANIONS.get(feature, frozenset())
     chosen = ALL_FEATURES if feature == EXTREME_VALUES.name else ALL_FEATURES - {EXTREME_VALUES.name}
     for kind in EXCLUSIVE:
