@@ -222,8 +222,10 @@ CATALOGUE = [
             "    ctx.set_state(self.STATE, ctx.element)\n"
             "    if self.get_delta(last, ctx.element) > self.threshold:\n")),
     mutant("delta_trigger_can_merge", "DeltaTrigger is accepted on session windows",
-           ("triggers", "DeltaTrigger.__init__", "    self.threshold, self.delta_function = threshold, delta_function\n",
-            "    self.threshold, self.delta_function = threshold, delta_function\n    self.can_merge = True\n")),
+           ("triggers", "DeltaTrigger.__init__",
+            "    self.threshold, self.delta_function = threshold, delta_function\n",
+            "    self.threshold, self.delta_function = threshold, delta_function\n"
+            "    self.can_merge = True\n")),
     mutant("delta_evictor_strictly_above", "DeltaEvictor keeps an element whose delta equals the threshold (>)",
            ("evictors", "DeltaEvictor.evict", ">= self.threshold", "> self.threshold")),
     mutant("delta_evictor_compares_with_first", "DeltaEvictor compares with the first element, not the last",
