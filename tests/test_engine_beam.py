@@ -8,13 +8,10 @@ and agrees on `reference`.
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
+from engine_readme import ROOT, assert_the_suite_finds_what_the_section_names, linked_divergence_files, readme_section
 
 from conformance import Case, load_implementation, record, tumbling, watermark
 from conformance.case import CountTrigger, EventTimeTrigger, PurgingTrigger, Session, Sliding
@@ -23,8 +20,8 @@ from conformance.difference import difference
 from conformance.features import required_features
 from conformance.observation import Firing, LateRecord, Observation, TimeWindow
 
-ROOT = Path(__file__).resolve().parent.parent
 DIVERGENCES = ROOT / "cases" / "engines" / "beam"
+SECTION = readme_section("Apache Beam")
 #: Hand cases from `cases/` on which Beam agrees with Flink.
 AGREEING = ["cases/tumbling/window_start.json", "cases/sliding/assignment.json", "cases/seeds"]
 
@@ -140,14 +137,8 @@ def test_each_divergence_differs_on_beam_and_agrees_on_the_reference(engine, ref
         assert not difference(case.expected, observe(reference, case), len(case.events)), f"{name}#{index}"
 
 
-def readme_section() -> str:
-    readme = (ROOT / "README.md").read_text()
-    return readme.split("## What changes when a Flink job moves to Apache Beam", 1)[1].split("\n## ", 1)[0]
-
-
 def test_the_readme_links_exactly_the_divergence_files():
-    linked = set(re.findall(r"\(cases/engines/beam/([\w.-]+\.json)\)", readme_section()))
-    assert linked == {p.name for p in DIVERGENCES.glob("*.json")}
+    assert linked_divergence_files(SECTION, "beam") == {p.name for p in DIVERGENCES.glob("*.json")}
 
 
 #: Which README point (its case file) explains a minimal counterexample of the suite.
@@ -185,13 +176,6 @@ EXPLAINED = {
 }
 
 
-def documented_properties() -> set[str]:
-    """The names the section's paragraph "Properties the suite finds broken (...): ...; every other ..." lists."""
-    paragraph = readme_section().split("\nProperties the suite finds broken", 1)[1].split("\n\n", 1)[0]
-    listed = paragraph.split("):", 1)[1].split(";", 1)[0]
-    return set(re.findall(r"`(\w+)`", listed))
-
-
 #: The properties run against Beam in CI, where a pipeline costs a second or two: the differential check and
 #: two invariants on what a firing holds (most others need positions or the late side output, which Beam lacks).
 SUITE_PROPERTIES = ("matches_reference", "firing_timestamp_is_max_timestamp", "fired_values_lie_in_their_window")
@@ -201,15 +185,5 @@ def test_the_suite_finds_the_divergences_the_readme_names(tmp_path):
     """The property suite (profile `ci-slow`, `SUITE_PROPERTIES`) against the engine: it differs, on exactly
     the properties the README lists, and every minimal counterexample shows a difference one of its points
     explains."""
-    out = tmp_path / "report"
-    selected = [arg for name in SUITE_PROPERTIES for arg in ("--property", name)]
-    run = subprocess.run([sys.executable, "-m", "conformance", "run", "--impl", "beam", "--profile", "ci-slow",
-                          "--out", str(out), *selected], cwd=ROOT, capture_output=True, text=True, timeout=3000)
-    assert run.returncode == 1, run.stdout[-3000:] + run.stderr[-3000:]
-    (impl,) = json.loads((out / "report.json").read_text())["implementations"]
-    assert not impl["errors"] and impl["outcome"] == "differs"
-    failing = {p["property"] for p in impl["properties"] if p["outcome"] == "failed"}
-    assert failing == documented_properties()
-    for failure in (f for p in impl["properties"] for f in p["failures"]):
-        explained = [name for name, shows in EXPLAINED.items() if shows(failure)]
-        assert explained, f"a divergence the README does not explain: {failure['difference']}"
+    assert_the_suite_finds_what_the_section_names(tmp_path / "report", "beam", SECTION, EXPLAINED,
+                                                  properties=SUITE_PROPERTIES, timeout=3000)

@@ -8,13 +8,10 @@ agree), and every divergence from Flink 2.x that it shows is a case file under
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
+from engine_readme import ROOT, assert_the_suite_finds_what_the_section_names, linked_divergence_files, readme_section
 
 from conformance import Case, load_implementation, record, tumbling, watermark
 from conformance.case import (
@@ -31,8 +28,8 @@ from conformance.facts import NEVER_ENDS
 from conformance.features import required_features
 from conformance.observation import Firing, LateRecord, TimeWindow
 
-ROOT = Path(__file__).resolve().parent.parent
 DIVERGENCES = ROOT / "cases" / "engines" / "pyflink-python"
+SECTION = readme_section("PyFlink's Python window operator")
 #: Hand cases from `cases/` on which PyFlink's operator agrees with Flink.
 AGREEING = ["cases/tumbling", "cases/sliding/assignment.json"]
 
@@ -118,11 +115,7 @@ def test_each_divergence_differs_on_pyflink_and_agrees_on_the_reference(engine, 
 
 
 def test_the_readme_links_exactly_the_divergence_files():
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("## What changes when a Flink job moves to PyFlink's Python window operator", 1)[1]
-    section = section.split("\n## ", 1)[0]
-    linked = set(re.findall(r"\(cases/engines/pyflink-python/([\w.-]+\.json)\)", section))
-    assert linked == {p.name for p in DIVERGENCES.glob("*.json")}
+    assert linked_divergence_files(SECTION, "pyflink-python") == {p.name for p in DIVERGENCES.glob("*.json")}
 
 
 def test_a_count_trigger_merges_its_counts_across_sessions(engine):
@@ -141,25 +134,8 @@ EXPLAINED = {
 }
 
 
-def documented_properties() -> set[str]:
-    """The names the README's paragraph "Properties the suite finds broken (...): ...; every other ..." lists."""
-    readme = (ROOT / "README.md").read_text()
-    paragraph = readme.split("\nProperties the suite finds broken", 1)[1].split("\n\n", 1)[0]
-    listed = paragraph.split("):", 1)[1].split(";", 1)[0]
-    return set(re.findall(r"`(\w+)`", listed))
-
-
 def test_the_suite_finds_the_divergences_the_readme_names(tmp_path):
     """The property suite (profile `ci-slow`) against the engine: it differs, on exactly the properties
     the README lists, and every minimal counterexample shows a difference one of its points explains."""
-    out = tmp_path / "report"
-    run = subprocess.run([sys.executable, "-m", "conformance", "run", "--impl", "pyflink-python", "--profile",
-                          "ci-slow", "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=1800)
-    assert run.returncode == 1, run.stdout[-3000:] + run.stderr[-3000:]
-    (impl,) = json.loads((out / "report.json").read_text())["implementations"]
-    assert not impl["errors"] and impl["outcome"] == "differs"
-    failing = {p["property"] for p in impl["properties"] if p["outcome"] == "failed"}
-    assert failing == documented_properties()
-    for failure in (f for p in impl["properties"] for f in p["failures"]):
-        explained = [name for name, shows in EXPLAINED.items() if shows(failure)]
-        assert explained, f"a divergence the README does not explain: {failure['difference']}"
+    assert_the_suite_finds_what_the_section_names(tmp_path / "report", "pyflink-python", SECTION, EXPLAINED,
+                                                  timeout=1800)

@@ -9,13 +9,10 @@ links: each differs on `spark-streaming` and agrees on `reference`. All the case
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
+from engine_readme import ROOT, assert_the_suite_finds_what_the_section_names, linked_divergence_files, readme_section
 
 from conformance import Case, load_implementation, record, tumbling, watermark
 from conformance.case import BoundedOutOfOrdernessWatermarks, MonotonousWatermarks, Session, Sliding
@@ -24,9 +21,8 @@ from conformance.equivalence import equivalent
 from conformance.features import required_features
 from engines.spark_streaming import END_OF_INPUT, RECORDS_DELAY_WHEN_LISTED, MicroBatch, micro_batches, records_delay
 
-ROOT = Path(__file__).resolve().parent.parent
 DIVERGENCES = ROOT / "cases" / "engines" / "spark-streaming"
-SECTION = "## What changes when a Flink job moves to Spark Structured Streaming"
+SECTION = readme_section("Spark Structured Streaming")
 
 a1, a2, a3 = record("a", 1, ts=3), record("a", 2, ts=12), record("a", 3, ts=9)
 
@@ -98,9 +94,7 @@ def test_each_divergence_differs_on_spark_and_agrees_on_the_reference(engine, ob
 
 
 def test_the_readme_links_exactly_the_divergence_files():
-    section = (ROOT / "README.md").read_text().split(SECTION, 1)[1].split("\n## ", 1)[0]
-    linked = set(re.findall(r"\(cases/engines/spark-streaming/([\w.-]+\.json)\)", section))
-    assert linked == {p.name for p in DIVERGENCES.glob("*.json")}
+    assert linked_divergence_files(SECTION, "spark-streaming") == {p.name for p in DIVERGENCES.glob("*.json")}
 
 
 #: The property the suite test runs: the differential on generated watermark cases, whose generators are what the
@@ -133,27 +127,10 @@ EXPLAINED = {
 }
 
 
-def documented_properties() -> set[str]:
-    """The names the section's paragraph "Properties the suite finds broken (...): ...; every other ..." lists."""
-    section = (ROOT / "README.md").read_text().split(SECTION, 1)[1].split("\n## ", 1)[0]
-    paragraph = section.split("\nProperties the suite finds broken", 1)[1].split("\n\n", 1)[0]
-    return set(re.findall(r"`(\w+)`", paragraph.split("):", 1)[1].split(";", 1)[0]))
-
-
 def test_the_suite_finds_the_divergences_the_readme_names(tmp_path):
     """The differential property on watermark cases (profile `ci-slow`) against the engine: it differs, on exactly
     the properties the README lists, and every minimal counterexample shows a difference one of its points
     explains."""
-    out = tmp_path / "report"
-    selected = [arg for name in SUITE_PROPERTIES for arg in ("--property", name)]
-    run = subprocess.run([sys.executable, "-m", "conformance", "run", "--impl", "spark-streaming", "--profile",
-                          "ci-slow", "--out", str(out), "--request-timeout", str(REQUEST_TIMEOUT), *selected],
-                         cwd=ROOT, capture_output=True, text=True, timeout=2 * REQUEST_TIMEOUT)
-    assert run.returncode == 1, run.stdout[-3000:] + run.stderr[-3000:]
-    (impl,) = json.loads((out / "report.json").read_text())["implementations"]
-    assert not impl["errors"] and impl["outcome"] == "differs"
-    failing = {p["property"] for p in impl["properties"] if p["outcome"] == "failed"}
-    assert failing == documented_properties()
-    for failure in (f for p in impl["properties"] for f in p["failures"]):
-        explained = [name for name, shows in EXPLAINED.items() if shows(failure)]
-        assert explained, f"a divergence the README does not explain: {failure['difference']}"
+    assert_the_suite_finds_what_the_section_names(tmp_path / "report", "spark-streaming", SECTION, EXPLAINED,
+                                                  properties=SUITE_PROPERTIES, timeout=2 * REQUEST_TIMEOUT,
+                                                  args=("--request-timeout", str(REQUEST_TIMEOUT)))

@@ -1,0 +1,60 @@
+"""What the tests of every engine adapter hold it to: its README section.
+
+Each engine has a section "## What changes when a Flink job moves to <engine>" that links one case file
+per divergence (`cases/engines/<engine>/`) and lists, in a paragraph "Properties the suite finds broken
+(...): ...; every other ...", the properties the suite finds broken. The suite run against the engine
+must find exactly those broken, and each minimal counterexample must show a difference one of the
+section's points explains.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: A README point, by its case file, and whether a counterexample of the suite (report.json's) shows it.
+Explained = dict[str, Callable[[dict[str, Any]], Any]]
+
+
+def readme_section(engine_title: str) -> str:
+    """The README's section "## What changes when a Flink job moves to `engine_title`", up to the next one."""
+    readme = (ROOT / "README.md").read_text()
+    return readme.split(f"## What changes when a Flink job moves to {engine_title}", 1)[1].split("\n## ", 1)[0]
+
+
+def linked_divergence_files(section: str, engine: str) -> set[str]:
+    """The names of the case files under `cases/engines/<engine>/` that `section` links."""
+    return set(re.findall(rf"\(cases/engines/{re.escape(engine)}/([\w.-]+\.json)\)", section))
+
+
+def documented_properties(section: str) -> set[str]:
+    """The names the section's paragraph "Properties the suite finds broken (...): ...; every other ..." lists."""
+    paragraph = section.split("\nProperties the suite finds broken", 1)[1].split("\n\n", 1)[0]
+    return set(re.findall(r"`(\w+)`", paragraph.split("):", 1)[1].split(";", 1)[0]))
+
+
+def assert_the_suite_finds_what_the_section_names(out: Path, engine: str, section: str, explained: Explained, *,
+                                                  properties: Iterable[str] = (), args: Iterable[str] = (),
+                                                  timeout: float) -> None:
+    """Run the property suite (profile `ci-slow`; only `properties` when given) against `engine`, writing its
+    report to `out`: it differs, on exactly the properties `section` lists, without errors, and every minimal
+    counterexample shows a difference one of `explained` recognises."""
+    selected = [arg for name in properties for arg in ("--property", name)]
+    run = subprocess.run([sys.executable, "-m", "conformance", "run", "--impl", engine, "--profile", "ci-slow",
+                          "--out", str(out), *args, *selected], cwd=ROOT, capture_output=True, text=True,
+                         timeout=timeout)
+    assert run.returncode == 1, run.stdout[-3000:] + run.stderr[-3000:]
+    (impl,) = json.loads((out / "report.json").read_text())["implementations"]
+    assert not impl["errors"] and impl["outcome"] == "differs"
+    failing = {p["property"] for p in impl["properties"] if p["outcome"] == "failed"}
+    assert failing == documented_properties(section)
+    for failure in (f for p in impl["properties"] for f in p["failures"]):
+        shown = [name for name, shows in explained.items() if shows(failure)]
+        assert shown, f"a divergence the README does not explain: {failure['difference']}"
