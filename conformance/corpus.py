@@ -11,7 +11,8 @@ How the cases are made:
   watermark cases of `strategies.watermarks` for generators and channels, `strategies.extreme_cases`
   for `extreme_values`), so they aim at the edges the suite aims at. An assigner or a generator is
   drawn alone of its kind, so its file is not mostly the others' cases. Hypothesis draws them from a
-  seed of the corpus seed and the feature's name: the same options write the same bytes.
+  seed of the corpus seed and the feature's name: the same options write the same bytes (with the
+  Hypothesis release the project pins, and without the constants it would harvest from loaded modules).
 - `expected` is the reference's observation. A case whose expected error is one of the contract's own
   stops (`NEVER_ENDS`, `TOO_MANY_WINDOWS`: an implementation's limit, not Flink's answer) is left
   out, so that equivalence needs no rule beyond docs/format.md's.
@@ -26,10 +27,11 @@ import contextlib
 import json
 import sys
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from unittest import mock
 
 from conformance.case import ASSIGNERS, GENERATORS, Case
 from conformance.case_json import case_to_json
@@ -138,9 +140,27 @@ def draw_cases(feature: str, count: int, seed: int, keep: Callable[[Case], bool]
         if len(found) >= count:
             raise _Enough
 
-    with contextlib.suppress(_Enough):
+    with contextlib.suppress(_Enough), _without_local_constants():
         collect()
     return list(found.values())
+
+
+@contextlib.contextmanager
+def _without_local_constants() -> Iterator[None]:
+    """Draw without the constants Hypothesis harvests from the source of the local modules a process has
+    loaded so far (`HypothesisProvider._maybe_draw_constant` picks one now and then): with them, what a seed
+    draws depends on which modules were imported before (in a test run, on which tests a worker ran first).
+    Its global constants (powers of two, the ends of the ranges) stay. Its cache of permitted constants is
+    emptied before and after, so that neither draw sees the other's."""
+    from hypothesis.internal.conjecture import providers
+
+    none = providers.Constants()
+    with mock.patch.object(providers, "_get_local_constants", lambda: none):
+        providers.CONSTANTS_CACHE.cache.clear()
+        try:
+            yield
+        finally:
+            providers.CONSTANTS_CACHE.cache.clear()
 
 
 def entries_for(feature: str, per_feature: int, seed: int) -> list[Entry]:

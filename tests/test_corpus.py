@@ -7,6 +7,7 @@ goes stale), and the reference must agree with every case of it. Spark and real 
 
 from __future__ import annotations
 
+import importlib
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -62,6 +63,20 @@ def test_a_plain_draw_needs_only_the_feature_an_assigner_and_its_companions(feat
     assert feature in plain and {"allowed_lateness", "negative_timestamps"} - {feature} <= ALL_FEATURES - plain
     for case in draw_cases(feature, 2, seed=0, keep=lambda case: True, plain=True):
         assert feature in required_features(case) <= plain
+
+
+def test_what_a_seed_draws_does_not_depend_on_the_modules_loaded_before(tmp_path, monkeypatch):
+    """Hypothesis harvests constants from every local module loaded: a module imported between two draws
+    (in a test run, another test's) must not change what the same seed draws."""
+    def draw():
+        return draw_cases("assigner.sliding", 6, seed=0, keep=lambda case: True)
+
+    before = draw()
+    numbers = ", ".join(str(n) for n in [*range(-40, 400), *(2**n - 1 for n in range(8, 63))])
+    (tmp_path / "constants_galore.py").write_text(f"NUMBERS = [{numbers}]\nKEYS = ['a ', 'b\\x00', 'z']\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importlib.import_module("constants_galore")
+    assert draw() == before
 
 
 def test_entries_expect_the_reference_and_leave_out_the_contracts_own_stops():
