@@ -5,6 +5,7 @@ with its stderr in the message, within the timeout, and the next request starts 
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import subprocess
 import sys
@@ -174,6 +175,18 @@ def test_the_suite_names_the_java_examples_bugs_with_minimal_cases(java_example)
     assert len(late["case"]["events"]) <= 3 and len(truncated["case"]["events"]) == 1
     for failure in (late, truncated):
         assert (run.out / failure["case_file"]).is_file()
+
+
+def test_the_java_example_replays_the_corpus_as_the_readme_says(java_example):
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    runs, differs = map(int, re.search(r"\(it runs the (\d+) cases that need no more than its tumbling windows, "
+                                       r"negative timestamps and unbounded input, and differs on (\d+) of them: "
+                                       r"exit status 1\)", readme).groups())
+    done = conformance("replay", "corpus", "--impl", java_example, "--check", timeout=300)
+    assert done.returncode == 1, done.stderr
+    verdict = done.stdout.splitlines()[-1]
+    assert verdict.startswith(f"naive-windows-java: {runs - differs} of {runs} cases agree with their expected "
+                              "observation"), verdict
 
 
 MESSAGES = {kind: _validator(f"window-process-1-{kind}.schema.json")
