@@ -242,8 +242,7 @@ class KeyedWindowOperator:
         result, merged_new = new, False
         for cover, merged in merge_windows([*self.merging, new]):
             if new in merged:
-                merged = list(merged)
-                merged.remove(new)  # one occurrence: `new` may equal a window already in the set
+                merged.remove(new)
                 merged_new, result = True, cover
             state_window = self.merging[merged[0]]
             merged_state_windows = [self.merging.pop(w) for w in merged if w in self.merging]

@@ -93,10 +93,12 @@ def cover(a: TimeWindow, b: TimeWindow) -> TimeWindow:
 def merge_windows(windows: list[TimeWindow]) -> list[tuple[TimeWindow, list[TimeWindow]]]:
     """`TimeWindow.mergeWindows`: sorted by start, runs of intersecting windows with their cover.
 
-    Only runs of two or more windows are reported, as Flink's callback is called only for them.
+    Only runs of two or more distinct windows are reported, as Flink's callback is called only for
+    them: Flink gathers a run in a `HashSet`, so a new window equal to an in-flight one is a run of
+    one, nothing merges, and `MergingWindowSet.addWindow` then maps that window to itself.
     """
     runs: list[tuple[TimeWindow, list[TimeWindow]]] = []
-    for w in sorted(windows, key=lambda w: w.start):
+    for w in sorted(set(windows), key=lambda w: w.start):
         if runs and intersects(runs[-1][0], w):
             runs[-1] = (cover(runs[-1][0], w), runs[-1][1] + [w])
         else:
