@@ -138,10 +138,10 @@ def replay_sample(events_df, args, window, n: int):
 def flink_run(args, window, events_df) -> None:
     """The first `args.flink` records through real Flink as one case and through the Spark replay."""
     from flink_impl import FlinkImplementation
-    from flink_impl.process import Limits
+    from flink_impl.command import Limits
 
     case, stream, _ = sample_case(events_df, args, window, args.flink)
-    flink = FlinkImplementation(Limits(job_timeout_seconds=3600, output_limit=10**9))
+    flink = FlinkImplementation(Limits(job_timeout_seconds=3600, output_limit=10**9), timeout=4 * 3600)
     flink.run([Case(window=window, events=(record("k", 0, ts=0),))])  # the JVM and the MiniCluster
     start = time.perf_counter()
     [observed] = flink.run([case])

@@ -45,7 +45,6 @@ BUILTIN: dict[str, str] = {
 ENGINE_FAILURES: dict[str, str] = {
     "py4j.protocol.Py4JNetworkError": "the Spark JVM (its py4j connection was lost)",
     "pyspark.errors.exceptions.base.PySparkRuntimeError": "Spark could not start or lost its JVM",
-    "flink_impl.process.FlinkRunnerError": "the Flink runner's JVM",
     "flink_impl.toolchain.FlinkUnavailable": "Flink's toolchain (java, javac or Flink's jars)",
 }
 

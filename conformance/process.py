@@ -8,13 +8,17 @@ with it over stdin and stdout, one message a line (docs/protocol.md, schemas in 
 2. the suite sends a run request: `{"type": "run", "id": N, "cases": [window-case/1, ...]}`;
 3. the process answers it: `{"type": "observations", "id": N, "observations": [window-observation/1,
    ...]}` with one observation per case in order, or `{"type": "error", "id": N, "message"}` when its
-   engine could not run the cases;
+   engine could not run the cases. Two optional fields extend the observations: `"retry": [i, ...]`
+   lists the cases it did not run (`null` in their place), which the suite sends again in a later
+   request, and `"exiting": true` says that the process ends after this answer (the suite starts it
+   again for the next request);
 4. the suite closes stdin when it is done; the process exits.
 
 Whatever goes wrong with a request is a failure to run its cases (`ImplementationFailure`), never a
 pass and never a difference, because nothing is known about them: an answer later than the request
 timeout, a process that exits, a line that is not JSON or not the answer to this request, an
-observation that breaks `window-observation/1`, too few or too many observations, or the process's own
+observation that breaks `window-observation/1`, too few or too many observations, a `retry` that does
+not match the `null`s or that retries every case of a request (no progress), or the process's own
 `error`. The message ends with the tail of the process's stderr. After a fault of the process (all but
 its own `error`) it is killed, and the next request starts it again, so one bad request never takes the
 others down and nothing waits for ever.
@@ -29,6 +33,7 @@ import shlex
 import signal
 import subprocess
 import threading
+import time
 from collections import deque
 from collections.abc import Sequence
 from typing import Any
@@ -53,6 +58,14 @@ STDERR_TAIL = 20
 
 #: How much of an unexpected stdout line a failure quotes.
 QUOTED = 200
+
+#: Seconds a process that says it is exiting may take to end before it is killed (a JVM closing its
+#: cluster takes a few).
+EXIT_GRACE = 15.0
+
+#: The fields of an observations message: required, then optional.
+OBSERVATIONS_FIELDS = ("type", "id", "observations")
+OBSERVATIONS_OPTIONS = ("retry", "exiting")
 
 _END_OF_OUTPUT = None
 
@@ -97,12 +110,13 @@ class Peer:
         except OSError as e:  # BrokenPipeError: it exited before reading
             raise ProtocolFault(f"the process did not take the request ({self.exit_text()}): {e}") from None
 
-    def receive(self, deadline: float, waiting_for: str) -> dict[str, Any]:
-        """The next message, parsed; `ProtocolFault` when none comes in `deadline` seconds."""
+    def receive(self, deadline: float, waiting_for: str, limit: float | None = None) -> dict[str, Any]:
+        """The next message, parsed; `ProtocolFault` when none comes in `deadline` seconds (what is left
+        of the time `limit`, which the fault names, when one is given)."""
         try:
             line = self.lines.get(timeout=deadline)
         except queue.Empty:
-            raise ProtocolFault(f"no {waiting_for} within {deadline:g} s") from None
+            raise ProtocolFault(f"no {waiting_for} within {deadline if limit is None else limit:g} s") from None
         if line is _END_OF_OUTPUT:
             raise ProtocolFault(f"the process closed its stdout before its {waiting_for} ({self.exit_text()})")
         try:
@@ -126,11 +140,11 @@ class Peer:
         lines = list(self.stderr)
         return "; its stderr ends:\n" + "\n".join(lines) if lines else "; its stderr is empty"
 
-    def stop(self) -> None:
+    def stop(self, grace: float = 2.0) -> None:
         """Close stdin (the end of the conversation), then kill the process group if it lingers."""
         self._close_stdin()
         try:
-            self.popen.wait(timeout=2)
+            self.popen.wait(timeout=grace)
         except subprocess.TimeoutExpired:
             self.kill()
 
@@ -180,16 +194,25 @@ class Hello:
         self.position_free, self.costly_calls = (message.get(flag, False) for flag in HELLO_FLAGS)
 
 
+class Answer:
+    """A valid observations message: an observation per case, `None` for those to retry."""
+
+    def __init__(self, observations: list[Observation | None], retry: list[int], exiting: bool) -> None:
+        self.observations, self.retry, self.exiting = observations, retry, exiting
+
+
 class ProcessImplementation:
     """An implementation that runs in a process of its own, in any language (`exec:COMMAND`).
 
-    Every `run` call is one request; `costly_calls` is the hello's (a process that starts a job per
-    request says so, and the suite batches). `run_bounded` is the request with a deadline, which
-    `run_within` uses.
+    Every `run` call is one request, and one more for each round of cases the process asks to retry;
+    `costly_calls` is the hello's (a process that starts a job per request says so, and the suite
+    batches). `run_bounded` is the call with a deadline, which `run_within` uses.
     """
 
-    def __init__(self, command: str, timeout: float = REQUEST_TIMEOUT) -> None:
+    def __init__(self, command: str, timeout: float = REQUEST_TIMEOUT, label: str | None = None) -> None:
         self.command, self.timeout = command, timeout
+        #: What failure messages call the process: its `exec:` spec unless a launcher names it better.
+        self.label = label or self.spec
         self.lock = threading.Lock()
         self.requests = 0
         self.peer: Peer | None = None
@@ -208,38 +231,72 @@ class ProcessImplementation:
         return self.run_bounded(cases, self.timeout)
 
     def run_bounded(self, cases: Sequence[Case], timeout: float) -> list[Observation]:
-        """One observation per case from the process, or `ImplementationFailure` (module docstring)."""
+        """One observation per case from the process, or `ImplementationFailure` (module docstring).
+        The cases it retries go again in the next request, until each has its observation; `timeout`
+        bounds the whole call."""
+        deadline = time.monotonic() + timeout
+        documents = [case_to_json(c) for c in cases]
+        observations: list[Observation | None] = [None] * len(cases)
+        pending = list(range(len(cases)))
         with self.lock:
-            self.requests += 1
-            request = self.requests
-            try:
-                if self.peer is None:
-                    self._restart()
-                self.peer.send({"type": "run", "id": request, "cases": [case_to_json(c) for c in cases]})
-                answer = self.peer.receive(timeout, f"answer to run request {request} ({len(cases)} case(s))")
-                return self._observations(answer, request, len(cases))
-            except ProtocolFault as e:
-                raise ImplementationFailure(f"{self.spec}: {e}{self._kill()}") from None
+            while True:
+                answer = self._request([documents[i] for i in pending], deadline, timeout)
+                for i, observation in zip(pending, answer.observations, strict=True):
+                    observations[i] = observation
+                pending = [pending[i] for i in answer.retry]
+                if not pending:
+                    return observations
 
-    def _observations(self, answer: dict[str, Any], request: int, expected: int) -> list[Observation]:
+    def _request(self, cases: list[dict[str, Any]], deadline: float, timeout: float) -> Answer:
+        """One request and its answer by `deadline` (the end of the call's `timeout`); the process is
+        stopped after it when it says it is exiting."""
+        self.requests += 1
+        request = self.requests
+        try:
+            if self.peer is None:
+                self._restart()
+            self.peer.send({"type": "run", "id": request, "cases": cases})
+            remaining = max(0.0, deadline - time.monotonic())
+            message = self.peer.receive(remaining, f"answer to run request {request} ({len(cases)} case(s))", timeout)
+            answer = self._answer(message, request, len(cases))
+        except ProtocolFault as e:
+            raise ImplementationFailure(f"{self.label}: {e}{self._kill()}") from None
+        if answer.exiting:
+            peer, self.peer = self.peer, None
+            peer.stop(EXIT_GRACE)
+        return answer
+
+    def _answer(self, answer: dict[str, Any], request: int, expected: int) -> Answer:
         if answer.get("id") != request:
             raise ProtocolFault(f"answer carries id {answer.get('id')!r}, not {request}")
         if answer.get("type") == "error":
             message = answer.get("message")
             # The process is well and answered in order: it keeps running.
-            raise ImplementationFailure(f"{self.spec}: the process could not run request {request}: {message}"
+            raise ImplementationFailure(f"{self.label}: the process could not run request {request}: {message}"
                                         f"{self.peer.stderr_tail()}")
-        if answer.get("type") != "observations" or sorted(answer) != ["id", "observations", "type"]:
-            raise ProtocolFault(f"answer to request {request} must be {{type: observations, id, observations}} "
-                                f"or {{type: error, id, message}}: {json.dumps(answer)[:QUOTED]}")
-        observations = answer["observations"]
+        if answer.get("type") != "observations" or not (
+                set(OBSERVATIONS_FIELDS) <= set(answer) <= {*OBSERVATIONS_FIELDS, *OBSERVATIONS_OPTIONS}):
+            raise ProtocolFault(f"answer to request {request} must be {{type: observations, id, observations"
+                                f"[, retry, exiting]}} or {{type: error, id, message}}: {json.dumps(answer)[:QUOTED]}")
+        observations, retry, exiting = answer["observations"], answer.get("retry", []), answer.get("exiting", False)
         if not isinstance(observations, list):
             raise ProtocolFault("observations must be an array")
         if len(observations) != expected:
             raise ProtocolFault(f"{len(observations)} observation(s) for {expected} case(s)")
+        if not isinstance(exiting, bool):
+            raise ProtocolFault("exiting must be true or false")
+        if not isinstance(retry, list) or not all(type(i) is int for i in retry) or retry != sorted(set(retry)):
+            raise ProtocolFault(f"retry must be an ascending array of case indices: {json.dumps(retry)[:QUOTED]}")
+        nulls = [i for i, o in enumerate(observations) if o is None]
+        if retry != nulls:
+            raise ProtocolFault(f"retry lists {json.dumps(retry)[:QUOTED]} but the observations are null at "
+                                f"{json.dumps(nulls)[:QUOTED]}: null exactly for the cases to retry")
+        if expected and len(retry) == expected:
+            raise ProtocolFault(f"the answer retries every case of request {request}: no progress")
         try:
-            return [observation_from_json(o, f"$.observations[{i}]", position_free=self.position_free)
-                    for i, o in enumerate(observations)]
+            return Answer([None if o is None else
+                           observation_from_json(o, f"$.observations[{i}]", position_free=self.position_free)
+                           for i, o in enumerate(observations)], retry, exiting)
         except CaseFormatError as e:
             raise ProtocolFault(f"an answer breaks window-observation/1: {e}") from None
 
@@ -247,11 +304,11 @@ class ProcessImplementation:
         try:
             self.peer = Peer(self.argv)
         except OSError as e:
-            raise ImplementationFailure(f"{self.spec}: cannot start {self.argv[0]!r}: {e}") from None
+            raise ImplementationFailure(f"{self.label}: cannot start {self.argv[0]!r}: {e}") from None
         try:
             return Hello(self.peer.receive(HELLO_TIMEOUT, "hello"))
         except ProtocolFault as e:
-            raise ImplementationFailure(f"{self.spec} could not start: {e}{self._kill()}") from None
+            raise ImplementationFailure(f"{self.label} could not start: {e}{self._kill()}") from None
 
     def _restart(self) -> None:
         """A new process after a fault; it must be the implementation the suite loaded."""

@@ -1,25 +1,54 @@
-"""`FlinkImplementation`: the suite's cases run through Apache Flink's own `WindowOperator`."""
+"""`FlinkImplementation`: the suite's cases run through Apache Flink's own `WindowOperator`.
+
+A launcher: the runner is a `window-process/1` process (`flink_impl/command.py`), which the
+process client (`conformance.process`) talks to, as it would with `--impl exec:COMMAND`.
+"""
 
 from __future__ import annotations
 
+import atexit
+import threading
+import weakref
 from collections.abc import Sequence
 
 from conformance.case import Case
-from conformance.case_json import case_to_json
-from conformance.features import ALL_FEATURES, required_features
+from conformance.features import ALL_FEATURES
+from conformance.implementation import REQUEST_TIMEOUT, ImplementationFailure
 from conformance.observation import Observation
-from conformance.observation_json import observation_from_json
-from flink_impl.process import Limits, run_cases
+from conformance.process import ProcessImplementation
+from flink_impl.command import NAME, Limits, runner_command
+
+#: The runner of each `Limits` in use: implementations with equal limits share one JVM, and the
+#: default limits' runner lives as long as the Python process (starting one takes seconds).
+_runners: weakref.WeakValueDictionary[Limits, ProcessImplementation] = weakref.WeakValueDictionary()
+_runners_lock = threading.Lock()
+
+
+def runner(limits: Limits) -> ProcessImplementation:
+    """The started runner for these limits, shared in this Python process."""
+    with _runners_lock:
+        process = _runners.get(limits)
+        if process is None:
+            process = ProcessImplementation(runner_command(limits), label="the Flink runner")
+            if (process.name, process.features, process.costly_calls) != (NAME, ALL_FEATURES, True):
+                process.close()
+                raise ImplementationFailure(f"the Flink runner said hello as {process.name!r} with other "
+                                            "features or flags than flink_impl declares")
+            _runners[limits] = process
+            if limits == Limits():
+                atexit.register(process.close)
+        return process
 
 
 class FlinkImplementation:
     """Apache Flink 2.3.0 (flink-dist of apache-flink-libraries), one MiniCluster per Python process.
 
     `limits` bound what a case may cost; a case stopped by them (one Flink would never finish) gets
-    the contract's `runtime` error `NEVER_ENDS`, after the outputs it had emitted.
+    the contract's `runtime` error `NEVER_ENDS`, after the outputs it had emitted. The runner's JVM
+    starts at the first `run` call.
     """
 
-    name = "flink"
+    name = NAME
     #: Every feature is replayed exactly. Processing time included: the window operator's processing-time
     #: service is the case's clock, which its `processing_time` events move (`CaseProcessingTime.java`,
     #: with real Flink's rule that a timer for t fires once the clock passes t), and the channels'
@@ -27,17 +56,19 @@ class FlinkImplementation:
     features = ALL_FEATURES
     #: A `run` call is one or more Flink jobs: the suite prefetches each property's cases in a few large calls.
     costly_calls = True
+    position_free = False
 
-    def __init__(self, limits: Limits | None = None) -> None:
-        self.limits = limits or Limits()
+    def __init__(self, limits: Limits | None = None, timeout: float = REQUEST_TIMEOUT) -> None:
+        self.limits, self.timeout = limits or Limits(), timeout
+        self._runner: ProcessImplementation | None = None
 
     def run(self, cases: Sequence[Case]) -> list[Observation]:
-        for i, case in enumerate(cases):
-            missing = required_features(case) - self.features
-            if missing:
-                raise ValueError(f"cases[{i}]{f' ({case.name})' if case.name else ''}: the flink implementation "
-                                 f"does not support {', '.join(sorted(missing))}")
+        return self.run_bounded(cases, self.timeout)
+
+    def run_bounded(self, cases: Sequence[Case], timeout: float) -> list[Observation]:
+        """`run` within `timeout` seconds: past it the JVM is killed, and the next call starts another."""
         if not cases:
             return []
-        answers = run_cases([case_to_json(c) for c in cases], self.limits)
-        return [observation_from_json(a, f"$.observations[{i}]") for i, a in enumerate(answers)]
+        if self._runner is None:
+            self._runner = runner(self.limits)
+        return self._runner.run_bounded(cases, timeout)

@@ -3,8 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
+import re
+import shlex
+import signal
+import subprocess
+from pathlib import Path
 
 import pytest
+from test_docs_schemas import _problems, _validator
 
 from conformance import (
     LONG_MIN,
@@ -22,14 +29,17 @@ from conformance import (
 from conformance.case_json import case_to_json
 from conformance.cli import main
 from conformance.facts import NEVER_ENDS
-from conformance.features import ALL_FEATURES
+from conformance.features import ALL_FEATURES, FEATURES
+from conformance.implementation import ImplementationFailure
 from conformance.observation import Firing, TimeWindow
 from conformance.observation_json import observation_to_json
 from flink_impl import FlinkImplementation, toolchain
-from flink_impl.process import Limits
+from flink_impl.command import Limits, runner_command
 from flink_impl.toolchain import FlinkUnavailable
 
 pytestmark = pytest.mark.flink
+
+ROOT = Path(__file__).resolve().parents[1]
 
 FLINK = FlinkImplementation()
 
@@ -79,6 +89,41 @@ def test_a_case_that_loops_silently_is_stopped_by_the_timeout_and_the_rest_still
 
 def test_real_flink_declares_every_feature_of_the_format() -> None:
     assert FLINK.features == ALL_FEATURES
+
+
+def test_the_runner_says_a_hello_of_the_protocol_with_the_features_of_the_contract() -> None:
+    with subprocess.Popen(shlex.split(runner_command()), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          stderr=subprocess.DEVNULL, text=True) as runner:
+        said, _ = runner.communicate("", timeout=120)
+    [hello] = map(json.loads, said.splitlines())  # the end of stdin ends it before any answer
+    assert _problems(_validator("window-process-1-hello.schema.json"), hello) == []
+    assert hello == {"type": "hello", "protocol": "window-process/1", "name": "flink", "features": list(FEATURES),
+                     "position_free": False, "costly_calls": True}
+
+
+def test_implementations_with_the_same_limits_share_one_jvm() -> None:
+    FLINK.run([OK_COUNT])
+    other = FlinkImplementation()
+    other.run([OK_COUNT])
+    assert other._runner is FLINK._runner
+
+
+def test_a_jvm_that_dies_is_an_error_for_the_requests_cases_with_its_stderr_and_the_next_call_starts_another() -> None:
+    flink = FlinkImplementation(Limits(branches_per_job=3))
+    first = flink.run([OK_TUMBLING])
+    jvm = flink._runner.peer.popen
+    os.kill(jvm.pid, signal.SIGKILL)
+    jvm.wait()
+    with pytest.raises(ImplementationFailure) as failure:
+        flink.run([OK_TUMBLING])
+    assert re.match(r"the Flink runner: the process (did not take the request|closed its stdout).*exit status -9",
+                    str(failure.value).splitlines()[0])
+    assert flink.run([OK_TUMBLING]) == first and flink._runner.peer.popen.pid != jvm.pid
+
+
+def test_replay_through_exec_of_the_runners_command_agrees_on_a_case_folder(capsys) -> None:
+    assert main(["replay", str(ROOT / "cases" / "tumbling"), "--impl", "exec:" + runner_command(), "--check"]) == 0
+    assert re.match(r"flink: (\d+) of \1 cases agree", capsys.readouterr().out.splitlines()[-1])
 
 
 def test_a_missing_java_fails_loudly(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:

@@ -57,6 +57,7 @@ FAULTS = {
     "too_few": "1 observation(s) for 2 case(s)",
     "too_many": "4 observation(s) for 2 case(s)",
     "broken": "an answer breaks window-observation/1",
+    "retry_unsettled": "retry lists [0] but the observations are null at []: null exactly for the cases to retry",
 }
 
 
@@ -78,6 +79,30 @@ def test_an_error_answer_could_not_run_and_the_process_that_sent_it_keeps_runnin
         with pytest.raises(ImplementationFailure, match=f"could not run request {request}: the engine is out of disk"):
             impl.run(CASES)
     assert impl.peer.popen.pid == pid
+
+
+def test_a_case_the_peer_retries_goes_again_in_the_next_request_to_the_same_process():
+    impl = load_implementation(peer_spec("retry_once"))
+    pid = impl.peer.popen.pid
+    assert impl.run(CASES) == load_implementation("reference").run(CASES)
+    assert impl.requests == 2 and impl.peer.popen.pid == pid
+
+
+def test_a_peer_that_says_it_is_exiting_is_started_again_for_the_next_request():
+    impl = load_implementation(peer_spec("exiting"))
+    for request in (1, 2):
+        started = impl.peer.popen if impl.peer else None
+        assert impl.run(CASES) == load_implementation("reference").run(CASES)
+        assert impl.peer is None and impl.requests == request
+        assert started is None or started.poll() == 0
+
+
+def test_a_peer_that_retries_every_case_is_a_fault_not_a_loop():
+    impl = load_implementation(peer_spec("retry_forever"))
+    started = time.monotonic()
+    with pytest.raises(ImplementationFailure, match="the answer retries every case of request 1: no progress"):
+        run_within(impl, CASES, timeout=60)
+    assert time.monotonic() - started < 10 and impl.peer is None
 
 
 def test_a_broken_observation_names_the_field_and_the_rule(tmp_path):
@@ -226,6 +251,19 @@ def test_the_suites_requests_and_a_peers_answers_follow_the_schemas():
     assert _problems(MESSAGES["observations"], answer) == []
     broken = answer | {"observations": [{"format": "window-observation/1", "firings": [{"at": -1}]}]}
     assert _problems(MESSAGES["observations"], broken) != []
+
+
+@pytest.mark.parametrize("mode", ["retry_once", "exiting"])
+def test_answers_with_cases_to_retry_or_exiting_follow_the_schema(mode):
+    request = {"type": "run", "id": 1, "cases": [case_to_json(c) for c in CASES]}
+    with subprocess.Popen([sys.executable, str(PEER), mode], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          text=True) as process:
+        said, _ = process.communicate(json.dumps(request) + "\n", timeout=60)
+    _, answer = map(json.loads, said.splitlines())
+    assert answer.get("retry", []) == ([1] if mode == "retry_once" else [])
+    assert answer.get("exiting", False) == (mode == "exiting")
+    assert _problems(MESSAGES["observations"], answer) == []
+    assert _problems(MESSAGES["observations"], answer | {"retry": [-1]}) != []
 
 
 def test_run_reports_the_cases_of_a_crashing_process_as_could_not_run_with_its_stderr():

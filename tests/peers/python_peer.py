@@ -1,10 +1,12 @@
 """A peer of the `window-process/1` protocol in Python, answering with the reference, that can be told
 to break the protocol: `python_peer.py [FAULT [ONCE_FILE]]`.
 
-FAULT is one of hang, crash, garbage, too_few, too_many, broken, error (or none). With ONCE_FILE the
-fault happens only in the process that creates that file, so a process started again behaves.
-`position_free` is no fault: the peer says it is position-free and answers without positions, firing
-watermarks and input watermarks.
+FAULT is one of hang, crash, garbage, too_few, too_many, broken, error, retry_unsettled (a retry that
+does not match the nulls), retry_forever (every case, every time) (or none). With ONCE_FILE the fault
+happens only in the process that creates that file, so a process started again behaves.
+Some modes are no fault: `position_free` says it is position-free and answers without positions, firing
+watermarks and input watermarks; `retry_once` leaves its first request's last case to retry, as real
+Flink does with the cases after one that never ends; `exiting` ends after each answer, saying so.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ features = sorted(reference.features)
 print(json.dumps({"type": "hello", "protocol": "window-process/1", "name": "python-peer",
                   "features": features, "position_free": fault == "position_free"}), flush=True)
 
+retried = False
 for line in sys.stdin:
     request = json.loads(line)
     cases = cases_from_json({"cases": request["cases"]})
@@ -57,4 +60,17 @@ for line in sys.stdin:
         print(json.dumps({"type": "error", "id": request["id"], "message": "the engine is out of disk"}),
               flush=True)
         continue
-    print(json.dumps({"type": "observations", "id": request["id"], "observations": observations}), flush=True)
+    answer = {"type": "observations", "id": request["id"], "observations": observations}
+    if fault == "retry_once" and not retried:
+        retried, observations[-1] = True, None
+        answer["retry"] = [len(observations) - 1]
+    elif fault == "retry_forever":
+        answer |= {"observations": [None] * len(observations), "retry": list(range(len(observations)))}
+    elif fault == "retry_unsettled":
+        answer["retry"] = [0]
+    elif fault == "exiting":
+        answer["exiting"] = True
+    print(json.dumps(answer), flush=True)
+    if fault == "exiting":
+        break
+

@@ -28,16 +28,20 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.Arra
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
- * The long-lived process behind flink_impl: one MiniCluster, batches of cases in, observations out.
+ * The long-lived process behind flink_impl: one MiniCluster, batches of cases in, observations out,
+ * speaking the suite's public process protocol {@code window-process/1} (docs/protocol.md).
  *
- * <p>Protocol, one JSON document per line. The request {@code {"cases": [window-case/1, ...],
- * "limits": {"branches_per_job": n, "job_timeout_seconds": s, "output_limit": k}, "never_ends": message,
- * "wrapped_windows_limit": n, "too_many_windows": message}} (the contract's error messages for a case
- * stopped by the limits, and its limit on a sliding assignment that wraps around) is
- * answered by {@code {"observations": [window-observation/1 or null, ...], "retry": [i, ...],
- * "exiting": bool}} in the same order: {@code null} for a case that was not run because an earlier
- * case did not end, whose index is in {@code retry}; {@code exiting} when that made the process
- * unusable, so it ends after this answer. {@code {"failure": "..."}} when the runner could not run the batch.
+ * <p>Its one argument is a JSON object with what it must take from the contract rather than state
+ * again (flink_impl/command.py builds it from conformance/facts.py and conformance/features.py):
+ * {@code {"name": ..., "features": [...], "limits": {"branches_per_job": n, "job_timeout_seconds": s,
+ * "output_limit": k}, "never_ends": message, "windows_per_element_limit": n, "too_many_windows": message}}.
+ *
+ * <p>It says hello at once, then starts its MiniCluster. A request {@code {"type": "run", "id": N,
+ * "cases": [window-case/1, ...]}} is answered by {@code {"type": "observations", "id": N,
+ * "observations": [...]}} in the same order, with the protocol's extension for cases it could not run:
+ * {@code null} for a case that was not run because an earlier case did not end, its index in
+ * {@code "retry"}, and {@code "exiting": true} when that made the process unusable, so it ends after this
+ * answer. {@code {"type": "error", "id": N, "message": "..."}} when it could not run the batch.
  *
  * <p>stdout carries only the protocol (System.out is redirected to stderr, where Flink may log).
  * The end of stdin ends the process at once, even in the middle of a job: nobody waits for the
@@ -50,16 +54,24 @@ public final class Runner {
     public static void main(String[] args) {
         PrintStream protocol = new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
         System.setOut(System.err);
-        BlockingQueue<Optional<String>> requests = readStdin();
+        Contract contract;
+        try {
+            contract = Contract.parse(args);
+        } catch (Exception e) {
+            System.err.println("usage: Runner CONTRACT_JSON (flink_impl/command.py builds it): " + e.getMessage());
+            Runtime.getRuntime().halt(2);
+            return;
+        }
         int status = 0;
         MiniCluster cluster = null;
         try {
+            say(protocol, contract.hello());
+            BlockingQueue<Optional<String>> requests = readStdin();
             cluster = startCluster();
             JobRunner jobs = new JobRunner(cluster, jobConfiguration());
             Optional<String> line;
             while (!jobs.spent() && (line = requests.take()).isPresent()) {
-                protocol.println(MAPPER.writeValueAsString(answer(jobs, line.get())));
-                protocol.flush();
+                say(protocol, answer(jobs, contract, MAPPER.readTree(line.get())));
             }
         } catch (Throwable t) {
             t.printStackTrace();
@@ -68,6 +80,11 @@ public final class Runner {
             closeQuietly(cluster);
             Runtime.getRuntime().halt(status);
         }
+    }
+
+    private static void say(PrintStream protocol, ObjectNode message) throws IOException {
+        protocol.println(MAPPER.writeValueAsString(message));
+        protocol.flush();
     }
 
     /** Requests as they come; at the end of stdin, a grace period to close the cluster, then halt. */
@@ -95,16 +112,18 @@ public final class Runner {
         return requests;
     }
 
-    private static ObjectNode answer(JobRunner jobs, String line) {
+    private static ObjectNode answer(JobRunner jobs, Contract contract, JsonNode request) {
+        long id = request.path("id").asLong();
         List<CaseRun> runs = new ArrayList<>();
         try {
-            JsonNode request = MAPPER.readTree(line);
-            JsonNode limits = request.get("limits");
-            for (JsonNode spec : request.get("cases")) {
-                runs.add(new CaseRun(spec, limits.get("output_limit").asInt(), request.get("never_ends").asText(),
-                        request.get("wrapped_windows_limit").asInt(), request.get("too_many_windows").asText()));
+            if (!"run".equals(request.path("type").asText())) {
+                throw new IllegalArgumentException("not a run request: " + request.path("type"));
             }
-            jobs.run(runs, limits.get("branches_per_job").asInt(), limits.get("job_timeout_seconds").asLong());
+            for (JsonNode spec : request.get("cases")) {
+                runs.add(new CaseRun(spec, contract.outputLimit, contract.neverEnds, contract.windowsPerElementLimit,
+                        contract.tooManyWindows));
+            }
+            jobs.run(runs, contract.branchesPerJob, contract.jobTimeoutSeconds);
             ArrayNode observations = MAPPER.createArrayNode();
             ArrayNode retry = MAPPER.createArrayNode();
             for (int i = 0; i < runs.size(); i++) {
@@ -115,13 +134,16 @@ public final class Runner {
                     observations.add(runs.get(i).observation());
                 }
             }
-            ObjectNode answer = MAPPER.createObjectNode();
+            ObjectNode answer = MAPPER.createObjectNode().put("type", "observations").put("id", id);
             answer.set("observations", observations);
-            answer.set("retry", retry);
-            return answer.put("exiting", jobs.spent());
+            if (!retry.isEmpty()) {
+                answer.set("retry", retry);
+            }
+            return jobs.spent() ? answer.put("exiting", true) : answer;
         } catch (Exception e) {
             e.printStackTrace();
-            return MAPPER.createObjectNode().put("failure", String.valueOf(e));
+            String message = String.valueOf(e).lines().findFirst().orElse(e.getClass().getName());
+            return MAPPER.createObjectNode().put("type", "error").put("id", id).put("message", message);
         } finally {
             runs.forEach(CaseRun::release);
         }

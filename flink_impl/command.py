@@ -1,0 +1,48 @@
+"""The command that starts Flink's runner, a `window-process/1` process (docs/protocol.md).
+
+`python -m flink_impl` prints it (compiling the runner first if this build is not cached), so that
+real Flink runs wherever a process can: `--impl "exec:$(python -m flink_impl)"` is the `flink`
+implementation without its launcher. The runner states nothing of the contract itself: its one
+argument carries the name, the features (`conformance.features`), the limits and the contract's facts
+(`conformance.facts`) it needs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+from dataclasses import asdict, dataclass
+
+from conformance.facts import NEVER_ENDS, TOO_MANY_WINDOWS, WINDOWS_PER_ELEMENT_LIMIT
+from conformance.features import FEATURES
+from flink_impl.toolchain import MAIN_CLASS, compiled_classes, find_toolchain
+
+NAME = "flink"
+JVM_OPTIONS = ["-Xmx1g", "-XX:+UseSerialGC"]
+
+
+@dataclass(frozen=True)
+class Limits:
+    #: Cases per Flink job: a job costs about 0.1 s to start, a case some milliseconds more; after
+    #: a failure (or a case that does not end) the job's remaining cases run again.
+    branches_per_job: int = 128
+    #: A job still running after this long is replaying a case that does not end (Flink would go on).
+    job_timeout_seconds: int = 30
+    #: Outputs after which a case is stopped (a continuous trigger on the global window fires forever).
+    output_limit: int = 100_000
+
+
+def contract_argument(limits: Limits) -> str:
+    """The runner's one argument (`Contract.java`): what it takes from the contract, as JSON."""
+    return json.dumps({"name": NAME, "features": list(FEATURES), "limits": asdict(limits),
+                       "never_ends": NEVER_ENDS, "windows_per_element_limit": WINDOWS_PER_ELEMENT_LIMIT,
+                       "too_many_windows": TOO_MANY_WINDOWS}, separators=(",", ":"))
+
+
+def runner_command(limits: Limits | None = None) -> str:
+    """The runner's command line, quoted as a shell would split it (`exec:` splits it so)."""
+    toolchain = find_toolchain()
+    classpath = os.pathsep.join([str(compiled_classes(toolchain)), str(toolchain.flink_dist)])
+    return shlex.join([str(toolchain.java), *JVM_OPTIONS, "-cp", classpath, MAIN_CLASS,
+                       contract_argument(limits or Limits())])
