@@ -14,6 +14,7 @@ import pytest
 from test_docs_schemas import _problems, _validator
 
 from conformance import (
+    LONG_MAX,
     LONG_MIN,
     Case,
     ContinuousEventTimeTrigger,
@@ -31,7 +32,7 @@ from conformance.cli import main
 from conformance.facts import NEVER_ENDS
 from conformance.features import ALL_FEATURES, FEATURES
 from conformance.implementation import ImplementationFailure
-from conformance.observation import Firing, TimeWindow
+from conformance.observation import Firing, GlobalWindow, TimeWindow
 from conformance.observation_json import observation_to_json
 from flink_impl import FlinkImplementation, toolchain
 from flink_impl.command import Limits, runner_command
@@ -75,6 +76,16 @@ def test_a_case_that_fires_forever_is_stopped_at_the_output_limit() -> None:
     [observation] = FlinkImplementation(Limits(output_limit=10)).run([endless])
     assert [f.at for f in observation.firings] == [1] * 4 + [2] * 6  # fire times 5..20, then 25..50
     assert observation.error == Error("runtime", NEVER_ENDS)
+
+
+def test_a_request_of_cases_stopped_at_the_output_limit_is_answered_whole() -> None:
+    """Twelve cases that each fire until the output limit, 1.2 million firings in all: the answer once
+    outgrew the runner's heap (outputs kept as trees of nodes, then written as one string)."""
+    endless = Case(window=global_window(), trigger=ContinuousEventTimeTrigger(1), events=[record("k\U0001f642", 1, 0)])
+    observations = FLINK.run([endless] * 12)
+    stopped = (Limits().output_limit, Error("runtime", NEVER_ENDS))
+    assert [(len(o.firings), o.error) for o in observations] == [stopped] * 12
+    assert observations[0].firings[-1] == Firing(1, "k\U0001f642", GlobalWindow(), LONG_MAX, (1,), LONG_MAX)
 
 
 def test_a_case_that_loops_silently_is_stopped_by_the_timeout_and_the_rest_still_runs() -> None:

@@ -11,6 +11,7 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ArrayNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ObjectNode;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.util.RawValue;
 
 /**
  * What one case's branch of a job observed, recorded as it happens.
@@ -19,7 +20,9 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.Obje
  * recorders), so {@link #at} set by {@link EventReplayOperator} before it forwards an event is the
  * event during which the window operator produced an output. The job's functions are serialized, so
  * they find their run through the static registry by id. Outputs are kept as they are produced:
- * when the job fails, what came before the failure stays observed.
+ * when the job fails, what came before the failure stays observed. Each is kept as its JSON text, not
+ * as a tree of nodes (a fifth of the memory): a request may hold several cases stopped at the output
+ * limit, and their trees outgrew the runner's heap.
  */
 final class CaseRun {
     private static final AtomicInteger NEXT_ID = new AtomicInteger();
@@ -34,11 +37,11 @@ final class CaseRun {
     volatile Thread replayThread;
     /** The window operator's processing-time service, set when its factory creates it ({@link CaseClockWindowOperator}). */
     volatile CaseProcessingTime processingTime;
-    private final List<ObjectNode> firings = new ArrayList<>();
-    private final List<ObjectNode> late = new ArrayList<>();
-    private final List<ObjectNode> dropped = new ArrayList<>();
+    private final List<String> firings = new ArrayList<>();
+    private final List<String> late = new ArrayList<>();
+    private final List<String> dropped = new ArrayList<>();
     /** The window operator's input watermarks, or null when the case does not observe them. */
-    private final List<ObjectNode> watermarks;
+    private final List<String> watermarks;
     private ObjectNode error;
     /** Set when the replay operator receives the case's first event. */
     private volatile boolean started;
@@ -162,33 +165,40 @@ final class CaseRun {
         firing.put("timestamp", timestamp);
         firing.set("values", values);
         firing.put("watermark", f.watermark);
-        firings.add(firing);
+        firings.add(firing.toString());
     }
 
     /** A record of the late-data side output: `late` if the case asked for it, else `dropped`. */
     synchronized void lateRecord(Element e, boolean sideOutput) {
         checkOutputLimit();
         ObjectNode node = JSON.objectNode().put("at", at).put("key", e.key).put("value", e.value).put("ts", e.ts);
-        (sideOutput ? late : dropped).add(node);
+        (sideOutput ? late : dropped).add(node.toString());
     }
 
     /** A watermark the window operator receives, during the current event. */
     synchronized void receivedWatermark(long watermark) {
         if (watermarks != null) {
-            watermarks.add(JSON.objectNode().put("at", at).put("watermark", watermark));
+            watermarks.add(JSON.objectNode().put("at", at).put("watermark", watermark).toString());
         }
     }
 
     synchronized ObjectNode observation() {
         ObjectNode o = JSON.objectNode().put("format", "window-observation/1");
-        o.set("firings", JSON.arrayNode().addAll(firings));
-        o.set("late", JSON.arrayNode().addAll(late));
-        o.set("dropped", JSON.arrayNode().addAll(dropped));
+        o.set("firings", raw(firings));
+        o.set("late", raw(late));
+        o.set("dropped", raw(dropped));
         o.set("error", error == null ? JSON.nullNode() : error);
         if (watermarks != null) {
-            o.set("watermarks", JSON.arrayNode().addAll(watermarks));
+            o.set("watermarks", raw(watermarks));
         }
         return o;
+    }
+
+    /** The outputs as an array whose elements are written as the JSON texts they are. */
+    private static ArrayNode raw(List<String> outputs) {
+        ArrayNode array = JSON.arrayNode(outputs.size());
+        outputs.forEach(output -> array.addRawValue(new RawValue(output)));
+        return array;
     }
 
     private static ObjectNode errorNode(String kind, String message) {

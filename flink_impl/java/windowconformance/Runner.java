@@ -22,6 +22,7 @@ import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonGenerator;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ArrayNode;
@@ -48,7 +49,7 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.Obje
  * answer. The JVM is halted because a failed job leaves non-daemon threads behind.
  */
 public final class Runner {
-    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final ObjectMapper MAPPER = new ObjectMapper().configure(JsonGenerator.Feature.AUTO_CLOSE_TARGET, false);
     private static final Optional<String> END_OF_INPUT = Optional.empty();
 
     public static void main(String[] args) {
@@ -82,8 +83,10 @@ public final class Runner {
         }
     }
 
+    /** One message, one line: written as it is serialized, never as one string (an answer can be large). */
     private static void say(PrintStream protocol, ObjectNode message) throws IOException {
-        protocol.println(MAPPER.writeValueAsString(message));
+        MAPPER.writeValue(protocol, message);
+        protocol.println();
         protocol.flush();
     }
 
