@@ -27,11 +27,10 @@ import contextlib
 import json
 import sys
 import zlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from unittest import mock
 
 from conformance.case import ASSIGNERS, GENERATORS, Case
 from conformance.case_json import case_to_json
@@ -40,6 +39,7 @@ from conformance.equivalence import equivalent
 from conformance.facts import NEVER_ENDS, TOO_MANY_WINDOWS
 from conformance.features import ALL_FEATURES, EXTREME_VALUES, FEATURES, required_features
 from conformance.implementation import Implementation, load_implementation
+from conformance.profiles import without_local_constants
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
@@ -140,27 +140,9 @@ def draw_cases(feature: str, count: int, seed: int, keep: Callable[[Case], bool]
         if len(found) >= count:
             raise _Enough
 
-    with contextlib.suppress(_Enough), _without_local_constants():
+    with contextlib.suppress(_Enough), without_local_constants():
         collect()
     return list(found.values())
-
-
-@contextlib.contextmanager
-def _without_local_constants() -> Iterator[None]:
-    """Draw without the constants Hypothesis harvests from the source of the local modules a process has
-    loaded so far (`HypothesisProvider._maybe_draw_constant` picks one now and then): with them, what a seed
-    draws depends on which modules were imported before (in a test run, on which tests a worker ran first).
-    Its global constants (powers of two, the ends of the ranges) stay. Its cache of permitted constants is
-    emptied before and after, so that neither draw sees the other's."""
-    from hypothesis.internal.conjecture import providers
-
-    none = providers.Constants()
-    with mock.patch.object(providers, "_get_local_constants", lambda: none):
-        providers.CONSTANTS_CACHE.cache.clear()
-        try:
-            yield
-        finally:
-            providers.CONSTANTS_CACHE.cache.clear()
 
 
 def entries_for(feature: str, per_feature: int, seed: int) -> list[Entry]:

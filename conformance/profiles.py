@@ -3,11 +3,22 @@ every implementation and the mutation check run with it), `ci-slow` (`ci` with f
 quick look at an implementation that runs a job per call without prefetching), `thorough`.
 
 Choose one with `--hypothesis-profile NAME` or the environment variable `HYPOTHESIS_PROFILE`.
+
+Every process that registers the profiles draws without the constants Hypothesis harvests from the
+source of the local modules it has loaded (`without_local_constants`): with them, what a derandomized
+test draws depends on which modules were imported before it ran (which tests an xdist worker ran
+first, whether an implementation's modules were loaded), so CI's examples were not the same from one
+run to the next, and a prefetched test's second pass did not draw what its recording pass had fetched.
+Hypothesis's own constants (powers of two, the ends of the ranges) stay.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
+from collections.abc import Iterator
+from unittest import mock
 
 from hypothesis import HealthCheck, Phase, settings
 
@@ -30,7 +41,33 @@ PROFILES = {
 
 
 def register_profiles() -> None:
+    """Register `PROFILES`, load the chosen one, and draw without local constants from now on."""
     for name, profile in PROFILES.items():
         settings.register_profile(name, profile)
     default = "ci" if os.environ.get("CI") == "true" else "dev"
     settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", default))
+    _without_local_constants_for_good()
+
+
+@functools.cache
+def _without_local_constants_for_good() -> contextlib.ExitStack:
+    """`without_local_constants` entered once for the whole process and never left (the cache keeps it)."""
+    stack = contextlib.ExitStack()
+    stack.enter_context(without_local_constants())
+    return stack
+
+
+@contextlib.contextmanager
+def without_local_constants() -> Iterator[None]:
+    """Draw without the constants Hypothesis harvests from the local modules a process has loaded so far
+    (`HypothesisProvider._maybe_draw_constant` picks one now and then; there is no setting for it). Its
+    cache of permitted constants is emptied before and after, so that neither side sees the other's."""
+    from hypothesis.internal.conjecture import providers
+
+    none = providers.Constants()
+    with mock.patch.object(providers, "_get_local_constants", lambda: none):
+        providers.CONSTANTS_CACHE.cache.clear()
+        try:
+            yield
+        finally:
+            providers.CONSTANTS_CACHE.cache.clear()

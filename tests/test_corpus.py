@@ -7,8 +7,9 @@ goes stale), and the reference must agree with every case of it. Spark and real 
 
 from __future__ import annotations
 
-import importlib
 import json
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -32,7 +33,8 @@ from conformance.observation import Observation
 from conformance.runner.feature_summary import feature_summary
 from reference.implementation import simulate
 
-COMMITTED = Path(__file__).resolve().parent.parent / "corpus"
+ROOT = Path(__file__).resolve().parent.parent
+COMMITTED = ROOT / "corpus"
 
 
 def run(capsys, *argv):
@@ -65,18 +67,27 @@ def test_a_plain_draw_needs_only_the_feature_an_assigner_and_its_companions(feat
         assert feature in required_features(case) <= plain
 
 
-def test_what_a_seed_draws_does_not_depend_on_the_modules_loaded_before(tmp_path, monkeypatch):
+def test_what_a_seed_draws_does_not_depend_on_the_modules_loaded_before(tmp_path):
     """Hypothesis harvests constants from every local module loaded: a module imported between two draws
-    (in a test run, another test's) must not change what the same seed draws."""
-    def draw():
-        return draw_cases("assigner.sliding", 6, seed=0, keep=lambda case: True)
-
-    before = draw()
+    (in a test run, another test's) must not change what the same seed draws. In a process of its own
+    that never registered the suite's profiles (which draw without those constants for the whole
+    process), so that the corpus's own guard is what is tested."""
     numbers = ", ".join(str(n) for n in [*range(-40, 400), *(2**n - 1 for n in range(8, 63))])
     (tmp_path / "constants_galore.py").write_text(f"NUMBERS = [{numbers}]\nKEYS = ['a ', 'b\\x00', 'z']\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    importlib.import_module("constants_galore")
-    assert draw() == before
+    script = f"""
+import importlib, sys
+from conformance import profiles
+from conformance.corpus import draw_cases
+assert profiles._without_local_constants_for_good.cache_info().currsize == 0, "profiles registered"
+def draw():
+    return draw_cases("assigner.sliding", 6, seed=0, keep=lambda case: True)
+before = draw()
+sys.path.insert(0, {str(tmp_path)!r})
+importlib.import_module("constants_galore")
+print(draw() == before)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert (done.returncode, done.stdout.strip()) == (0, "True"), done.stderr[-2000:]
 
 
 def test_entries_expect_the_reference_and_leave_out_the_contracts_own_stops():
