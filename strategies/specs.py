@@ -145,6 +145,16 @@ def fires_until_wrap(spec: Case) -> bool:
     return isinstance(spec.window, Global) and isinstance(trigger, ContinuousEventTimeTrigger)
 
 
+def processing_timeouts(spec: Case) -> tuple[int, ...]:
+    """The positive timeouts of the `ProcessingTimeoutTrigger`s around `spec`'s trigger, outermost first."""
+    found, trigger = [], spec.trigger
+    while isinstance(trigger, PurgingTrigger | ProcessingTimeoutTrigger):
+        if isinstance(trigger, ProcessingTimeoutTrigger) and trigger.timeout > 0:
+            found.append(trigger.timeout)
+        trigger = trigger.inner
+    return tuple(found)
+
+
 # --- assigners --------------------------------------------------------------------------------
 
 

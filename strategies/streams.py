@@ -67,7 +67,7 @@ from conformance.case import (
 from conformance.facts import EXTREME, LONG_MAX, LONG_MIN
 from conformance.features import required_features
 from strategies.features import supported
-from strategies.specs import fires_until_wrap, time_unit
+from strategies.specs import fires_until_wrap, processing_timeouts, time_unit
 from strategies.weights import one_in, weighted
 
 #: The keys of most streams, and of streams with many keys.
@@ -180,6 +180,8 @@ class Shape:
     merging: bool
     far_jumps: bool
     end_of_time: bool
+    #: The positive timeouts of the spec's `ProcessingTimeoutTrigger`s, which processing time advances by.
+    timeouts: tuple[int, ...] = ()
 
     def key(self) -> st.SearchStrategy[int]:
         """The index of a key in `keys` (records of a key are compared by index, not by text)."""
@@ -233,6 +235,7 @@ def shapes(draw, spec: Case, *, max_steps: int, families: bool = True) -> Shape:
         # event time firings without end.
         far_jumps=families and not fires_until_wrap(spec) and draw(one_in(16)),
         end_of_time=families and not fires_until_wrap(spec) and draw(one_in(10)),
+        timeouts=processing_timeouts(spec),
     )
 
 
@@ -564,14 +567,21 @@ class EndOfTime:
 @dataclass(frozen=True)
 class ProcessingAdvance:
     """Processing time advances by `advance` (with `edge`: to the `maxTimestamp` of the processing-time
-    window there, plus `edge`); it never goes back."""
+    window there, plus `edge`); it never goes back. Under a `ProcessingTimeoutTrigger` one advance in
+    three is half its timeout, the timeout or one more: two records half a timeout apart, then a
+    clock just past the first one's timeout, tell a timer reset by the second record from one that
+    was not."""
 
     advance: int
     edge: int | None
 
     @staticmethod
     def draw(draw, shape: Shape) -> ProcessingAdvance:
-        return ProcessingAdvance(draw(st.integers(0, 2 * shape.unit)), draw(st.sampled_from([None, 0, 1])))
+        advances = st.integers(0, 2 * shape.unit)
+        if shape.timeouts:
+            advances = weighted((2, advances), (1, st.sampled_from(
+                sorted({a for t in shape.timeouts for a in (t // 2, t, t + 1)}))))
+        return ProcessingAdvance(draw(advances), draw(st.sampled_from([None, 0, 1])))
 
     def play(self, s: Stream) -> None:
         now = s.now + self.advance
