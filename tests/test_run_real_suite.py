@@ -49,6 +49,6 @@ def test_the_minimal_case_replays_and_shows_in_the_report(capsys):
     assert main(["replay", str(path), "--impl", "reference-flink-1.12", "--check"]) == 1
     assert main(["replay", str(path), "--impl", "reference", "--check"]) == 0
     [case] = load_cases(path)
-    assert case.records[0].ts < 0
+    assert any(r.ts < 0 for r in case.records)
     html = (run.out / "index.html").read_text(encoding="utf-8")
     assert "reference-flink-1.12 fails matches_reference" in html and "negative_timestamps" in html
