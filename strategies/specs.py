@@ -304,7 +304,10 @@ def trigger_kinds(window: WindowSpec, d: Drawing, depth: int = 0) -> list[type]:
     specification (`window_specs`).
     """
     if isinstance(window, Global | Count):
-        kinds = [CountTrigger, NeverTrigger, ContinuousProcessingTimeTrigger]
+        # A CountTrigger that replaces countWindow(size, slide)'s own keeps its CountEvictor(size): twice,
+        # so that firings of more than `size` elements show the evictor at work.
+        counting = [CountTrigger] * (2 if isinstance(window, Count) and window.slide is not None else 1)
+        kinds = [*counting, NeverTrigger, ContinuousProcessingTimeTrigger]
         if "unbounded_input" in d.features and not d.scale.reaches_long_max:
             kinds += [ContinuousEventTimeTrigger] * 2
     else:
@@ -439,10 +442,12 @@ EVICTOR_PARAMETERS: dict[type, Callable[[Drawing, WindowSpec, bool], st.SearchSt
 @st.composite
 def evictors(draw, d: Drawing, window: WindowSpec) -> EvictorSpec | None:
     """`None` mostly; a count or delta evictor (not on sessions: the format forbids it) or a time evictor (on a
-    count window it replaces the `CountEvictor` that `countWindow(size, slide)` brings)."""
+    count window it replaces the `CountEvictor` that `countWindow(size, slide)` brings, so there `None`, which
+    keeps that one under any trigger, comes twice as often)."""
     on_sessions = isinstance(window, MERGING_ASSIGNERS)
-    kinds = [None, None] + [k for k in EVICTORS
-                            if d.allows(k) and not (k in (CountEvictor, DeltaEvictor) and on_sessions)]
+    keeps_its_own = isinstance(window, Count) and window.slide is not None
+    kinds = [None] * (4 if keeps_its_own else 2) + [
+        k for k in EVICTORS if d.allows(k) and not (k in (CountEvictor, DeltaEvictor) and on_sessions)]
     kind = draw(st.sampled_from(kinds))
     if kind is None:
         return None
