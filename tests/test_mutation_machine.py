@@ -107,7 +107,7 @@ def test_a_mutant_is_killed_survives_or_times_out_in_its_own_child(baseline):
                          "self.listener.assigned(key, value, timestamp, windows)", "pass")
     original = reference_modules(reference_dir())["windows"].read_text(encoding="utf-8")
     looping = MachineMutant("windows", "TimeWindow.max_timestamp", "remove", killed.line, killed.line, "test",
-                            "loop", 0, original.replace("end - 1 if", "[0 for _ in iter(int, 1)] if"))
+                            "loop", 0, original.replace("end - 1 if", "next(n for n in iter(int, 1) if n) if"))
     verdicts = run_mutants(baseline, [killed, survives, looping], jobs=2, timeout=lambda seconds: 3)
     outcomes = {v.mutant.replacement: v.outcome for v in verdicts}
     assert outcomes == {"(end + 1)": "killed", "pass": "survived", "loop": "timed out"}
