@@ -89,7 +89,7 @@ NORMAL_RANGE = 2**40
 
 #: How many steps the usual stream has at most, and how long a long stream is.
 MAX_STEPS = 14
-LONG_STEPS = (34, 44)
+LONG_STEPS = (48, 60)
 
 
 @dataclass(frozen=True)
