@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -10,7 +12,8 @@ from conformance.case import BoundedOutOfOrdernessWatermarks, Case, record, sess
 from conformance.implementation import load_implementation
 from conformance.mutation.catalogue import CATALOGUE, MUTANTS, Mutant, Patch
 from conformance.mutation.loader import PatchError, check_patches, load_mutant, patched_source
-from conformance.mutation.runner import run_mutant
+from conformance.mutation.plugin import KILLING_ORDER, WATERMARK_PROPERTIES
+from conformance.mutation.runner import SUITE, command, run_mutant
 
 
 def test_the_catalogue_has_at_least_25_mutants():
@@ -88,6 +91,23 @@ def test_the_suite_kills_a_mutant(name):
     result = run_mutant(MUTANTS[name], profile="ci", timeout=300)
     assert result.killed, result.detail
     assert result.killed_by.startswith("test_") and result.rule
+
+
+def collected_order(mutant: Mutant) -> list[str]:
+    """The property tests a mutant's run collects, in the order it runs them."""
+    run = subprocess.run([*command(mutant, "ci", Path("unused.json")), "--collect-only"], cwd=SUITE.parent.parent,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
+    return [line.split("::")[1] for line in run.stdout.splitlines() if "::" in line]
+
+
+def test_a_watermark_mutant_runs_the_properties_that_draw_generators_first():
+    """The order only changes the cost of a kill: a mutant of `reference/watermarks/` would pass the whole
+    `test_matches_reference` first (it draws no generator); the others start with the strongest killer."""
+    watermark_mutant, window_mutant = MUTANTS["valve_maximum_over_channels"], MUTANTS["window_late_strictly"]
+    assert {p.module.split(".")[0] for p in watermark_mutant.patches} == {"watermarks"}
+    assert collected_order(watermark_mutant)[:len(WATERMARK_PROPERTIES)] == list(WATERMARK_PROPERTIES)
+    assert collected_order(window_mutant)[:len(KILLING_ORDER)] == list(KILLING_ORDER)
 
 
 def test_a_mutants_copy_holds_the_subpackages_too():

@@ -3,7 +3,8 @@
 - registers `mutation-<profile>` Hypothesis profiles: the named profile without the shrink phase
   (a kill needs a failing example, not a minimal one);
 - runs the properties in order of killing power (`KILLING_ORDER`), so that with `-x` a mutant costs
-  only the properties up to the first that kills it;
+  only the properties up to the first that kills it; `--mutation-first NAME` moves a property ahead of
+  them for one mutant (the order changes what a run costs, never its verdict: any failure kills);
 - writes the first failure (the killing property and its rule) as JSON to `--mutation-report`.
 """
 
@@ -18,14 +19,19 @@ from hypothesis import Phase, settings
 from conformance.evidence import PropertyViolation
 from conformance.profiles import PROFILES, register_profiles
 
-#: Property tests by how many mutants they kill first; the others run after them, in file order.
-KILLING_ORDER = (
-    "test_matches_reference",
-    # the watermark mutants' killers: the properties above draw no watermark generator or channels
+#: The properties that draw watermark generators and channels: a mutant of `reference/watermarks/` runs them first.
+WATERMARK_PROPERTIES = (
     "test_watermark_cases_match_reference",
     "test_generated_watermark_follows_its_generators_formula",
     "test_splitting_a_channel_changes_nothing_but_positions",
     "test_idle_channel_does_not_hold_windows_back",
+)
+
+#: Property tests by how many mutants they kill first; the others run after them, in file order.
+KILLING_ORDER = (
+    "test_matches_reference",
+    # the properties above draw no watermark generator or channels
+    *WATERMARK_PROPERTIES,
     "test_window_fires_once_watermark_passes_max_timestamp",
     "test_side_output_exactly_for_elements_whose_every_window_is_late",
     "test_firing_timestamp_is_max_timestamp",
@@ -53,15 +59,18 @@ register_mutation_profiles()
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--mutation-report", default=None, help="write the first failure here, as JSON")
-
-
-def _rank(item: pytest.Item) -> int:
-    name = item.name.split("[")[0]
-    return KILLING_ORDER.index(name) if name in KILLING_ORDER else len(KILLING_ORDER)
+    parser.addoption("--mutation-first", action="append", default=[], metavar="NAME",
+                     help="run this property test before those of KILLING_ORDER (repeatable)")
 
 
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]):
-    items.sort(key=_rank)  # a stable sort: the rest keep their file order
+    order = (*config.getoption("mutation_first"), *KILLING_ORDER)
+
+    def rank(item: pytest.Item) -> int:
+        name = item.name.split("[")[0]
+        return order.index(name) if name in order else len(order)
+
+    items.sort(key=rank)  # a stable sort: the rest keep their file order
 
 
 def _violation(error: BaseException | None) -> PropertyViolation | None:
