@@ -290,6 +290,11 @@ def intervals(d: Drawing, window: WindowSpec) -> st.SearchStrategy[int]:
     return weighted((9, d.scale.intervals(time_unit(window))), (1, st.just(0)))
 
 
+def brings_a_count_evictor(window: WindowSpec) -> bool:
+    """`countWindow(size, slide)`: Flink builds it with `CountEvictor.of(size)`, which stays under any trigger."""
+    return isinstance(window, Count) and window.slide is not None
+
+
 def trigger_kinds(window: WindowSpec, d: Drawing, depth: int = 0) -> list[type]:
     """The explicit triggers `d.features` allows on `window`, as Java's types allow them, each as
     often as it should be drawn.
@@ -306,7 +311,7 @@ def trigger_kinds(window: WindowSpec, d: Drawing, depth: int = 0) -> list[type]:
     if isinstance(window, Global | Count):
         # A CountTrigger that replaces countWindow(size, slide)'s own keeps its CountEvictor(size): twice,
         # so that firings of more than `size` elements show the evictor at work.
-        counting = [CountTrigger] * (2 if isinstance(window, Count) and window.slide is not None else 1)
+        counting = [CountTrigger] * (2 if brings_a_count_evictor(window) else 1)
         kinds = [*counting, NeverTrigger, ContinuousProcessingTimeTrigger]
         if "unbounded_input" in d.features and not d.scale.reaches_long_max:
             kinds += [ContinuousEventTimeTrigger] * 2
@@ -445,8 +450,7 @@ def evictors(draw, d: Drawing, window: WindowSpec) -> EvictorSpec | None:
     count window it replaces the `CountEvictor` that `countWindow(size, slide)` brings, so there `None`, which
     keeps that one under any trigger, comes twice as often)."""
     on_sessions = isinstance(window, MERGING_ASSIGNERS)
-    keeps_its_own = isinstance(window, Count) and window.slide is not None
-    kinds = [None] * (4 if keeps_its_own else 2) + [
+    kinds = [None] * (4 if brings_a_count_evictor(window) else 2) + [
         k for k in EVICTORS if d.allows(k) and not (k in (CountEvictor, DeltaEvictor) and on_sessions)]
     kind = draw(st.sampled_from(kinds))
     if kind is None:

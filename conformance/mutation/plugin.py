@@ -30,7 +30,7 @@ WATERMARK_PROPERTIES = (
 #: Property tests by how many mutants they kill first; the others run after them, in file order.
 KILLING_ORDER = (
     "test_matches_reference",
-    # the properties above draw no watermark generator or channels
+    # test_matches_reference draws no watermark generator or channels
     *WATERMARK_PROPERTIES,
     "test_window_fires_once_watermark_passes_max_timestamp",
     "test_side_output_exactly_for_elements_whose_every_window_is_late",
