@@ -119,6 +119,15 @@ def test_a_module_level_change_reaches_every_case(baseline):
     assert sorted(reaching(baseline, constant)) == [0, 1]
 
 
+def test_a_function_that_importing_or_building_the_reference_runs_reaches_every_case(baseline):
+    # TriggerResult.__init__ runs only when triggers.py is imported; ReferenceImplementation.__init__ before any case
+    at_import = mutant_of("triggers", "TriggerResult.__init__",
+                          "self.name, self.is_fire, self.is_purge = name, is_fire, is_purge", "pass")
+    at_build = mutant_of("implementation", "ReferenceImplementation.__init__",
+                         "self.window_start, self.name = window_start, name", "pass")
+    assert sorted(reaching(baseline, at_import)) == sorted(reaching(baseline, at_build)) == [0, 1]
+
+
 def verdict(module: str, key: str, outcome: str) -> Verdict:
     return Verdict(MachineMutant(module, "f", "remove", 1, 1, key, "pass", 0, ""), outcome)
 

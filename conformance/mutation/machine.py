@@ -42,6 +42,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from conformance.case import Case
 from conformance.equivalence import equivalent
@@ -58,6 +59,8 @@ MEMORY_LIMIT = 2 << 30
 #: Seconds the reference may take over one case of the corpus (see `record_baseline`).
 CASE_BUDGET = 1.0
 
+T = TypeVar("T")
+
 
 @dataclass(frozen=True)
 class Baseline:
@@ -67,6 +70,7 @@ class Baseline:
     observations: list[Observation | str]  # a str: the exception the reference raised
     lines: list[frozenset[tuple[str, int]]]  # the (module, line) pairs each case executes
     seconds: list[float]  # how long each case takes, untraced
+    setup: frozenset[tuple[str, int]] = frozenset()  # the lines importing and building the reference run
 
 
 @dataclass(frozen=True)
@@ -161,9 +165,7 @@ def record_baseline(cases: Sequence[Case], case_budget: float = CASE_BUDGET) -> 
 
     A case the reference takes longer than `case_budget` seconds over (a runaway timer loop that it
     stops only at its limit) is left out: every mutant that reaches it would pay that many seconds."""
-    directory = str(reference_dir())
-    modules = {str(path): name for name, path in reference_modules(reference_dir()).items()}
-    impl = importlib.import_module(f"{REFERENCE}.implementation").ReferenceImplementation()
+    impl, setup = _traced(fresh_reference)  # a fresh import: module and class bodies run again
     kept, observations, lines, seconds = [], [], [], []
     for case in cases:
         started = time.perf_counter()
@@ -171,34 +173,45 @@ def record_baseline(cases: Sequence[Case], case_budget: float = CASE_BUDGET) -> 
         took = time.perf_counter() - started
         if took > case_budget:
             continue
-        executed: set[tuple[str, int]] = set()
-
-        def local(frame, event, arg, executed=executed):
-            if event == "line":
-                executed.add((modules[frame.f_code.co_filename], frame.f_lineno))
-            return local
-
-        def tracer(frame, event, arg):
-            return local if frame.f_code.co_filename.startswith(directory) else None
-
-        sys.settrace(tracer)
-        try:
-            observations.append(_outcome(impl, case))
-        finally:
-            sys.settrace(None)
+        observation, executed = _traced(lambda case=case: _outcome(impl, case))
+        observations.append(observation)
         kept.append(case)
-        lines.append(frozenset(executed))
+        lines.append(executed)
         seconds.append(took)
-    return Baseline(kept, observations, lines, seconds)
+    return Baseline(kept, observations, lines, seconds, setup)
+
+
+def _traced(call: Callable[[], T]) -> tuple[T, frozenset[tuple[str, int]]]:
+    """What `call` returns, and the (module, line) pairs of `reference/` it executes."""
+    directory = str(reference_dir())
+    modules = {str(path): name for name, path in reference_modules(reference_dir()).items()}
+    executed: set[tuple[str, int]] = set()
+
+    def local(frame, event, arg):
+        if event == "line":
+            executed.add((modules[frame.f_code.co_filename], frame.f_lineno))
+        return local
+
+    def tracer(frame, event, arg):
+        return local if frame.f_code.co_filename in modules else None
+
+    sys.settrace(tracer)
+    try:
+        result = call()
+    finally:
+        sys.settrace(None)
+    return result, frozenset(executed)
 
 
 # --- one mutant in a forked child --------------------------------------------------------------------
 
 def reaching(baseline: Baseline, mutant: MachineMutant) -> list[int]:
-    """The cases that execute the mutant's lines (every case for a change outside any function),
-    the fastest first."""
+    """The cases that execute the mutant's lines (every case for a change outside any function, or in
+    one that importing or building the reference runs, such as `TriggerResult.__init__`), the fastest
+    first."""
     span = {(mutant.module, line) for line in range(mutant.line, mutant.end_line + 1)}
-    chosen = [i for i, lines in enumerate(baseline.lines) if not mutant.function or not span.isdisjoint(lines)]
+    everywhere = not mutant.function or not span.isdisjoint(baseline.setup)
+    chosen = [i for i, lines in enumerate(baseline.lines) if everywhere or not span.isdisjoint(lines)]
     return sorted(chosen, key=lambda i: baseline.seconds[i])
 
 
