@@ -51,7 +51,7 @@ from conformance.case import (
     Tumbling,
     WindowSpec,
 )
-from conformance.facts import EXTREME, LONG_MAX, MAX_WINDOW_NUM
+from conformance.facts import EXTREME, LONG_MAX, LONG_MIN, MAX_WINDOW_NUM
 from strategies.features import supported
 from strategies.weights import one_in, weighted
 
@@ -247,9 +247,11 @@ def assigners(draw, d: Drawing) -> WindowSpec:
 
 
 @st.composite
-def invalid_assigners(draw, features: frozenset[str]) -> WindowSpec:
-    """An assigner Flink rejects when the job is built (`invalid_spec`), or, where the features
-    leave no such assigner, a valid one."""
+def invalid_assigners(draw, drawing: Drawing) -> WindowSpec:
+    """An assigner Flink rejects when the job is built (`invalid_spec`) or fails on (a processing-time
+    sliding window's capacity), or, where the features leave no such assigner, a valid one. Only at the
+    extreme scale an offset of `Long.MIN_VALUE`."""
+    features = drawing.features
     d = Drawing(features, SMALL)
     kinds = [k for k in (Tumbling, Sliding, Session) if d.allows(k)]
     if not kinds:
@@ -264,13 +266,25 @@ def invalid_assigners(draw, features: frozenset[str]) -> WindowSpec:
         if "offset" in features and draw(st.booleans()):
             return Tumbling(size, draw(st.sampled_from([size, -size, size + 1])), time)
         return Tumbling(draw(not_positive), 0, time)
-    problem = draw(st.sampled_from(["slide", "size", "offset", "too many windows"]))
+    problems = ["slide", "size", "offset", "too many windows"]
+    problems += ["int capacity"] if "time.processing" in features else []
+    problems += ["offset Long.MIN_VALUE"] if "offset" in features and drawing.scale.reaches_long_max else []
+    problem = draw(st.sampled_from(problems))
     if problem == "slide":
         return Sliding(size, draw(not_positive), 0, time)
     if problem == "size":
         return Sliding(draw(not_positive), size, 0, time)
     if problem == "offset" and "offset" in features:
         return Sliding(size, size, draw(st.sampled_from([size, -size])), time)
+    if problem == "int capacity":
+        # No window-count check for processing time: each element fails in `new ArrayList<>((int) (size /
+        # slide))` when the cast is negative, or makes more windows than an element may have.
+        slide, ratio = draw(st.integers(1, 3)), draw(st.sampled_from([2**30, 2**31 - 1, 2**31, 2**32 - 1, 2**32]))
+        return Sliding(slide * ratio, slide, 0, "processing")
+    if problem == "offset Long.MIN_VALUE":
+        # Math.abs(Long.MIN_VALUE) is negative, so `abs(offset) < slide` lets a slide of 0 or below through
+        # to `size / slide`: "/ by zero", or a negative capacity.
+        return Sliding(size, draw(st.integers(-2, 0)), LONG_MIN, time)
     # The 10,000,000 windows check exists only for event time (SlidingEventTimeWindows).
     return Sliding(size * (MAX_WINDOW_NUM + 1), size, 0, "event")
 
@@ -419,9 +433,11 @@ def triggers(draw, d: Drawing, window: WindowSpec) -> TriggerSpec | None:
 @st.composite
 def count_evictors(draw, d: Drawing, window: WindowSpec, after: bool) -> CountEvictor:
     """`CountEvictor.of(max_count)`: 0 to 4 mostly, sometimes above 4 or below 0 (Flink does not
-    check: it evicts everything)."""
-    return CountEvictor(draw(weighted((6, st.integers(0, 4)), (1, st.integers(5, 30)), (1, st.integers(-3, -1)))),
-                        after)
+    check: it evicts everything), and at the extreme scale near `Long.MIN_VALUE`, where Flink's
+    `size - maxCount` wraps negative and nothing is evicted."""
+    branches = [(6, st.integers(0, 4)), (1, st.integers(5, 30)), (1, st.integers(-3, -1))]
+    branches += [(1, st.integers(LONG_MIN, LONG_MIN + 2))] if d.scale.reaches_long_max else []
+    return CountEvictor(draw(weighted(*branches)), after)
 
 
 @st.composite
@@ -489,7 +505,7 @@ def window_specs(draw, features=None, *, scale: Scale = SMALL) -> Case:
     features = supported(features)
     d = Drawing(features, scale)
     valid = not draw(one_in(INVALID_ONE_IN))
-    window = draw(assigners(d) if valid else invalid_assigners(features))
+    window = draw(assigners(d) if valid else invalid_assigners(d))
     trigger = draw(triggers(d, window))
     if not valid and isinstance(window, MERGING_ASSIGNERS) and "trigger.never" in features and draw(st.booleans()):
         # A merging assigner with a trigger that cannot merge: Flink's WindowOperatorBuilder rejects it.

@@ -44,6 +44,7 @@ from conformance.case import (
 from conformance.facts import LONG_MAX
 from conformance.features import required_features
 from strategies.features import supported
+from strategies.specs import INVALID_ONE_IN
 from strategies.weights import one_in, weighted
 
 Mode = Literal["generator", "explicit"]
@@ -115,13 +116,17 @@ class Comeback:
     which they move on again: `StatusWatermarkValve` counts a channel that becomes active again in its
     minimum only once it catches up with the last output.
 
-    In explicit mode the channel's source says idle and active (`watermark_status`); with a periodic
-    generator and `withIdleness`, the channel falls silent across two emits further apart than the
-    timeout (`WatermarksWithIdleness`) and comes back with a record far behind. Elsewhere (no idleness
-    to reach) it is a record far behind, like `Behind`."""
+    In explicit mode the channel's source says idle and active (`watermark_status`); with a generator,
+    `withIdleness` and periodic emits (which judge idleness for a punctuated generator too), the channel
+    falls silent across two emits further apart than the timeout (`WatermarksWithIdleness`) and comes
+    back with a record far behind (whose watermark does not rise: it stays idle). The second emit comes
+    `edge` after the timeout: an interval and 1 ms later, 1 ms later (the first instant the
+    `IdlenessTimer` says idle: more than the timeout has passed) or exactly at it (not idle yet).
+    Elsewhere (no idleness to reach) it is a record far behind, like `Behind`."""
 
     channel: int
     jump: int
+    edge: Literal["interval", "just_past", "at"] = "interval"
 
 
 Step = Emit | Ahead | Advance | Behind | Mark | Status | End | Comeback
@@ -144,11 +149,32 @@ def generators(draw, features: frozenset[str]) -> WatermarkGenerator:
     kind = draw(st.sampled_from(kinds))
     options = {"punctuated": draw(st.sampled_from(emissions)),
                "interval": draw(weighted((4, st.integers(1, 50)), (1, st.just(0)))),
-               "idleness": draw(weighted((1, st.none()), (1, st.integers(1, 60))))
-               if "watermark.idleness" in features else None}
+               "idleness": draw(idleness_timeouts()) if "watermark.idleness" in features else None}
     if kind in (BoundedOutOfOrdernessWatermarks, BoundedOutOfOrdernessTimestampExtractor):
-        return kind(draw(bounds(features)), **options)
+        options["bound"] = draw(bounds(features))
+    if draw(one_in(INVALID_ONE_IN)):
+        options |= draw(rejected_parameters(options))
     return kind(**options)
+
+
+def idleness_timeouts() -> st.SearchStrategy[int | None]:
+    """No idleness, a timeout of a few intervals, or one of 10^6 ms and more, where the `IdlenessTimer`'s
+    nanoseconds (`Duration.toNanos()`, the clock's `relativeTimeNanos()`) leave no slack for a
+    factor that is slightly off."""
+    return weighted((2, st.none()), (3, st.integers(1, 60)), (1, st.integers(10**6, 2 * 10**6)))
+
+
+@st.composite
+def rejected_parameters(draw, options: dict) -> dict:
+    """One or more of the parameters Flink checks, made invalid: a negative
+    `pipeline.auto-watermark-interval`, a negative bound (the legacy extractor's constructor checks it
+    when the job is built, `forBoundedOutOfOrderness`'s generator when the operator opens), or
+    `withIdleness` of 0 or less. With several, the order of Flink's checks decides the message."""
+    names = [name for name in ("interval", "bound", "idleness") if options.get(name) is not None]
+    invalid = {"interval": st.integers(-50, -1), "bound": weighted((1, st.just(-1)), (1, st.integers(-5000, -2))),
+               "idleness": weighted((1, st.just(0)), (1, st.integers(-60, -1)))}
+    chosen = draw(st.sets(st.sampled_from(names), min_size=1))
+    return {name: draw(invalid[name]) for name in names if name in chosen}
 
 
 def step_kinds(mode: Mode, channels: int, features: frozenset[str]) -> st.SearchStrategy[type]:
@@ -157,7 +183,7 @@ def step_kinds(mode: Mode, channels: int, features: frozenset[str]) -> st.Search
     kinds = [(8, Emit), (3, Ahead)]
     kinds += [(4, Advance)] if mode == "generator" else [(4, Mark)]
     kinds += [(1, Behind)] if several else []
-    kinds += [(1, Status), (1, Comeback)] if several and mode == "explicit" and "channel.status" in features else []
+    kinds += [(3, Status), (1, Comeback)] if several and mode == "explicit" and "channel.status" in features else []
     kinds += [(1, Comeback)] if several and mode == "generator" and "watermark.idleness" in features else []
     kinds += [(1, End)] if several and "channel.end" in features else []
     return weighted(*((w, st.just(k)) for w, k in kinds))
@@ -180,14 +206,15 @@ def steps(draw, mode: Mode, channels: int, features: frozenset[str]) -> Step:
     if kind is Status:
         return Status(channel, draw(st.booleans()))
     if kind is Comeback:
-        return Comeback(channel, draw(st.integers(1, 100)))
+        return Comeback(channel, draw(st.integers(1, 100)),
+                        draw(weighted((2, st.just("interval")), (1, st.just("just_past")), (1, st.just("at")))))
     return End(channel)
 
 
 def play(steps_: list[Step], skews: list[int], generator: WatermarkGenerator | None, negative: bool) -> list[Event]:
     """The events of `steps_`: each channel's frontier is the stream's minus its skew; nothing follows
     a channel's end; processing time only moves forward."""
-    interval = generator.interval if generator else 0
+    interval = max(generator.interval, 0) if generator else 0  # a rejected negative one emits nothing
     frontier, now, ended, events = START, 0, set(), []
 
     def others_move(channel: int, by: int) -> None:
@@ -213,17 +240,18 @@ def play(steps_: list[Step], skews: list[int], generator: WatermarkGenerator | N
                 others_move(channel, jump)
                 events.append(WatermarkStatus(channel, False))
                 others_move(channel, 1)
-            case Comeback(_, jump) if interval > 0 and not generator.punctuated and generator.idleness:
+            case Comeback(_, jump, edge) if interval > 0 and (generator.idleness or 0) > 0:
                 others_move(channel, jump)
                 tick(interval + 1)  # an emit: the silent channel's idleness timer starts
                 others_move(channel, 1)
-                tick(generator.idleness + interval + 1)  # the next emit finds it idle
+                past = {"interval": interval + 1, "just_past": 1, "at": 0}[edge]
+                tick(max(generator.idleness + past, interval + 1))  # the next emit: idle once past the timeout
                 behind = frontier - jump - skews[channel]
                 events.append(Record("a", len(events) + 1, behind if negative else max(0, behind), channel))
                 tick(interval + 1)  # active again, behind the last output
                 others_move(channel, 1)
                 tick(interval + 1)
-            case Comeback(_, jump):
+            case Comeback(_, jump, _):
                 ts = frontier - skews[channel] - jump
                 events.append(Record("a", len(events) + 1, ts if negative else max(0, ts), channel))
             case Ahead(by):

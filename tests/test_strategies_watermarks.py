@@ -13,7 +13,8 @@ from conformance.case import GENERATORS, EndOfChannel, ProcessingTime, Record, W
 from conformance.case_json import case_from_json, case_to_json
 from conformance.features import required_features
 from conformance.implementation import load_implementation
-from strategies.watermarks import generated_watermark_cases
+from strategies.features import supported
+from strategies.watermarks import generated_watermark_cases, generators
 
 SMALL = settings(max_examples=60, deadline=None, database=None, derandomize=True,
                  suppress_health_check=list(HealthCheck))
@@ -61,10 +62,18 @@ def test_processing_time_never_goes_back_and_nothing_follows_a_channels_end(case
         assert getattr(e, "channel", 0) < case.channels
 
 
-def test_the_reference_runs_every_drawn_case_without_error():
+def rejected(generator) -> bool:
+    """Whether the generator has a parameter Flink rejects (`rejected_parameters`)."""
+    return generator is not None and (generator.interval < 0 or (getattr(generator, "bound", 0) or 0) < 0
+                                      or (generator.idleness is not None and generator.idleness <= 0))
+
+
+def test_the_reference_runs_every_drawn_case_and_rejects_only_the_rejected_parameters():
     drawn = _draw_many(generated_watermark_cases(), 200)
     observations = load_implementation("reference").run(drawn)
-    assert [o.error for o in observations if o.error is not None] == []
+    kinds = Counter((o.error.kind if o.error else None, rejected(c.watermark_generator))
+                    for c, o in zip(drawn, observations, strict=True))
+    assert set(kinds) <= {(None, False), ("invalid_spec", True)}, kinds
     assert all(o.watermarks is not None for o in observations)
 
 
@@ -79,11 +88,22 @@ def test_every_family_is_drawn():
                           "interval 0" if g.interval == 0 else "interval", "idleness" * (g.idleness is not None)])
             bound = getattr(g, "bound", None)
             found.update(["bound 0"] * (bound == 0) + ["bound near max"] * (bound is not None and bound > 2**62))
+            found.update(["idleness of 10^6 ms"] * (g.idleness is not None and g.idleness >= 10**6))
         found.update(type(e).__name__ for e in case.events)
     wanted = ([f"channels {n}" for n in range(1, 5)] + [k.tag for k in GENERATORS]
-              + ["punctuated", "periodic", "interval 0", "idleness", "bound 0", "bound near max"]
+              + ["punctuated", "periodic", "interval 0", "idleness", "bound 0", "bound near max", "idleness of 10^6 ms"]
               + [k.__name__ for k in (Record, Watermark, ProcessingTime, WatermarkStatus, EndOfChannel)])
     assert [w for w in wanted if not found[w]] == []
+
+
+def test_generators_reject_each_parameter_flink_checks_alone_and_together():
+    found = Counter()
+    for g in _draw_many(generators(supported(None)), 600):
+        names = {name for name in ("interval", "bound", "idleness")
+                 if getattr(g, name, None) is not None and getattr(g, name) < (name == "idleness")}
+        found.update(names)
+        found["several"] += len(names) > 1
+    assert all(found[name] for name in ("interval", "bound", "idleness", "several")), found
 
 
 @pytest.mark.parametrize("features", [frozenset({"assigner.tumbling"}),
