@@ -183,7 +183,6 @@ def record_baseline(cases: Sequence[Case], case_budget: float = CASE_BUDGET) -> 
 
 def _traced(call: Callable[[], T]) -> tuple[T, frozenset[tuple[str, int]]]:
     """What `call` returns, and the (module, line) pairs of `reference/` it executes."""
-    directory = str(reference_dir())
     modules = {str(path): name for name, path in reference_modules(reference_dir()).items()}
     executed: set[tuple[str, int]] = set()
 
