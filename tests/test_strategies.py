@@ -280,3 +280,21 @@ def test_any_step_can_go(data):
         case = Case(window=spec.window, events=stream.events)
         assert _round_trip(case) == case
         assert required_features(case) <= FEW
+
+
+@settings(max_examples=100, deadline=None, database=None, derandomize=True)
+@given(st.integers(0, 100), st.data())
+def test_a_wrapped_session_keeps_apart_two_that_overlap_until_it_is_cleaned_up(lateness, data):
+    from conformance.case import DynamicSession
+    from strategies.streams import wrapped_sessions
+
+    spec = Case(window=DynamicSession("value", "event"), allowed_lateness=lateness)
+    events = data.draw(wrapped_sessions(spec, True))
+    windows = sorted((r.ts, r.ts + r.value) for r in events[:3])  # ends beyond Long.MAX_VALUE not wrapped yet
+    [(a_start, a_end), (b_start, b_end), (c_start, c_end)] = windows
+    assert a_end <= LONG_MAX and c_end <= LONG_MAX < b_end  # only the middle one wraps
+    assert a_end - 1 + lateness <= LONG_MAX and c_end - 1 + lateness <= LONG_MAX  # their merge is not late
+    assert a_end >= c_start  # A and C overlap across B
+    assert events[2].ts != b_start  # B comes before A or C: they never merge before it is gone
+    cleanup = b_end - 2**64 - 1 + lateness  # B's wrapped maxTimestamp + lateness
+    assert isinstance(events[3], Watermark) and events[3].timestamp >= cleanup > LONG_MIN
