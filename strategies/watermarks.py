@@ -96,6 +96,16 @@ class Mark:
 
 
 @dataclass(frozen=True)
+class Echo:
+    """An explicit `Watermark` on `channel` equal to `source`'s last one (explicit mode): a channel that
+    catches up exactly with another, or with the valve's last output, which some channel's watermark
+    always is (`StatusWatermarkValve` aligns a channel whose watermark is not behind that output)."""
+
+    channel: int
+    source: int
+
+
+@dataclass(frozen=True)
 class Status:
     """A `watermark_status` event: `channel` goes idle or active (explicit mode)."""
 
@@ -129,7 +139,7 @@ class Comeback:
     edge: Literal["interval", "just_past", "at"] = "interval"
 
 
-Step = Emit | Ahead | Advance | Behind | Mark | Status | End | Comeback
+Step = Emit | Ahead | Advance | Behind | Mark | Echo | Status | End | Comeback
 
 
 def bounds(features: frozenset[str]) -> st.SearchStrategy[int]:
@@ -169,12 +179,14 @@ def rejected_parameters(draw, options: dict) -> dict:
     """One or more of the parameters Flink checks, made invalid: a negative
     `pipeline.auto-watermark-interval`, a negative bound (the legacy extractor's constructor checks it
     when the job is built, `forBoundedOutOfOrderness`'s generator when the operator opens), or
-    `withIdleness` of 0 or less; half the time all of them. With several, the order of Flink's checks
-    decides the message."""
+    `withIdleness` of 0 or less; a third of the time all of them, a third all but the interval. With
+    several, the order of Flink's checks decides the message."""
     names = [name for name in ("interval", "bound", "idleness") if options.get(name) is not None]
     invalid = {"interval": st.integers(-50, -1), "bound": weighted((1, st.just(-1)), (1, st.integers(-5000, -2))),
                "idleness": weighted((1, st.just(0)), (1, st.integers(-60, -1)))}
-    chosen = draw(weighted((1, st.just(set(names))), (1, st.sets(st.sampled_from(names), min_size=1))))
+    # The interval is checked first: with it, the others are never reached.
+    chosen = draw(st.one_of(st.just(set(names)), st.just(set(names) - {"interval"} or set(names)),
+                            st.sets(st.sampled_from(names), min_size=1)))
     return {name: draw(invalid[name]) for name in names if name in chosen}
 
 
@@ -184,6 +196,7 @@ def step_kinds(mode: Mode, channels: int, features: frozenset[str]) -> st.Search
     kinds = [(8, Emit), (3, Ahead)]
     kinds += [(4, Advance)] if mode == "generator" else [(4, Mark)]
     kinds += [(1, Behind)] if several else []
+    kinds += [(2, Echo)] if several and mode == "explicit" else []
     kinds += [(3, Status), (1, Comeback)] if several and mode == "explicit" and "channel.status" in features else []
     kinds += [(1, Comeback)] if several and mode == "generator" and "watermark.idleness" in features else []
     kinds += [(1, End)] if several and "channel.end" in features else []
@@ -204,6 +217,8 @@ def steps(draw, mode: Mode, channels: int, features: frozenset[str]) -> Step:
         return Behind(channel, draw(st.integers(100, 500)))
     if kind is Mark:
         return Mark(channel, draw(weighted((2, st.just(0)), (2, st.integers(1, 30)))))
+    if kind is Echo:
+        return Echo(channel, draw(st.integers(0, channels - 1)))
     if kind is Status:
         return Status(channel, draw(st.booleans()))
     if kind is Comeback:
@@ -265,6 +280,10 @@ def play(steps_: list[Step], skews: list[int], generator: WatermarkGenerator | N
                 events.append(Record("a", len(events) + 1, ts if negative else max(0, ts), channel))
             case Mark(_, lag):
                 events.append(Watermark(frontier - skews[channel] - lag, channel))
+            case Echo(_, source):
+                heard = [e.timestamp for e in events if isinstance(e, Watermark) and e.channel == source]
+                if heard:
+                    events.append(Watermark(heard[-1], channel))
             case Status(_, idle):
                 events.append(WatermarkStatus(channel, idle))
             case End():

@@ -90,9 +90,15 @@ def test_every_family_is_drawn():
             found.update(["bound 0"] * (bound == 0) + ["bound near max"] * (bound is not None and bound > 2**62))
             found.update(["idleness of 10^6 ms"] * (g.idleness is not None and g.idleness >= 10**6))
         found.update(type(e).__name__ for e in case.events)
+        last = {}
+        for e in (e for e in case.events if isinstance(e, Watermark)):
+            found["a channel's watermark equal to another's"] += any(
+                t == e.timestamp for c, t in last.items() if c != e.channel)
+            last[e.channel] = e.timestamp
     wanted = ([f"channels {n}" for n in range(1, 5)] + [k.tag for k in GENERATORS]
               + ["punctuated", "periodic", "interval 0", "idleness", "bound 0", "bound near max", "idleness of 10^6 ms"]
-              + [k.__name__ for k in (Record, Watermark, ProcessingTime, WatermarkStatus, EndOfChannel)])
+              + [k.__name__ for k in (Record, Watermark, ProcessingTime, WatermarkStatus, EndOfChannel)]
+              + ["a channel's watermark equal to another's"])
     assert [w for w in wanted if not found[w]] == []
 
 
@@ -103,7 +109,9 @@ def test_generators_reject_each_parameter_flink_checks_alone_and_together():
                  if getattr(g, name, None) is not None and getattr(g, name) < (name == "idleness")}
         found.update(names)
         found["several"] += len(names) > 1
-    assert all(found[name] for name in ("interval", "bound", "idleness", "several")), found
+        found["bound and idleness, no interval"] += names == {"bound", "idleness"}
+    assert all(found[name] for name in ("interval", "bound", "idleness", "several",
+                                        "bound and idleness, no interval")), found
 
 
 @pytest.mark.parametrize("features", [frozenset({"assigner.tumbling"}),
