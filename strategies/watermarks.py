@@ -136,7 +136,7 @@ class Comeback:
 
     channel: int
     jump: int
-    edge: Literal["interval", "just_past", "at"] = "interval"
+    edge: Literal["interval", "just_past", "at"]
 
 
 Step = Emit | Ahead | Advance | Behind | Mark | Echo | Status | End | Comeback

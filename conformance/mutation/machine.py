@@ -70,7 +70,7 @@ class Baseline:
     observations: list[Observation | str]  # a str: the exception the reference raised
     lines: list[frozenset[tuple[str, int]]]  # the (module, line) pairs each case executes
     seconds: list[float]  # how long each case takes, untraced
-    setup: frozenset[tuple[str, int]] = frozenset()  # the lines importing and building the reference run
+    setup: frozenset[tuple[str, int]]  # the lines importing and building the reference run
 
 
 @dataclass(frozen=True)
