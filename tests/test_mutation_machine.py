@@ -4,6 +4,7 @@ equivalence file."""
 from __future__ import annotations
 
 import ast
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -126,6 +127,17 @@ def test_a_function_that_importing_or_building_the_reference_runs_reaches_every_
     at_build = mutant_of("implementation", "ReferenceImplementation.__init__",
                          "self.window_start, self.name = window_start, name", "pass")
     assert sorted(reaching(baseline, at_import)) == sorted(reaching(baseline, at_build)) == [0, 1]
+
+
+def test_recording_the_baseline_leaves_this_process_its_reference_classes(baseline):
+    # the baseline imports the reference anew to trace it; the classes others imported must stay the ones in use
+    import reference.assigners
+    import reference.triggers
+    from reference.triggers import EventTimeTrigger
+
+    record_baseline(CASES[:1])
+    assert sys.modules["reference.triggers"] is reference.triggers
+    assert isinstance(reference.assigners.TumblingWindows(5, 0, True).default_trigger(), EventTimeTrigger)
 
 
 def verdict(module: str, key: str, outcome: str) -> Verdict:

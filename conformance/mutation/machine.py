@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import functools
 import hashlib
 import importlib.abc
@@ -153,6 +154,25 @@ def _fullname(module: str) -> str:
     return f"{REFERENCE}.{module}" if module else REFERENCE
 
 
+@contextlib.contextmanager
+def _reference_kept() -> Iterator[None]:
+    """The reference modules this process had loaded, loaded again once the block has imported anew.
+
+    A fresh import replaces the classes: left in place, an object made by one `reference.triggers`
+    would fail `isinstance` against the class another module (or a test) imported earlier."""
+    kept = {n: m for n, m in sys.modules.items() if n == REFERENCE or n.startswith(REFERENCE + ".")}
+    try:
+        yield
+    finally:
+        for name in [n for n in sys.modules if n == REFERENCE or n.startswith(REFERENCE + ".")]:
+            del sys.modules[name]
+        sys.modules.update(kept)
+        for name, module in kept.items():
+            parent, _, child = name.rpartition(".")
+            if parent in kept:
+                setattr(kept[parent], child, module)
+
+
 def _outcome(impl, case: Case) -> Observation | str:
     try:
         return impl.run([case])[0]
@@ -165,7 +185,9 @@ def record_baseline(cases: Sequence[Case], case_budget: float = CASE_BUDGET) -> 
 
     A case the reference takes longer than `case_budget` seconds over (a runaway timer loop that it
     stops only at its limit) is left out: every mutant that reaches it would pay that many seconds."""
-    impl, setup = _traced(fresh_reference)  # a fresh import: module and class bodies run again
+    with _reference_kept():
+        _, setup = _traced(fresh_reference)  # a fresh import: module and class bodies run again
+    impl = importlib.import_module(f"{REFERENCE}.implementation").ReferenceImplementation()
     kept, observations, lines, seconds = [], [], [], []
     for case in cases:
         started = time.perf_counter()
