@@ -118,7 +118,9 @@ class Drawing:
     scale: Scale
 
     def allows(self, kind: type) -> bool:
-        return kind.feature.name in self.features
+        """Whether the features declare `kind` (and processing time, for a trigger that runs on it)."""
+        return kind.feature.name in self.features and (
+            "time.processing" in self.features or kind not in PROCESSING_TRIGGERS)
 
 
 #: The triggers that run on processing time (the `time.processing` feature).
@@ -268,7 +270,8 @@ def invalid_assigners(draw, drawing: Drawing) -> WindowSpec:
         return Tumbling(draw(not_positive), 0, time)
     problems = ["slide", "size", "offset", "too many windows"]
     problems += ["int capacity"] if "time.processing" in features else []
-    problems += ["offset Long.MIN_VALUE"] if "offset" in features and drawing.scale.reaches_long_max else []
+    if "offset" in features and drawing.scale.reaches_long_max:
+        problems += ["offset Long.MIN_VALUE"] * len(problems)  # the extreme scale's own: as often as the rest
     problem = draw(st.sampled_from(problems))
     if problem == "slide":
         return Sliding(size, draw(not_positive), 0, time)
@@ -284,7 +287,7 @@ def invalid_assigners(draw, drawing: Drawing) -> WindowSpec:
     if problem == "offset Long.MIN_VALUE":
         # Math.abs(Long.MIN_VALUE) is negative, so `abs(offset) < slide` lets a slide of 0 or below through
         # to `size / slide`: "/ by zero", or a negative capacity.
-        return Sliding(size, draw(st.integers(-2, 0)), LONG_MIN, time)
+        return Sliding(size, draw(weighted((1, st.just(0)), (1, st.integers(-2, -1)))), LONG_MIN, time)
     # The 10,000,000 windows check exists only for event time (SlidingEventTimeWindows).
     return Sliding(size * (MAX_WINDOW_NUM + 1), size, 0, "event")
 
@@ -338,14 +341,14 @@ def trigger_kinds(window: WindowSpec, d: Drawing, depth: int = 0) -> list[type]:
                  ProcessingTimeTrigger, ContinuousProcessingTimeTrigger]
     if time_unit(window) > d.scale.continuous_up_to:
         kinds = [k for k in kinds if k not in (ContinuousEventTimeTrigger, ContinuousProcessingTimeTrigger)]
-    kinds = [k for k in kinds if d.allows(k) and ("time.processing" in d.features or k not in PROCESSING_TRIGGERS)]
+    kinds = [k for k in kinds if d.allows(k)]
     if kinds and depth < PURGING_DEPTH and d.allows(PurgingTrigger):
         # A purging continuous trigger is what fires a window emptied by an earlier firing: twice.
         kinds += [PurgingTrigger] * (1 + (ContinuousEventTimeTrigger in kinds))
-    if (kinds and depth < PURGING_DEPTH and d.allows(ProcessingTimeoutTrigger) and "time.processing" in d.features
-            and not isinstance(window, MERGING_ASSIGNERS)):
+    merging = isinstance(window, MERGING_ASSIGNERS)
+    if kinds and depth < PURGING_DEPTH and d.allows(ProcessingTimeoutTrigger) and not merging:
         kinds += [ProcessingTimeoutTrigger] * 2
-    if d.allows(DeltaTrigger) and not isinstance(window, MERGING_ASSIGNERS):
+    if d.allows(DeltaTrigger) and not merging:
         # DeltaTrigger cannot merge either: on sessions only as an invalid specification (`window_specs`).
         kinds += [DeltaTrigger]
     return kinds
@@ -436,7 +439,7 @@ def count_evictors(draw, d: Drawing, window: WindowSpec, after: bool) -> CountEv
     check: it evicts everything), and at the extreme scale near `Long.MIN_VALUE`, where Flink's
     `size - maxCount` wraps negative and nothing is evicted."""
     branches = [(6, st.integers(0, 4)), (1, st.integers(5, 30)), (1, st.integers(-3, -1))]
-    branches += [(1, st.integers(LONG_MIN, LONG_MIN + 2))] if d.scale.reaches_long_max else []
+    branches += [(3, st.integers(LONG_MIN, LONG_MIN + 2))] if d.scale.reaches_long_max else []
     return CountEvictor(draw(weighted(*branches)), after)
 
 
@@ -512,8 +515,7 @@ def window_specs(draw, features=None, *, scale: Scale = SMALL) -> Case:
         trigger = NeverTrigger()
         if "trigger.purging" in features and draw(st.booleans()):
             trigger = PurgingTrigger(trigger)
-    if (isinstance(window, MERGING_ASSIGNERS) and d.allows(ProcessingTimeoutTrigger) and "time.processing" in features
-            and draw(one_in(INVALID_ONE_IN))):
+    if isinstance(window, MERGING_ASSIGNERS) and d.allows(ProcessingTimeoutTrigger) and draw(one_in(INVALID_ONE_IN)):
         # ProcessingTimeoutTrigger does not override canMerge(): Flink rejects it on a valid session too.
         trigger = ProcessingTimeoutTrigger(draw(triggers(d, window)) or EventTimeTrigger(), draw(timeouts(d, window)))
     if isinstance(window, MERGING_ASSIGNERS) and d.allows(DeltaTrigger) and draw(one_in(INVALID_ONE_IN)):
