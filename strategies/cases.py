@@ -33,9 +33,9 @@ from strategies.streams import (
     long_range_frame,
     normal_frame,
     out_of_order_streams,
-    wrapped_sessions,
 )
 from strategies.weights import weighted
+from strategies.wrapped import wrapped_session_cases
 
 #: The scales a case is drawn at, each with where its stream's times lie: small windows near 0
 #: mostly; wide windows, and the band just inside +-2^62, once in sixteen each.
@@ -96,27 +96,28 @@ def case_batches(draw, features=None, *, max_size: int = 8, max_steps: int = MAX
 @st.composite
 def extreme_cases(draw, features=None, *, max_steps: int = 10) -> Case:
     """Cases at the ends of the `long` range; opt-in, because only implementations that declare
-    `extreme_values` are held to Java's wrap-around arithmetic.
+    `extreme_values` are held to Java's wrap-around arithmetic. Half of them (with dynamic sessions) are
+    of the wrapped-session family (`strategies.wrapped`).
 
     Shrinks as `cases` does, towards a stream without the no-timestamp marker."""
     features = supported(features)
     if "extreme_values" not in features:
         raise InvalidArgument("extreme_cases() needs the feature 'extreme_values'")
-    spec = draw(window_specs(features, scale=EXTREME_SCALE))
-    if "allowed_lateness" in features and draw(st.booleans()):
-        spec = replace(spec, allowed_lateness=draw(st.integers(LONG_MAX - 10, LONG_MAX)))
     negative = "negative_timestamps" in features
-    frame = long_range_frame(time_unit(spec.window), negative)
-    # Without the rare stream families: a long stream or a far jump of windows that wrap around the
-    # range multiplies the windows Flink's loops yield (up to the contract's limit for each element).
-    if spec.window == DynamicSession("value", "event") and draw(st.booleans()):
-        # A lateness near Long.MAX_VALUE would fail every merge there (`maxTimestamp + lateness` wraps).
-        spec = replace(spec, allowed_lateness=min(spec.allowed_lateness, draw(st.integers(0, 100))))
-        events = list(draw(wrapped_sessions(spec, negative)))
+    family = DynamicSession.feature.name in features and draw(st.booleans())
+    if family:  # half the time: the wrapped-session family (`strategies.wrapped`)
+        spec = draw(wrapped_session_cases(features))
+        events = list(spec.events)
     else:
+        spec = draw(window_specs(features, scale=EXTREME_SCALE))
+        if "allowed_lateness" in features and draw(st.booleans()):
+            spec = replace(spec, allowed_lateness=draw(st.integers(LONG_MAX - 10, LONG_MAX)))
+        # Without the rare stream families: a long stream or a far jump of windows that wrap around the
+        # range multiplies the windows Flink's loops yield (up to the contract's limit for each element).
+        frame = long_range_frame(time_unit(spec.window), negative)
         events = list(draw(out_of_order_streams(spec, features=features, max_steps=max_steps, frame=frame,
                                                 families=False)))
-    if negative and draw(st.sampled_from([False, True])):
+    if negative and not family and draw(st.sampled_from([False, True])):
         # Long.MIN_VALUE is Flink's "record has no timestamp" marker: the job fails on it.
         at = draw(st.integers(0, len(events)))
         events.insert(at, Record("a", 0, LONG_MIN))

@@ -615,45 +615,6 @@ def steps(draw, shape: Shape) -> Step:
 
 
 @st.composite
-def wrapped_sessions(draw, spec: Case, negative: bool) -> tuple[Event, ...]:
-    """Event-time sessions with `withDynamicGap(value)` near `Long.MAX_VALUE`, where one window's end
-    wraps: `TimeWindow.mergeWindows` sorts windows by start and merges each with the run before it only
-    when they intersect, so an inverted window [b, Long.MIN_VALUE + k) keeps apart two windows A and C
-    that overlap across it. A watermark then cleans it up (its `maxTimestamp` is far below 0) and a
-    later record, far from them, makes `MergingWindowSet.addWindow` merge A and C without the new
-    window. B's record comes before A's or C's; the watermark is at the wrapped window's cleanup time
-    (with `negative`) or at 0. Then the watermark may reach the merged window's cleanup time and a record
-    join it, and processing time may jump near `Long.MAX_VALUE`."""
-    a = draw(st.integers(3, 100))
-    b = draw(st.integers(2, a - 1))
-    c = draw(st.integers(1, b - 1))
-    k = draw(st.integers(2, 20))
-    # A and C end at most at `top`: their `maxTimestamp + lateness` stays in range (else the merge fails)
-    top = LONG_MAX - spec.allowed_lateness - draw(st.integers(0, 50))
-    first = (top - a, draw(st.integers(a - c, a)))  # A reaches C's start without wrapping
-    wrapped = (top - b, LONG_MAX - top + b + 1 + k)  # B ends at Long.MIN_VALUE + k, maxTimestamp above it
-    third = (top - c, draw(st.integers(1, c)))  # C does not wrap
-    # B comes before A or C does: A and C never meet without it between them
-    order = draw(st.sampled_from([(wrapped, first, third), (wrapped, third, first), (first, wrapped, third),
-                                  (third, wrapped, first)]))
-    cleanup = LONG_MIN + k - 1 + spec.allowed_lateness  # B's maxTimestamp + lateness: cannot overflow
-    watermark = draw(st.sampled_from([cleanup, max(cleanup, 0)])) if negative else max(cleanup, 0)
-    later = draw(st.integers(1, 1000))
-    events = [*(Record("a", gap, ts) for ts, gap in order), Watermark(watermark),
-              Record("a", draw(st.integers(1, 10)), min(watermark + later, top - 2 * a))]
-    if draw(st.booleans()):
-        # The watermark reaches the merged window's cleanup time (one either side), then a record joins
-        # it and reaches past its end (a merge that is not late).
-        end = max(first[0] + first[1], third[0] + third[1])
-        events.append(Watermark(end - 1 + spec.allowed_lateness + draw(ONE_EITHER_SIDE)))
-        ts = end - draw(st.integers(0, 20))
-        events.append(Record("a", draw(st.integers(1, min(40, LONG_MAX - ts))), ts))
-    if draw(st.booleans()):  # processing time near the end of the range, for a processing-time trigger
-        events.append(ProcessingTime(draw(st.integers(top - 2 * a, LONG_MAX))))
-    return tuple(events)
-
-
-@st.composite
 def out_of_order_streams(draw, spec: Case, *, features=None, max_steps: int = MAX_STEPS,
                          frame: Frame | None = None, families: bool = True) -> tuple[Event, ...]:
     """The events of a stream for `spec`: several keys, bounded disorder, late bursts, watermarks on

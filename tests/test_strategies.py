@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from conformance.case import Case, Record, Session, Sliding, TimeEvictor, Tumbling, Watermark
+from conformance.case import Case, ProcessingTime, Record, Session, Sliding, TimeEvictor, Tumbling, Watermark
 from conformance.case_json import case_from_json, case_to_json
 from conformance.facts import LONG_MAX, LONG_MIN
 from conformance.features import ALL_FEATURES, EXTREME, required_features
@@ -31,6 +31,7 @@ from conformance.properties.situations import (
 )
 from strategies import case_batches, cases, extreme_cases, out_of_order_streams, window_specs
 from strategies.streams import window_edges
+from strategies.wrapped import wrapped_session_cases
 
 SMALL = settings(max_examples=60, deadline=None, database=None, derandomize=True,
                  suppress_health_check=list(HealthCheck))
@@ -283,13 +284,9 @@ def test_any_step_can_go(data):
 
 
 @settings(max_examples=100, deadline=None, database=None, derandomize=True)
-@given(st.integers(0, 100), st.data())
-def test_a_wrapped_session_keeps_apart_two_that_overlap_until_it_is_cleaned_up(lateness, data):
-    from conformance.case import DynamicSession
-    from strategies.streams import wrapped_sessions
-
-    spec = Case(window=DynamicSession("value", "event"), allowed_lateness=lateness)
-    events = data.draw(wrapped_sessions(spec, True))
+@given(wrapped_session_cases(ALL_FEATURES))
+def test_a_wrapped_session_keeps_apart_two_that_overlap_until_it_is_cleaned_up(case):
+    events, lateness = case.events, case.allowed_lateness
     windows = sorted((r.ts, r.ts + r.value) for r in events[:3])  # ends beyond Long.MAX_VALUE not wrapped yet
     [(a_start, a_end), (b_start, b_end), (c_start, c_end)] = windows
     assert a_end <= LONG_MAX and c_end <= LONG_MAX < b_end  # only the middle one wraps
@@ -298,3 +295,31 @@ def test_a_wrapped_session_keeps_apart_two_that_overlap_until_it_is_cleaned_up(l
     assert events[2].ts != b_start  # B comes before A or C: they never merge before it is gone
     cleanup = b_end - 2**64 - 1 + lateness  # B's wrapped maxTimestamp + lateness
     assert isinstance(events[3], Watermark) and events[3].timestamp >= cleanup > LONG_MIN
+    times = [e.time for e in events if isinstance(e, ProcessingTime)]
+    assert times == sorted(times)
+    assert required_features(case) <= ALL_FEATURES
+
+
+def test_the_wrapped_family_merges_both_ways_under_triggers_with_timers():
+    family: list[Case] = []
+
+    @settings(max_examples=100, deadline=None, database=None, derandomize=True)
+    @given(wrapped_session_cases(ALL_FEATURES))
+    def draw(case):
+        family.append(case)
+
+    draw()
+
+    def merge(case: Case) -> str:
+        [(_, a_end), _, (_, c_end)] = sorted((r.ts, r.ts + r.value) for r in case.records[:3])
+        return "A contains C" if a_end >= c_end else "a fresh cover"
+
+    def clock_at_the_merged_end(case: Case) -> bool:
+        [(_, a_end), _, (_, c_end)] = sorted((r.ts, r.ts + r.value) for r in case.records[:3])
+        before = case.events[:case.events.index(case.records[3])]
+        return any(isinstance(e, ProcessingTime) and e.time == max(a_end, c_end) - 1 for e in before)
+
+    assert set(map(merge, family)) == {"A contains C", "a fresh cover"}
+    assert {type(c.trigger).__name__ for c in family} >= {
+        "NoneType", "ProcessingTimeTrigger", "ContinuousProcessingTimeTrigger", "CountTrigger", "PurgingTrigger"}
+    assert any(map(clock_at_the_merged_end, family))
