@@ -11,8 +11,9 @@ the features allow) and a stream over 1 to 4 input channels, in one of two modes
 - *explicit*: the case's own `watermark` events on each channel, with `watermark_status` events.
 
 In both, channels are skewed (each has its own lag behind the stream's frontier), a channel may fall
-silent, come back behind the others, or end early (`end_of_channel`). The stream is a `st.lists` of
-small typed steps, each of which the shrinker can delete; `hypothesis.event()` labels each family.
+silent, come back behind the others or level with them, end early (`end_of_channel`), or go idle
+and then end. The stream is a `st.lists` of small typed steps, each of which the shrinker can
+delete; `hypothesis.event()` labels each family.
 Every case drawn fits: `conformance.features.required_features(case) <= features`.
 """
 
@@ -124,7 +125,11 @@ class End:
 class Comeback:
     """`channel` goes idle, the other channels move `jump` ms on, and it comes back behind them, after
     which they move on again: `StatusWatermarkValve` counts a channel that becomes active again in its
-    minimum only once it catches up with the last output.
+    minimum only once it catches up with the last output. With a `jump` of 0 the others hold still and
+    it comes back level: aligned at once when its watermark is not behind that output (exactly at it
+    when it held the output and another channel is level with it). Once it is back, the others move
+    `then` ms on (in explicit mode): past it, when it came back ahead, so that whether it holds the
+    output shows.
 
     In explicit mode the channel's source says idle and active (`watermark_status`); with a generator,
     `withIdleness` and periodic emits (which judge idleness for a punctuated generator too), the channel
@@ -137,9 +142,24 @@ class Comeback:
     channel: int
     jump: int
     edge: Literal["interval", "just_past", "at"]
+    then: int = 1
 
 
-Step = Emit | Ahead | Advance | Behind | Mark | Echo | Status | End | Comeback
+@dataclass(frozen=True)
+class Retire:
+    """`channel` goes idle, then ends: a source that idles before it finishes. The valve ignores the
+    `Long.MAX_VALUE` an idle channel's end brings (`StatusWatermarkValve.inputWatermark`), and when the
+    last active channel then goes idle it flushes only what the channels really reached. In explicit
+    mode the source says idle; with a generator, `withIdleness` and periodic emits, the channel falls
+    silent past its timeout and an emit finds it idle (`judged_by` "emit"), or, when the timeout is
+    shorter than the interval, the channel ends before the next emit and `finish()`'s last
+    `onPeriodicEmit` is the first to find it idle (`judged_by` "finish")."""
+
+    channel: int
+    judged_by: Literal["emit", "finish"] = "emit"
+
+
+Step = Emit | Ahead | Advance | Behind | Mark | Echo | Status | End | Comeback | Retire
 
 
 def bounds(features: frozenset[str]) -> st.SearchStrategy[int]:
@@ -179,14 +199,14 @@ def rejected_parameters(draw, options: dict) -> dict:
     """One or more of the parameters Flink checks, made invalid: a negative
     `pipeline.auto-watermark-interval`, a negative bound (the legacy extractor's constructor checks it
     when the job is built, `forBoundedOutOfOrderness`'s generator when the operator opens), or
-    `withIdleness` of 0 or less; a third of the time all of them, a third all but the interval. With
-    several, the order of Flink's checks decides the message."""
+    `withIdleness` of 0 or less: mostly all but the interval, now and then all of them or any of them.
+    With several, the order of Flink's checks decides the message; the interval is checked first and
+    would hide the others."""
     names = [name for name in ("interval", "bound", "idleness") if options.get(name) is not None]
     invalid = {"interval": st.integers(-50, -1), "bound": weighted((1, st.just(-1)), (1, st.integers(-5000, -2))),
                "idleness": weighted((1, st.just(0)), (1, st.integers(-60, -1)))}
-    # The interval is checked first: with it, the others are never reached.
-    chosen = draw(st.one_of(st.just(set(names)), st.just(set(names) - {"interval"} or set(names)),
-                            st.sets(st.sampled_from(names), min_size=1)))
+    chosen = draw(weighted((3, st.just(set(names) - {"interval"} or set(names))), (1, st.just(set(names))),
+                           (1, st.sets(st.sampled_from(names), min_size=1))))
     return {name: draw(invalid[name]) for name in names if name in chosen}
 
 
@@ -197,9 +217,11 @@ def step_kinds(mode: Mode, channels: int, features: frozenset[str]) -> st.Search
     kinds += [(4, Advance)] if mode == "generator" else [(4, Mark)]
     kinds += [(1, Behind)] if several else []
     kinds += [(2, Echo)] if several and mode == "explicit" else []
-    kinds += [(3, Status), (1, Comeback)] if several and mode == "explicit" and "channel.status" in features else []
+    kinds += [(3, Status), (2, Comeback)] if several and mode == "explicit" and "channel.status" in features else []
     kinds += [(1, Comeback)] if several and mode == "generator" and "watermark.idleness" in features else []
     kinds += [(1, End)] if several and "channel.end" in features else []
+    idles = "channel.status" in features if mode == "explicit" else "watermark.idleness" in features
+    kinds += [(1, Retire)] if several and idles and "channel.end" in features else []
     return weighted(*((w, st.just(k)) for w, k in kinds))
 
 
@@ -221,9 +243,12 @@ def steps(draw, mode: Mode, channels: int, features: frozenset[str]) -> Step:
         return Echo(channel, draw(st.integers(0, channels - 1)))
     if kind is Status:
         return Status(channel, draw(st.booleans()))
+    if kind is Retire:
+        return Retire(channel, draw(st.sampled_from(["emit", "finish"])))
     if kind is Comeback:
-        return Comeback(channel, draw(st.integers(1, 100)),
-                        draw(weighted((2, st.just("interval")), (1, st.just("just_past")), (1, st.just("at")))))
+        return Comeback(channel, draw(weighted((2, st.integers(1, 100)), (1, st.just(0)))),
+                        draw(weighted((2, st.just("interval")), (1, st.just("just_past")), (1, st.just("at")))),
+                        draw(weighted((1, st.just(1)), (1, st.integers(2, 100)))))
     return End(channel)
 
 
@@ -231,6 +256,7 @@ def play(steps_: list[Step], skews: list[int], generator: WatermarkGenerator | N
     """The events of `steps_`: each channel's frontier is the stream's minus its skew; nothing follows
     a channel's end; processing time only moves forward."""
     interval = max(generator.interval, 0) if generator else 0  # a rejected negative one emits nothing
+    idles = interval > 0 and generator is not None and (generator.idleness or 0) > 0
     frontier, now, ended, events = START, 0, set(), []
 
     def others_move(channel: int, by: int) -> None:
@@ -246,22 +272,26 @@ def play(steps_: list[Step], skews: list[int], generator: WatermarkGenerator | N
         now += by
         events.append(ProcessingTime(now))
 
+    def fall_silent(channel: int, past: int, emit: bool = True) -> None:
+        """`channel` hears nothing from an emit (its idleness timer starts) until `past` after its
+        timeout: at an emit, or (not `emit`) at whatever time that is."""
+        tick(interval + 1)
+        others_move(channel, 1)
+        tick(max(generator.idleness + past, interval + 1) if emit else generator.idleness + past)
+
     for step in steps_:
         channel = getattr(step, "channel", None)
         if channel in ended:
             continue
         match step:
-            case Comeback(_, jump) if generator is None:
+            case Comeback(_, jump, _, then) if generator is None:
                 events.append(WatermarkStatus(channel, True))
                 others_move(channel, jump)
                 events.append(WatermarkStatus(channel, False))
-                others_move(channel, 1)
-            case Comeback(_, jump, edge) if interval > 0 and (generator.idleness or 0) > 0:
+                others_move(channel, then)
+            case Comeback(_, jump, edge) if idles:
                 others_move(channel, jump)
-                tick(interval + 1)  # an emit: the silent channel's idleness timer starts
-                others_move(channel, 1)
-                past = {"interval": interval + 1, "just_past": 1, "at": 0}[edge]
-                tick(max(generator.idleness + past, interval + 1))  # the next emit: idle once past the timeout
+                fall_silent(channel, {"interval": interval + 1, "just_past": 1, "at": 0}[edge])  # idle once past it
                 behind = frontier - jump - skews[channel]
                 events.append(Record("a", len(events) + 1, behind if negative else max(0, behind), channel))
                 tick(interval + 1)  # active again, behind the last output
@@ -286,7 +316,14 @@ def play(steps_: list[Step], skews: list[int], generator: WatermarkGenerator | N
                     events.append(Watermark(heard[-1], channel))
             case Status(_, idle):
                 events.append(WatermarkStatus(channel, idle))
-            case End():
+            case Retire() if generator is None:
+                events += [WatermarkStatus(channel, True), EndOfChannel(channel)]
+                ended.add(channel)
+            case Retire(_, judged_by) if idles:
+                fall_silent(channel, 1, judged_by == "emit")
+                events.append(EndOfChannel(channel))
+                ended.add(channel)
+            case End() | Retire():
                 ended.add(channel)
                 events.append(EndOfChannel(channel))
     return events

@@ -22,7 +22,17 @@ from conformance.case_json import case_from_json, case_to_json
 from conformance.features import required_features
 from conformance.implementation import load_implementation
 from strategies.features import supported
-from strategies.watermarks import START, Ahead, Comeback, Echo, Mark, generated_watermark_cases, generators, play
+from strategies.watermarks import (
+    START,
+    Ahead,
+    Comeback,
+    Echo,
+    Mark,
+    Retire,
+    generated_watermark_cases,
+    generators,
+    play,
+)
 
 SMALL = settings(max_examples=60, deadline=None, database=None, derandomize=True,
                  suppress_health_check=list(HealthCheck))
@@ -74,7 +84,8 @@ def rejected(generator) -> set[str]:
     """The generator's parameters Flink rejects (`rejected_parameters`): a negative interval or bound, an
     idleness of 0 or less."""
     least = {"interval": 0, "bound": 0, "idleness": 1}
-    return {name for name, low in least.items() if (getattr(generator, name, None) or low) < low}
+    values = {name: getattr(generator, name, None) for name in least}
+    return {name for name, value in values.items() if value is not None and value < least[name]}
 
 
 def test_the_reference_runs_every_drawn_case_and_rejects_only_the_rejected_parameters():
@@ -126,6 +137,26 @@ def test_a_comeback_lands_its_second_emit_at_or_just_past_the_idleness_timeout(e
     generator = MonotonousWatermarks(interval=10, idleness=40)
     times = [e.time for e in play([Comeback(1, 5, edge)], [0, 0], generator, False) if isinstance(e, ProcessingTime)]
     assert times[1] - times[0] == gap  # from the emit that starts the countdown to the one that judges it
+
+
+def test_a_level_comeback_returns_where_it_was_and_the_others_then_pass_it():
+    events = play([Mark(0, 0), Mark(1, 0), Comeback(0, 0, "interval", 50)], [0, 5], None, False)
+    assert events == [Watermark(START, 0), Watermark(START - 5, 1), WatermarkStatus(0, True),
+                      Watermark(START - 5, 1), WatermarkStatus(0, False), Watermark(START + 45, 1)]
+
+
+def test_a_retiring_channel_goes_idle_then_ends_and_says_nothing_more():
+    assert play([Retire(1), Mark(1, 0), Mark(0, 0)], [0, 0], None, False) == [
+        WatermarkStatus(1, True), EndOfChannel(1), Watermark(START, 0)]
+
+
+@pytest.mark.parametrize(("judged_by", "silence"), [("emit", 10 + 1), ("finish", 3 + 1)])
+def test_a_retiring_generator_channel_is_judged_idle_by_an_emit_or_only_by_finish(judged_by, silence):
+    generator = MonotonousWatermarks(interval=10, idleness=3)
+    events = play([Retire(1, judged_by)], [0, 0], generator, False)
+    times = [e.time for e in events if isinstance(e, ProcessingTime)]
+    assert times[1] - times[0] == silence  # from the emit that starts the countdown to the channel's end
+    assert events[-1] == EndOfChannel(1)
 
 
 @pytest.mark.parametrize("features", [frozenset({"assigner.tumbling"}),
