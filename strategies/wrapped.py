@@ -19,10 +19,10 @@ Processing time may stand at the merged window's `maxTimestamp` when it is made
 (`ProcessingTimeTrigger.onMerge` registers only a later time) and, once it is made, pass that
 `maxTimestamp` (or stop one short) or jump anywhere near `Long.MAX_VALUE`. Then, mostly, the
 watermark reaches the merged window's cleanup time (one either side) and a record joins it.
-The trigger is one whose timers the merge moves: the default `EventTimeTrigger`, a
-`ProcessingTimeTrigger`, a `ContinuousProcessingTimeTrigger` whose first firing (from a clock at 0:
-its interval) falls among the sessions, a `CountTrigger` (whose count `onMerge` adds up), or one of
-them purging.
+The trigger is one whose timers (or state) the merge moves: the default `EventTimeTrigger`, a
+`ProcessingTimeTrigger`, a `CountTrigger` (whose count `onMerge` adds up), or one of them purging. Not
+a continuous one: firing among these sessions, its next time `time + interval` wraps past
+`Long.MAX_VALUE` and it fires without end (the contract's `NEVER_ENDS`, seconds in every implementation).
 """
 
 from __future__ import annotations
@@ -31,7 +31,6 @@ from hypothesis import strategies as st
 
 from conformance.case import (
     Case,
-    ContinuousProcessingTimeTrigger,
     CountTrigger,
     DynamicSession,
     Event,
@@ -50,16 +49,12 @@ from strategies.weights import weighted
 WINDOW = DynamicSession("value", "event")
 
 
-def family_triggers(features: frozenset[str],
-                    first_fire: st.SearchStrategy[int]) -> st.SearchStrategy[TriggerSpec | None]:
-    """The default trigger most often; the others `features` allow (a continuous one first firing at
-    `first_fire`), a purging one now and then."""
+def family_triggers(features: frozenset[str]) -> st.SearchStrategy[TriggerSpec | None]:
+    """The default trigger most often; the others `features` allow, a purging one now and then."""
     d = Drawing(features, EXTREME_SCALE)
     branches: list[tuple[int, st.SearchStrategy[TriggerSpec | None]]] = [(4, st.none())]
     if d.allows(ProcessingTimeTrigger):
         branches.append((3, st.just(ProcessingTimeTrigger())))
-    if d.allows(ContinuousProcessingTimeTrigger):
-        branches.append((2, first_fire.map(ContinuousProcessingTimeTrigger)))
     if d.allows(CountTrigger):
         branches.append((1, st.integers(1, 3).map(CountTrigger)))
     if d.allows(PurgingTrigger) and len(branches) > 1:
@@ -94,7 +89,7 @@ def wrapped_session_cases(draw, features: frozenset[str]) -> Case:
     watermark = draw(st.sampled_from([cleanup, max(cleanup, 0)])) if "negative_timestamps" in features \
         else max(cleanup, 0)
     events: list[Event] = [*(Record("a", gap, ts) for ts, gap in order), Watermark(watermark)]
-    trigger = draw(family_triggers(features, st.integers(top - a, end - 1)))
+    trigger = draw(family_triggers(features))
     processing, now = "time.processing" in features, 0
     if processing and draw(st.booleans()):  # the clock at the merged window's maxTimestamp when it is made
         now = end - 1 + draw(ONE_EITHER_SIDE)

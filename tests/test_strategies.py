@@ -321,5 +321,5 @@ def test_the_wrapped_family_merges_both_ways_under_triggers_with_timers():
 
     assert set(map(merge, family)) == {"A contains C", "a fresh cover"}
     assert {type(c.trigger).__name__ for c in family} >= {
-        "NoneType", "ProcessingTimeTrigger", "ContinuousProcessingTimeTrigger", "CountTrigger", "PurgingTrigger"}
+        "NoneType", "ProcessingTimeTrigger", "CountTrigger", "PurgingTrigger"}
     assert any(map(clock_at_the_merged_end, family))
