@@ -272,6 +272,10 @@ def play(steps_: list[Step], skews: list[int], generator: WatermarkGenerator | N
         now += by
         events.append(ProcessingTime(now))
 
+    def end(channel: int) -> None:
+        ended.add(channel)
+        events.append(EndOfChannel(channel))
+
     def fall_silent(channel: int, past: int, emit: bool = True) -> None:
         """`channel` hears nothing from an emit (its idleness timer starts) until `past` after its
         timeout: at an emit, or (not `emit`) at whatever time that is."""
@@ -317,15 +321,13 @@ def play(steps_: list[Step], skews: list[int], generator: WatermarkGenerator | N
             case Status(_, idle):
                 events.append(WatermarkStatus(channel, idle))
             case Retire() if generator is None:
-                events += [WatermarkStatus(channel, True), EndOfChannel(channel)]
-                ended.add(channel)
+                events.append(WatermarkStatus(channel, True))
+                end(channel)
             case Retire(_, judged_by) if idles:
                 fall_silent(channel, 1, judged_by == "emit")
-                events.append(EndOfChannel(channel))
-                ended.add(channel)
-            case End() | Retire():
-                ended.add(channel)
-                events.append(EndOfChannel(channel))
+                end(channel)
+            case End() | Retire():  # a generator without idleness: the channel just ends
+                end(channel)
     return events
 
 

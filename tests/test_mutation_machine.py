@@ -129,7 +129,7 @@ def test_a_function_that_importing_or_building_the_reference_runs_reaches_every_
     assert sorted(reaching(baseline, at_import)) == sorted(reaching(baseline, at_build)) == [0, 1]
 
 
-def test_recording_the_baseline_leaves_this_process_its_reference_classes(baseline):
+def test_recording_the_baseline_leaves_this_process_its_reference_classes():
     # the baseline imports the reference anew to trace it; the classes others imported must stay the ones in use
     import reference.assigners
     import reference.triggers

@@ -297,7 +297,12 @@ def test_a_wrapped_session_keeps_apart_two_that_overlap_until_it_is_cleaned_up(c
     assert isinstance(events[3], Watermark) and events[3].timestamp >= cleanup > LONG_MIN
     times = [e.time for e in events if isinstance(e, ProcessingTime)]
     assert times == sorted(times)
-    assert required_features(case) <= ALL_FEATURES
+
+
+@settings(max_examples=50, deadline=None, database=None, derandomize=True)
+@given(wrapped_session_cases(ALL_FEATURES - {"time.processing", "trigger.purging", "allowed_lateness"}))
+def test_the_wrapped_family_draws_only_what_the_features_allow(case):
+    assert required_features(case) <= ALL_FEATURES - {"time.processing", "trigger.purging", "allowed_lateness"}
 
 
 def test_the_wrapped_family_merges_both_ways_under_triggers_with_timers():
@@ -310,14 +315,18 @@ def test_the_wrapped_family_merges_both_ways_under_triggers_with_timers():
 
     draw()
 
-    def merge(case: Case) -> str:
+    def ends(case: Case) -> tuple[int, int]:
+        """A's end and C's (B, between them, wraps)."""
         [(_, a_end), _, (_, c_end)] = sorted((r.ts, r.ts + r.value) for r in case.records[:3])
+        return a_end, c_end
+
+    def merge(case: Case) -> str:
+        a_end, c_end = ends(case)
         return "A contains C" if a_end >= c_end else "a fresh cover"
 
     def clock_at_the_merged_end(case: Case) -> bool:
-        [(_, a_end), _, (_, c_end)] = sorted((r.ts, r.ts + r.value) for r in case.records[:3])
         before = case.events[:case.events.index(case.records[3])]
-        return any(isinstance(e, ProcessingTime) and e.time == max(a_end, c_end) - 1 for e in before)
+        return any(isinstance(e, ProcessingTime) and e.time == max(ends(case)) - 1 for e in before)
 
     assert set(map(merge, family)) == {"A contains C", "a fresh cover"}
     assert {type(c.trigger).__name__ for c in family} >= {

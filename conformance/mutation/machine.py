@@ -108,8 +108,7 @@ def fresh_reference(mutant: MachineMutant | None = None):
     Only the mutated module and the reference modules that import it, directly or not, are imported
     again (their `from reference.x import y` bound the old objects); the others are kept, which saves
     most of a child's time. Without a mutant the whole package is imported again."""
-    loaded = [n for n in sys.modules if n == REFERENCE or n.startswith(REFERENCE + ".")]
-    stale = set(loaded) if mutant is None else _importers_of(_fullname(mutant.module))
+    stale = set(_loaded_reference()) if mutant is None else _importers_of(_fullname(mutant.module))
     for name in stale:
         sys.modules.pop(name, None)
         parent, _, child = name.rpartition(".")
@@ -150,6 +149,11 @@ def _importers_of(fullname: str) -> set[str]:
     return found
 
 
+def _loaded_reference() -> dict[str, object]:
+    """The reference's modules this process has loaded, by full name."""
+    return {n: m for n, m in sys.modules.items() if n == REFERENCE or n.startswith(REFERENCE + ".")}
+
+
 def _fullname(module: str) -> str:
     return f"{REFERENCE}.{module}" if module else REFERENCE
 
@@ -160,11 +164,11 @@ def _reference_kept() -> Iterator[None]:
 
     A fresh import replaces the classes: left in place, an object made by one `reference.triggers`
     would fail `isinstance` against the class another module (or a test) imported earlier."""
-    kept = {n: m for n, m in sys.modules.items() if n == REFERENCE or n.startswith(REFERENCE + ".")}
+    kept = _loaded_reference()
     try:
         yield
     finally:
-        for name in [n for n in sys.modules if n == REFERENCE or n.startswith(REFERENCE + ".")]:
+        for name in _loaded_reference():
             del sys.modules[name]
         sys.modules.update(kept)
         for name, module in kept.items():
