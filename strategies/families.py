@@ -62,7 +62,8 @@ def near_the_band(case: Case) -> bool:
 
 
 def continuous_on_global(case: Case) -> bool:
-    return isinstance(case.window, Global) and any(
+    """A continuous event-time trigger on the global window, which count windows are too."""
+    return isinstance(case.window, Global | Count) and any(
         isinstance(t, ContinuousEventTimeTrigger) for t in _triggers(case.trigger))
 
 

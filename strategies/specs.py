@@ -138,13 +138,13 @@ def time_unit(window: WindowSpec) -> int:
 
 def fires_until_wrap(spec: Case) -> bool:
     """Whether a `Long.MAX_VALUE` watermark (the end of input) makes `spec` fire without end: a
-    `ContinuousEventTimeTrigger` on the global window (whose `maxTimestamp` is `Long.MAX_VALUE`) fires
-    every interval up to there, until `time + interval` wraps (a `NEVER_ENDS` case that costs
-    `RUNAWAY_TIMERS` firings in every implementation)."""
+    `ContinuousEventTimeTrigger` on the global window (whose `maxTimestamp` is `Long.MAX_VALUE`), which
+    count windows are too, fires every interval up to there, until `time + interval` wraps (a
+    `NEVER_ENDS` case that costs `RUNAWAY_TIMERS` firings in every implementation)."""
     trigger = spec.trigger
     while isinstance(trigger, PurgingTrigger | ProcessingTimeoutTrigger):
         trigger = trigger.inner
-    return isinstance(spec.window, Global) and isinstance(trigger, ContinuousEventTimeTrigger)
+    return isinstance(spec.window, Global | Count) and isinstance(trigger, ContinuousEventTimeTrigger)
 
 
 def processing_timeouts(spec: Case) -> tuple[int, ...]:
