@@ -62,6 +62,11 @@ class FlinkImplementation:
         self.limits, self.timeout = limits or Limits(), timeout
         self._runner: ProcessImplementation | None = None
 
+    def start(self) -> None:
+        """Start the runner's JVM ahead of the first call (the suite does it while it records)."""
+        if self._runner is None:
+            self._runner = runner(self.limits)
+
     def run(self, cases: Sequence[Case]) -> list[Observation]:
         return self.run_bounded(cases, self.timeout)
 
@@ -69,6 +74,5 @@ class FlinkImplementation:
         """`run` within `timeout` seconds: past it the JVM is killed, and the next call starts another."""
         if not cases:
             return []
-        if self._runner is None:
-            self._runner = runner(self.limits)
+        self.start()
         return self._runner.run_bounded(cases, timeout)

@@ -58,6 +58,10 @@ class SparkImplementation:
             self._session = get_session()
         return self._session
 
+    def start(self) -> None:
+        """Start the Spark session ahead of the first job (the suite does it while it records)."""
+        _ = self.session
+
     def run(self, cases: Sequence[Case]) -> list[Observation]:
         rejected = {i: invalid_spec_message(c) for i, c in enumerate(cases)}
         # Generated and merged watermarks: a fold per case on the driver (spark_impl.watermarks); the

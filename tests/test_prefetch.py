@@ -3,6 +3,9 @@ calls, batch-isolation requests round by round, and every answer is the implemen
 
 from __future__ import annotations
 
+import threading
+import time
+
 from conformance import Case, record, tumbling, watermark
 from conformance.evidence import FeatureTally
 from conformance.properties.harness import Suite, chunked, request_rounds
@@ -91,3 +94,41 @@ def test_the_reference_answers_each_case_once_in_a_prefetched_run():
     suite.expected([case(1), case(2)])
     suite.expected([case(2), case(1), case(3)])
     assert reference.calls == [2, 1]
+
+
+class Starting(Counting):
+    """An engine that takes a while to start (`start()`), noting what happens in which thread."""
+
+    def __init__(self, fails: bool = False) -> None:
+        super().__init__()
+        self.fails, self.events = fails, []
+
+    def start(self):
+        time.sleep(0.2)
+        self.events.append(("start", threading.current_thread() is threading.main_thread()))
+        if self.fails:
+            raise RuntimeError("the engine did not start")
+
+    def run(self, cases):
+        self.events.append(("run", threading.current_thread() is threading.main_thread()))
+        return super().run(cases)
+
+
+def test_an_engine_starts_in_the_background_and_the_fetch_waits_for_it():
+    impl = Starting()
+    suite = prefetched(impl)
+    with suite.recording():
+        suite.run([case(1)], FeatureTally())
+    suite.fetch()
+    # started outside the main thread, and only then the fetch's call (itself in run_within's thread)
+    assert impl.events == [("start", False), ("run", False)]
+    assert not Suite(Starting(), ReferenceImplementation())._starting  # not prefetching: nothing starts ahead
+
+
+def test_an_engine_that_fails_to_start_meets_it_in_its_first_call():
+    impl = Starting(fails=True)
+    suite = prefetched(impl)
+    with suite.recording():
+        suite.run([case(1)], FeatureTally())
+    suite.fetch()  # the background failure is not raised here; the run call goes on
+    assert impl.events == [("start", False), ("run", False)] and impl.calls == [1]

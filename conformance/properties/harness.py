@@ -24,6 +24,7 @@ run (a timeout, a dead engine), which stops the test as `CouldNotRun`: no counte
 
 from __future__ import annotations
 
+import threading
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -101,8 +102,9 @@ class Suite:
     `fetch()` runs all of them through the implementation in a few large calls, and
     `answering_from_cache()` runs each test for real, answering `run` from those observations; a
     case not fetched (Hypothesis explores and shrinks differently once the implementation
-    disagrees) costs a real call. The reference's answers are kept from the recording pass, so
-    the real pass does not compute them again. With `real_batches` set, `run` calls are recorded
+    disagrees) costs a real call. An implementation with an engine to start (`start()`) starts it in
+    the background meanwhile. The reference's answers are kept from the recording pass, so
+    the real pass does not compute them again (`expected`). With `real_batches` set, `run` calls are recorded
     and answered as whole requests (the module's docstring).
     """
 
@@ -118,6 +120,7 @@ class Suite:
         self._answers: dict[tuple[Case, ...], deque[list[Observation]]] = defaultdict(deque)
         self._expected: dict[Case, Observation] = {}
         self.stats = CacheStats()
+        self._starting = _started_in_background(impl) if prefetching else None
 
     @property
     def answers_requests(self) -> bool:
@@ -202,9 +205,8 @@ class Suite:
             raise
 
     def expected(self, cases: Sequence[Case]) -> list[Observation]:
-        """The reference's observations; when prefetching, each case's is computed once in the run."""
-        if not self.prefetching:
-            return self.reference.run(list(cases))
+        """The reference's observations, each case's computed once in the run (Hypothesis runs an
+        example again as it generates and shrinks)."""
         missing = list(dict.fromkeys(c for c in cases if c not in self._expected))
         if missing:
             self._expected.update(zip(missing, self.reference.run(missing), strict=True))
@@ -229,6 +231,8 @@ class Suite:
         A call that fails is split in halves until the failing cases (or requests) stand alone;
         those stay unfetched, so the property meets the failure in the example's own `run` call.
         """
+        if self._starting is not None:
+            self._starting.join()
         todo = [c for c in self._recorded if c not in self._cache]
         self.stats.fetched += len(todo) + sum(map(len, self._requests))
         for start in range(0, len(todo), self.chunk):
@@ -271,6 +275,26 @@ class Suite:
             yield
         finally:
             self._mode = "direct"
+
+
+def _started_in_background(impl: Implementation) -> threading.Thread | None:
+    """`impl.start()`, when the implementation has it (an engine to start before its first call: Spark's
+    session, Flink's runner), in a thread of its own, so that the engine starts while the recording
+    pass runs; `fetch` waits for it. A failure to start is not lost: the first `run` call starts it
+    again and meets the failure itself."""
+    start = getattr(impl, "start", None)
+    if not callable(start):
+        return None
+
+    def starting() -> None:
+        try:
+            start()
+        except Exception:
+            pass  # the first run call meets it (see above)
+
+    thread = threading.Thread(target=starting, name=f"starting {impl.name}", daemon=True)
+    thread.start()
+    return thread
 
 
 class _Requests:
