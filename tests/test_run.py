@@ -96,6 +96,7 @@ def test_feature_counts_come_from_the_suite():
         (("--profile", "fast"), "invalid choice: 'fast'"),
         (("--suite", str(HERE / "missing.py")), "no property suite at"),
         (("--out", str(HERE / "conftest.py")), "exists and is not a folder"),
+        (("--jobs", "0"), "must be at least 1"),
     ],
 )
 def test_usage_errors_exit_2_with_a_message(args, message, capsys):
@@ -120,6 +121,18 @@ def test_an_implementation_that_raises_or_dies_is_reported_and_the_run_goes_on()
     assert "the test process ended during this test" in exiting["errors"][0]["message"]
     verdict = run.report["verdict"]
     assert verdict["failing"] == ["raising"] and verdict["could_not_run"] == ["exiting"]
+
+
+@pytest.mark.parametrize("jobs, status", [("2", 0), ("1", 3)])
+def test_jobs_run_implementations_suites_at_once(tmp_path, jobs, status):
+    # Each of the two answers only while the other's suite runs too: alone, the first could not run.
+    impls = ("--impl", "fixture_impls:meet_a", "--impl", "fixture_impls:meet_b", "--jobs", jobs)
+    run = run_once(*impls, "--profile", "dev", "--property", "agrees", *FIXTURE_SUITE, pythonpath=(str(HERE),),
+                   env=(("MEETING_FOLDER", str(tmp_path)), ("MEETING_WAIT", "5")))
+    assert run.status == status, run.stderr
+    assert run.implementation("meet-b")["outcome"] == "conforms"
+    # shown one after the other, in the order given
+    assert run.stderr.index("meet-a") < run.stderr.index("meet-b")
 
 
 def engines_that_never_ran():

@@ -1,7 +1,8 @@
 """`python -m conformance run`: the property suite against each implementation, and the report.
 
-For each implementation the suite runs in its own pytest process (`session.py`) while the
-terminal shows the property and the examples so far (`progress.py`). Then the counterexamples
+For each implementation the suite runs in its own pytest process (`session.py`), up to `--jobs`
+of them at once, while the terminal shows the property and the examples so far (`progress.py`),
+one implementation after the other. Then the counterexamples
 are saved as case files (`counterexamples.py`), the verdict is decided (`verdict.py`) and
 `reports` renders `report.json`, `index.html`, `report.md` and `junit.xml` in the output folder
 (`output.py`).
@@ -10,8 +11,8 @@ are saved as case files (`counterexamples.py`), the verdict is decided (`verdict
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -31,7 +32,7 @@ from conformance.runner.matrix import conformance_matrix
 from conformance.runner.output import OutputError, OutputFolder
 from conformance.runner.progress import Progress, counted
 from conformance.runner.results import MESSAGE_LIMIT, ImplementationResult, Report, SuiteError
-from conformance.runner.session import DEFAULT_SUITE, run_suite
+from conformance.runner.session import DEFAULT_SUITE, SuiteRun
 from conformance.runner.verdict import EXIT_STATUS, USAGE_ERROR, implementation_outcome, verdict
 
 DEFAULT_IMPLEMENTATIONS = ("reference", "spark")
@@ -114,6 +115,14 @@ def add_run_command(subparsers: argparse._SubParsersAction) -> None:
         help=f"the property suite's folder or modules (default: {DEFAULT_SUITE})",
     )
     p.add_argument(
+        "--jobs",
+        type=positive,
+        default=os.cpu_count() or 1,
+        metavar="N",
+        help="how many implementations' suites run at once, each in its own process (default: the number "
+        "of CPUs); the terminal shows them one after the other",
+    )
+    p.add_argument(
         "--request-timeout",
         type=float,
         metavar="SECONDS",
@@ -121,6 +130,13 @@ def add_run_command(subparsers: argparse._SubParsersAction) -> None:
         "(default: the suite's, 600)",
     )
     p.set_defaults(func=run)
+
+
+def positive(text: str) -> int:
+    n = int(text)
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {n}")
+    return n
 
 
 def run(args: argparse.Namespace) -> int:
@@ -140,9 +156,18 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_STATUS["could_not_run"]
     try:
         progress = Progress(sys.stderr)
-        results = [
-            run_implementation(spec, impl, suite, args, out, progress) for spec, impl in implementations
-        ]
+        runs: dict[int, SuiteRun] = {}
+
+        def start(i: int) -> SuiteRun:
+            spec, impl = implementations[i]
+            return SuiteRun(spec, suite, args.profile, out.file(log_of(impl)), args.property, args.request_timeout)
+
+        results = []
+        for i, (spec, impl) in enumerate(implementations):
+            # the runs of this implementation and the next jobs - 1 go on while this one is shown
+            for j in range(i, min(i + args.jobs, len(implementations))):
+                runs[j] = runs.get(j) or start(j)
+            results.append(run_implementation(spec, impl, runs.pop(i), progress))
         report = build_report(save_counterexamples(results, out), args.profile, suite, out.path)
 
         from reports import write_reports  # the renderers are needed only once there is something to render
@@ -161,17 +186,17 @@ def check_suite(paths: list[Path]) -> list[Path]:
     return [p.resolve() for p in paths]
 
 
-def run_implementation(
-    spec: str, impl: Implementation, suite: list[Path], args: argparse.Namespace, out: OutputFolder,
-    progress: Progress,
-) -> ImplementationResult:
-    """What the suite found for one implementation."""
+def log_of(impl: Implementation) -> str:
+    return f"logs/{slug(impl.name)}.log"
+
+
+def run_implementation(spec: str, impl: Implementation, run: SuiteRun, progress: Progress) -> ImplementationResult:
+    """What the suite found for one implementation, as its run's events come."""
     progress.implementation(impl.name, spec, impl.costly_calls)
-    log = f"logs/{slug(impl.name)}.log"
+    log = log_of(impl)
     properties, errors = [], []
     exit_status, running = None, None
-    started = time.monotonic()
-    for event in run_suite(spec, suite, args.profile, out.file(log), args.property, args.request_timeout):
+    for event in run.events():
         progress.event(event)
         match event:
             case Started(nodeid=nodeid):
@@ -190,7 +215,7 @@ def run_implementation(
     return ImplementationResult(
         name=impl.name, spec=spec, features=tuple(sorted(impl.features)), properties=tuple(properties),
         errors=tuple(errors), exit_status=exit_status, log=log,
-        duration=round(time.monotonic() - started, 3), outcome=outcome, problems=problems,
+        duration=round(run.duration, 3), outcome=outcome, problems=problems,
     )
 
 

@@ -9,6 +9,8 @@ A child process per implementation, not `pytest.main` in the run's own process, 
 - pytest's own output goes to a log file, so the terminal shows only the run's progress.
 
 The child writes its events (`collector.py`) to an inherited pipe; its output goes to `log`.
+Several implementations' runs can go on at once (`SuiteRun`): each one's events are read in the
+background as they come, so that a child never waits on a full pipe while the terminal shows another's.
 
 The child's `sys.path` holds the current folder (where a user's `package.module:factory` is found)
 and then this project's root (see `conformance/__main__.py`): a plain folder of the user's named like
@@ -18,8 +20,11 @@ one of the project's packages, such as the run's own default output `reports/out
 from __future__ import annotations
 
 import os
+import queue
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -94,3 +99,37 @@ def run_suite(
                 child.terminate()
             status = child.wait()
     yield ProcessExited(status)
+
+
+class SuiteRun:
+    """`run_suite`, started now: its events are read in a thread of their own and kept until
+    `events()` takes them; `duration` is the run's own time, from its start to its child's exit."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        self._events: queue.Queue[RunEvent | BaseException] = queue.Queue()
+        self.started, self.ended = time.monotonic(), None
+        self._reader = threading.Thread(target=self._read, args=(run_suite(*args, **kwargs),), daemon=True)
+        self._reader.start()
+
+    def _read(self, events: Iterator[RunEvent]) -> None:
+        try:
+            for event in events:
+                if isinstance(event, ProcessExited):
+                    self.ended = time.monotonic()
+                self._events.put(event)
+        except BaseException as e:  # the child could not start: raised where the events are taken
+            self._events.put(e)
+
+    def events(self) -> Iterator[RunEvent]:
+        """The run's events in order, waiting for each; the last is `ProcessExited`."""
+        while True:
+            event = self._events.get()
+            if isinstance(event, BaseException):
+                raise event
+            yield event
+            if isinstance(event, ProcessExited):
+                return
+
+    @property
+    def duration(self) -> float:
+        return (self.ended or time.monotonic()) - self.started

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import os
 import threading
+import time
+from pathlib import Path
 
 from conformance.features import ALL_FEATURES
+from conformance.implementation import ImplementationFailure
 from reference.implementation import ReferenceImplementation
 
 
@@ -90,3 +93,32 @@ class Misspelled:
 
     def run(self, cases):
         return []
+
+
+class Meeting(ReferenceImplementation):
+    """Answers as the reference, but only once the other `Meeting` implementation's run has begun
+    as well (a file each in `$MEETING_FOLDER`, waited for `$MEETING_WAIT` seconds): it conforms only
+    when both suites run at once (`run --jobs 2`)."""
+
+    def __init__(self, name: str, other: str) -> None:
+        super().__init__(name=name)
+        self.other, self.alone = other, False
+
+    def run(self, cases):
+        folder = Path(os.environ["MEETING_FOLDER"])
+        (folder / self.name).touch()
+        deadline = time.monotonic() + (0 if self.alone else float(os.environ["MEETING_WAIT"]))
+        while not (folder / self.other).exists():
+            if time.monotonic() > deadline:
+                self.alone = True  # waited once: later calls fail at once
+                raise ImplementationFailure(f"{self.other} did not run alongside {self.name}")
+            time.sleep(0.05)
+        return super().run(cases)
+
+
+def meet_a() -> Meeting:
+    return Meeting("meet-a", "meet-b")
+
+
+def meet_b() -> Meeting:
+    return Meeting("meet-b", "meet-a")
