@@ -57,7 +57,9 @@ class Implementation(Protocol):
     batches a property's examples into a few large calls (prefetching). Set `position_free` when the
     implementation cannot tell when it emitted something: its observations have `at = None`, it is
     compared over whole cases (`conformance.equivalence`), and the properties about positions are
-    not run against it."""
+    not run against it. Two methods are optional and looked up by name: `run_requests` (many `run`
+    calls answered in one job, `conformance.properties.harness`) and `start()` (an engine to start
+    before the first call, which a prefetched suite does while it records)."""
 
     name: str
     features: frozenset[str]
