@@ -11,7 +11,6 @@ are saved as case files (`counterexamples.py`), the verdict is decided (`verdict
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -117,10 +116,10 @@ def add_run_command(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--jobs",
         type=positive,
-        default=os.cpu_count() or 1,
+        default=1,
         metavar="N",
-        help="how many implementations' suites run at once, each in its own process (default: the number "
-        "of CPUs); the terminal shows them one after the other",
+        help="how many implementations' suites run at once, each in its own process (default: 1; "
+        "./dev conformance runs as many as there are CPUs); the terminal shows them one after the other",
     )
     p.add_argument(
         "--request-timeout",
