@@ -4,6 +4,7 @@ import dataclasses
 import json
 
 import pytest
+from hypothesis.strategies._internal.utils import to_jsonable
 
 from conformance import (
     LONG_MAX,
@@ -59,6 +60,14 @@ def test_case_round_trips_exactly(case):
     doc = case_to_json(case)
     assert case_from_json(json.loads(json.dumps(doc))) == case
     assert case_to_json(case_from_json(doc)) == doc
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_hypothesis_observes_a_drawn_case_as_its_json_text(case):
+    """What `run`'s collector makes Hypothesis record of every example (`Case.to_json`)."""
+    observed = to_jsonable([case], avoid_realization=False)
+    assert observed == [case.to_json()] and "\n" not in observed[0]
+    assert case_from_json(json.loads(observed[0])) == case
 
 
 def test_absent_fields_take_the_formats_defaults():

@@ -6,9 +6,12 @@ from __future__ import annotations
 import threading
 import time
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from conformance import Case, record, tumbling, watermark
 from conformance.evidence import FeatureTally
-from conformance.properties.harness import Suite, chunked, request_rounds
+from conformance.properties.harness import Suite, chunked
 from reference.implementation import ReferenceImplementation
 
 
@@ -78,9 +81,37 @@ def test_real_batches_are_fetched_as_requests_and_a_repeated_one_in_a_later_call
     assert (suite.stats.hits, suite.stats.misses) == (10, 3)
 
 
-def test_request_rounds_put_the_nth_occurrence_in_the_nth_round():
-    a, b, c = (case(1),), (case(2),), (case(3),)
-    assert request_rounds([a, b, a, c, a, b]) == [[a, b, c], [a, b], [a]]
+def test_a_request_sent_again_by_another_example_is_answered_by_the_same_rounds():
+    """Rounds count a request's calls within one Hypothesis example: examples that send the same
+    batch twice cost two jobs in all, not two each, and each example's two calls still get the
+    answers of two separate jobs."""
+    impl, tally = Counting(), FeatureTally()
+    suite = prefetched(impl)
+    suite.real_batches = True
+    batch = (case(1), case(2))
+    sent: list[int] = []
+    twice: list[tuple[list, list]] = []
+
+    @settings(max_examples=5, database=None, derandomize=True)
+    @given(st.integers(0, 4))
+    def example(n):
+        sent.append(n)
+        # the same batch run twice, as test_same_observation_when_run_twice does
+        twice.append((suite.run(list(batch), tally), suite.run(list(batch), tally)))
+        assert suite.run([case(n)], tally) == ReferenceImplementation().run([case(n)])
+
+    with suite.recording():
+        example()
+    suite.fetch()
+    assert len(sent) == 5
+    assert impl.request_calls == [[batch, *((case(n),) for n in dict.fromkeys(sent))], [batch]]
+    twice.clear()
+    with suite.answering_from_cache():
+        example()
+    assert impl.calls == []
+    assert suite.stats.misses == 0
+    # each job computed its own observations: the two calls of an example were answered by two jobs
+    assert twice and all(a is not b for first, second in twice for a, b in zip(first, second, strict=True))
 
 
 def test_chunks_of_requests_hold_about_the_given_number_of_cases():

@@ -196,3 +196,19 @@ def test_without_java_flink_could_not_run_in_one_line():
     assert prop["message"].startswith("flink could not run: Flink's toolchain (java, javac or Flink's jars): ")
     rows = {row["feature"]: row["cells"]["flink"]["status"] for row in run.report["matrix"]}
     assert rows["assigner.tumbling"] == "error"
+
+
+@pytest.mark.parametrize(("order", "loaded"), [(("reference", "fixture_impls:Costly"), 2),
+                                               (("fixture_impls:Costly", "reference"), 0)])
+def test_a_prefetched_run_after_the_references_fetches_the_cases_the_references_run_recorded(order, loaded):
+    """Beside or after the reference's run, a prefetched one has no recording pass of its own: it
+    fetches each test's cases (and a test of real batches, its requests) as the reference's run
+    sent them, and its real pass finds every answer fetched. Before it, it records them itself."""
+    impls = [arg for spec in order for arg in ("--impl", spec)]
+    properties = ("--property", "rejected_specification or same_observation_when_run_twice")
+    run = run_once(*impls, "--profile", "ci", *properties, "--jobs", "2", pythonpath=(str(HERE),))
+    assert run.status == 0, run.stderr
+    log = (run.out / run.implementation("costly")["log"]).read_text(encoding="utf-8")
+    [summary] = [line for line in log.splitlines() if line.startswith("prefetch:")]
+    assert f"the cases of {loaded} tests as the reference's run recorded them" in summary
+    assert summary.endswith(" 0 missed (0 real calls)"), summary

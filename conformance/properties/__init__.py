@@ -12,5 +12,7 @@ An implementation that costs a job per `run` call (it declares `costly_calls = T
 on`) is prefetched: each test runs first with the reference's answers while its cases are recorded,
 the implementation runs all of them in a few large calls, and the test then runs for real with
 `run` answered from those observations (`harness.Suite`); a summary line gives the cache's hits and
-misses. The batch isolation tests always send their real batches.
+misses. The batch isolation tests always send their real batches. Under `python -m conformance run`,
+the reference's run writes what each test sent, and such an implementation's run fetches that
+instead of recording it again (`recordings.py`).
 """

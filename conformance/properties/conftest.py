@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +13,13 @@ from conformance.evidence import NOT_APPLICABLE, FeatureTally
 from conformance.implementation import REQUEST_TIMEOUT, load_implementation
 from conformance.profiles import register_profiles
 from conformance.properties.harness import Suite
+from conformance.properties.recordings import (
+    RECORDINGS_IN,
+    RECORDINGS_OUT,
+    read_recording,
+    wait_for_recording,
+    write_recording,
+)
 
 register_profiles()
 
@@ -89,11 +97,16 @@ def _parameters(item: pytest.Function) -> list[str]:
     return list(inspect.signature(item.obj).parameters)
 
 
+def _runs_prefetched(item: pytest.Item, suite: Suite) -> bool:
+    """Whether `item` will run from prefetched answers (not a rule about positions on a
+    position-free implementation, which is skipped)."""
+    return _prefetched(item, suite) and not (item.get_closest_marker(POSITIONS) and suite.impl.position_free)
+
+
 def _recordable_ahead(item: pytest.Item, suite: Suite) -> bool:
     """Whether `item` can be recorded before its turn: it takes the suite and no fixture but the
-    tally, and it will run (not a rule about positions on a position-free implementation)."""
-    return (_prefetched(item, suite) and "suite" in _parameters(item) and set(_parameters(item)) <= RECORDABLE
-            and not (item.get_closest_marker(POSITIONS) and suite.impl.position_free))
+    tally, and it will run prefetched."""
+    return _runs_prefetched(item, suite) and "suite" in _parameters(item) and set(_parameters(item)) <= RECORDABLE
 
 
 def _record(item: pytest.Function, suite: Suite, arguments: dict) -> None:
@@ -106,6 +119,41 @@ def _record(item: pytest.Function, suite: Suite, arguments: dict) -> None:
             pass  # the reference's own failures show in the real pass (and in the reference's suite)
 
 
+def _folder(config: pytest.Config, option: str) -> Path | None:
+    """A recordings folder `run` gave (`conformance.runner.collector` declares the options)."""
+    value = config.getoption(option, None)
+    return Path(value) if value else None
+
+
+def _ahead(item: pytest.Function) -> list[pytest.Item]:
+    """The session's tests (a pytest-xdist worker, which does not know its share of them: none)."""
+    return [] if hasattr(item.config, "workerinput") else item.session.items
+
+
+def _record_or_load(pyfuncitem: pytest.Function, suite: Suite, recorded: set[str]) -> None:
+    """The cases to fetch for `pyfuncitem` and the tests after it: the reference's run's recordings
+    (`recordings.py`) when `run` gives them, waiting for this test's; else a recording pass of this
+    test and of every test that can be recorded ahead."""
+    recorded.add(pyfuncitem.nodeid)
+    folder = _folder(pyfuncitem.config, RECORDINGS_IN)
+    recording = wait_for_recording(folder, pyfuncitem.nodeid) if folder else None
+    if recording is not None and recording.features == suite.features:
+        suite.load(recording)
+        for item in _ahead(pyfuncitem):
+            if item.nodeid not in recorded and _runs_prefetched(item, suite):
+                ready = read_recording(folder, item.nodeid)
+                if ready is not None and ready.features == suite.features:
+                    recorded.add(item.nodeid)
+                    suite.load(ready)
+        return
+    _record(pyfuncitem, suite, {name: pyfuncitem.funcargs[name] for name in _parameters(pyfuncitem)})
+    for item in _ahead(pyfuncitem):
+        if item.nodeid not in recorded and _recordable_ahead(item, suite):
+            recorded.add(item.nodeid)
+            fixtures = {"suite": suite, "tally": FeatureTally()}
+            _record(item, suite, {name: fixtures[name] for name in _parameters(item)})
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_pyfunc_call(pyfuncitem: pytest.Function):
     """A prefetched run runs each test twice. The first prefetched test records every test of the
@@ -113,24 +161,28 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function):
     fetches all their cases in a few large calls; each test then runs for real from the answers.
     With `derandomize` and no database, Hypothesis generates the same examples both times as long
     as the implementation agrees with the reference, so the real pass finds its cases fetched (the
-    hit and miss counts show it).
+    hit and miss counts show it). When `run` runs the reference beside it, its recordings replace
+    the recording pass (`recordings.py`), and the reference's run writes them as its tests end.
 
     The recording pass runs before the inner wrappers: the run's collector observes Hypothesis
     only within them (its wrapper is `trylast`), so the recording pass's examples are not counted."""
     suite = pyfuncitem.funcargs.get("suite")
-    if not isinstance(suite, Suite) or not _prefetched(pyfuncitem, suite):
+    if not isinstance(suite, Suite):
+        return (yield)
+    publish = _folder(pyfuncitem.config, RECORDINGS_OUT)
+    if publish is not None and not suite.prefetching:
+        suite.noting, suite.real_batches = True, pyfuncitem.get_closest_marker(REAL_BATCHES) is not None
+        try:
+            return (yield)
+        finally:
+            suite.noting = suite.real_batches = False
+            write_recording(publish, pyfuncitem.nodeid, suite.take_recording())
+    if not _prefetched(pyfuncitem, suite):
         return (yield)
     suite.stats.reset()
     recorded = pyfuncitem.config.stash.setdefault(RECORDED, set())
     if pyfuncitem.nodeid not in recorded:
-        recorded.add(pyfuncitem.nodeid)
-        _record(pyfuncitem, suite, {name: pyfuncitem.funcargs[name] for name in _parameters(pyfuncitem)})
-        ahead = [] if hasattr(pyfuncitem.config, "workerinput") else pyfuncitem.session.items
-        for item in ahead:
-            if item.nodeid not in recorded and _recordable_ahead(item, suite):
-                recorded.add(item.nodeid)
-                fixtures = {"suite": suite, "tally": FeatureTally()}
-                _record(item, suite, {name: fixtures[name] for name in _parameters(item)})
+        _record_or_load(pyfuncitem, suite, recorded)
         suite.fetch()
     suite.real_batches = pyfuncitem.get_closest_marker(REAL_BATCHES) is not None
     try:
@@ -153,5 +205,6 @@ def pytest_terminal_summary(terminalreporter) -> None:
     if _prefetch_totals:
         t = _prefetch_totals
         terminalreporter.write_line(
-            f"prefetch: {t['fetched']} cases fetched in {t['fetch_calls']} run calls; in the tests "
+            f"prefetch: {t['fetched']} cases fetched in {t['fetch_calls']} run calls, the cases of "
+            f"{t['loaded']} tests as the reference's run recorded them; in the tests "
             f"{t['hits']} cases answered from the cache, {t['misses']} missed ({t['calls']} real calls)")

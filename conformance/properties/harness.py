@@ -13,8 +13,10 @@ A test about how one `run` call treats its batch (batch isolation) needs each of
 as that call alone. An implementation that can answer many `run` calls in one job declares
 `run_requests(requests) -> [observations of each request]`, each request's observations as its own
 `run` call would give them (Spark: `spark_impl.implementation`); such a test's calls are then fetched
-as requests, the n-th call of a batch in the n-th round of requests, so a batch run twice goes to two
-separate jobs. Without `run_requests`, such a test makes its real calls.
+as requests, a batch's n-th call within one example in the n-th round of requests, so a batch run
+twice goes to two separate jobs. An example that sends the same requests as an earlier one (Hypothesis
+draws some batches more than once) is answered by the same rounds: it costs no job of its own. Without
+`run_requests`, such a test makes its real calls.
 
 Every `run` call has a time limit (`REQUEST_TIMEOUT`, `--request-timeout`). When a call fails, the
 harness tells apart (`conformance.implementation`) a bug of the implementation, which breaks the
@@ -25,12 +27,14 @@ run (a timeout, a dead engine), which stops the test as `CouldNotRun`: no counte
 from __future__ import annotations
 
 import threading
-from collections import defaultdict, deque
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 
 from hypothesis import HealthCheck, note, settings
+from hypothesis.control import current_build_context
+from hypothesis.errors import InvalidArgument
 from hypothesis.strategies import DataObject
 
 from conformance.case import Case
@@ -46,6 +50,7 @@ from conformance.implementation import (
     run_within,
 )
 from conformance.observation import Observation
+from conformance.properties.recordings import Recording
 from conformance.properties.timeline import relabelled
 from strategies import case_batches
 
@@ -77,11 +82,13 @@ def property_settings(share: float = 1.0) -> settings:
 @dataclass
 class CacheStats:
     """What prefetching did in one property test: cases fetched ahead and in how many `run` calls
-    (the whole run's, counted in the test that fetched them); cases answered from the cache
-    (`hits`) and cases that cost a real call (`misses`, in `calls`)."""
+    (the whole run's, counted in the test that fetched them), and how many tests' cases came from
+    the reference's run's recordings (`recordings.py`); cases answered from the cache (`hits`) and
+    cases that cost a real call (`misses`, in `calls`)."""
 
     fetched: int = 0
     fetch_calls: int = 0
+    loaded: int = 0
     hits: int = 0
     misses: int = 0
     calls: int = 0
@@ -90,7 +97,7 @@ class CacheStats:
         return asdict(self)
 
     def reset(self) -> None:
-        self.fetched = self.fetch_calls = self.hits = self.misses = self.calls = 0
+        self.fetched = self.fetch_calls = self.loaded = self.hits = self.misses = self.calls = 0
 
 
 class Suite:
@@ -114,10 +121,14 @@ class Suite:
         self.prefetching, self.chunk, self.timeout = prefetching, chunk, timeout
         self._mode = "direct"
         self.real_batches = False
+        #: Note what the direct calls send, for the runs that read this run's recordings (`recordings.py`).
+        self.noting = False
         self._recorded: dict[Case, None] = {}  # an ordered set
-        self._requests: list[tuple[Case, ...]] = []
+        self._rounds: list[dict[tuple[Case, ...], None]] = []  # ordered sets of requests
         self._cache: dict[Case, Observation] = {}
-        self._answers: dict[tuple[Case, ...], deque[list[Observation]]] = defaultdict(deque)
+        self._answers: dict[tuple[Case, ...], dict[int, list[Observation]]] = defaultdict(dict)
+        self._example: object = None
+        self._occurrences: Counter[tuple[Case, ...]] = Counter()
         self._expected: dict[Case, Observation] = {}
         self.stats = CacheStats()
         self._starting = _started_in_background(impl) if prefetching else None
@@ -141,13 +152,12 @@ class Suite:
         unfit = [c for c in cases if not self.fits(c)]
         assert not unfit, f"the suite built a case the implementation does not support: {unfit[0]}"
         if self._mode == "recording":
-            if self.real_batches:
-                self._requests.append(tuple(cases))
-            else:
-                self._recorded.update(dict.fromkeys(cases))
+            self._note(cases)
             return self.expected(cases)
         tally.add(cases)
         if self._mode == "direct":
+            if self.noting:
+                self._note(cases)
             return self._call(cases)
         if self.real_batches:
             return self._answer_request(cases)
@@ -159,12 +169,36 @@ class Suite:
             self._cache.update(zip(missing, self._call(missing), strict=True))
         return [self._cache[c] for c in cases]
 
+    def _note(self, cases: list[Case]) -> None:
+        """Note a `run` call's cases to fetch, or with `real_batches` the call as a request, in the
+        round of its occurrence in the example."""
+        if self.real_batches:
+            round_ = self._occurrence(tuple(cases))
+            if round_ == len(self._rounds):
+                self._rounds.append({})
+            self._rounds[round_][tuple(cases)] = None
+        else:
+            self._recorded.update(dict.fromkeys(cases))
+
+    def _occurrence(self, request: tuple[Case, ...]) -> int:
+        """How many times the current example sent `request` before (the example: Hypothesis's build
+        context; outside Hypothesis, all calls are one example)."""
+        try:
+            example = current_build_context()
+        except InvalidArgument:
+            example = None
+        if example is not self._example:
+            self._example, self._occurrences = example, Counter()
+        self._occurrences[request] += 1
+        return self._occurrences[request] - 1
+
     def _answer_request(self, cases: list[Case]) -> list[Observation]:
-        """The next fetched answer to this very request, or a real call when none is left."""
-        answers = self._answers.get(tuple(cases))
-        if answers:
+        """The answer of the round that matches this request's occurrence in the example, or a real
+        call when that round did not answer it."""
+        answer = self._answers.get(tuple(cases), {}).get(self._occurrence(tuple(cases)))
+        if answer is not None:
             self.stats.hits += len(cases)
-            return answers.popleft()
+            return list(answer)
         self.stats.misses += len(cases)
         self.stats.calls += 1
         return self._call(cases)
@@ -217,7 +251,7 @@ class Suite:
     @contextmanager
     def recording(self) -> Iterator[None]:
         """The first pass: the reference answers for the implementation; every case sent is noted."""
-        self._mode = "recording"
+        self._mode, self._occurrences = "recording", Counter()
         try:
             yield
         finally:
@@ -225,8 +259,7 @@ class Suite:
 
     def fetch(self) -> None:
         """Run the recorded cases through the implementation, `chunk` cases per `run` call, and the
-        recorded requests through `run_requests`, round by round (`request_rounds`), about `chunk`
-        cases per call.
+        recorded requests through `run_requests`, round by round, about `chunk` cases per call.
 
         A call that fails is split in halves until the failing cases (or requests) stand alone;
         those stay unfetched, so the property meets the failure in the example's own `run` call.
@@ -234,15 +267,16 @@ class Suite:
         if self._starting is not None:
             self._starting.join()
         todo = [c for c in self._recorded if c not in self._cache]
-        self.stats.fetched += len(todo) + sum(map(len, self._requests))
+        self.stats.fetched += len(todo) + sum(len(r) for round_ in self._rounds for r in round_)
         for start in range(0, len(todo), self.chunk):
             self._fetch(todo[start:start + self.chunk], self._request, self._store_cases)
         self._recorded.clear()
-        requests = _Requests(self.impl) if self._requests else None
-        for round_ in request_rounds(self._requests):
-            for part in chunked(round_, self.chunk):
-                self._fetch(part, lambda part: self._request(part, requests), self._store_answers)
-        self._requests.clear()
+        requests = _Requests(self.impl) if self._rounds else None
+        for n, round_ in enumerate(self._rounds):
+            for part in chunked(list(round_), self.chunk):
+                self._fetch(part, lambda part: self._request(part, requests),
+                            lambda part, answers, n=n: self._store_answers(n, part, answers))
+        self._rounds.clear()
 
     def _fetch(self, items: list, call: Callable[[list], list], store: Callable[[list, list], None]) -> None:
         self.stats.fetch_calls += 1
@@ -261,16 +295,32 @@ class Suite:
     def _store_cases(self, cases: list[Case], observations: list[Observation]) -> None:
         self._cache.update(zip(cases, observations, strict=True))
 
-    def _store_answers(self, requests: list[tuple[Case, ...]], answers: list[list[Observation]]) -> None:
+    def _store_answers(self, round_: int, requests: list[tuple[Case, ...]],
+                       answers: list[list[Observation]]) -> None:
         if any(len(a) != len(r) for r, a in zip(requests, answers, strict=True)):
             return  # a wrong answer is left to the request's own call, which reports it
         for request, observations in zip(requests, answers, strict=True):
-            self._answers[request].append(list(observations))
+            self._answers[request][round_] = list(observations)
+
+    def take_recording(self) -> Recording:
+        """What was noted since the last time: the recording of the test that just ran."""
+        recording = Recording(self.features, tuple(self._recorded), tuple(tuple(r) for r in self._rounds))
+        self._recorded, self._rounds, self._occurrences = {}, [], Counter()
+        return recording
+
+    def load(self, recording: Recording) -> None:
+        """Fetch a test's cases and requests as another run recorded them (its recording pass)."""
+        self.stats.loaded += 1
+        self._recorded.update(dict.fromkeys(recording.cases))
+        for n, round_ in enumerate(recording.rounds):
+            if n == len(self._rounds):
+                self._rounds.append({})
+            self._rounds[n].update(dict.fromkeys(round_))
 
     @contextmanager
     def answering_from_cache(self) -> Iterator[None]:
         """The second pass: `run` answers from the fetched observations, kept for the whole run."""
-        self._mode = "cached"
+        self._mode, self._occurrences = "cached", Counter()
         try:
             yield
         finally:
@@ -302,20 +352,6 @@ class _Requests:
 
     def __init__(self, impl: Implementation) -> None:
         self.name, self.run = impl.name, impl.run_requests
-
-
-def request_rounds(requests: Sequence[tuple[Case, ...]]) -> list[list[tuple[Case, ...]]]:
-    """The requests, the n-th occurrence of each in the n-th round: a batch sent twice is answered
-    by two jobs, never by one."""
-    rounds: list[list[tuple[Case, ...]]] = []
-    seen: dict[tuple[Case, ...], int] = defaultdict(int)
-    for request in requests:
-        n = seen[request]
-        seen[request] += 1
-        if n == len(rounds):
-            rounds.append([])
-        rounds[n].append(request)
-    return rounds
 
 
 def chunked(requests: list[tuple[Case, ...]], cases: int) -> Iterator[list[tuple[Case, ...]]]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -31,10 +32,12 @@ from conformance.runner.matrix import conformance_matrix
 from conformance.runner.output import OutputError, OutputFolder
 from conformance.runner.progress import Progress, counted
 from conformance.runner.results import MESSAGE_LIMIT, ImplementationResult, Report, SuiteError
-from conformance.runner.session import DEFAULT_SUITE, SuiteRun
+from conformance.runner.session import DEFAULT_SUITE, Recordings, SuiteRun
 from conformance.runner.verdict import EXIT_STATUS, USAGE_ERROR, implementation_outcome, verdict
 
 DEFAULT_IMPLEMENTATIONS = ("reference", "spark")
+#: The implementation whose run records, for the runs after it, what each test sends.
+REFERENCE = "reference"
 DEFAULT_OUT = Path("reports/out")
 DEFAULT_PROFILE = "ci"
 REPORT_FORMAT = "window-conformance-report/1"
@@ -153,13 +156,16 @@ def run(args: argparse.Namespace) -> int:
     except ImplementationFailure as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_STATUS["could_not_run"]
+    shared = tempfile.TemporaryDirectory(prefix="conformance-recordings-")
     try:
         progress = Progress(sys.stderr)
         runs: dict[int, SuiteRun] = {}
+        recordings = shared_recordings([spec for spec, _ in implementations], Path(shared.name))
 
         def start(i: int) -> SuiteRun:
             spec, impl = implementations[i]
-            return SuiteRun(spec, suite, args.profile, out.file(log_of(impl)), args.property, args.request_timeout)
+            return SuiteRun(spec, suite, args.profile, out.file(log_of(impl)), args.property, args.request_timeout,
+                            recordings[i])
 
         results = []
         for i, (spec, impl) in enumerate(implementations):
@@ -174,8 +180,18 @@ def run(args: argparse.Namespace) -> int:
         out.note(write_reports(report.to_json(), out.path))
     finally:
         out.release()
+        shared.cleanup()
     print_summary(report, out.path)
     return report.verdict.exit_status
+
+
+def shared_recordings(specs: list[str], folder: Path) -> list[Recordings | None]:
+    """Each run's part in sharing recordings (`conformance/properties/recordings.py`): the reference's
+    run writes them, and the runs after it, which start once it has started, read them."""
+    if REFERENCE not in specs:
+        return [None] * len(specs)
+    first = specs.index(REFERENCE)
+    return [None if i < first else Recordings(folder, writes=i == first) for i in range(len(specs))]
 
 
 def check_suite(paths: list[Path]) -> list[Path]:

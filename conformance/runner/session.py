@@ -26,9 +26,11 @@ import sys
 import threading
 import time
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import conformance
+from conformance.properties.recordings import ENDED, RECORDINGS_IN, RECORDINGS_OUT
 from conformance.runner.events import ProcessExited, RunEvent, loads_event
 
 #: The property suite that `run` uses unless told otherwise.
@@ -38,7 +40,8 @@ PROJECT_ROOT = Path(conformance.__file__).resolve().parent.parent
 
 
 def pytest_command(
-    spec: str, suite: Sequence[Path], events_fd: int, properties: Sequence[str], timeout: float | None
+    spec: str, suite: Sequence[Path], events_fd: int, properties: Sequence[str], timeout: float | None,
+    recordings: Recordings | None = None,
 ) -> list[str]:
     command = [
         sys.executable,
@@ -64,7 +67,22 @@ def pytest_command(
         command += ["-k", " or ".join(properties)]
     if timeout is not None:  # an option of the real suite's conftest; other suites may not have it
         command.append(f"--request-timeout={timeout}")
+    if recordings is not None:
+        command.append(f"{recordings.option}={recordings.folder}")
     return command
+
+
+@dataclass(frozen=True)
+class Recordings:
+    """A run's part in sharing recordings (`conformance/properties/recordings.py`): the reference's
+    run writes them (`writes`), the others read them."""
+
+    folder: Path
+    writes: bool
+
+    @property
+    def option(self) -> str:
+        return RECORDINGS_OUT if self.writes else RECORDINGS_IN
 
 
 def run_suite(
@@ -74,15 +92,26 @@ def run_suite(
     log: Path,
     properties: Sequence[str] = (),
     timeout: float | None = None,
+    recordings: Recordings | None = None,
 ) -> Iterator[RunEvent]:
-    """The events of one run of `suite` against `spec`, ending with `ProcessExited`."""
-    read_end, write_end = os.pipe()
+    """The events of one run of `suite` against `spec`, ending with `ProcessExited`. A run that
+    writes recordings marks them ended once its child has exited or could not start."""
+    try:
+        read_end, write_end = os.pipe()
+        command = pytest_command(spec, suite, write_end, properties, timeout, recordings)
+        yield from _events_of_child(command, read_end, write_end, profile, log)
+    finally:
+        if recordings is not None and recordings.writes:
+            (recordings.folder / ENDED).touch()
+
+
+def _events_of_child(command: list[str], read_end: int, write_end: int, profile: str, log: Path) -> Iterator[RunEvent]:
     env = os.environ | {"HYPOTHESIS_PROFILE": profile}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.getcwd(), str(PROJECT_ROOT), env.get("PYTHONPATH")]))
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("w", encoding="utf-8") as out:
         child = subprocess.Popen(
-            pytest_command(spec, suite, write_end, properties, timeout),
+            command,
             pass_fds=[write_end],
             stdin=subprocess.DEVNULL,
             stdout=out,

@@ -122,3 +122,16 @@ def meet_a() -> Meeting:
 
 def meet_b() -> Meeting:
     return Meeting("meet-b", "meet-a")
+
+
+class Costly(ReferenceImplementation):
+    """The reference, declared as costly as a Spark job a call and answering requests as Spark does:
+    the suite prefetches its answers, as it does Spark's."""
+
+    costly_calls = True
+
+    def __init__(self) -> None:
+        super().__init__(name="costly")
+
+    def run_requests(self, requests):
+        return [self.run(list(request)) for request in requests]
