@@ -7,7 +7,8 @@ from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 from conformance.difference import difference
-from spark_impl.implementation import SparkImplementation
+from reference.implementation import ReferenceImplementation
+from spark_impl.implementation import WARM_UP, SparkImplementation, is_relational
 from strategies import case_batches
 
 SPARK = SparkImplementation()
@@ -25,3 +26,11 @@ def test_requests_in_one_job_answer_as_separate_run_calls(data):
     for request, answers in zip(requests, together, strict=True):
         for case, got, want in zip(request, answers, SPARK.run(request), strict=True):
             assert not difference(want, got), f"{case}:\n{difference(want, got)}"
+
+
+def test_the_first_job_warms_up_both_paths_of_the_plan():
+    """`start()` runs Spark's costly first job on two small cases, one through the relational
+    pipeline and one through the replay, so that the suite's first fetch finds Spark warm."""
+    assert [is_relational(case) for case in WARM_UP] == [True, False]
+    SPARK.start()
+    assert SPARK.run(WARM_UP) == ReferenceImplementation().run(WARM_UP)

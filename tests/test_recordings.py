@@ -1,0 +1,51 @@
+"""Recordings shared between the runs of one `run` (`conformance/properties/recordings.py`)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+from conformance import Case, record, session, tumbling, watermark
+from conformance.features import ALL_FEATURES
+from conformance.properties.recordings import (
+    ENDED,
+    Recording,
+    read_recording,
+    wait_for_recording,
+    write_recording,
+)
+from conformance.runner.command import shared_recordings
+from conformance.runner.session import Recordings
+
+A = Case(window=tumbling(10), events=(record("k", 1, ts=-3), watermark(9)))
+B = Case(window=session(4), allowed_lateness=2, events=(record("j", 2, ts=5),), end_of_input=False)
+RECORDING = Recording(ALL_FEATURES, (A, B), (((A,), (A, B)), ((A,),)))
+
+
+def test_a_recording_reads_back_as_it_was_written(tmp_path):
+    write_recording(tmp_path, "suite.py::test_x", RECORDING)
+    assert read_recording(tmp_path, "suite.py::test_x") == RECORDING
+    assert read_recording(tmp_path, "suite.py::test_y") is None
+    assert [p.suffix for p in tmp_path.iterdir()] == [".json"]  # written whole, then renamed
+
+
+def test_waiting_ends_with_the_recording_or_with_the_writers_end(tmp_path):
+    def later(what):
+        time.sleep(0.3)
+        what()
+
+    threading.Thread(target=later, args=(lambda: write_recording(tmp_path, "t", RECORDING),)).start()
+    assert wait_for_recording(tmp_path, "t") == RECORDING
+    threading.Thread(target=later, args=((tmp_path / ENDED).touch,)).start()
+    started = time.monotonic()
+    assert wait_for_recording(tmp_path, "never recorded") is None
+    assert time.monotonic() - started >= 0.2
+    assert wait_for_recording(tmp_path, "t") == RECORDING  # written before the end: still found
+
+
+def test_the_references_run_writes_and_the_runs_after_it_read():
+    folder = Path("recordings")
+    assert shared_recordings(["spark", "reference", "flink"], folder) == [
+        None, Recordings(folder, writes=True), Recordings(folder, writes=False)]
+    assert shared_recordings(["spark", "flink"], folder) == [None, None]
