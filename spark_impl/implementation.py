@@ -30,7 +30,6 @@ from spark_impl.relational import sliding_loop_stays_in_range, sliding_windows_w
 from spark_impl.spec import invalid_spec_message, operator_spec
 from spark_impl.watermarks import operator_stream
 
-
 #: A case for each of the plan's two paths (`is_relational`: a tumbling window; a session window).
 WARM_UP = [Case(window=kind, events=(Record("k", 1, ts=1), Watermark(20))) for kind in (Tumbling(10), Session(5))]
 
