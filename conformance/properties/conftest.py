@@ -4,6 +4,7 @@ fixtures, and the two passes of a prefetched run."""
 from __future__ import annotations
 
 import inspect
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -136,7 +137,9 @@ def _record_or_load(pyfuncitem: pytest.Function, suite: Suite, recorded: set[str
     test and of every test that can be recorded ahead."""
     recorded.add(pyfuncitem.nodeid)
     folder = _folder(pyfuncitem.config, RECORDINGS_IN)
+    started = time.monotonic()
     recording = wait_for_recording(folder, pyfuncitem.nodeid) if folder else None
+    suite.stats.waited += time.monotonic() - started
     if recording is not None and recording.features == suite.features:
         suite.load(recording)
         for item in _ahead(pyfuncitem):
@@ -205,6 +208,7 @@ def pytest_terminal_summary(terminalreporter) -> None:
     if _prefetch_totals:
         t = _prefetch_totals
         terminalreporter.write_line(
-            f"prefetch: {t['fetched']} cases fetched in {t['fetch_calls']} run calls, the cases of "
-            f"{t['loaded']} tests as the reference's run recorded them; in the tests "
+            f"prefetch: {t['fetched']} cases fetched in {t['fetch_calls']} run calls ({t['fetch_seconds']:.1f} s), "
+            f"the cases of {t['loaded']} tests as the reference's run recorded them (waited "
+            f"{t['waited']:.1f} s for them); in the tests "
             f"{t['hits']} cases answered from the cache, {t['misses']} missed ({t['calls']} real calls)")

@@ -27,6 +27,7 @@ run (a timeout, a dead engine), which stops the test as `CouldNotRun`: no counte
 from __future__ import annotations
 
 import threading
+import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -81,23 +82,25 @@ def property_settings(share: float = 1.0) -> settings:
 
 @dataclass
 class CacheStats:
-    """What prefetching did in one property test: cases fetched ahead and in how many `run` calls
-    (the whole run's, counted in the test that fetched them), and how many tests' cases came from
-    the reference's run's recordings (`recordings.py`); cases answered from the cache (`hits`) and
-    cases that cost a real call (`misses`, in `calls`)."""
+    """What prefetching did in one property test: cases fetched ahead, in how many `run` calls and
+    seconds (the whole run's, counted in the test that fetched them), and how many tests' cases came
+    from the reference's run's recordings (`recordings.py`) and how long the test waited for them;
+    cases answered from the cache (`hits`) and cases that cost a real call (`misses`, in `calls`)."""
 
     fetched: int = 0
     fetch_calls: int = 0
+    fetch_seconds: float = 0.0
     loaded: int = 0
+    waited: float = 0.0
     hits: int = 0
     misses: int = 0
     calls: int = 0
 
-    def as_dict(self) -> dict[str, int]:
+    def as_dict(self) -> dict[str, float]:
         return asdict(self)
 
     def reset(self) -> None:
-        self.fetched = self.fetch_calls = self.loaded = self.hits = self.misses = self.calls = 0
+        self.__init__()
 
 
 class Suite:
@@ -266,6 +269,7 @@ class Suite:
         """
         if self._starting is not None:
             self._starting.join()
+        started = time.monotonic()
         todo = [c for c in self._recorded if c not in self._cache]
         self.stats.fetched += len(todo) + sum(len(r) for round_ in self._rounds for r in round_)
         for start in range(0, len(todo), self.chunk):
@@ -277,6 +281,7 @@ class Suite:
                 self._fetch(part, lambda part: self._request(part, requests),
                             lambda part, answers, n=n: self._store_answers(n, part, answers))
         self._rounds.clear()
+        self.stats.fetch_seconds += time.monotonic() - started
 
     def _fetch(self, items: list, call: Callable[[list], list], store: Callable[[list, list], None]) -> None:
         self.stats.fetch_calls += 1
