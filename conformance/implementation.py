@@ -59,7 +59,8 @@ class Implementation(Protocol):
     compared over whole cases (`conformance.equivalence`), and the properties about positions are
     not run against it. Two methods are optional and looked up by name: `run_requests` (many `run`
     calls answered in one job, `conformance.properties.harness`) and `start()` (an engine to start
-    before the first call, which a prefetched suite does while it records)."""
+    before the first call, which a prefetched suite does while it records or waits for the reference's
+    recordings)."""
 
     name: str
     features: frozenset[str]
