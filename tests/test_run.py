@@ -198,17 +198,25 @@ def test_without_java_flink_could_not_run_in_one_line():
     assert rows["assigner.tumbling"] == "error"
 
 
-@pytest.mark.parametrize(("order", "loaded"), [(("reference", "fixture_impls:Costly"), 2),
-                                               (("fixture_impls:Costly", "reference"), 0)])
-def test_a_prefetched_run_after_the_references_fetches_the_cases_the_references_run_recorded(order, loaded):
+@pytest.mark.parametrize(("order", "profile", "loaded"), [(("reference", "fixture_impls:Costly"), "ci", 2),
+                                                          (("fixture_impls:Costly", "reference"), "ci", 0),
+                                                          (("reference", "fixture_impls:Costly"), "dev", 2)])
+def test_a_prefetched_run_after_the_references_fetches_the_cases_the_references_run_recorded(order, profile, loaded):
     """Beside or after the reference's run, a prefetched one has no recording pass of its own: it
     fetches each test's cases (and a test of real batches, its requests) as the reference's run
-    sent them, and its real pass finds every answer fetched. Before it, it records them itself."""
+    sent them, and its real pass finds every answer fetched. Before it, it records them itself.
+    Under a profile that is not derandomized, one seed for both runs makes them draw alike."""
     impls = [arg for spec in order for arg in ("--impl", spec)]
     properties = ("--property", "rejected_specification or same_observation_when_run_twice")
-    run = run_once(*impls, "--profile", "ci", *properties, "--jobs", "2", pythonpath=(str(HERE),))
+    run = run_once(*impls, "--profile", profile, *properties, "--jobs", "2", pythonpath=(str(HERE),))
     assert run.status == 0, run.stderr
     log = (run.out / run.implementation("costly")["log"]).read_text(encoding="utf-8")
     [summary] = [line for line in log.splitlines() if line.startswith("prefetch:")]
     assert f"the cases of {loaded} tests as the reference's run recorded them" in summary
     assert summary.endswith(" 0 missed (0 real calls)"), summary
+    assert ("Examples drawn with seed " in run.stdout) == (profile == "dev")
+
+
+def test_a_seed_is_for_the_profiles_that_are_not_derandomized():
+    run = run_once("--impl", "reference", "--profile", "ci", "--seed", "7", "--property", "rejected_specification")
+    assert run.status == 2 and "--seed: the ci profile draws the same examples every run" in run.stderr

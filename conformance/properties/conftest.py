@@ -162,9 +162,10 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function):
     """A prefetched run runs each test twice. The first prefetched test records every test of the
     run (a pytest-xdist worker, which does not know its share of the tests, only its own), then
     fetches all their cases in a few large calls; each test then runs for real from the answers.
-    With `derandomize` and no database, Hypothesis generates the same examples both times as long
-    as the implementation agrees with the reference, so the real pass finds its cases fetched (the
-    hit and miss counts show it). When `run` runs the reference beside it, its recordings replace
+    With `derandomize` and no database (or one seed for the run, `--hypothesis-seed`, which `run`
+    gives under the other profiles), Hypothesis generates the same examples both times as long as
+    the implementation agrees with the reference, so the real pass finds its cases fetched (the hit
+    and miss counts show it). When `run` runs the reference beside it, its recordings replace
     the recording pass (`recordings.py`), and the reference's run writes them as its tests end.
 
     The recording pass runs before the inner wrappers: the run's collector observes Hypothesis

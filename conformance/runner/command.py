@@ -11,6 +11,7 @@ are saved as case files (`counterexamples.py`), the verdict is decided (`verdict
 from __future__ import annotations
 
 import argparse
+import random
 import sys
 import tempfile
 from datetime import UTC, datetime
@@ -32,7 +33,7 @@ from conformance.runner.matrix import conformance_matrix
 from conformance.runner.output import OutputError, OutputFolder
 from conformance.runner.progress import Progress, counted
 from conformance.runner.results import MESSAGE_LIMIT, ImplementationResult, Report, SuiteError
-from conformance.runner.session import DEFAULT_SUITE, Recordings, SuiteRun
+from conformance.runner.session import DEFAULT_SUITE, Recordings, SuiteOptions, SuiteRun
 from conformance.runner.verdict import EXIT_STATUS, USAGE_ERROR, implementation_outcome, verdict
 
 DEFAULT_IMPLEMENTATIONS = ("reference", "spark")
@@ -89,6 +90,13 @@ def add_run_command(subparsers: argparse._SubParsersAction) -> None:
         choices=sorted(PROFILES),
         default=DEFAULT_PROFILE,
         help=f"the Hypothesis profile: how many examples per property (default: {DEFAULT_PROFILE})",
+    )
+    p.add_argument(
+        "--seed",
+        type=int,
+        metavar="N",
+        help="the Hypothesis seed of the dev and thorough profiles, given to every implementation's run "
+        "(default: a new one each run, printed at the end)",
     )
     p.add_argument(
         "--out",
@@ -149,6 +157,8 @@ def run(args: argparse.Namespace) -> int:
             if isinstance(impl, ProcessImplementation):
                 impl.close()
         suite = check_suite(args.suite or [DEFAULT_SUITE])
+        options = SuiteOptions(tuple(suite), args.profile, tuple(args.property), args.request_timeout,
+                               seed_of(args.profile, args.seed))
         out = OutputFolder.claim(args.out, args.force)
     except (RunUsageError, ImplementationNotFound, OutputError) as e:
         print(f"error: {e}", file=sys.stderr)
@@ -164,8 +174,7 @@ def run(args: argparse.Namespace) -> int:
 
         def start(i: int) -> SuiteRun:
             spec, impl = implementations[i]
-            return SuiteRun(spec, suite, args.profile, out.file(log_of(impl)), args.property, args.request_timeout,
-                            recordings[i])
+            return SuiteRun(spec, options, out.file(log_of(impl)), recordings[i])
 
         results = []
         for i, (spec, impl) in enumerate(implementations):
@@ -181,8 +190,20 @@ def run(args: argparse.Namespace) -> int:
     finally:
         out.release()
         shared.cleanup()
-    print_summary(report, out.path)
+    print_summary(report, out.path, options.seed)
     return report.verdict.exit_status
+
+
+def seed_of(profile: str, seed: int | None) -> int | None:
+    """The Hypothesis seed every implementation's run gets: none for a derandomized profile (`ci`
+    draws the same examples every run), else `--seed` or a new one. One seed for all makes them meet
+    the same examples, and a prefetched run's passes (and the reference's recordings) draw alike."""
+    if PROFILES[profile].derandomize:
+        if seed is not None:
+            raise RunUsageError(f"--seed: the {profile} profile draws the same examples every run; "
+                                "a seed is for dev and thorough")
+        return None
+    return seed if seed is not None else random.randrange(2**32)
 
 
 def shared_recordings(specs: list[str], folder: Path) -> list[Recordings | None]:
@@ -251,7 +272,7 @@ def build_report(results: list[ImplementationResult], profile: str, suite: list[
 HEADS = {"conforms": "conforms", "differs": "DOES NOT CONFORM", "could_not_run": "COULD NOT RUN"}
 
 
-def print_summary(report: Report, out: Path) -> None:
+def print_summary(report: Report, out: Path, seed: int | None = None) -> None:
     print()
     for impl in report.implementations:
         examples = sum(p.examples for p in impl.properties)
@@ -262,5 +283,7 @@ def print_summary(report: Report, out: Path) -> None:
         for prop in impl.properties:
             for failure in prop.failures:
                 print(f"    {prop.property}: {failure.rule}\n      minimal case: {out / failure.case_file}")
+    if seed is not None:
+        print(f"Examples drawn with seed {seed} (--seed {seed} draws them again)")
     print(f"\n{report.verdict.text}")
     print(f"Report: {out / 'index.html'} (and report.md, report.json, junit.xml)")

@@ -25,7 +25,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,15 +39,25 @@ DEFAULT_SUITE = Path(conformance.__file__).parent / "properties"
 PROJECT_ROOT = Path(conformance.__file__).resolve().parent.parent
 
 
-def pytest_command(
-    spec: str, suite: Sequence[Path], events_fd: int, properties: Sequence[str], timeout: float | None,
-    recordings: Recordings | None = None,
-) -> list[str]:
+@dataclass(frozen=True)
+class SuiteOptions:
+    """What the runs of every implementation in one `run` share: the suite, its profile, the
+    properties chosen (pytest -k), the request timeout, and for a profile that is not derandomized
+    the Hypothesis seed (so that every implementation meets the same examples)."""
+
+    suite: tuple[Path, ...]
+    profile: str
+    properties: tuple[str, ...] = ()
+    timeout: float | None = None
+    seed: int | None = None
+
+
+def pytest_command(spec: str, options: SuiteOptions, events_fd: int, recordings: Recordings | None = None) -> list[str]:
     command = [
         sys.executable,
         "-m",
         "pytest",
-        *map(str, suite),
+        *map(str, options.suite),
         "--impl",
         spec,
         "-p",
@@ -63,10 +73,12 @@ def pytest_command(
         "no:randomly",
         "-q",
     ]
-    if properties:
-        command += ["-k", " or ".join(properties)]
-    if timeout is not None:  # an option of the real suite's conftest; other suites may not have it
-        command.append(f"--request-timeout={timeout}")
+    if options.properties:
+        command += ["-k", " or ".join(options.properties)]
+    if options.timeout is not None:  # an option of the real suite's conftest; other suites may not have it
+        command.append(f"--request-timeout={options.timeout}")
+    if options.seed is not None:  # Hypothesis's own pytest plug-in's option
+        command.append(f"--hypothesis-seed={options.seed}")
     if recordings is not None:
         command.append(f"{recordings.option}={recordings.folder}")
     return command
@@ -85,21 +97,13 @@ class Recordings:
         return RECORDINGS_OUT if self.writes else RECORDINGS_IN
 
 
-def run_suite(
-    spec: str,
-    suite: Sequence[Path],
-    profile: str,
-    log: Path,
-    properties: Sequence[str] = (),
-    timeout: float | None = None,
-    recordings: Recordings | None = None,
-) -> Iterator[RunEvent]:
-    """The events of one run of `suite` against `spec`, ending with `ProcessExited`. A run that
+def run_suite(spec: str, options: SuiteOptions, log: Path, recordings: Recordings | None = None) -> Iterator[RunEvent]:
+    """The events of one run of the suite against `spec`, ending with `ProcessExited`. A run that
     writes recordings marks them ended once its child has exited or could not start."""
     try:
         read_end, write_end = os.pipe()
-        command = pytest_command(spec, suite, write_end, properties, timeout, recordings)
-        yield from _events_of_child(command, read_end, write_end, profile, log)
+        command = pytest_command(spec, options, write_end, recordings)
+        yield from _events_of_child(command, read_end, write_end, options.profile, log)
     finally:
         if recordings is not None and recordings.writes:
             (recordings.folder / ENDED).touch()
