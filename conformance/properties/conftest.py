@@ -3,6 +3,7 @@ fixtures, and the two passes of a prefetched run."""
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import time
 from collections import Counter
@@ -180,7 +181,11 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function):
             return (yield)
         finally:
             suite.noting = suite.real_batches = False
-            write_recording(publish, pyfuncitem.nodeid, suite.take_recording())
+            recording = suite.take_recording()
+            # a recording that cannot be written is not the reference's failure: the runs that read
+            # recordings record this test themselves once the reference's run has ended
+            with contextlib.suppress(OSError):
+                write_recording(publish, pyfuncitem.nodeid, recording)
     if not _prefetched(pyfuncitem, suite):
         return (yield)
     suite.stats.reset()
