@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import ast
 import importlib
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance.profiles import register_profiles
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def examples_drawn() -> list[int]:
@@ -33,3 +40,15 @@ def test_a_module_imported_between_two_runs_does_not_change_what_a_test_draws(tm
     monkeypatch.syspath_prepend(str(tmp_path))
     importlib.import_module("integers_galore")
     assert examples_drawn() == before
+
+
+def test_under_ci_the_dev_and_thorough_profiles_are_still_random():
+    """Under the CI environment variable Hypothesis loads its own derandomized `ci` profile, and a
+    `settings` inherits the loaded profile: ours name Hypothesis's `default` as their parent, so `dev`
+    and `thorough` draw new examples (and keep a database) on a CI machine as on a laptop."""
+    script = ("from conformance.profiles import PROFILES\n"
+              "print({n: (p.derandomize, p.database is None) for n, p in PROFILES.items()})")
+    shown = subprocess.run([sys.executable, "-c", script], env={**os.environ, "CI": "true"},
+                           capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    assert ast.literal_eval(shown) == {"dev": (False, False), "ci": (True, True), "ci-slow": (True, True),
+                                       "thorough": (False, False)}
