@@ -16,7 +16,7 @@ from reports.difference import account, summary
 from reports.matrix import situation_shares
 from reports.observations import case_lines, observation_lines, replay_command
 from reports.timeline import timeline_svg
-from reports.words import IMPLEMENTATION, OUTCOME, STATUS, counted
+from reports.words import IMPLEMENTATION, OUTCOME, STATUS, counted, seed_text
 
 CSS = Path(__file__).with_name("report.css")
 VERDICT_CLASS = {"conforms": "pass", "differs": "fail", "could_not_run": "error"}
@@ -37,7 +37,7 @@ def render_html(document: dict[str, Any]) -> str:
     body = [
         "<header><h1>Window conformance report</h1>",
         f'<p class="meta">{escape(document["created"])} &middot; Hypothesis profile '
-        f"<code>{escape(document['profile'])}</code> &middot; suite "
+        f"<code>{escape(document['profile'])}</code>{seed_text(document, ', seed <code>{}</code>')} &middot; suite "
         f"<code>{escape(' '.join(document['suite']))}</code></p></header>",
         f'<p class="verdict {VERDICT_CLASS[verdict["outcome"]]}" id="verdict">'
         f"{escape(verdict['text'])}</p>",

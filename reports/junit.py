@@ -28,6 +28,8 @@ def render_junit(document: dict[str, Any]) -> str:
         ET.SubElement(properties, "property", name="implementation", value=impl["spec"])
         ET.SubElement(properties, "property", name="features", value=" ".join(impl["features"]))
         ET.SubElement(properties, "property", name="hypothesis_profile", value=document["profile"])
+        if document["seed"] is not None:
+            ET.SubElement(properties, "property", name="hypothesis_seed", value=str(document["seed"]))
         for error in impl["errors"]:
             case = ET.SubElement(
                 suite, "testcase", classname=impl["name"], name=error["nodeid"] or "suite", time="0"

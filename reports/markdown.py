@@ -13,7 +13,7 @@ from reports.difference import account, summary
 from reports.matrix import situation_shares
 from reports.observations import case_lines, observation_lines, replay_command
 from reports.timeline import timeline_path
-from reports.words import IMPLEMENTATION, OUTCOME, STATUS, counted
+from reports.words import IMPLEMENTATION, OUTCOME, STATUS, counted, seed_text
 
 #: The matrix's statuses that need a reader's attention, in capitals or bold.
 STATUS_TEXT = STATUS | {"fail": "**FAIL**", "error": "**could not run**"}
@@ -35,7 +35,7 @@ def render_markdown(document: dict[str, Any]) -> str:
         "",
         f"**{VERDICT_MARK[verdict['outcome']]} {verdict['text']}**",
         "",
-        f"{document['created']}, Hypothesis profile `{document['profile']}`.",
+        f"{document['created']}, Hypothesis profile `{document['profile']}`{seed_text(document, ', seed `{}`')}.",
         "",
     ]
     for impl in document["implementations"]:

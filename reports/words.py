@@ -22,3 +22,9 @@ IMPLEMENTATION = {"conforms": "conforms", "differs": "does not conform", "could_
 def counted(n: int, singular: str, plural: str | None = None) -> str:
     """`1 example`, `2 examples`."""
     return f"{n} {singular if n == 1 else plural or singular + 's'}"
+
+
+def seed_text(document: dict, pattern: str) -> str:
+    """The run's Hypothesis seed in `pattern` (`", seed {}"`), or nothing under a derandomized profile."""
+    seed = document["seed"]
+    return "" if seed is None else pattern.format(seed)

@@ -64,7 +64,7 @@ FEATURES = {
 }
 
 
-def document(*implementations, matrix=None, verdict=None):
+def document(*implementations, matrix=None, verdict=None, seed=None):
     """A report document as the runner writes it; `matrix` maps feature to implementation to status."""
     matrix = matrix or {"assigner.tumbling": {i["name"]: "pass" for i in implementations}}
     troubled = "; ".join(f"{i['name']} ({', '.join(i['problems'])})" for i in implementations if i["problems"])
@@ -73,7 +73,8 @@ def document(*implementations, matrix=None, verdict=None):
     return {
         "format": "window-conformance-report/1",
         "created": "2026-01-01T00:00:00+00:00",
-        "profile": "ci",
+        "profile": "ci" if seed is None else "dev",
+        "seed": seed,
         "suite": ["suite"],
         "out": "out",
         "verdict": {
@@ -124,6 +125,16 @@ def test_junit_counts_failures_and_errors():
     assert failure.get("message") == "agrees with the reference"
     assert "python -m conformance replay out/counterexamples/x.json --impl bad --check" in failure.text
     assert "Traceback: boom" in bad.find("testcase[@name='crash']/error").text
+
+
+def test_every_rendering_names_the_seed_of_a_run_that_had_one():
+    """A dev or thorough run is drawn again with its seed: each rendering says it, and a
+    derandomized run's says nothing of a seed."""
+    renderings = (render_markdown, render_html, render_junit)
+    with_seed = [render(document(GOOD, seed=1234567)) for render in renderings]
+    assert "seed `1234567`" in with_seed[0] and "seed <code>1234567</code>" in with_seed[1]
+    assert ET.fromstring(with_seed[2]).find(".//property[@name='hypothesis_seed']").get("value") == "1234567"
+    assert not any("seed" in render(document(GOOD)) for render in renderings)
 
 
 def test_markdown_has_verdict_matrix_side_by_side_and_coverage():

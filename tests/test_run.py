@@ -214,7 +214,9 @@ def test_a_prefetched_run_after_the_references_fetches_the_cases_the_references_
     [summary] = [line for line in log.splitlines() if line.startswith("prefetch:")]
     assert f"the cases of {loaded} tests as the reference's run recorded them" in summary
     assert summary.endswith(" 0 missed (0 real calls)"), summary
-    assert ("Examples drawn with seed " in run.stdout) == (profile == "dev")
+    seed = run.report["seed"]
+    assert (seed is not None) == (profile == "dev")
+    assert (f"Examples drawn with seed {seed} (--seed {seed} draws them again)" in run.stdout) == (profile == "dev")
 
 
 def test_a_seed_is_for_the_profiles_that_are_not_derandomized():

@@ -182,7 +182,7 @@ def run(args: argparse.Namespace) -> int:
             for j in range(i, min(i + args.jobs, len(implementations))):
                 runs[j] = runs.get(j) or start(j)
             results.append(run_implementation(spec, impl, runs.pop(i), progress))
-        report = build_report(save_counterexamples(results, out), args.profile, suite, out.path)
+        report = build_report(save_counterexamples(results, out), options, out.path)
 
         from reports import write_reports  # the renderers are needed only once there is something to render
 
@@ -255,12 +255,13 @@ def run_implementation(spec: str, impl: Implementation, run: SuiteRun, progress:
     )
 
 
-def build_report(results: list[ImplementationResult], profile: str, suite: list[Path], out: Path) -> Report:
+def build_report(results: list[ImplementationResult], options: SuiteOptions, out: Path) -> Report:
     return Report(
         format=REPORT_FORMAT,
         created=datetime.now(UTC).isoformat(timespec="seconds"),
-        profile=profile,
-        suite=tuple(str(p) for p in suite),
+        profile=options.profile,
+        seed=options.seed,
+        suite=tuple(str(p) for p in options.suite),
         out=str(out),
         verdict=verdict(results),
         features=FEATURES,

@@ -132,6 +132,7 @@ class Report:
     format: str
     created: str
     profile: str
+    seed: int | None
     suite: tuple[str, ...]
     out: str
     verdict: Verdict
