@@ -54,15 +54,36 @@ def test_the_references_run_writes_and_the_runs_after_it_read():
     assert shared_recordings(["spark", "flink"], folder) == [None, None]
 
 
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def pytest_on_the_suite(*options: str, profile: str) -> subprocess.CompletedProcess:
+    """Plain pytest on the property suite, as a user runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "conformance/properties", *options, "-q", "-p", "no:cacheprovider",
+         "-p", "no:xdist", "-p", "no:randomly"],
+        cwd=ROOT, capture_output=True, text=True, timeout=600,
+        env=os.environ | {"HYPOTHESIS_PROFILE": profile, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'tests'}"})
+
+
 def test_a_recording_that_cannot_be_written_does_not_fail_the_references_test(tmp_path):
     """The reference's run only reports on the reference: a folder it cannot write to costs the
     readers their recordings (they record the tests themselves), not the reference its verdict."""
-    root = Path(__file__).resolve().parents[1]
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "conformance/properties", "-p", "conformance.runner.collector",
-         f"--recordings-out={tmp_path / 'gone'}", "-k", "rejected_specification", "-q", "-p", "no:cacheprovider",
-         "-p", "no:xdist", "-p", "no:randomly"],
-        cwd=root, capture_output=True, text=True, timeout=600,
-        env=os.environ | {"HYPOTHESIS_PROFILE": "ci", "PYTHONPATH": str(root)})
+    done = pytest_on_the_suite("-p", "conformance.runner.collector", f"--recordings-out={tmp_path / 'gone'}",
+                               "-k", "rejected_specification", profile="ci")
     assert done.returncode == 0, done.stdout[-3000:]
     assert "1 passed" in done.stdout and not (tmp_path / "gone").exists()
+
+
+def test_plain_pytest_under_dev_draws_both_passes_of_a_prefetched_test_with_one_seed():
+    """Without `run`'s seed, a prefetched test under `dev` drew new examples in its real pass and
+    nearly every case cost a call of its own: the session now draws one seed and prints it."""
+    done = pytest_on_the_suite("--impl", "report_fixture_suite.fixture_impls:Costly",
+                               "-k", "rejected_specification or same_observation_when_run_twice", profile="dev")
+    assert done.returncode == 0, done.stdout[-3000:]
+    lines = done.stdout.splitlines()
+    [summary] = [line for line in lines if line.startswith("prefetch: ") and "fetched" in line]
+    assert summary.endswith(" 0 missed (0 real calls)"), summary
+    [seeded] = [line for line in lines if line.startswith("prefetch: examples drawn with seed ")]
+    chosen = seeded.split()[5]
+    assert f"(--hypothesis-seed={chosen} draws them again)" in seeded

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import random
 import time
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from hypothesis import seed, settings
 
 from conformance.evidence import NOT_APPLICABLE, FeatureTally
 from conformance.implementation import REQUEST_TIMEOUT, load_implementation
@@ -35,11 +37,15 @@ REAL_BATCHES = "real_batches"
 RECORDABLE = frozenset({"suite", "tally"})
 #: The tests recorded so far (in the config's stash).
 RECORDED = pytest.StashKey[set[str]]()
+#: The seed of a prefetched session's examples, when the session chose one (in the config's stash).
+SEED = pytest.StashKey[int]()
 #: A test marked so checks when outputs happen: it does not apply to a position-free implementation.
 POSITIONS = "positions"
 
 #: The prefetch figures of the session's tests, summed (from their reports, so across xdist too).
 _prefetch_totals: Counter[str] = Counter()
+#: The seeds prefetched sessions chose (`_one_seed`), from the tests' reports.
+_prefetch_seeds: set[int] = set()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -132,6 +138,19 @@ def _ahead(item: pytest.Function) -> list[pytest.Item]:
     return [] if hasattr(item.config, "workerinput") else item.session.items
 
 
+def _one_seed(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under a profile that is not derandomized (`dev`, `thorough`) and without `--hypothesis-seed`
+    (which `run` gives), every test would draw other examples in its real pass than in its recording
+    pass, and nearly every case would cost a call of its own: the session draws one seed and gives it
+    to the prefetched tests (Hypothesis's `seed`), and the terminal summary prints it."""
+    if settings.default.derandomize or config.getoption("hypothesis_seed", None) is not None:
+        return
+    chosen = config.stash.setdefault(SEED, random.randrange(2**32))
+    for item in items:
+        if isinstance(item, pytest.Function) and hasattr(item.obj, "hypothesis"):
+            seed(chosen)(item.obj)
+
+
 def _record_or_load(pyfuncitem: pytest.Function, suite: Suite, recorded: set[str]) -> None:
     """The cases to fetch for `pyfuncitem` and the tests after it: the reference's run's recordings
     (`recordings.py`) when `run` gives them, waiting for this test's; else a recording pass of this
@@ -191,6 +210,7 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function):
     suite.stats.reset()
     recorded = pyfuncitem.config.stash.setdefault(RECORDED, set())
     if pyfuncitem.nodeid not in recorded:
+        _one_seed(pyfuncitem.config, [pyfuncitem, *_ahead(pyfuncitem)])
         _record_or_load(pyfuncitem, suite, recorded)
         suite.fetch()
     suite.real_batches = pyfuncitem.get_closest_marker(REAL_BATCHES) is not None
@@ -200,6 +220,8 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function):
     finally:
         suite.real_batches = False
         pyfuncitem.user_properties.append(("prefetch", suite.stats.as_dict()))
+        if SEED in pyfuncitem.config.stash:
+            pyfuncitem.user_properties.append(("prefetch_seed", pyfuncitem.config.stash[SEED]))
 
 
 
@@ -208,9 +230,14 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         for name, value in report.user_properties:
             if name == "prefetch":
                 _prefetch_totals.update(value)
+            elif name == "prefetch_seed":
+                _prefetch_seeds.add(value)
 
 
 def pytest_terminal_summary(terminalreporter) -> None:
+    for chosen in sorted(_prefetch_seeds):  # one a session (under pytest-xdist, one a worker)
+        terminalreporter.write_line(f"prefetch: examples drawn with seed {chosen} (--hypothesis-seed={chosen} "
+                                    "draws them again)")
     if _prefetch_totals:
         t = _prefetch_totals
         terminalreporter.write_line(
