@@ -143,7 +143,7 @@ def _one_seed(config: pytest.Config, items: list[pytest.Item]) -> None:
     (which `run` gives), every test would draw other examples in its real pass than in its recording
     pass, and nearly every case would cost a call of its own: the session draws one seed and gives it
     to the prefetched tests (Hypothesis's `seed`), and the terminal summary prints it."""
-    if settings.default.derandomize or config.getoption("hypothesis_seed", None) is not None:
+    if settings.default.derandomize or config.getoption("--hypothesis-seed", None) is not None:
         return
     chosen = config.stash.setdefault(SEED, random.randrange(2**32))
     for item in items:
