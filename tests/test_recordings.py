@@ -21,6 +21,7 @@ from conformance.properties.recordings import (
 from conformance.runner.command import shared_recordings
 from conformance.runner.session import Recordings
 
+ROOT = Path(__file__).resolve().parents[1]
 A = Case(window=tumbling(10), events=(record("k", 1, ts=-3), watermark(9)))
 B = Case(window=session(4), allowed_lateness=2, events=(record("j", 2, ts=5),), end_of_input=False)
 RECORDING = Recording(ALL_FEATURES, (A, B), (((A,), (A, B)), ((A,),)))
@@ -52,9 +53,6 @@ def test_the_references_run_writes_and_the_runs_after_it_read():
     assert shared_recordings(["spark", "reference", "flink"], folder) == [
         None, Recordings(folder, writes=True), Recordings(folder, writes=False)]
     assert shared_recordings(["spark", "flink"], folder) == [None, None]
-
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def pytest_on_the_suite(*options: str, profile: str) -> subprocess.CompletedProcess:

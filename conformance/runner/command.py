@@ -190,7 +190,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         out.release()
         shared.cleanup()
-    print_summary(report, out.path, options.seed)
+    print_summary(report, out.path)
     return report.verdict.exit_status
 
 
@@ -273,7 +273,7 @@ def build_report(results: list[ImplementationResult], options: SuiteOptions, out
 HEADS = {"conforms": "conforms", "differs": "DOES NOT CONFORM", "could_not_run": "COULD NOT RUN"}
 
 
-def print_summary(report: Report, out: Path, seed: int | None = None) -> None:
+def print_summary(report: Report, out: Path) -> None:
     print()
     for impl in report.implementations:
         examples = sum(p.examples for p in impl.properties)
@@ -284,7 +284,7 @@ def print_summary(report: Report, out: Path, seed: int | None = None) -> None:
         for prop in impl.properties:
             for failure in prop.failures:
                 print(f"    {prop.property}: {failure.rule}\n      minimal case: {out / failure.case_file}")
-    if seed is not None:
-        print(f"Examples drawn with seed {seed} (--seed {seed} draws them again)")
+    if report.seed is not None:
+        print(f"Examples drawn with seed {report.seed} (--seed {report.seed} draws them again)")
     print(f"\n{report.verdict.text}")
     print(f"Report: {out / 'index.html'} (and report.md, report.json, junit.xml)")
