@@ -31,7 +31,7 @@ def test_a_recording_reads_back_as_it_was_written(tmp_path):
     write_recording(tmp_path, "suite.py::test_x", RECORDING)
     assert read_recording(tmp_path, "suite.py::test_x") == RECORDING
     assert read_recording(tmp_path, "suite.py::test_y") is None
-    assert [p.suffix for p in tmp_path.iterdir()] == [".json"]  # written whole, then renamed
+    assert [p.suffix for p in tmp_path.iterdir()] == [".pickle"]  # written whole, then renamed
 
 
 def test_waiting_ends_with_the_recording_or_with_the_writers_end(tmp_path):
@@ -75,13 +75,16 @@ def test_a_recording_that_cannot_be_written_does_not_fail_the_references_test(tm
 
 def test_plain_pytest_under_dev_draws_both_passes_of_a_prefetched_test_with_one_seed():
     """Without `run`'s seed, a prefetched test under `dev` drew new examples in its real pass and
-    nearly every case cost a call of its own: the session now draws one seed and prints it."""
+    nearly every case cost a call of its own: the session now draws one seed and prints it. (The real
+    pass now replays the recording pass's examples; the seed still serves a test handed back to
+    Hypothesis, whose first examples are then the recorded ones, and a test that was not replayed.)"""
     done = pytest_on_the_suite("--impl", "report_fixture_suite.fixture_impls:Costly",
                                "-k", "rejected_specification or same_observation_when_run_twice", profile="dev")
     assert done.returncode == 0, done.stdout[-3000:]
     lines = done.stdout.splitlines()
     [summary] = [line for line in lines if line.startswith("prefetch: ") and "fetched" in line]
     assert summary.endswith(" 0 missed (0 real calls)"), summary
+    assert "prefetch: 2 tests replayed the examples their recording kept, 0 of them handed back" in done.stdout
     [seeded] = [line for line in lines if line.startswith("prefetch: examples drawn with seed ")]
     chosen = seeded.split()[5]
     assert f"(--hypothesis-seed={chosen} draws them again)" in seeded

@@ -204,16 +204,21 @@ def test_without_java_flink_could_not_run_in_one_line():
 def test_a_prefetched_run_after_the_references_fetches_the_cases_the_references_run_recorded(order, profile, loaded):
     """Beside or after the reference's run, a prefetched one has no recording pass of its own: it
     fetches each test's cases (and a test of real batches, its requests) as the reference's run
-    sent them, and its real pass finds every answer fetched. Before it, it records them itself.
+    sent them, and its real pass finds every answer fetched and replays the examples the reference's run
+    drew, with their situations. Before it, it records them itself.
     Under a profile that is not derandomized, one seed for both runs makes them draw alike."""
     impls = [arg for spec in order for arg in ("--impl", spec)]
     properties = ("--property", "rejected_specification or same_observation_when_run_twice")
     run = run_once(*impls, "--profile", profile, *properties, "--jobs", "2", pythonpath=(str(HERE),))
     assert run.status == 0, run.stderr
     log = (run.out / run.implementation("costly")["log"]).read_text(encoding="utf-8")
-    [summary] = [line for line in log.splitlines() if line.startswith("prefetch:")]
+    [summary] = [line for line in log.splitlines() if line.startswith("prefetch:") and "fetched" in line]
     assert f"the cases of {loaded} tests as the reference's run recorded them" in summary
     assert summary.endswith(" 0 missed (0 real calls)"), summary
+    assert "prefetch: 2 tests replayed the examples their recording kept, 0 of them handed back" in log
+    figures = {impl: {p["property"]: (p["examples"], p["invalid_examples"], p["statistics"]["events"])
+                      for p in run.implementation(impl)["properties"]} for impl in ("reference", "costly")}
+    assert figures["costly"] == figures["reference"]  # replayed: the very examples, and their situations
     seed = run.report["seed"]
     assert (seed is not None) == (profile == "dev")
     assert (f"Examples drawn with seed {seed} (--seed {seed} draws them again)" in run.stdout) == (profile == "dev")

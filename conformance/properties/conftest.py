@@ -4,6 +4,7 @@ fixtures, and the two passes of a prefetched run."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import inspect
 import random
 import time
@@ -20,10 +21,12 @@ from conformance.properties.harness import Suite
 from conformance.properties.recordings import (
     RECORDINGS_IN,
     RECORDINGS_OUT,
+    Recording,
     read_recording,
     wait_for_recording,
     write_recording,
 )
+from conformance.properties.replay import Example, keeping, replaying
 
 register_profiles()
 
@@ -37,6 +40,9 @@ REAL_BATCHES = "real_batches"
 RECORDABLE = frozenset({"suite", "tally"})
 #: The tests recorded so far (in the config's stash).
 RECORDED = pytest.StashKey[set[str]]()
+#: The examples of the tests recorded so far, by test, for their real pass (`replay.py`; in the
+#: config's stash): a test that did not pass in its recording has none.
+EXAMPLES = pytest.StashKey[dict[str, tuple[Example, ...]]]()
 #: The seed of a prefetched session's examples, when the session chose one (in the config's stash).
 SEED = pytest.StashKey[int]()
 #: A test marked so checks when outputs happen: it does not apply to a position-free implementation.
@@ -118,13 +124,22 @@ def _recordable_ahead(item: pytest.Item, suite: Suite) -> bool:
 
 
 def _record(item: pytest.Function, suite: Suite, arguments: dict) -> None:
-    """The recording pass of one test: the reference answers, the cases and requests are noted."""
+    """The recording pass of one test: the reference answers, the cases and requests are noted, and
+    the examples are kept for the real pass when the test passed."""
     suite.real_batches = item.get_closest_marker(REAL_BATCHES) is not None
-    with suite.recording():
+    with suite.recording(), keeping(item.obj) as examples:
         try:
             item.obj(**arguments)
         except Exception:
-            pass  # the reference's own failures show in the real pass (and in the reference's suite)
+            return  # the reference's own failures show in the real pass (and in the reference's suite)
+    item.config.stash.setdefault(EXAMPLES, {})[item.nodeid] = tuple(examples)
+
+
+def _load(item: pytest.Item, suite: Suite, recording: Recording) -> None:
+    """A test's cases to fetch, and its examples, as the reference's run recorded them."""
+    suite.load(recording)
+    if recording.examples is not None:
+        item.config.stash.setdefault(EXAMPLES, {})[item.nodeid] = recording.examples
 
 
 def _folder(config: pytest.Config, option: str) -> Path | None:
@@ -161,13 +176,13 @@ def _record_or_load(pyfuncitem: pytest.Function, suite: Suite, recorded: set[str
     recording = wait_for_recording(folder, pyfuncitem.nodeid) if folder else None
     suite.stats.waited += time.monotonic() - started
     if recording is not None and recording.features == suite.features:
-        suite.load(recording)
+        _load(pyfuncitem, suite, recording)
         for item in _ahead(pyfuncitem):
             if item.nodeid not in recorded and _runs_prefetched(item, suite):
                 ready = read_recording(folder, item.nodeid)
                 if ready is not None and ready.features == suite.features:
                     recorded.add(item.nodeid)
-                    suite.load(ready)
+                    _load(item, suite, ready)
         return
     _record(pyfuncitem, suite, {name: pyfuncitem.funcargs[name] for name in _parameters(pyfuncitem)})
     for item in _ahead(pyfuncitem):
@@ -185,8 +200,9 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function):
     With `derandomize` and no database (or one seed for the run, `--hypothesis-seed`, which `run`
     gives under the other profiles), Hypothesis generates the same examples both times as long as
     the implementation agrees with the reference, so the real pass finds its cases fetched (the hit
-    and miss counts show it). When `run` runs the reference beside it, its recordings replace
-    the recording pass (`recordings.py`), and the reference's run writes them as its tests end.
+    and miss counts show it), and it replays the examples the recording pass kept instead of drawing
+    them again (`replay.py`). When `run` runs the reference beside it, its recordings replace the
+    recording pass (`recordings.py`), and the reference's run writes them as its tests end.
 
     The recording pass runs before the inner wrappers: the run's collector observes Hypothesis
     only within them (its wrapper is `trylast`), so the recording pass's examples are not counted."""
@@ -196,11 +212,16 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function):
     publish = _folder(pyfuncitem.config, RECORDINGS_OUT)
     if publish is not None and not suite.prefetching:
         suite.noting, suite.real_batches = True, pyfuncitem.get_closest_marker(REAL_BATCHES) is not None
+        passed = False
         try:
-            return (yield)
+            with keeping(pyfuncitem.obj) as examples:
+                result = yield
+            passed = True
+            return result
         finally:
             suite.noting = suite.real_batches = False
-            recording = suite.take_recording()
+            recording = dataclasses.replace(suite.take_recording(),
+                                            examples=tuple(examples) if passed else None)
             # a recording that cannot be written is not the reference's failure: the runs that read
             # recordings record this test themselves once the reference's run has ended
             with contextlib.suppress(OSError):
@@ -214,10 +235,16 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function):
         _record_or_load(pyfuncitem, suite, recorded)
         suite.fetch()
     suite.real_batches = pyfuncitem.get_closest_marker(REAL_BATCHES) is not None
+    test = pyfuncitem.obj
+    examples = pyfuncitem.config.stash.get(EXAMPLES, {}).pop(pyfuncitem.nodeid, None)
+    if examples is not None:
+        suite.stats.replayed += 1
+        pyfuncitem.obj = replaying(test, examples, handed_back=suite.stats.hand_back)
     try:
         with suite.answering_from_cache():
             return (yield)
     finally:
+        pyfuncitem.obj = test
         suite.real_batches = False
         pyfuncitem.user_properties.append(("prefetch", suite.stats.as_dict()))
         if SEED in pyfuncitem.config.stash:
@@ -245,3 +272,5 @@ def pytest_terminal_summary(terminalreporter) -> None:
             f"the cases of {t['loaded']} tests as the reference's run recorded them (waited "
             f"{t['waited']:.1f} s for them); in the tests "
             f"{t['hits']} cases answered from the cache, {t['misses']} missed ({t['calls']} real calls)")
+        terminalreporter.write_line(f"prefetch: {t['replayed']} tests replayed the examples their recording kept, "
+                                    f"{t['handed_back']} of them handed back to Hypothesis on a failing example")

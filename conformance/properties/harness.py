@@ -85,7 +85,9 @@ class CacheStats:
     """What prefetching did in one property test: cases fetched ahead, in how many `run` calls and
     seconds (the whole run's, counted in the test that fetched them), and how many tests' cases came
     from the reference's run's recordings (`recordings.py`) and how long the test waited for them;
-    cases answered from the cache (`hits`) and cases that cost a real call (`misses`, in `calls`)."""
+    cases answered from the cache (`hits`) and cases that cost a real call (`misses`, in `calls`);
+    whether the test replayed its kept examples (`replay.py`), and whether it handed them back to
+    Hypothesis (a replayed example failed)."""
 
     fetched: int = 0
     fetch_calls: int = 0
@@ -95,6 +97,11 @@ class CacheStats:
     hits: int = 0
     misses: int = 0
     calls: int = 0
+    replayed: int = 0
+    handed_back: int = 0
+
+    def hand_back(self) -> None:
+        self.handed_back += 1
 
     def as_dict(self) -> dict[str, float]:
         return asdict(self)

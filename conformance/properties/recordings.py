@@ -5,29 +5,33 @@ it runs the test with the reference answering, which is exactly what the referen
 suite does when both declare the same features (the `ci` profile is derandomized, and the examples
 Hypothesis draws depend only on the features and on the answers). When `run` runs the reference
 before or beside such implementations, the reference's run writes, test by test, the cases and
-requests it sent (`--recordings-out DIR`), and their runs read them (`--recordings-in DIR`) instead
-of recording again: their recording pass, as long as the reference's whole run, is gone.
+requests it sent and, when the test passed, its examples (`replay.py`) (`--recordings-out DIR`), and
+their runs read them (`--recordings-in DIR`) instead of recording again: their recording pass, as
+long as the reference's whole run, is gone, and their real pass replays the examples instead of
+drawing them again.
 
-A recording is only a list of cases to fetch ahead. Correctness never depends on it: a case the
-implementation's real pass sends that the recording lacks costs a real call, as with its own
-recording. A recording made for other features is not used; a test the reference's run does not
-record (it ended, or never ran the test) is recorded by the implementation's run itself.
+Correctness never depends on a recording: a case the implementation's real pass sends that the
+recording lacks costs a real call, as with its own recording, and a replayed example that fails
+hands the test to Hypothesis. A recording made for other features is not used; a test the
+reference's run does not record (it ended, or never ran the test) is recorded by the
+implementation's run itself.
 
-Files: `<test>.json` per test (written whole, then renamed into place), and `ENDED`, which `run`
-writes when the reference's run has ended, however it ended.
+Files: `<test>.pickle` per test (written whole, then renamed into place; read only by the runs of
+the same `run`, so of the same code), and `ENDED`, which `run` writes when the reference's run has
+ended, however it ended.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
+import pickle
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from conformance.case import Case
-from conformance.case_json import case_from_json, case_to_json
+from conformance.properties.replay import Example
 
 #: The pytest options `run` gives the runs (declared by its plug-in, `conformance.runner.collector`).
 RECORDINGS_OUT, RECORDINGS_IN = "--recordings-out", "--recordings-in"
@@ -41,42 +45,32 @@ _RUN = os.getppid()
 
 @dataclass(frozen=True)
 class Recording:
-    """What one test sent: its cases, and for a test of real batches its requests, round by round."""
+    """What one test sent: its cases, and for a test of real batches its requests, round by round;
+    and its examples, when it passed (`None` otherwise)."""
 
     features: frozenset[str]
     cases: tuple[Case, ...]
     rounds: tuple[tuple[tuple[Case, ...], ...], ...]
+    examples: tuple[Example, ...] | None = None
 
 
 def recording_file(folder: Path, nodeid: str) -> Path:
-    return folder / f"{hashlib.sha256(nodeid.encode()).hexdigest()[:24]}.json"
+    return folder / f"{hashlib.sha256(nodeid.encode()).hexdigest()[:24]}.pickle"
 
 
 def write_recording(folder: Path, nodeid: str, recording: Recording) -> None:
-    doc = {
-        "test": nodeid,
-        "features": sorted(recording.features),
-        "cases": [case_to_json(c) for c in recording.cases],
-        "rounds": [[[case_to_json(c) for c in request] for request in round_] for round_ in recording.rounds],
-    }
     path = recording_file(folder, nodeid)
     part = path.with_suffix(".part")
-    part.write_text(json.dumps(doc), encoding="utf-8")
+    part.write_bytes(pickle.dumps(recording))
     os.replace(part, path)
 
 
 def read_recording(folder: Path, nodeid: str) -> Recording | None:
     """The test's recording, if the reference's run has written it."""
     try:
-        doc = json.loads(recording_file(folder, nodeid).read_text(encoding="utf-8"))
+        return pickle.loads(recording_file(folder, nodeid).read_bytes())
     except FileNotFoundError:
         return None
-    return Recording(
-        features=frozenset(doc["features"]),
-        cases=tuple(case_from_json(c) for c in doc["cases"]),
-        rounds=tuple(tuple(tuple(case_from_json(c) for c in request) for request in round_)
-                     for round_ in doc["rounds"]),
-    )
 
 
 def wait_for_recording(folder: Path, nodeid: str) -> Recording | None:

@@ -40,8 +40,9 @@ from conformance.runner.events import (
 )
 from conformance.runner.results import MESSAGE_LIMIT, Failure, PropertyResult, Statistics
 
-#: Phases whose test cases count as examples; `shrink` attempts are counted apart.
-EXAMPLE_PHASES = ("explicit", "reuse", "generate", "target")
+#: Phases whose test cases count as examples (Hypothesis gives an explicit example's no phase, `None`:
+#: a replayed test's, `properties/replay.py`); `shrink` attempts are counted apart.
+EXAMPLE_PHASES = ("explicit", "reuse", "generate", "target", None)
 PROGRESS_INTERVAL = 0.1
 
 # The suite's own conftest may register the profiles too; registering is idempotent, and doing it
@@ -123,6 +124,7 @@ class RunCollector:
     def __init__(self, stream: IO[str]) -> None:
         self.stream = stream
         self.counter = ExampleCounter()
+        self.run_start: float | None = None
         self.current: str | None = None
         self.last_progress = 0.0
         self.outcome: dict[str, Any] = {}
@@ -134,6 +136,10 @@ class RunCollector:
     # --- Hypothesis ---------------------------------------------------------------------------
 
     def observe(self, observation: Any) -> None:
+        if observation.run_start != self.run_start:
+            # A test that runs Hypothesis again (a replay handed back, `properties/replay.py`) is
+            # counted as its last run: the one that drew, found and shrank.
+            self.counter, self.run_start = ExampleCounter(), observation.run_start
         self.counter.observe(observation)
         now = time.monotonic()
         if self.current is not None and now - self.last_progress >= PROGRESS_INTERVAL:
@@ -143,7 +149,7 @@ class RunCollector:
     # --- pytest -------------------------------------------------------------------------------
 
     def pytest_runtest_logstart(self, nodeid: str, location: tuple) -> None:
-        self.current, self.counter = nodeid, ExampleCounter()
+        self.current, self.counter, self.run_start = nodeid, ExampleCounter(), None
         self.outcome = {"outcome": "passed", "duration": 0.0, "message": "", "not_run": None}
         self.emit(Started(nodeid, property_name(location[2].split(".")[-1])))
 

@@ -1,0 +1,125 @@
+"""A test's examples kept in one pass and given back in another (`conformance/properties/replay.py`)."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from hypothesis import event, given, settings
+from hypothesis.internal import observability
+from hypothesis import strategies as st
+
+from conformance.implementation import CouldNotRun
+from conformance.properties.replay import keeping, replaying
+from conformance.runner.collector import RunCollector
+
+#: What the bodies below saw, in order, and when they fail (`FAIL_FROM`: from which drawn number on).
+SEEN: list[tuple] = []
+FAIL_FROM = {"n": None}
+
+
+@settings(derandomize=True, database=None, max_examples=40)
+@given(data=st.data())
+def numbers(data, fixture):
+    n = data.draw(st.integers(0, 1000), label="n")
+    if n % 3 == 0:
+        event("a multiple of three")
+    words = data.draw(st.lists(st.text(max_size=3), max_size=3).filter(lambda w: len(w) != 2), label="words")
+    SEEN.append((fixture, n, tuple(words)))
+    words.append("changed after the draw")
+    if FAIL_FROM["n"] is not None and n >= FAIL_FROM["n"]:
+        raise AssertionError(f"failed at {n}")
+
+
+@pytest.fixture(autouse=True)
+def fresh():
+    SEEN.clear()
+    FAIL_FROM["n"] = None
+
+
+def drawn_plainly() -> list[tuple]:
+    numbers(fixture="f")
+    seen = list(SEEN)
+    SEEN.clear()
+    return seen
+
+
+def test_keeping_draws_the_very_examples_hypothesis_draws_and_keeps_them_as_drawn():
+    plain = drawn_plainly()
+    with keeping(numbers) as examples:
+        numbers(fixture="f")
+    assert SEEN == plain  # Hypothesis seeds a derandomized test with its body: unchanged
+    assert len(examples) >= len(plain) > 10
+    assert ("a multiple of three", "") in {e for kept in examples for e in kept.events}
+    assert not hasattr(numbers.hypothesis.inner_test, "__wrapped__")  # given back when done
+
+
+def test_a_replay_gives_the_body_the_kept_examples_in_order_without_drawing():
+    plain = drawn_plainly()
+    with keeping(numbers) as examples:
+        numbers(fixture="f")
+    SEEN.clear()
+    handed_back = []
+    replaying(numbers, tuple(examples), lambda: handed_back.append(1))(fixture="g")
+    assert SEEN == [("g", *seen[1:]) for seen in plain]
+    assert handed_back == []
+
+
+def test_a_failing_example_hands_the_test_back_to_hypothesis_which_shrinks_it():
+    with keeping(numbers) as examples:
+        numbers(fixture="f")
+    FAIL_FROM["n"] = 500
+    handed_back = []
+    with pytest.raises(AssertionError, match="failed at 500"):  # shrunk: not a kept number
+        replaying(numbers, tuple(examples), lambda: handed_back.append(1))(fixture="f")
+    assert handed_back == [1]
+
+
+def test_a_body_that_draws_otherwise_than_kept_hands_the_test_back():
+    with keeping(numbers) as examples:
+        numbers(fixture="f")
+    other = [type(kept)(tuple(("not n", value) for _, value in kept.draws), kept.events) for kept in examples]
+    handed_back = []
+    SEEN.clear()
+    replaying(numbers, tuple(other), lambda: handed_back.append(1))(fixture="f")
+    assert handed_back == [1]
+    redrawn = list(SEEN)
+    SEEN.clear()
+    assert redrawn == drawn_plainly()  # Hypothesis's own run
+
+
+def test_a_failure_to_run_stops_the_replay_at_once():
+    @settings(database=None, max_examples=5)
+    @given(data=st.data())
+    def cannot_run(data):
+        data.draw(st.integers(), label="n")
+        raise CouldNotRun("the engine is gone")
+
+    with keeping(cannot_run) as examples, pytest.raises(CouldNotRun):
+        cannot_run()
+    handed_back = []
+    with pytest.raises(CouldNotRun):
+        replaying(cannot_run, tuple(examples), lambda: handed_back.append(1))()
+    assert handed_back == []
+
+
+def test_the_run_counts_a_replayed_test_by_its_examples_and_events_and_one_handed_back_by_its_last_run():
+    with keeping(numbers) as examples:
+        numbers(fixture="f")
+    collector = RunCollector(io.StringIO())
+    collector.pytest_runtest_logstart("t.py::test_x", ("t.py", 1, "test_x"))
+    with observability.with_observability_callback(collector.observe):
+        replaying(numbers, tuple(examples), lambda: None)(fixture="f")
+    counter = collector.counter
+    assert counter.examples + counter.invalid == len(examples)
+    assert counter.events["a multiple of three"] == sum(("a multiple of three", "") in e.events for e in examples)
+    FAIL_FROM["n"] = 500
+    with observability.with_observability_callback(collector.observe), pytest.raises(AssertionError):
+        replaying(numbers, tuple(examples), lambda: None)(fixture="f")
+    alone = RunCollector(io.StringIO())
+    alone.pytest_runtest_logstart("t.py::test_x", ("t.py", 1, "test_x"))
+    with observability.with_observability_callback(alone.observe), pytest.raises(AssertionError):
+        numbers(fixture="f")
+    handed_back, hypothesis_alone = collector.counter, alone.counter
+    assert hypothesis_alone.shrinks > 0
+    assert (handed_back.examples, handed_back.shrinks) == (hypothesis_alone.examples, hypothesis_alone.shrinks)
