@@ -3,23 +3,22 @@
 from __future__ import annotations
 
 import os
+import pickle
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
 from conformance import Case, record, session, tumbling, watermark
 from conformance.features import ALL_FEATURES
 from conformance.properties.recordings import (
-    ENDED,
     Recording,
+    claim,
     read_recording,
     wait_for_recording,
     write_recording,
 )
 from conformance.runner.command import shared_recordings
-from conformance.runner.session import Recordings
 
 ROOT = Path(__file__).resolve().parents[1]
 A = Case(window=tumbling(10), events=(record("k", 1, ts=-3), watermark(9)))
@@ -27,31 +26,50 @@ B = Case(window=session(4), allowed_lateness=2, events=(record("j", 2, ts=5),), 
 RECORDING = Recording(ALL_FEATURES, (A, B), (((A,), (A, B)), ((A,),)))
 
 
-def test_a_recording_reads_back_as_it_was_written(tmp_path):
+def test_a_recording_reads_back_as_it_was_written_for_its_features(tmp_path):
     write_recording(tmp_path, "suite.py::test_x", RECORDING)
-    assert read_recording(tmp_path, "suite.py::test_x") == RECORDING
-    assert read_recording(tmp_path, "suite.py::test_y") is None
+    assert read_recording(tmp_path, "suite.py::test_x", ALL_FEATURES) == RECORDING
+    assert read_recording(tmp_path, "suite.py::test_y", ALL_FEATURES) is None
+    assert read_recording(tmp_path, "suite.py::test_x", ALL_FEATURES - {"trigger.count"}) is None
     assert [p.suffix for p in tmp_path.iterdir()] == [".pickle"]  # written whole, then renamed
 
 
-def test_waiting_ends_with_the_recording_or_with_the_writers_end(tmp_path):
-    def later(what):
-        time.sleep(0.3)
-        what()
+def test_the_first_run_to_claim_a_test_draws_it(tmp_path):
+    assert claim(tmp_path, "t", ALL_FEATURES)
+    assert not claim(tmp_path, "t", ALL_FEATURES)
+    assert claim(tmp_path, "t", ALL_FEATURES - {"trigger.count"})  # for other features: another test
 
-    threading.Thread(target=later, args=(lambda: write_recording(tmp_path, "t", RECORDING),)).start()
-    assert wait_for_recording(tmp_path, "t") == RECORDING
-    threading.Thread(target=later, args=((tmp_path / ENDED).touch,)).start()
+
+def claimant(folder: Path, writes: bool) -> subprocess.Popen:
+    """Another run: it claims test `t`, and a moment later writes its recording or ends without it."""
+    script = (f"import pickle, sys, time; from pathlib import Path\n"
+              f"from conformance.properties.recordings import claim, write_recording\n"
+              f"folder = Path(sys.argv[1]); recording = pickle.loads(bytes.fromhex(sys.argv[2]))\n"
+              f"assert claim(folder, 't', recording.features); print('claimed', flush=True)\n"
+              f"time.sleep(0.5)\n"
+              f"if {writes}: write_recording(folder, 't', recording)\n")
+    other = subprocess.Popen([sys.executable, "-c", script, str(folder), pickle.dumps(RECORDING).hex()],
+                             cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    assert other.stdout.readline() == "claimed\n"
+    return other
+
+
+def test_waiting_ends_with_the_recording_or_with_the_claimants_end(tmp_path):
+    writer = claimant(tmp_path, writes=True)
+    assert not claim(tmp_path, "t", ALL_FEATURES)
+    assert wait_for_recording(tmp_path, "t", ALL_FEATURES) == RECORDING
+    writer.wait()
+    (tmp_path / "t").mkdir()
+    quitter = claimant(tmp_path / "t", writes=False)
     started = time.monotonic()
-    assert wait_for_recording(tmp_path, "never recorded") is None
-    assert time.monotonic() - started >= 0.2
-    assert wait_for_recording(tmp_path, "t") == RECORDING  # written before the end: still found
+    assert wait_for_recording(tmp_path / "t", "t", ALL_FEATURES) is None
+    assert time.monotonic() - started >= 0.3  # not before the claimant ended
+    assert quitter.poll() is not None or quitter.wait(timeout=5) == 0
 
 
-def test_the_references_run_writes_and_the_runs_after_it_read():
+def test_the_reference_and_the_runs_after_it_share_the_drawing():
     folder = Path("recordings")
-    assert shared_recordings(["spark", "reference", "flink"], folder) == [
-        None, Recordings(folder, writes=True), Recordings(folder, writes=False)]
+    assert shared_recordings(["spark", "reference", "flink"], folder) == [None, folder, folder]
     assert shared_recordings(["spark", "flink"], folder) == [None, None]
 
 
@@ -64,10 +82,10 @@ def pytest_on_the_suite(*options: str, profile: str) -> subprocess.CompletedProc
         env=os.environ | {"HYPOTHESIS_PROFILE": profile, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'tests'}"})
 
 
-def test_a_recording_that_cannot_be_written_does_not_fail_the_references_test(tmp_path):
-    """The reference's run only reports on the reference: a folder it cannot write to costs the
-    readers their recordings (they record the tests themselves), not the reference its verdict."""
-    done = pytest_on_the_suite("-p", "conformance.runner.collector", f"--recordings-out={tmp_path / 'gone'}",
+def test_a_recordings_folder_that_cannot_be_used_does_not_fail_the_references_test(tmp_path):
+    """The reference's run only reports on the reference: a folder it cannot use costs the other runs
+    its recordings (they record the tests themselves), not the reference its verdict."""
+    done = pytest_on_the_suite("-p", "conformance.runner.collector", f"--recordings={tmp_path / 'gone'}",
                                "-k", "rejected_specification", profile="ci")
     assert done.returncode == 0, done.stdout[-3000:]
     assert "1 passed" in done.stdout and not (tmp_path / "gone").exists()
@@ -84,7 +102,7 @@ def test_plain_pytest_under_dev_draws_both_passes_of_a_prefetched_test_with_one_
     lines = done.stdout.splitlines()
     [summary] = [line for line in lines if line.startswith("prefetch: ") and "fetched" in line]
     assert summary.endswith(" 0 missed (0 real calls)"), summary
-    assert "prefetch: 2 tests replayed the examples their recording kept, 0 of them handed back" in done.stdout
+    assert "replay: 2 tests ran on examples drawn before, 0 of them handed back" in done.stdout
     [seeded] = [line for line in lines if line.startswith("prefetch: examples drawn with seed ")]
     chosen = seeded.split()[5]
     assert f"(--hypothesis-seed={chosen} draws them again)" in seeded

@@ -6,8 +6,8 @@ import io
 
 import pytest
 from hypothesis import event, given, settings
-from hypothesis.internal import observability
 from hypothesis import strategies as st
+from hypothesis.internal import observability
 
 from conformance.implementation import CouldNotRun
 from conformance.properties.replay import keeping, replaying

@@ -198,27 +198,36 @@ def test_without_java_flink_could_not_run_in_one_line():
     assert rows["assigner.tumbling"] == "error"
 
 
-@pytest.mark.parametrize(("order", "profile", "loaded"), [(("reference", "fixture_impls:Costly"), "ci", 2),
-                                                          (("fixture_impls:Costly", "reference"), "ci", 0),
-                                                          (("reference", "fixture_impls:Costly"), "dev", 2)])
-def test_a_prefetched_run_after_the_references_fetches_the_cases_the_references_run_recorded(order, profile, loaded):
-    """Beside or after the reference's run, a prefetched one has no recording pass of its own: it
-    fetches each test's cases (and a test of real batches, its requests) as the reference's run
-    sent them, and its real pass finds every answer fetched and replays the examples the reference's run
-    drew, with their situations. Before it, it records them itself.
+def replayed_in(log: str) -> int:
+    """How many tests of a run ran on examples drawn before (the log's replay line), 0 without one."""
+    lines = [line for line in log.splitlines() if line.startswith("replay: ")]
+    return int(lines[0].split()[1]) if lines else 0
+
+
+@pytest.mark.parametrize(("order", "profile", "shares"), [(("reference", "fixture_impls:Costly"), "ci", True),
+                                                          (("fixture_impls:Costly", "reference"), "ci", False),
+                                                          (("reference", "fixture_impls:Costly"), "dev", True)])
+def test_runs_beside_the_references_draw_each_test_once_between_them(order, profile, shares):
+    """Beside or after the reference's run, a prefetched one shares the drawing with it: each test is
+    drawn by one of the two runs, and the other fetches its cases (and a test of real batches, its
+    requests) as the first sent them and replays its examples, with their situations; the prefetched
+    run's real pass finds every answer fetched. Before it, it draws every test itself.
     Under a profile that is not derandomized, one seed for both runs makes them draw alike."""
     impls = [arg for spec in order for arg in ("--impl", spec)]
     properties = ("--property", "rejected_specification or same_observation_when_run_twice")
     run = run_once(*impls, "--profile", profile, *properties, "--jobs", "2", pythonpath=(str(HERE),))
     assert run.status == 0, run.stderr
-    log = (run.out / run.implementation("costly")["log"]).read_text(encoding="utf-8")
+    log, reference_log = ((run.out / run.implementation(name)["log"]).read_text(encoding="utf-8")
+                          for name in ("costly", "reference"))
     [summary] = [line for line in log.splitlines() if line.startswith("prefetch:") and "fetched" in line]
-    assert f"the cases of {loaded} tests as the reference's run recorded them" in summary
+    drawn_by_costly = replayed_in(reference_log)
+    assert drawn_by_costly == 0 or shares
+    assert f"the cases of {2 - drawn_by_costly if shares else 0} tests as another run recorded them" in summary
     assert summary.endswith(" 0 missed (0 real calls)"), summary
-    assert "prefetch: 2 tests replayed the examples their recording kept, 0 of them handed back" in log
+    assert "replay: 2 tests ran on examples drawn before, 0 of them handed back" in log
     figures = {impl: {p["property"]: (p["examples"], p["invalid_examples"], p["statistics"]["events"])
                       for p in run.implementation(impl)["properties"]} for impl in ("reference", "costly")}
-    assert figures["costly"] == figures["reference"]  # replayed: the very examples, and their situations
+    assert figures["costly"] == figures["reference"]  # the very examples, and their situations
     seed = run.report["seed"]
     assert (seed is not None) == (profile == "dev")
     assert (f"Examples drawn with seed {seed} (--seed {seed} draws them again)" in run.stdout) == (profile == "dev")

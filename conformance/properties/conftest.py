@@ -9,6 +9,7 @@ import inspect
 import random
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,9 +20,9 @@ from conformance.implementation import REQUEST_TIMEOUT, load_implementation
 from conformance.profiles import register_profiles
 from conformance.properties.harness import Suite
 from conformance.properties.recordings import (
-    RECORDINGS_IN,
-    RECORDINGS_OUT,
+    RECORDINGS,
     Recording,
+    claim,
     read_recording,
     wait_for_recording,
     write_recording,
@@ -48,8 +49,8 @@ SEED = pytest.StashKey[int]()
 #: A test marked so checks when outputs happen: it does not apply to a position-free implementation.
 POSITIONS = "positions"
 
-#: The prefetch figures of the session's tests, summed (from their reports, so across xdist too).
-_prefetch_totals: Counter[str] = Counter()
+#: The prefetch and replay figures of the session's tests, summed (from their reports, so across xdist too).
+_totals: dict[str, Counter[str]] = {"prefetch": Counter(), "replay": Counter()}
 #: The seeds prefetched sessions chose (`_one_seed`), from the tests' reports.
 _prefetch_seeds: set[int] = set()
 
@@ -123,28 +124,73 @@ def _recordable_ahead(item: pytest.Item, suite: Suite) -> bool:
     return _runs_prefetched(item, suite) and "suite" in _parameters(item) and set(_parameters(item)) <= RECORDABLE
 
 
-def _record(item: pytest.Function, suite: Suite, arguments: dict) -> None:
-    """The recording pass of one test: the reference answers, the cases and requests are noted, and
-    the examples are kept for the real pass when the test passed."""
+def _record(item: pytest.Function, suite: Suite, arguments: dict, shared: Path | None = None) -> None:
+    """The recording pass of one test: the reference answers, the cases and requests are noted for
+    the next fetch (and written to `shared` for the other runs), and the examples are kept for the
+    real pass when the test passed."""
     suite.real_batches = item.get_closest_marker(REAL_BATCHES) is not None
+    passed = False
     with suite.recording(), keeping(item.obj) as examples:
-        try:
+        with contextlib.suppress(Exception):  # the reference's failures show in the real pass
             item.obj(**arguments)
-        except Exception:
-            return  # the reference's own failures show in the real pass (and in the reference's suite)
-    item.config.stash.setdefault(EXAMPLES, {})[item.nodeid] = tuple(examples)
+            passed = True
+    if passed:
+        item.config.stash.setdefault(EXAMPLES, {})[item.nodeid] = tuple(examples)
+    if shared is not None:
+        _publish(shared, item, suite.recorded, tuple(examples) if passed else None)
 
 
 def _load(item: pytest.Item, suite: Suite, recording: Recording) -> None:
-    """A test's cases to fetch, and its examples, as the reference's run recorded them."""
+    """A test's cases to fetch, and its examples, as another run recorded them."""
     suite.load(recording)
     if recording.examples is not None:
         item.config.stash.setdefault(EXAMPLES, {})[item.nodeid] = recording.examples
 
 
-def _folder(config: pytest.Config, option: str) -> Path | None:
-    """A recordings folder `run` gave (`conformance.runner.collector` declares the options)."""
-    value = config.getoption(option, None)
+def _publish(shared: Path, item: pytest.Item, recording: Recording, examples: tuple[Example, ...] | None) -> None:
+    """Write a test's recording for the other runs. One that cannot be written is not this run's
+    failure: the runs waiting for it draw the test themselves once this one has ended."""
+    with contextlib.suppress(OSError):
+        write_recording(shared, item.nodeid, dataclasses.replace(recording, examples=examples))
+
+
+def _drawn_elsewhere(shared: Path, item: pytest.Item, features: frozenset[str]) -> Recording | None:
+    """The test's recording when another run draws it (waiting for it); `None` when this run draws
+    it: it claimed it, or the run that did ended without writing it (or the folder failed us)."""
+    try:
+        if claim(shared, item.nodeid, features):
+            return None
+        return wait_for_recording(shared, item.nodeid, features)
+    except OSError:
+        return None
+
+
+def _claimed(shared: Path, item: pytest.Item, features: frozenset[str]) -> bool:
+    """Whether this run claims the test (`recordings.claim`): not when the folder fails us."""
+    try:
+        return claim(shared, item.nodeid, features)
+    except OSError:
+        return False
+
+
+@contextlib.contextmanager
+def _replaying(item: pytest.Function, examples: tuple[Example, ...] | None) -> Iterator[None]:
+    """`item` runs on `examples` meanwhile (`replay.py`), when there are some; the report counts it."""
+    if examples is None:
+        yield
+        return
+    test, handed_back = item.obj, []
+    item.obj = replaying(test, examples, lambda: handed_back.append(True))
+    try:
+        yield
+    finally:
+        item.obj = test
+        item.user_properties.append(("replay", {"replayed": 1, "handed_back": len(handed_back)}))
+
+
+def _shared(config: pytest.Config) -> Path | None:
+    """The recordings folder `run` gave (`conformance.runner.collector` declares the option)."""
+    value = config.getoption(RECORDINGS, None)
     return Path(value) if value else None
 
 
@@ -167,29 +213,40 @@ def _one_seed(config: pytest.Config, items: list[pytest.Item]) -> None:
 
 
 def _record_or_load(pyfuncitem: pytest.Function, suite: Suite, recorded: set[str]) -> None:
-    """The cases to fetch for `pyfuncitem` and the tests after it: the reference's run's recordings
-    (`recordings.py`) when `run` gives them, waiting for this test's; else a recording pass of this
-    test and of every test that can be recorded ahead."""
-    recorded.add(pyfuncitem.nodeid)
-    folder = _folder(pyfuncitem.config, RECORDINGS_IN)
-    started = time.monotonic()
-    recording = wait_for_recording(folder, pyfuncitem.nodeid) if folder else None
-    suite.stats.waited += time.monotonic() - started
-    if recording is not None and recording.features == suite.features:
-        _load(pyfuncitem, suite, recording)
+    """The cases to fetch for `pyfuncitem` and the tests after it. Alone: a recording pass of this test
+    and of every test that can be recorded ahead. Sharing the drawing with other runs (`recordings.py`):
+    a recording pass of each test no run has claimed, from the last backwards, fetched at once, then
+    this test's (recorded here or waited for), and every other run's recording written so far."""
+    shared = _shared(pyfuncitem.config)
+    fixtures = {"suite": suite, "tally": FeatureTally()}
+    if shared is None:
+        recorded.add(pyfuncitem.nodeid)
+        _record(pyfuncitem, suite, {name: pyfuncitem.funcargs[name] for name in _parameters(pyfuncitem)})
         for item in _ahead(pyfuncitem):
-            if item.nodeid not in recorded and _runs_prefetched(item, suite):
-                ready = read_recording(folder, item.nodeid)
-                if ready is not None and ready.features == suite.features:
-                    recorded.add(item.nodeid)
-                    _load(item, suite, ready)
+            if item.nodeid not in recorded and _recordable_ahead(item, suite):
+                recorded.add(item.nodeid)
+                _record(item, suite, {name: fixtures[name] for name in _parameters(item)})
         return
-    _record(pyfuncitem, suite, {name: pyfuncitem.funcargs[name] for name in _parameters(pyfuncitem)})
-    for item in _ahead(pyfuncitem):
-        if item.nodeid not in recorded and _recordable_ahead(item, suite):
+    for item in reversed(_ahead(pyfuncitem)):
+        if (item.nodeid not in recorded and item is not pyfuncitem and _recordable_ahead(item, suite)
+                and _claimed(shared, item, suite.features)):
             recorded.add(item.nodeid)
-            fixtures = {"suite": suite, "tally": FeatureTally()}
-            _record(item, suite, {name: fixtures[name] for name in _parameters(item)})
+            _record(item, suite, {name: fixtures[name] for name in _parameters(item)}, shared)
+    suite.fetch()  # what this run drew, while the others still draw
+    recorded.add(pyfuncitem.nodeid)
+    started = time.monotonic()
+    recording = _drawn_elsewhere(shared, pyfuncitem, suite.features)
+    suite.stats.waited += time.monotonic() - started
+    if recording is None:
+        _record(pyfuncitem, suite, {name: pyfuncitem.funcargs[name] for name in _parameters(pyfuncitem)}, shared)
+    else:
+        _load(pyfuncitem, suite, recording)
+    for item in _ahead(pyfuncitem):
+        if item.nodeid not in recorded and _runs_prefetched(item, suite):
+            ready = read_recording(shared, item.nodeid, suite.features)
+            if ready is not None:
+                recorded.add(item.nodeid)
+                _load(item, suite, ready)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -201,16 +258,25 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function):
     gives under the other profiles), Hypothesis generates the same examples both times as long as
     the implementation agrees with the reference, so the real pass finds its cases fetched (the hit
     and miss counts show it), and it replays the examples the recording pass kept instead of drawing
-    them again (`replay.py`). When `run` runs the reference beside it, its recordings replace the
-    recording pass (`recordings.py`), and the reference's run writes them as its tests end.
+    them again (`replay.py`).
+
+    When `run` gives a recordings folder (`recordings.py`), the runs in it draw each test once between
+    them: a test another run claimed is waited for, then fetched (a prefetched run) and replayed; a
+    test this run draws is written for the others.
 
     The recording pass runs before the inner wrappers: the run's collector observes Hypothesis
     only within them (its wrapper is `trylast`), so the recording pass's examples are not counted."""
     suite = pyfuncitem.funcargs.get("suite")
     if not isinstance(suite, Suite):
         return (yield)
-    publish = _folder(pyfuncitem.config, RECORDINGS_OUT)
-    if publish is not None and not suite.prefetching:
+    shared = _shared(pyfuncitem.config)
+    if not _prefetched(pyfuncitem, suite):
+        if shared is None:
+            return (yield)
+        recording = _drawn_elsewhere(shared, pyfuncitem, suite.features)
+        if recording is not None:
+            with _replaying(pyfuncitem, recording.examples):
+                return (yield)
         suite.noting, suite.real_batches = True, pyfuncitem.get_closest_marker(REAL_BATCHES) is not None
         passed = False
         try:
@@ -220,14 +286,7 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function):
             return result
         finally:
             suite.noting = suite.real_batches = False
-            recording = dataclasses.replace(suite.take_recording(),
-                                            examples=tuple(examples) if passed else None)
-            # a recording that cannot be written is not the reference's failure: the runs that read
-            # recordings record this test themselves once the reference's run has ended
-            with contextlib.suppress(OSError):
-                write_recording(publish, pyfuncitem.nodeid, recording)
-    if not _prefetched(pyfuncitem, suite):
-        return (yield)
+            _publish(shared, pyfuncitem, suite.take_recording(), tuple(examples) if passed else None)
     suite.stats.reset()
     recorded = pyfuncitem.config.stash.setdefault(RECORDED, set())
     if pyfuncitem.nodeid not in recorded:
@@ -235,28 +294,22 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function):
         _record_or_load(pyfuncitem, suite, recorded)
         suite.fetch()
     suite.real_batches = pyfuncitem.get_closest_marker(REAL_BATCHES) is not None
-    test = pyfuncitem.obj
-    examples = pyfuncitem.config.stash.get(EXAMPLES, {}).pop(pyfuncitem.nodeid, None)
-    if examples is not None:
-        suite.stats.replayed += 1
-        pyfuncitem.obj = replaying(test, examples, handed_back=suite.stats.hand_back)
     try:
-        with suite.answering_from_cache():
+        with suite.answering_from_cache(), _replaying(pyfuncitem, pyfuncitem.config.stash.get(EXAMPLES, {})
+                                                      .pop(pyfuncitem.nodeid, None)):
             return (yield)
     finally:
-        pyfuncitem.obj = test
         suite.real_batches = False
         pyfuncitem.user_properties.append(("prefetch", suite.stats.as_dict()))
         if SEED in pyfuncitem.config.stash:
             pyfuncitem.user_properties.append(("prefetch_seed", pyfuncitem.config.stash[SEED]))
 
 
-
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     if report.when == "call":
         for name, value in report.user_properties:
-            if name == "prefetch":
-                _prefetch_totals.update(value)
+            if name in ("prefetch", "replay"):
+                _totals[name].update(value)
             elif name == "prefetch_seed":
                 _prefetch_seeds.add(value)
 
@@ -265,12 +318,14 @@ def pytest_terminal_summary(terminalreporter) -> None:
     for chosen in sorted(_prefetch_seeds):  # one a session (under pytest-xdist, one a worker)
         terminalreporter.write_line(f"prefetch: examples drawn with seed {chosen} (--hypothesis-seed={chosen} "
                                     "draws them again)")
-    if _prefetch_totals:
-        t = _prefetch_totals
+    if _totals["prefetch"]:
+        t = _totals["prefetch"]
         terminalreporter.write_line(
             f"prefetch: {t['fetched']} cases fetched in {t['fetch_calls']} run calls ({t['fetch_seconds']:.1f} s), "
-            f"the cases of {t['loaded']} tests as the reference's run recorded them (waited "
+            f"the cases of {t['loaded']} tests as another run recorded them (waited "
             f"{t['waited']:.1f} s for them); in the tests "
             f"{t['hits']} cases answered from the cache, {t['misses']} missed ({t['calls']} real calls)")
-        terminalreporter.write_line(f"prefetch: {t['replayed']} tests replayed the examples their recording kept, "
-                                    f"{t['handed_back']} of them handed back to Hypothesis on a failing example")
+    if _totals["replay"]:
+        t = _totals["replay"]
+        terminalreporter.write_line(f"replay: {t['replayed']} tests ran on examples drawn before, {t['handed_back']} "
+                                    "of them handed back to Hypothesis on a failing example")

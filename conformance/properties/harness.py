@@ -84,10 +84,8 @@ def property_settings(share: float = 1.0) -> settings:
 class CacheStats:
     """What prefetching did in one property test: cases fetched ahead, in how many `run` calls and
     seconds (the whole run's, counted in the test that fetched them), and how many tests' cases came
-    from the reference's run's recordings (`recordings.py`) and how long the test waited for them;
-    cases answered from the cache (`hits`) and cases that cost a real call (`misses`, in `calls`);
-    whether the test replayed its kept examples (`replay.py`), and whether it handed them back to
-    Hypothesis (a replayed example failed)."""
+    from another run's recordings (`recordings.py`) and how long the test waited for them;
+    cases answered from the cache (`hits`) and cases that cost a real call (`misses`, in `calls`)."""
 
     fetched: int = 0
     fetch_calls: int = 0
@@ -97,11 +95,6 @@ class CacheStats:
     hits: int = 0
     misses: int = 0
     calls: int = 0
-    replayed: int = 0
-    handed_back: int = 0
-
-    def hand_back(self) -> None:
-        self.handed_back += 1
 
     def as_dict(self) -> dict[str, float]:
         return asdict(self)
@@ -133,8 +126,9 @@ class Suite:
         self.real_batches = False
         #: Note what the direct calls send, for the runs that read this run's recordings (`recordings.py`).
         self.noting = False
-        self._recorded: dict[Case, None] = {}  # an ordered set
-        self._rounds: list[dict[tuple[Case, ...], None]] = []  # ordered sets of requests
+        self._noted = _Sent()  # by the test that runs: `take_recording`
+        self._queued = _Sent()  # to fetch
+        self.recorded = Recording(impl.features, (), ())  # by the last recording pass
         self._cache: dict[Case, Observation] = {}
         self._answers: dict[tuple[Case, ...], dict[int, list[Observation]]] = defaultdict(dict)
         self._example: object = None
@@ -183,12 +177,9 @@ class Suite:
         """Note a `run` call's cases to fetch, or with `real_batches` the call as a request, in the
         round of its occurrence in the example."""
         if self.real_batches:
-            round_ = self._occurrence(tuple(cases))
-            if round_ == len(self._rounds):
-                self._rounds.append({})
-            self._rounds[round_][tuple(cases)] = None
+            self._noted.add_request(self._occurrence(tuple(cases)), tuple(cases))
         else:
-            self._recorded.update(dict.fromkeys(cases))
+            self._noted.add_cases(cases)
 
     def _occurrence(self, request: tuple[Case, ...]) -> int:
         """How many times the current example sent `request` before (the example: Hypothesis's build
@@ -260,16 +251,20 @@ class Suite:
 
     @contextmanager
     def recording(self) -> Iterator[None]:
-        """The first pass: the reference answers for the implementation; every case sent is noted."""
+        """The first pass: the reference answers for the implementation; every case sent is noted.
+        What the pass sent is then `recorded` (for the other runs: `recordings.py`) and queued for
+        the next `fetch`."""
         self._mode, self._occurrences = "recording", Counter()
         try:
             yield
         finally:
             self._mode = "direct"
+            self.recorded = self.take_recording()
+            self.queue(self.recorded)
 
     def fetch(self) -> None:
-        """Run the recorded cases through the implementation, `chunk` cases per `run` call, and the
-        recorded requests through `run_requests`, round by round, about `chunk` cases per call.
+        """Run the queued cases through the implementation, `chunk` cases per `run` call, and the
+        queued requests through `run_requests`, round by round, about `chunk` cases per call.
 
         A call that fails is split in halves until the failing cases (or requests) stand alone;
         those stay unfetched, so the property meets the failure in the example's own `run` call.
@@ -277,17 +272,16 @@ class Suite:
         if self._starting is not None:
             self._starting.join()
         started = time.monotonic()
-        todo = [c for c in self._recorded if c not in self._cache]
-        self.stats.fetched += len(todo) + sum(len(r) for round_ in self._rounds for r in round_)
+        queued, self._queued = self._queued, _Sent()
+        todo = [c for c in queued.cases if c not in self._cache]
+        self.stats.fetched += len(todo) + sum(len(r) for round_ in queued.rounds for r in round_)
         for start in range(0, len(todo), self.chunk):
             self._fetch(todo[start:start + self.chunk], self._request, self._store_cases)
-        self._recorded.clear()
-        requests = _Requests(self.impl) if self._rounds else None
-        for n, round_ in enumerate(self._rounds):
+        requests = _Requests(self.impl) if queued.rounds else None
+        for n, round_ in enumerate(queued.rounds):
             for part in chunked(list(round_), self.chunk):
                 self._fetch(part, lambda part: self._request(part, requests),
                             lambda part, answers, n=n: self._store_answers(n, part, answers))
-        self._rounds.clear()
         self.stats.fetch_seconds += time.monotonic() - started
 
     def _fetch(self, items: list, call: Callable[[list], list], store: Callable[[list, list], None]) -> None:
@@ -316,18 +310,17 @@ class Suite:
 
     def take_recording(self) -> Recording:
         """What was noted since the last time: the recording of the test that just ran."""
-        recording = Recording(self.features, tuple(self._recorded), tuple(tuple(r) for r in self._rounds))
-        self._recorded, self._rounds, self._occurrences = {}, [], Counter()
+        recording, self._noted, self._occurrences = self._noted.recording(self.features), _Sent(), Counter()
         return recording
 
+    def queue(self, recording: Recording) -> None:
+        """Fetch a test's cases and requests, as its recording pass sent them, at the next `fetch`."""
+        self._queued.add(recording)
+
     def load(self, recording: Recording) -> None:
-        """Fetch a test's cases and requests as another run recorded them (its recording pass)."""
+        """`queue` a test's recording made by another run."""
         self.stats.loaded += 1
-        self._recorded.update(dict.fromkeys(recording.cases))
-        for n, round_ in enumerate(recording.rounds):
-            if n == len(self._rounds):
-                self._rounds.append({})
-            self._rounds[n].update(dict.fromkeys(round_))
+        self.queue(recording)
 
     @contextmanager
     def answering_from_cache(self) -> Iterator[None]:
@@ -337,6 +330,32 @@ class Suite:
             yield
         finally:
             self._mode = "direct"
+
+
+class _Sent:
+    """Cases and requests sent, in order and without repeats (ordered sets); a request in the round
+    of its occurrence in its example."""
+
+    def __init__(self) -> None:
+        self.cases: dict[Case, None] = {}
+        self.rounds: list[dict[tuple[Case, ...], None]] = []
+
+    def add_cases(self, cases: Sequence[Case]) -> None:
+        self.cases.update(dict.fromkeys(cases))
+
+    def add_request(self, round_: int, request: tuple[Case, ...]) -> None:
+        while len(self.rounds) <= round_:
+            self.rounds.append({})
+        self.rounds[round_][request] = None
+
+    def add(self, recording: Recording) -> None:
+        self.add_cases(recording.cases)
+        for n, round_ in enumerate(recording.rounds):
+            for request in round_:
+                self.add_request(n, request)
+
+    def recording(self, features: frozenset[str]) -> Recording:
+        return Recording(features, tuple(self.cases), tuple(tuple(round_) for round_ in self.rounds))
 
 
 def _started_in_background(impl: Implementation) -> threading.Thread | None:

@@ -2,27 +2,30 @@
 
 A prefetched implementation's run first records what each test sends (`harness.Suite.recording`):
 it runs the test with the reference answering, which is exactly what the reference's own run of the
-suite does when both declare the same features (the `ci` profile is derandomized, and the examples
-Hypothesis draws depend only on the features and on the answers). When `run` runs the reference
-before or beside such implementations, the reference's run writes, test by test, the cases and
-requests it sent and, when the test passed, its examples (`replay.py`) (`--recordings-out DIR`), and
-their runs read them (`--recordings-in DIR`) instead of recording again: their recording pass, as
-long as the reference's whole run, is gone, and their real pass replays the examples instead of
-drawing them again.
+suite does when both declare the same features (the `ci` profile is derandomized, `run` gives the
+other profiles one seed, and the examples Hypothesis draws depend only on the features and on the
+answers). So the runs `run` starts with the reference or after it (`--recordings DIR`) share the
+drawing: each test is drawn once, by the run that claims it first, which writes its recording (the
+cases and requests it sent and, when the test passed, its examples: `replay.py`); the others wait
+for it, fetch its cases and replay its examples instead of drawing them again. The reference's run
+takes the tests in order; a prefetched run first claims what is left from the last test backwards,
+while its engine starts, so two runs draw about half the tests each, on two cores.
 
-Correctness never depends on a recording: a case the implementation's real pass sends that the
-recording lacks costs a real call, as with its own recording, and a replayed example that fails
-hands the test to Hypothesis. A recording made for other features is not used; a test the
-reference's run does not record (it ended, or never ran the test) is recorded by the
-implementation's run itself.
+Correctness never depends on a recording: a case a prefetched run's real pass sends that the
+recording lacks costs a real call, and a replayed example that fails hands the test to Hypothesis.
+Runs that declare other features share nothing (a recording is kept by test and features). A test
+whose claimant ends without writing it is drawn by whoever waited for it.
 
-Files: `<test>.pickle` per test (written whole, then renamed into place; read only by the runs of
-the same `run`, so of the same code), and `ENDED`, which `run` writes when the reference's run has
-ended, however it ended.
+Files: `<test and features>.claim` (the claimant's process id, created whole or not at all),
+`<test and features>.pickle` (written whole, then renamed into place; read only by the runs of the
+same `run`, so of the same code), and `<process id>.alive`, which each taking part locks for as long
+as it lives (the operating system lets go of the lock when the process ends, however it ends).
 """
 
 from __future__ import annotations
 
+import fcntl
+import functools
 import hashlib
 import os
 import pickle
@@ -33,20 +36,16 @@ from pathlib import Path
 from conformance.case import Case
 from conformance.properties.replay import Example
 
-#: The pytest options `run` gives the runs (declared by its plug-in, `conformance.runner.collector`).
-RECORDINGS_OUT, RECORDINGS_IN = "--recordings-out", "--recordings-in"
-#: Written by `run` when the reading runs need wait no longer.
-ENDED = "ENDED"
+#: The pytest option `run` gives the runs that take part (declared by its plug-in, `conformance.runner.collector`).
+RECORDINGS = "--recordings"
 #: How often a run waiting for a recording looks for it.
 POLL = 0.1
-#: The process that started this one: `run`, for a run that reads recordings.
-_RUN = os.getppid()
 
 
 @dataclass(frozen=True)
 class Recording:
-    """What one test sent: its cases, and for a test of real batches its requests, round by round;
-    and its examples, when it passed (`None` otherwise)."""
+    """What one test sent, for the features it was drawn for: its cases, and for a test of real
+    batches its requests, round by round; and its examples, when it passed (`None` otherwise)."""
 
     features: frozenset[str]
     cases: tuple[Case, ...]
@@ -54,31 +53,75 @@ class Recording:
     examples: tuple[Example, ...] | None = None
 
 
-def recording_file(folder: Path, nodeid: str) -> Path:
-    return folder / f"{hashlib.sha256(nodeid.encode()).hexdigest()[:24]}.pickle"
+def _key(nodeid: str, features: frozenset[str]) -> str:
+    return hashlib.sha256(repr((nodeid, sorted(features))).encode()).hexdigest()[:24]
+
+
+def recording_file(folder: Path, nodeid: str, features: frozenset[str]) -> Path:
+    return folder / f"{_key(nodeid, features)}.pickle"
 
 
 def write_recording(folder: Path, nodeid: str, recording: Recording) -> None:
-    path = recording_file(folder, nodeid)
-    part = path.with_suffix(".part")
+    path = recording_file(folder, nodeid, recording.features)
+    part = path.with_suffix(f".{os.getpid()}.part")
     part.write_bytes(pickle.dumps(recording))
     os.replace(part, path)
 
 
-def read_recording(folder: Path, nodeid: str) -> Recording | None:
-    """The test's recording, if the reference's run has written it."""
+def read_recording(folder: Path, nodeid: str, features: frozenset[str]) -> Recording | None:
+    """The test's recording for `features`, if a run has written it."""
     try:
-        return pickle.loads(recording_file(folder, nodeid).read_bytes())
+        return pickle.loads(recording_file(folder, nodeid, features).read_bytes())
     except FileNotFoundError:
         return None
 
 
-def wait_for_recording(folder: Path, nodeid: str) -> Recording | None:
-    """The test's recording, waiting for it while the reference's run goes on; `None` once that run
-    has ended without it, or once `run` (this process's parent, which marks the end) is gone."""
+def claim(folder: Path, nodeid: str, features: frozenset[str]) -> bool:
+    """Whether this run draws the test: it is the first to claim it."""
+    _stay_alive(folder)
+    part = folder / f"{_key(nodeid, features)}.{os.getpid()}.claiming"
+    part.write_text(str(os.getpid()), encoding="utf-8")
+    try:
+        os.link(part, folder / f"{_key(nodeid, features)}.claim")
+        return True
+    except FileExistsError:
+        return False
+    finally:
+        part.unlink()
+
+
+def wait_for_recording(folder: Path, nodeid: str, features: frozenset[str]) -> Recording | None:
+    """The test's recording, waiting for it while the run that claimed it lives; `None` once that
+    run has ended without it."""
+    claim_file = folder / f"{_key(nodeid, features)}.claim"
+    claimant = int(claim_file.read_text(encoding="utf-8"))
     while True:
-        ended = (folder / ENDED).exists() or os.getppid() != _RUN
-        recording = read_recording(folder, nodeid)  # after: a recording written before the end is found
-        if recording is not None or ended:
+        gone = not _alive(folder, claimant)
+        recording = read_recording(folder, nodeid, features)  # after: a recording written before the end is found
+        if recording is not None or gone:
             return recording
         time.sleep(POLL)
+
+
+@functools.cache
+def _stay_alive(folder: Path) -> int:
+    """Lock this process's `.alive` file for as long as it lives (the cache keeps the descriptor)."""
+    fd = os.open(folder / f"{os.getpid()}.alive", os.O_CREAT | os.O_RDWR)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+
+def _alive(folder: Path, pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        fd = os.open(folder / f"{pid}.alive", os.O_RDWR)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # and with it a lock taken on a gone process's file
+    return False

@@ -28,7 +28,7 @@ from hypothesis.internal import observability
 from conformance.evidence import NOT_APPLICABLE, PropertyViolation
 from conformance.implementation import failure_to_run
 from conformance.profiles import register_profiles
-from conformance.properties.recordings import RECORDINGS_IN, RECORDINGS_OUT
+from conformance.properties.recordings import RECORDINGS
 from conformance.runner.events import (
     CollectError,
     Examples,
@@ -57,11 +57,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="write the run's events, one JSON object a line, to this file descriptor",
     )
-    # For the property suite's conftest (other suites ignore them): conformance/properties/recordings.py
-    parser.addoption(RECORDINGS_OUT, default=None, metavar="DIR",
-                     help="write each test's cases to DIR for the runs beside this one")
-    parser.addoption(RECORDINGS_IN, default=None, metavar="DIR",
-                     help="fetch each test's cases as the reference's run wrote them to DIR")
+    # For the property suite's conftest (other suites ignore it): conformance/properties/recordings.py
+    parser.addoption(RECORDINGS, default=None, metavar="DIR",
+                     help="share the drawing of each test with the runs beside this one through DIR")
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -33,7 +33,7 @@ from conformance.runner.matrix import conformance_matrix
 from conformance.runner.output import OutputError, OutputFolder
 from conformance.runner.progress import Progress, counted
 from conformance.runner.results import MESSAGE_LIMIT, ImplementationResult, Report, SuiteError
-from conformance.runner.session import DEFAULT_SUITE, Recordings, SuiteOptions, SuiteRun
+from conformance.runner.session import DEFAULT_SUITE, SuiteOptions, SuiteRun
 from conformance.runner.verdict import EXIT_STATUS, USAGE_ERROR, implementation_outcome, verdict
 
 DEFAULT_IMPLEMENTATIONS = ("reference", "spark")
@@ -206,13 +206,13 @@ def seed_of(profile: str, seed: int | None) -> int | None:
     return seed if seed is not None else random.randrange(2**32)
 
 
-def shared_recordings(specs: list[str], folder: Path) -> list[Recordings | None]:
-    """Each run's part in sharing recordings (`conformance/properties/recordings.py`): the reference's
-    run writes them, and the runs after it, which start once it has started, read them."""
+def shared_recordings(specs: list[str], folder: Path) -> list[Path | None]:
+    """The recordings folder of each run (`conformance/properties/recordings.py`): the reference's run
+    and the runs after it, which start once it has started, share the drawing of the tests."""
     if REFERENCE not in specs:
         return [None] * len(specs)
     first = specs.index(REFERENCE)
-    return [None if i < first else Recordings(folder, writes=i == first) for i in range(len(specs))]
+    return [None if i < first else folder for i in range(len(specs))]
 
 
 def check_suite(paths: list[Path]) -> list[Path]:

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import conformance
-from conformance.properties.recordings import ENDED, RECORDINGS_IN, RECORDINGS_OUT
+from conformance.properties.recordings import RECORDINGS
 from conformance.runner.events import ProcessExited, RunEvent, loads_event
 
 #: The property suite that `run` uses unless told otherwise.
@@ -52,7 +52,7 @@ class SuiteOptions:
     seed: int | None = None
 
 
-def pytest_command(spec: str, options: SuiteOptions, events_fd: int, recordings: Recordings | None = None) -> list[str]:
+def pytest_command(spec: str, options: SuiteOptions, events_fd: int, recordings: Path | None = None) -> list[str]:
     command = [
         sys.executable,
         "-m",
@@ -80,33 +80,16 @@ def pytest_command(spec: str, options: SuiteOptions, events_fd: int, recordings:
     if options.seed is not None:  # Hypothesis's own pytest plug-in's option
         command.append(f"--hypothesis-seed={options.seed}")
     if recordings is not None:
-        command.append(f"{recordings.option}={recordings.folder}")
+        command.append(f"{RECORDINGS}={recordings}")
     return command
 
 
-@dataclass(frozen=True)
-class Recordings:
-    """A run's part in sharing recordings (`conformance/properties/recordings.py`): the reference's
-    run writes them (`writes`), the others read them."""
-
-    folder: Path
-    writes: bool
-
-    @property
-    def option(self) -> str:
-        return RECORDINGS_OUT if self.writes else RECORDINGS_IN
-
-
-def run_suite(spec: str, options: SuiteOptions, log: Path, recordings: Recordings | None = None) -> Iterator[RunEvent]:
-    """The events of one run of the suite against `spec`, ending with `ProcessExited`. A run that
-    writes recordings marks them ended once its child has exited or could not start."""
-    try:
-        read_end, write_end = os.pipe()
-        command = pytest_command(spec, options, write_end, recordings)
-        yield from _events_of_child(command, read_end, write_end, options.profile, log)
-    finally:
-        if recordings is not None and recordings.writes:
-            (recordings.folder / ENDED).touch()
+def run_suite(spec: str, options: SuiteOptions, log: Path, recordings: Path | None = None) -> Iterator[RunEvent]:
+    """The events of one run of the suite against `spec`, ending with `ProcessExited`; with
+    `recordings`, a folder where it shares the drawing with the runs beside it."""
+    read_end, write_end = os.pipe()
+    command = pytest_command(spec, options, write_end, recordings)
+    yield from _events_of_child(command, read_end, write_end, options.profile, log)
 
 
 def _events_of_child(command: list[str], read_end: int, write_end: int, profile: str, log: Path) -> Iterator[RunEvent]:
