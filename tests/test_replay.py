@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import io
+from pathlib import Path
 
 import pytest
 from hypothesis import event, given, settings
@@ -123,3 +126,14 @@ def test_the_run_counts_a_replayed_test_by_its_examples_and_events_and_one_hande
     handed_back, hypothesis_alone = collector.counter, alone.counter
     assert hypothesis_alone.shrinks > 0
     assert (handed_back.examples, handed_back.shrinks) == (hypothesis_alone.examples, hypothesis_alone.shrinks)
+
+
+def test_every_property_test_draws_through_data_as_replay_needs():
+    """Keeping and replaying a test's examples wraps its body's `data` (`@given(data=st.data())`)."""
+    folder = Path(__file__).resolve().parents[1] / "conformance" / "properties"
+    tests = [getattr(module, name) for path in sorted(folder.glob("test_*.py"))
+             for module in [importlib.import_module(f"conformance.properties.{path.stem}")]
+             for name in dir(module) if name.startswith("test_")]
+    assert len(tests) >= 26
+    for test in tests:
+        assert "data" in inspect.signature(test.hypothesis.inner_test).parameters, test.__name__
