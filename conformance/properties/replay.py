@@ -1,10 +1,11 @@
 """A test's examples kept in one pass and given back in another, instead of drawn again.
 
-A prefetched test runs twice on the same examples (`conftest.py`): its recording pass (or the
-reference's run, `recordings.py`), then its real pass. Drawing them is nearly all of a pass's time
-(Hypothesis's per-draw machinery), so the first pass keeps each example's draws (`keeping`), and
-the real pass gives them back to the test's body (`replaying`), as Hypothesis's explicit examples,
-in the order they were drawn, with the `hypothesis.event`s the strategies reported while drawing.
+A prefetched test runs twice on the same examples (`conftest.py`): its recording pass, then its real
+pass; and the runs of one `python -m conformance run` draw each test once between them
+(`recordings.py`). Drawing is nearly all of a pass's time (Hypothesis's per-draw machinery), so
+the pass that draws keeps each example's draws (`keeping`), and the others give them back to the
+test's body (`replaying`), as Hypothesis's explicit examples, in the order they were drawn, with
+the `hypothesis.event`s the example reported (the strategies report them while drawing).
 The body then runs on exactly the examples Hypothesis would draw again (derandomized, or one seed
 for the run, and the same answers: the examples it draws depend on nothing else), with `note`,
 `event` and the run's observability as in any example.
