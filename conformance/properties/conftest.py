@@ -112,6 +112,11 @@ def _parameters(item: pytest.Function) -> list[str]:
     return list(inspect.signature(item.obj).parameters)
 
 
+def _arguments(item: pytest.Function, fixtures: dict) -> dict:
+    """The test's arguments out of `fixtures` (its own, or those of a test recorded ahead)."""
+    return {name: fixtures[name] for name in _parameters(item)}
+
+
 def _runs_prefetched(item: pytest.Item, suite: Suite) -> bool:
     """Whether `item` will run from prefetched answers (not a rule about positions on a
     position-free implementation, which is skipped)."""
@@ -221,24 +226,24 @@ def _record_or_load(pyfuncitem: pytest.Function, suite: Suite, recorded: set[str
     fixtures = {"suite": suite, "tally": FeatureTally()}
     if shared is None:
         recorded.add(pyfuncitem.nodeid)
-        _record(pyfuncitem, suite, {name: pyfuncitem.funcargs[name] for name in _parameters(pyfuncitem)})
+        _record(pyfuncitem, suite, _arguments(pyfuncitem, pyfuncitem.funcargs))
         for item in _ahead(pyfuncitem):
             if item.nodeid not in recorded and _recordable_ahead(item, suite):
                 recorded.add(item.nodeid)
-                _record(item, suite, {name: fixtures[name] for name in _parameters(item)})
+                _record(item, suite, _arguments(item, fixtures))
         return
     for item in reversed(_ahead(pyfuncitem)):
         if (item.nodeid not in recorded and item is not pyfuncitem and _recordable_ahead(item, suite)
                 and _claimed(shared, item, suite.features)):
             recorded.add(item.nodeid)
-            _record(item, suite, {name: fixtures[name] for name in _parameters(item)}, shared)
+            _record(item, suite, _arguments(item, fixtures), shared)
     suite.fetch()  # what this run drew, while the others still draw
     recorded.add(pyfuncitem.nodeid)
     started = time.monotonic()
     recording = _drawn_elsewhere(shared, pyfuncitem, suite.features)
     suite.stats.waited += time.monotonic() - started
     if recording is None:
-        _record(pyfuncitem, suite, {name: pyfuncitem.funcargs[name] for name in _parameters(pyfuncitem)}, shared)
+        _record(pyfuncitem, suite, _arguments(pyfuncitem, pyfuncitem.funcargs), shared)
     else:
         _load(pyfuncitem, suite, recording)
     for item in _ahead(pyfuncitem):

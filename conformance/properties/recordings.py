@@ -61,6 +61,10 @@ def recording_file(folder: Path, nodeid: str, features: frozenset[str]) -> Path:
     return folder / f"{_key(nodeid, features)}.pickle"
 
 
+def _claim_file(folder: Path, nodeid: str, features: frozenset[str]) -> Path:
+    return folder / f"{_key(nodeid, features)}.claim"
+
+
 def write_recording(folder: Path, nodeid: str, recording: Recording) -> None:
     path = recording_file(folder, nodeid, recording.features)
     part = path.with_suffix(f".{os.getpid()}.part")
@@ -79,10 +83,11 @@ def read_recording(folder: Path, nodeid: str, features: frozenset[str]) -> Recor
 def claim(folder: Path, nodeid: str, features: frozenset[str]) -> bool:
     """Whether this run draws the test: it is the first to claim it."""
     _stay_alive(folder)
-    part = folder / f"{_key(nodeid, features)}.{os.getpid()}.claiming"
+    path = _claim_file(folder, nodeid, features)
+    part = path.with_suffix(f".{os.getpid()}.claiming")
     part.write_text(str(os.getpid()), encoding="utf-8")
     try:
-        os.link(part, folder / f"{_key(nodeid, features)}.claim")
+        os.link(part, path)
         return True
     except FileExistsError:
         return False
@@ -93,8 +98,7 @@ def claim(folder: Path, nodeid: str, features: frozenset[str]) -> bool:
 def wait_for_recording(folder: Path, nodeid: str, features: frozenset[str]) -> Recording | None:
     """The test's recording, waiting for it while the run that claimed it lives; `None` once that
     run has ended without it."""
-    claim_file = folder / f"{_key(nodeid, features)}.claim"
-    claimant = int(claim_file.read_text(encoding="utf-8"))
+    claimant = int(_claim_file(folder, nodeid, features).read_text(encoding="utf-8"))
     while True:
         gone = not _alive(folder, claimant)
         recording = read_recording(folder, nodeid, features)  # after: a recording written before the end is found
