@@ -30,7 +30,7 @@ OUTPUT_SCHEMA = pa.schema([
     ("values", pa.list_(pa.int64())), ("watermark", pa.int64()),
     ("value", pa.int64()), ("ts", pa.int64()), ("message", pa.string())])
 
-#: The same schema as a Spark DDL string, for `applyInArrow`.
+#: The same schema as a Spark DDL string, for `mapInArrow`.
 OUTPUT_DDL = ("case_id long, kind string, at long, key string, window_start long, window_end long, "
               "timestamp long, values array<long>, watermark long, value long, ts long, message string")
 

@@ -1,13 +1,18 @@
-"""The grouped-map half of the pipeline: `spark_impl.operator` per (case, key) with `applyInArrow`.
+"""The grouped-map half of the pipeline: `spark_impl.operator` per (case, key).
 
 Each group gets its key's records and every watermark and processing-time advance of its case (the
 shared clocks, replicated to each key of the case by a join), replays them through
 `KeyedWindowOperator` in arrival order, and returns output rows in `frames.OUTPUT_SCHEMA`.
+
+The groups are partitioned by (case, key) and sorted by (case, key, arrival) within each partition, and
+`mapInArrow` replays a partition's groups one after another: Python is called once per Arrow batch of
+rows, where `groupBy(...).applyInArrow` calls it once per group, a round trip that costs more than most
+groups of the suite's cases take to replay (a batch of 3,694 cases: about a quarter of the job's time).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 import pyarrow as pa
 from pyspark.sql import DataFrame, Window
@@ -27,13 +32,33 @@ def simulated_outputs(events: DataFrame, specs: Mapping[int, OperatorSpec]) -> D
     clocks = events.filter(F.col("kind") != RECORD).drop("key").join(keys, "case_id")
     replay = records.unionByName(clocks)
 
-    def run_group(group: pa.Table) -> pa.Table:
-        case_id, key = group.column("case_id")[0].as_py(), group.column("key")[0].as_py()
-        group = group.sort_by("at")
-        events = zip(*(group.column(c).to_pylist() for c in ("at", "kind", "value", "ts")), strict=True)
-        return outputs_table(case_id, key, simulate(specs[case_id], key, events))
+    def run_partition(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for (case_id, key), group in groups(batches):
+            events = zip(*(group.column(c).to_pylist() for c in ("at", "kind", "value", "ts")), strict=True)
+            yield from outputs_table(case_id, key, simulate(specs[case_id], key, events)).to_batches()
 
-    return replay.groupBy("case_id", "key").applyInArrow(run_group, OUTPUT_DDL)
+    by_group = ("case_id", "key")
+    return replay.repartition(*by_group).sortWithinPartitions(*by_group, "at").mapInArrow(run_partition, OUTPUT_DDL)
+
+
+def groups(batches: Iterable[pa.RecordBatch]) -> Iterator[tuple[tuple[int, str | None], pa.Table]]:
+    """Each (case id, key) of `batches` with its rows, from a partition sorted by them: every group
+    whole, also when it spans batches. (Keys compare as Python values: a null key is one group, as
+    in Spark's `groupBy`.)"""
+    current, pending = None, []
+    for batch in batches:
+        start = 0
+        for i, group in enumerate(zip(batch.column("case_id").to_pylist(), batch.column("key").to_pylist())):
+            if group != current:
+                if i > start:
+                    pending.append(batch.slice(start, i - start))
+                if pending:
+                    yield current, pa.Table.from_batches(pending)
+                current, pending, start = group, [], i
+        if start < batch.num_rows:
+            pending.append(batch.slice(start))
+    if pending:
+        yield current, pa.Table.from_batches(pending)
 
 
 def outputs_table(case_id: int, key: str, out: Outputs) -> pa.Table:

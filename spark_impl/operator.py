@@ -7,7 +7,7 @@ common is state that each arrival rewrites depending on everything before it (a 
 firing, a fire time re-registered by its own timer, windows merged into others, contents evicted), so
 the outputs are a fold over the arrival order, not a function of a few aggregates. The fold is cheap
 per key, and keys are independent in Flink (state and timers are keyed; only the watermark and the
-processing time are shared), so Spark runs it per (case, key) with `applyInArrow`.
+processing time are shared), so Spark runs it per (case, key) (`spark_impl.grouped`).
 
 The rules are Flink's `WindowOperator` and `EvictingWindowOperator` (processElement, onEventTime,
 onProcessingTime, the cleanup timer), `MergingWindowSet.addWindow` and `InternalTimerServiceImpl`

@@ -256,3 +256,18 @@ def test_timer_order_applies_only_where_timers_fire_at_max_timestamp():
     events = [record("a", 1, 0), watermark(5)]
     assert timer_positions(Case(window=tumbling(10), events=events)) == {1, 2}
     assert timer_positions(Case(window=tumbling(10), trigger=ContinuousEventTimeTrigger(2), events=events)) == set()
+
+
+def test_groups_hands_over_each_case_and_key_whole_also_across_batches():
+    """`grouped.groups` reads a sorted partition: a group that spans batches comes whole (also one that
+    begins a batch), a null key is a group of its own, and the same key in the next case is another."""
+    import pyarrow as pa
+
+    from spark_impl.grouped import groups
+
+    rows = [(0, "a", 0), (0, "a", 1), (0, "a", 2), (0, "b", 3), (0, None, 4), (0, None, 5), (1, "a", 6), (1, "a", 7)]
+    table = pa.table({"case_id": [r[0] for r in rows], "key": [r[1] for r in rows], "at": [r[2] for r in rows]})
+    batches = [batch for start, end in ((0, 2), (2, 5), (5, 6), (6, 8)) for batch in table.slice(start, end - start).to_batches()]
+    found = [(group, t.column("at").to_pylist()) for group, t in groups(batches)]
+    assert found == [((0, "a"), [0, 1, 2]), ((0, "b"), [3]), ((0, None), [4, 5]), ((1, "a"), [6, 7])]
+    assert list(groups([])) == []
