@@ -236,8 +236,11 @@ def main() -> None:
 
 
 def run(args: argparse.Namespace) -> None:
+    # `counts` joins three one-row aggregates; Spark broadcasts one of them, and computing it is the
+    # whole replay, longer than the broadcast's default limit (300 s) at 100M records.
     spark = get_session(conf={"spark.sql.shuffle.partitions": str(args.partitions),
-                              "spark.default.parallelism": "2", "spark.driver.memory": "6g"})
+                              "spark.default.parallelism": "2", "spark.driver.memory": "6g",
+                              "spark.sql.broadcastTimeout": str(24 * 3600)})
     window = sliding(10 * args.slide, args.slide)
     delay = 3 * (args.disorder + 10 * args.slide + args.lateness) // 2
     events = generated(spark, args.records, args.keys, args.disorder, delay)
