@@ -48,7 +48,8 @@ def groups(batches: Iterable[pa.RecordBatch]) -> Iterator[tuple[tuple[int, str |
     current, pending = None, []
     for batch in batches:
         start = 0
-        for i, group in enumerate(zip(batch.column("case_id").to_pylist(), batch.column("key").to_pylist())):
+        ids, keys = batch.column("case_id").to_pylist(), batch.column("key").to_pylist()
+        for i, group in enumerate(zip(ids, keys, strict=True)):
             if group != current:
                 if i > start:
                     pending.append(batch.slice(start, i - start))

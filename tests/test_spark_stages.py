@@ -267,7 +267,25 @@ def test_groups_hands_over_each_case_and_key_whole_also_across_batches():
 
     rows = [(0, "a", 0), (0, "a", 1), (0, "a", 2), (0, "b", 3), (0, None, 4), (0, None, 5), (1, "a", 6), (1, "a", 7)]
     table = pa.table({"case_id": [r[0] for r in rows], "key": [r[1] for r in rows], "at": [r[2] for r in rows]})
-    batches = [batch for start, end in ((0, 2), (2, 5), (5, 6), (6, 8)) for batch in table.slice(start, end - start).to_batches()]
+    batches = [batch for start, end in ((0, 2), (2, 5), (5, 6), (6, 8))
+               for batch in table.slice(start, end - start).to_batches()]
     found = [(group, t.column("at").to_pylist()) for group, t in groups(batches)]
     assert found == [((0, "a"), [0, 1, 2]), ((0, "b"), [3]), ((0, None), [4, 5]), ((1, "a"), [6, 7])]
     assert list(groups([])) == []
+
+
+def test_shuffle_partitions_raises_the_setting_within_and_restores_it_after(spark):
+    """A large batch's job gets more shuffle partitions (`pipeline.outputs_of`); the session keeps its own."""
+    from spark_impl.session import shuffle_partitions
+
+    name = "spark.sql.shuffle.partitions"
+    before = spark.conf.get(name)
+    more = str(int(before) + 1)
+    with shuffle_partitions(spark, int(more)):
+        assert spark.conf.get(name) == more
+    assert spark.conf.get(name) == before
+    with shuffle_partitions(spark, 0):
+        assert spark.conf.get(name) == before
+    with pytest.raises(RuntimeError), shuffle_partitions(spark, int(more)):
+        raise RuntimeError("a failing job")
+    assert spark.conf.get(name) == before
