@@ -22,7 +22,8 @@ import os
 import sys
 import tempfile
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
 _lock = threading.Lock()
@@ -89,3 +90,19 @@ def get_session(master: str = "local[2]", conf: Mapping[str, str] | None = None)
         session = builder.getOrCreate()
         session.sparkContext.setLogLevel("ERROR")
         return session
+
+
+@contextmanager
+def shuffle_partitions(session, partitions: int) -> Iterator[None]:
+    """At least `partitions` shuffle partitions for the jobs started within, the session's own
+    setting again after them."""
+    name = "spark.sql.shuffle.partitions"
+    before = session.conf.get(name)
+    if partitions <= int(before):
+        yield
+        return
+    session.conf.set(name, str(partitions))
+    try:
+        yield
+    finally:
+        session.conf.set(name, before)
