@@ -220,8 +220,9 @@ def _one_seed(config: pytest.Config, items: list[pytest.Item]) -> None:
 def _record_or_load(pyfuncitem: pytest.Function, suite: Suite, recorded: set[str]) -> None:
     """The cases to fetch for `pyfuncitem` and the tests after it. Alone: a recording pass of this test
     and of every test that can be recorded ahead. Sharing the drawing with other runs (`recordings.py`):
-    a recording pass of each test no run has claimed, from the last backwards, fetched at once, then
-    this test's (recorded here or waited for), and every other run's recording written so far."""
+    a recording pass of each test no run has claimed, from the last backwards, fetched at once with
+    every other run's recording written by then; then this test's (recorded here or waited for), and
+    the recordings written meanwhile."""
     shared = _shared(pyfuncitem.config)
     fixtures = {"suite": suite, "tally": FeatureTally()}
     if shared is None:
@@ -237,15 +238,22 @@ def _record_or_load(pyfuncitem: pytest.Function, suite: Suite, recorded: set[str
                 and _claimed(shared, item, suite.features)):
             recorded.add(item.nodeid)
             _record(item, suite, _arguments(item, fixtures), shared)
-    suite.fetch()  # what this run drew, while the others still draw
-    recorded.add(pyfuncitem.nodeid)
-    started = time.monotonic()
-    recording = _drawn_elsewhere(shared, pyfuncitem, suite.features)
-    suite.stats.waited += time.monotonic() - started
-    if recording is None:
-        _record(pyfuncitem, suite, _arguments(pyfuncitem, pyfuncitem.funcargs), shared)
-    else:
-        _load(pyfuncitem, suite, recording)
+    _load_written(shared, pyfuncitem, suite, recorded)
+    suite.fetch()  # what this run drew and the others wrote, in one job, while the others still draw
+    if pyfuncitem.nodeid not in recorded:
+        recorded.add(pyfuncitem.nodeid)
+        started = time.monotonic()
+        recording = _drawn_elsewhere(shared, pyfuncitem, suite.features)
+        suite.stats.waited += time.monotonic() - started
+        if recording is None:
+            _record(pyfuncitem, suite, _arguments(pyfuncitem, pyfuncitem.funcargs), shared)
+        else:
+            _load(pyfuncitem, suite, recording)
+    _load_written(shared, pyfuncitem, suite, recorded)
+
+
+def _load_written(shared: Path, pyfuncitem: pytest.Function, suite: Suite, recorded: set[str]) -> None:
+    """Every recording of this test and the tests after it that another run has written so far."""
     for item in _ahead(pyfuncitem):
         if item.nodeid not in recorded and _runs_prefetched(item, suite):
             ready = read_recording(shared, item.nodeid, suite.features)
