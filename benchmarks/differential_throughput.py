@@ -15,8 +15,8 @@ import time
 
 from hypothesis import HealthCheck, Phase, given, settings
 
-from conformance import equivalent, load_implementation
 from strategies import cases
+from window_contract import equivalent, load_implementation
 
 
 def draw_cases(features: frozenset[str], count: int) -> list:

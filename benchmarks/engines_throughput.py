@@ -22,9 +22,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
 
-from conformance import load_implementation  # noqa: E402
-from conformance.case import Case  # noqa: E402
 from strategies.cases import cases  # noqa: E402
+from window_contract import load_implementation  # noqa: E402
+from window_contract.case import Case  # noqa: E402
 
 
 def drawn_cases(features: frozenset[str], count: int) -> list[Case]:

@@ -20,9 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from conformance import Case, record, session, sliding, tumbling, watermark  # noqa: E402
 from flink_impl import FlinkImplementation  # noqa: E402
 from flink_impl.command import Limits  # noqa: E402
+from window_contract import Case, record, session, sliding, tumbling, watermark  # noqa: E402
 
 
 def generate(n: int, events: int, seed: int) -> list[Case]:

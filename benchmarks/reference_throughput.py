@@ -29,8 +29,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from conformance import Case, record, session, sliding, tumbling, watermark  # noqa: E402
 from reference.implementation import simulate  # noqa: E402
+from window_contract import Case, record, session, sliding, tumbling, watermark  # noqa: E402
 
 WORKLOADS = {
     "tumbling": tumbling(1000),

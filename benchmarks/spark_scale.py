@@ -45,10 +45,10 @@ from pathlib import Path
 
 from pyspark.sql import functions as F
 
-from conformance import Case, record, sliding, watermark
-from conformance.case import BoundedOutOfOrdernessWatermarks
 from spark_impl import BoundedOutOfOrderness, flink_windows
 from spark_impl.session import get_session
+from window_contract import Case, record, sliding, watermark
+from window_contract.case import BoundedOutOfOrdernessWatermarks
 
 
 class PeakMemory:

@@ -14,27 +14,27 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from conformance.case import Case
-from conformance.case_json import case_files, load_cases
 from conformance.corpus import add_corpus_command, is_corpus_index
-from conformance.difference import difference
-from conformance.features import required_features
-from conformance.implementation import (
+from conformance.runner.command import add_run_command
+from conformance.runner.feature_summary import feature_summary
+from conformance.runner.verdict import EXIT_STATUS, USAGE_ERROR
+from conformance.usage import UsageError
+from window_contract.case import Case
+from window_contract.case_json import case_files, load_cases
+from window_contract.difference import difference
+from window_contract.features import required_features
+from window_contract.implementation import (
     REQUEST_TIMEOUT,
     Implementation,
     ImplementationFailure,
     ImplementationNotFound,
     failure_to_run,
-    load_implementation,
-    registered_names,
     run_within,
 )
-from conformance.observation import Observation
-from conformance.observation_json import observation_to_json
-from conformance.runner.command import add_run_command
-from conformance.runner.feature_summary import feature_summary
-from conformance.runner.verdict import EXIT_STATUS, USAGE_ERROR
-from conformance.validation import CaseFormatError
+from window_contract.observation import Observation
+from window_contract.observation_json import observation_to_json
+from window_contract.registry import load_implementation, registered_names
+from window_contract.validation import CaseFormatError
 
 COULD_NOT_RUN = EXIT_STATUS["could_not_run"]
 #: Lines `explain` prints per case unless told otherwise (one endless case traced 1.5 million).
@@ -56,10 +56,6 @@ examples:
   python -m conformance explain cases/seeds/seed_004_w4_w9.json
   python -m conformance run --impl my_windows:MyWindows --out my-report
 """
-
-
-class UsageError(Exception):
-    pass
 
 
 class NothingChecked(Exception):

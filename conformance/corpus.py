@@ -32,14 +32,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from conformance.case import ASSIGNERS, GENERATORS, Case
-from conformance.case_json import case_to_json
-from conformance.difference import difference
-from conformance.equivalence import equivalent
-from conformance.facts import NEVER_ENDS, TOO_MANY_WINDOWS
-from conformance.features import ALL_FEATURES, EXTREME_VALUES, FEATURES, required_features
-from conformance.implementation import Implementation, load_implementation
 from conformance.profiles import without_local_constants
+from conformance.usage import UsageError
+from window_contract.case import ASSIGNERS, GENERATORS, Case, case_to_json
+from window_contract.difference import difference
+from window_contract.equivalence import equivalent
+from window_contract.facts import NEVER_ENDS, TOO_MANY_WINDOWS
+from window_contract.features import ALL_FEATURES, EXTREME_VALUES, FEATURES, required_features
+from window_contract.implementation import Implementation
+from window_contract.registry import load_implementation
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
@@ -215,7 +216,6 @@ def write(entries: Sequence[Entry], out: Path, *, per_feature: int, seed: int,
 
 
 def corpus(args: argparse.Namespace) -> int:
-    from conformance.cli import UsageError
 
     unknown = sorted(set(args.features) - ALL_FEATURES)
     if unknown:

@@ -15,12 +15,11 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from conformance.case import Case
-from conformance.case_json import case_to_json
-from conformance.difference import difference
-from conformance.features import required_features
-from conformance.observation import Observation
-from conformance.observation_json import observation_to_json
+from window_contract.case import Case, case_to_json
+from window_contract.difference import difference
+from window_contract.features import required_features
+from window_contract.observation import Observation
+from window_contract.observation_json import observation_to_json
 
 
 class FeatureTally(Counter):

@@ -63,7 +63,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import count
 
-from conformance.case import (
+from window_contract.case import (
     Case,
     CountTrigger,
     EventTimeTrigger,
@@ -79,12 +79,12 @@ from conformance.case import (
     Watermark,
     WindowSpec,
 )
-from conformance.case_json import case_from_json
-from conformance.facts import LONG_MAX
-from conformance.observation import Error, Firing, GlobalWindow, LateRecord, Observation, TimeWindow
-from conformance.observation_json import observation_to_json
-from conformance.process import PROTOCOL
-from conformance.validation import CaseFormatError
+from window_contract.case_json import case_from_json
+from window_contract.facts import LONG_MAX
+from window_contract.observation import Error, Firing, GlobalWindow, LateRecord, Observation, TimeWindow
+from window_contract.observation_json import observation_to_json
+from window_contract.process import PROTOCOL
+from window_contract.validation import CaseFormatError
 
 try:
     import apache_beam as beam

@@ -12,8 +12,8 @@ import os
 import shlex
 from pathlib import Path
 
-from conformance.implementation import ImplementationFailure
-from conformance.process import ProcessImplementation
+from window_contract.implementation import ImplementationFailure
+from window_contract.process import ProcessImplementation
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -48,7 +48,7 @@ import heapq
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from conformance.case import (
+from window_contract.case import (
     Case,
     ContinuousEventTimeTrigger,
     CountTrigger,
@@ -65,9 +65,9 @@ from conformance.case import (
     Watermark,
     WindowSpec,
 )
-from conformance.facts import LONG_MAX, LONG_MIN, MAX_WINDOW_NUM, NEVER_ENDS, RUNAWAY_TIMERS
-from conformance.implementation import ImplementationFailure
-from conformance.observation import Error, Firing, GlobalWindow, LateRecord, Observation, TimeWindow
+from window_contract.facts import LONG_MAX, LONG_MIN, MAX_WINDOW_NUM, NEVER_ENDS, RUNAWAY_TIMERS
+from window_contract.implementation import ImplementationFailure
+from window_contract.observation import Error, Firing, GlobalWindow, LateRecord, Observation, TimeWindow
 
 try:
     from pyflink.common.typeinfo import Types

@@ -52,7 +52,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from conformance.case import (
+from window_contract.case import (
     BoundedOutOfOrdernessWatermarks,
     Case,
     MonotonousWatermarks,
@@ -62,8 +62,8 @@ from conformance.case import (
     Tumbling,
     Watermark,
 )
-from conformance.facts import LONG_MAX
-from conformance.observation import Error, Firing, InputWatermark, LateRecord, Observation, TimeWindow
+from window_contract.facts import LONG_MAX
+from window_contract.observation import Error, Firing, InputWatermark, LateRecord, Observation, TimeWindow
 
 FEATURES = frozenset({
     "assigner.tumbling", "assigner.sliding", "assigner.session", "offset", "negative_timestamps",

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from conformance.case import Case, Record, Sliding, Watermark
-from conformance.observation import Firing, LateRecord, Observation, TimeWindow
+from window_contract.case import Case, Record, Sliding, Watermark
+from window_contract.observation import Firing, LateRecord, Observation, TimeWindow
 
 END_OF_INPUT = 2**63 - 1
 #: Like Flink, refuse specifications that put an element into millions of windows.

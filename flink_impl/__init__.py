@@ -4,7 +4,7 @@ A small Java program (`java/windowconformance/`), compiled on first use against 
 `flink-dist` jar of `apache-flink-libraries`, runs each case as a branch of a job in a MiniCluster and
 answers with observations. It speaks the suite's public process protocol, `window-process/1`
 (docs/protocol.md): `FlinkImplementation` launches it (`flink_impl/command.py`, one such process per
-Python process) and talks to it through `conformance.process`, and `python -m flink_impl` prints its
+Python process) and talks to it through `window_contract.process`, and `python -m flink_impl` prints its
 command for `--impl exec:`.
 The window operator's input watermarks come from Flink's own classes too: per channel the case's
 generator behind `TimestampsAndWatermarksOperator`'s emitter, timed by the case's processing-time

@@ -3,8 +3,8 @@
 `python -m flink_impl` prints it (compiling the runner first if this build is not cached), so that
 real Flink runs wherever a process can: `--impl "exec:$(python -m flink_impl)"` is the `flink`
 implementation without its launcher. The runner states nothing of the contract itself: its one
-argument carries the name, the features (`conformance.features`), the limits and the contract's facts
-(`conformance.facts`) it needs.
+argument carries the name, the features (`window_contract.features`), the limits and the contract's facts
+(`window_contract.facts`) it needs.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import os
 import shlex
 from dataclasses import asdict, dataclass
 
-from conformance.facts import NEVER_ENDS, TOO_MANY_WINDOWS, WINDOWS_PER_ELEMENT_LIMIT
-from conformance.features import FEATURES
 from flink_impl.toolchain import MAIN_CLASS, compiled_classes, find_toolchain
+from window_contract.facts import NEVER_ENDS, TOO_MANY_WINDOWS, WINDOWS_PER_ELEMENT_LIMIT
+from window_contract.features import FEATURES
 
 NAME = "flink"
 JVM_OPTIONS = ["-Xmx1g", "-XX:+UseSerialGC"]

@@ -1,7 +1,7 @@
 """`FlinkImplementation`: the suite's cases run through Apache Flink's own `WindowOperator`.
 
 A launcher: the runner is a `window-process/1` process (`flink_impl/command.py`), which the
-process client (`conformance.process`) talks to, as it would with `--impl exec:COMMAND`.
+process client (`window_contract.process`) talks to, as it would with `--impl exec:COMMAND`.
 """
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ import threading
 import weakref
 from collections.abc import Sequence
 
-from conformance.case import Case
-from conformance.features import ALL_FEATURES
-from conformance.implementation import REQUEST_TIMEOUT, ImplementationFailure
-from conformance.observation import Observation
-from conformance.process import ProcessImplementation
 from flink_impl.command import NAME, Limits, runner_command
+from window_contract.case import Case
+from window_contract.features import ALL_FEATURES
+from window_contract.implementation import REQUEST_TIMEOUT, ImplementationFailure
+from window_contract.observation import Observation
+from window_contract.process import ProcessImplementation
 
 #: The runner of each `Limits` in use: implementations with equal limits share one JVM, and the
 #: default limits' runner lives as long as the Python process (starting one takes seconds).

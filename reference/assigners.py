@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from conformance.facts import DYNAMIC_GAP_MESSAGE, MAX_WINDOW_NUM, TOO_MANY_WINDOWS, WINDOWS_PER_ELEMENT_LIMIT
 from reference.errors import InvalidSpec, JobFailure
 from reference.javalong import LONG_MIN, l2i, labs, ladd, ldiv, lrem, lsub
 from reference.windows import GLOBAL_WINDOW, TimeWindow, Window, WindowStart, get_window_start_with_offset
+from window_contract.facts import DYNAMIC_GAP_MESSAGE, MAX_WINDOW_NUM, TOO_MANY_WINDOWS, WINDOWS_PER_ELEMENT_LIMIT
 
 NO_TIMESTAMP_MESSAGE = ("Record has Long.MIN_VALUE timestamp (= no timestamp marker). "
                         "Did you forget to call 'DataStream.assignTimestampsAndWatermarks(...)'?")
@@ -84,7 +84,7 @@ class SlidingWindows(WindowAssigner):
     multiple of `slide`, and with `size < slide` some timestamps fall in no window at all. Near
     `Long.MIN_VALUE`, `start -= slide` wraps around and the loop goes on from the top of the range.
     An element given more than `WINDOWS_PER_ELEMENT_LIMIT` windows, wrapped or not, stops the case
-    with the contract's `TOO_MANY_WINDOWS` (`conformance.facts`).
+    with the contract's `TOO_MANY_WINDOWS` (`window_contract.facts`).
     """
 
     def __init__(self, size: int, slide: int, offset: int, event_time: bool,
@@ -160,7 +160,7 @@ class SessionWindows(WindowAssigner):
         return f"{self.name}.withGap({self.gap})"
 
 
-#: The gap extractors a case names (`conformance.case.GapExtractor`): `SessionWindowTimeGapExtractor.extract`
+#: The gap extractors a case names (`window_contract.case.GapExtractor`): `SessionWindowTimeGapExtractor.extract`
 #: of an element's value.
 GAP_EXTRACTORS: dict[str, Callable[[int], int]] = {"value": lambda value: value}
 

@@ -24,5 +24,5 @@ def difference(old: int, new: int) -> float:
     return float(new) - float(old)
 
 
-#: The delta functions by the name a case gives them (`conformance.case.DeltaFunction`).
+#: The delta functions by the name a case gives them (`window_contract.case.DeltaFunction`).
 DELTA_FUNCTIONS: dict[str, DeltaFunction] = {"absolute_difference": absolute_difference, "difference": difference}

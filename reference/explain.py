@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from conformance.case import Case, EndOfChannel, ProcessingTime, Record, Watermark, WatermarkStatus
-from conformance.observation_json import dumps_observation
 from reference.implementation import simulate
 from reference.javalong import LONG_MAX, LONG_MIN
 from reference.trace import Step, StepRecorder, TraceStep
+from window_contract.case import Case, EndOfChannel, ProcessingTime, Record, Watermark, WatermarkStatus
+from window_contract.observation_json import dumps_observation
 
 
 def _time(t: object) -> str:

@@ -13,9 +13,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from conformance.case import Case, EndOfChannel, ProcessingTime, Record, Watermark, WatermarkStatus
-from conformance.features import ALL_FEATURES
-from conformance.observation import Error, Firing, GlobalWindow, InputWatermark, LateRecord, Observation, TimeWindow
 from reference import windows as model_windows
 from reference.errors import InvalidSpec, JobFailure
 from reference.javalong import LONG_MAX
@@ -28,6 +25,9 @@ from reference.windows import (
     get_window_start_with_offset,
     get_window_start_with_offset_flink_1_12,
 )
+from window_contract.case import Case, EndOfChannel, ProcessingTime, Record, Watermark, WatermarkStatus
+from window_contract.features import ALL_FEATURES
+from window_contract.observation import Error, Firing, GlobalWindow, InputWatermark, LateRecord, Observation, TimeWindow
 
 
 @dataclass

@@ -5,7 +5,7 @@ cleanup times and lateness in `long`, so the model does too, through these few f
 `+`, `-` wrap around on overflow (two's complement), `%` and `/` truncate toward zero.
 """
 
-from conformance.facts import LONG_MAX, LONG_MIN
+from window_contract.facts import LONG_MAX, LONG_MIN
 
 _MASK = 2**64
 _INT_MASK = 2**32

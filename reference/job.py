@@ -9,8 +9,6 @@ part, as `WindowOperatorBuilder.trigger` / `.evictor` do. Flink's job-time rejec
 
 from __future__ import annotations
 
-from conformance import case as spec
-from conformance.facts import MERGING_TRIGGER_MESSAGE, NEGATIVE_LATENESS_MESSAGE
 from reference import evictors, triggers
 from reference.assigners import (
     DynamicSessionWindows,
@@ -24,6 +22,8 @@ from reference.errors import InvalidSpec
 from reference.operator import EvictingWindowOperator, WindowOperator, WindowOutput
 from reference.trace import NO_TRACE, TraceListener
 from reference.windows import WindowStart, get_window_start_with_offset
+from window_contract import case as spec
+from window_contract.facts import MERGING_TRIGGER_MESSAGE, NEGATIVE_LATENESS_MESSAGE
 
 
 def build_assigner(window: spec.WindowSpec, window_start: WindowStart) -> WindowAssigner:

@@ -14,9 +14,9 @@ import heapq
 from collections.abc import Callable, Hashable
 from typing import NamedTuple
 
-from conformance.facts import NEVER_ENDS, RUNAWAY_TIMERS
 from reference.errors import JobFailure
 from reference.javalong import LONG_MIN
+from window_contract.facts import NEVER_ENDS, RUNAWAY_TIMERS
 
 
 class InternalTimer(NamedTuple):

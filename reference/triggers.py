@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from conformance.facts import CONTINUOUS_PROCESSING_TIME_NULL_MESSAGE
 from reference.delta import DELTA_FUNCTIONS
 from reference.errors import JobFailure
 from reference.javalong import ladd, lrem, lsub
 from reference.windows import Window
+from window_contract.facts import CONTINUOUS_PROCESSING_TIME_NULL_MESSAGE
 
 
 class TriggerResult:

@@ -1,5 +1,5 @@
 """What went wrong in a counterexample, for the report: a headline and the differences in the
-domain's words (`conformance.difference` says them; here they are chosen and counted for a reader).
+domain's words (`window_contract.difference` says them; here they are chosen and counted for a reader).
 """
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from conformance.difference import differences as observation_differences
-from conformance.observation_json import observation_from_json
+from window_contract.difference import differences as observation_differences
+from window_contract.observation_json import observation_from_json
 
 #: How many differences a report shows; the rest are counted.
 SHOWN = 12

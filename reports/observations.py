@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.difference import time_text
+from window_contract.difference import time_text
 
 
 def window_text(window: dict[str, Any]) -> str:

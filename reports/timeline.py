@@ -13,8 +13,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from conformance.facts import LONG_MAX, LONG_MIN
 from reports.observations import window_text
+from window_contract.facts import LONG_MAX, LONG_MIN
 
 WIDTH, HEIGHT = 640, 320
 LEFT, RIGHT, TOP, BOTTOM = 92, 18, 18, 58

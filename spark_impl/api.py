@@ -1,6 +1,6 @@
 """Replay your own events through Flink's window semantics, as DataFrames in and out.
 
-    from conformance import sliding
+    from window_contract import sliding
     from spark_impl import BoundedOutOfOrderness, flink_windows
 
     out = flink_windows(events, sliding(10_000, 1_000), allowed_lateness=5_000,
@@ -40,7 +40,6 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 from pyspark.sql.types import IntegralType
 
-from conformance.case import GENERATORS, Case, EvictorSpec, TriggerSpec, WatermarkGenerator, WindowSpec
 from spark_impl.frames import RECORD, WATERMARK
 from spark_impl.generated import generated_watermarks
 from spark_impl.grouped import simulated_outputs, truncate_at_errors
@@ -48,6 +47,7 @@ from spark_impl.implementation import is_relational
 from spark_impl.javalong import LONG_MAX, LONG_MIN
 from spark_impl.relational import relational_outputs
 from spark_impl.spec import invalid_spec_message, operator_spec
+from window_contract.case import GENERATORS, Case, EvictorSpec, TriggerSpec, WatermarkGenerator, WindowSpec
 
 STREAM = 0  # the case id of the user's one stream in the shared pipeline
 END_AT = LONG_MAX  # the internal position of the end of input
@@ -94,7 +94,7 @@ def flink_windows(events: DataFrame, window: WindowSpec, *,
         raise ValueError(f"channels must be in 1..{MAX_CHANNELS}, not {channels}")
     if generator is None and (channel is not None or channels != 1 or processing_time is not None):
         raise ValueError("channel, channels and processing_time need a watermark generator "
-                         "(watermarks=BoundedOutOfOrdernessWatermarks(...) etc. from conformance.case)")
+                         "(watermarks=BoundedOutOfOrdernessWatermarks(...) etc. from window_contract.case)")
     spec_case = Case(window=window, trigger=trigger, evictor=evictor, allowed_lateness=allowed_lateness,
                      late_side_output=late_side_output, end_of_input=end_of_input, channels=channels,
                      watermark_generator=generator)

@@ -15,9 +15,9 @@ from collections.abc import Mapping, Sequence
 
 import pyarrow as pa
 
-from conformance.case import Case, EventTimeTrigger, ProcessingTimeTrigger, PurgingTrigger, Record, Watermark
-from conformance.observation import Error, Firing, GlobalWindow, LateRecord, Observation, TimeWindow
 from spark_impl.javalong import LONG_MAX
+from window_contract.case import Case, EventTimeTrigger, ProcessingTimeTrigger, PurgingTrigger, Record, Watermark
+from window_contract.observation import Error, Firing, GlobalWindow, LateRecord, Observation, TimeWindow
 
 RECORD, WATERMARK, PROCESSING_TIME = 0, 1, 2
 

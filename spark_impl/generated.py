@@ -38,9 +38,9 @@ import pyarrow as pa
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from conformance.case import WatermarkGenerator
 from spark_impl.javalong import add
 from spark_impl.watermarks import WatermarkFold
+from window_contract.case import WatermarkGenerator
 
 
 class GeneratedWatermark(NamedTuple):

@@ -18,10 +18,10 @@ import pyarrow as pa
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
-from conformance.observation import GlobalWindow
 from spark_impl.frames import OUTPUT_DDL, OUTPUT_SCHEMA, RECORD
 from spark_impl.operator import Outputs, simulate
 from spark_impl.spec import OperatorSpec
+from window_contract.observation import GlobalWindow
 
 
 def simulated_outputs(events: DataFrame, specs: Mapping[int, OperatorSpec]) -> DataFrame:

@@ -21,14 +21,14 @@ from itertools import islice
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from conformance.case import Case, EventTimeTrigger, Record, Session, Sliding, Tumbling, Watermark
-from conformance.features import ALL_FEATURES, required_features
-from conformance.observation import Observation
 from spark_impl.operator_input import in_case_positions, operator_case
 from spark_impl.pipeline import outputs_of
 from spark_impl.relational import sliding_loop_stays_in_range, sliding_windows_within_limit
 from spark_impl.spec import invalid_spec_message, operator_spec
 from spark_impl.watermarks import operator_stream
+from window_contract.case import Case, EventTimeTrigger, Record, Session, Sliding, Tumbling, Watermark
+from window_contract.features import ALL_FEATURES, required_features
+from window_contract.observation import Observation
 
 #: A case for each of the plan's two paths (`is_relational`: a tumbling window; a session window).
 WARM_UP = [Case(window=kind, events=(Record("k", 1, ts=1), Watermark(20))) for kind in (Tumbling(10), Session(5))]

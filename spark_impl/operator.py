@@ -20,14 +20,14 @@ import heapq
 from dataclasses import dataclass, field
 from itertools import count
 
-from conformance.case import CountEvictor, DeltaEvictor, TimeEvictor
-from conformance.facts import NEVER_ENDS, RUNAWAY_TIMERS
-from conformance.observation import Firing, LateRecord, TimeWindow
 from spark_impl import triggers
 from spark_impl.delta import get_delta
 from spark_impl.javalong import LONG_MAX, LONG_MIN, add, sub
 from spark_impl.spec import OperatorSpec
 from spark_impl.windows import AssignerFailure, assign_windows, max_timestamp, merge_windows
+from window_contract.case import CountEvictor, DeltaEvictor, TimeEvictor
+from window_contract.facts import NEVER_ENDS, RUNAWAY_TIMERS
+from window_contract.observation import Firing, LateRecord, TimeWindow
 
 RECORD, WATERMARK, PROCESSING_TIME = 0, 1, 2
 

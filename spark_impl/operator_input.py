@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from conformance.case import Case
-from conformance.observation import InputWatermark, Observation
 from spark_impl.watermarks import OperatorStream
+from window_contract.case import Case
+from window_contract.observation import InputWatermark, Observation
 
 
 def operator_case(case: Case, stream: OperatorStream) -> Case:

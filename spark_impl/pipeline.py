@@ -15,12 +15,12 @@ import pyarrow.compute as pc
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from conformance.case import Case, Sliding
 from spark_impl.frames import events_table
 from spark_impl.grouped import simulated_outputs, truncate_at_errors
 from spark_impl.relational import relational_outputs
 from spark_impl.session import shuffle_partitions
 from spark_impl.spec import OperatorSpec
+from window_contract.case import Case, Sliding
 
 #: A large batch (a prefetched suite's fetch: thousands of cases) gets a shuffle partition per this
 #: many cases, up to one per CPU; a small one keeps the session's single partition (fixed costs

@@ -57,8 +57,8 @@ from __future__ import annotations
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
-from conformance.facts import WINDOWS_PER_ELEMENT_LIMIT
 from spark_impl.javalong import LONG_MIN, col_add, col_saturating_add
+from window_contract.facts import WINDOWS_PER_ELEMENT_LIMIT
 
 RECORD, WATERMARK = 0, 1
 #: Times of magnitude below this keep every sum of the relational pipeline in `long` range.

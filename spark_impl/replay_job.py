@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import argparse
 
-from conformance.case import WindowSpec, session, sliding, tumbling
 from spark_impl.api import BoundedOutOfOrderness, flink_windows
+from window_contract.case import WindowSpec, session, sliding, tumbling
 
 
 def window_of(args: argparse.Namespace) -> WindowSpec:

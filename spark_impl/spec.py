@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from conformance.case import (
+from spark_impl.javalong import div, java_abs
+from spark_impl.watermarks import api_time_message, job_start_message
+from window_contract.case import (
     MERGING_ASSIGNERS,
     Case,
     Count,
@@ -31,9 +33,7 @@ from conformance.case import (
     TriggerSpec,
     Tumbling,
 )
-from conformance.facts import MAX_WINDOW_NUM, MERGING_TRIGGER_MESSAGE, NEGATIVE_LATENESS_MESSAGE
-from spark_impl.javalong import div, java_abs
-from spark_impl.watermarks import api_time_message, job_start_message
+from window_contract.facts import MAX_WINDOW_NUM, MERGING_TRIGGER_MESSAGE, NEGATIVE_LATENESS_MESSAGE
 
 
 def _time_name(time: str) -> str:

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from conformance.case import (
+from spark_impl.delta import get_delta
+from spark_impl.javalong import add, rem, sub
+from spark_impl.windows import max_timestamp
+from window_contract.case import (
     ContinuousEventTimeTrigger,
     ContinuousProcessingTimeTrigger,
     CountTrigger,
@@ -21,10 +24,7 @@ from conformance.case import (
     PurgingTrigger,
     TriggerSpec,
 )
-from conformance.facts import CONTINUOUS_PROCESSING_TIME_NULL_MESSAGE
-from spark_impl.delta import get_delta
-from spark_impl.javalong import add, rem, sub
-from spark_impl.windows import max_timestamp
+from window_contract.facts import CONTINUOUS_PROCESSING_TIME_NULL_MESSAGE
 
 CONTINUE = (False, False)
 FIRE = (True, False)

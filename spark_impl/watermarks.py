@@ -67,7 +67,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from conformance.case import (
+from spark_impl.javalong import LONG_MAX, LONG_MIN, add, sub
+from window_contract.case import (
     AscendingTimestampExtractor,
     BoundedOutOfOrdernessTimestampExtractor,
     BoundedOutOfOrdernessWatermarks,
@@ -80,13 +81,12 @@ from conformance.case import (
     WatermarkGenerator,
     WatermarkStatus,
 )
-from conformance.facts import (
+from window_contract.facts import (
     NEGATIVE_BOUND_MESSAGE,
     NEGATIVE_INTERVAL_MESSAGE,
     NON_POSITIVE_IDLENESS_MESSAGE,
     negative_legacy_bound_message,
 )
-from spark_impl.javalong import LONG_MAX, LONG_MIN, add, sub
 
 NANOS_PER_MILLI = 1_000_000
 

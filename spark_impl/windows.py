@@ -7,10 +7,10 @@ Windows are the contract's values: `TimeWindow(start, end)` is Flink's `TimeWind
 
 from __future__ import annotations
 
-from conformance.case import DynamicSession, Global, Session, Sliding, Tumbling
-from conformance.facts import DYNAMIC_GAP_MESSAGE, TOO_MANY_WINDOWS, WINDOWS_PER_ELEMENT_LIMIT
-from conformance.observation import GlobalWindow, TimeWindow
 from spark_impl.javalong import LONG_MAX, LONG_MIN, add, div, rem, sub, to_int
+from window_contract.case import DynamicSession, Global, Session, Sliding, Tumbling
+from window_contract.facts import DYNAMIC_GAP_MESSAGE, TOO_MANY_WINDOWS, WINDOWS_PER_ELEMENT_LIMIT
+from window_contract.observation import GlobalWindow, TimeWindow
 
 NO_TIMESTAMP_MESSAGE = ("Record has Long.MIN_VALUE timestamp (= no timestamp marker). Did you forget to call "
                         "'DataStream.assignTimestampsAndWatermarks(...)'?")

@@ -14,7 +14,7 @@
 Options other than `features` are keyword-only; each strategy's docstring says what it shrinks to.
 
 `features` (default: all) restricts generation to what an implementation supports: every case
-drawn satisfies `conformance.features.required_features(case) <= features`. With `report`, the case
+drawn satisfies `window_contract.features.required_features(case) <= features`. With `report`, the case
 strategies label what a case exercises with the suite's `conformance.properties.situations`.
 """
 

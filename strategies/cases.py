@@ -20,9 +20,6 @@ from hypothesis import assume, event
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from conformance.case import Case, DynamicSession, Record
-from conformance.facts import LONG_MAX, LONG_MIN
-from conformance.features import required_features
 from conformance.properties.situations import aim, label
 from strategies.families import families
 from strategies.features import supported
@@ -36,6 +33,9 @@ from strategies.streams import (
 )
 from strategies.weights import weighted
 from strategies.wrapped import wrapped_session_cases
+from window_contract.case import Case, DynamicSession, Record
+from window_contract.facts import LONG_MAX, LONG_MIN
+from window_contract.features import required_features
 
 #: The scales a case is drawn at, each with where its stream's times lie: small windows near 0
 #: mostly; wide windows, and the band just inside +-2^62, once in sixteen each.

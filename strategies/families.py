@@ -13,7 +13,8 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable, Iterator
 
-from conformance.case import (
+from strategies.specs import time_unit
+from window_contract.case import (
     Case,
     ContinuousEventTimeTrigger,
     ContinuousProcessingTimeTrigger,
@@ -30,8 +31,7 @@ from conformance.case import (
     Tumbling,
     Watermark,
 )
-from conformance.facts import EXTREME, LONG_MAX
-from strategies.specs import time_unit
+from window_contract.facts import EXTREME, LONG_MAX
 
 #: Below the `extreme_values` threshold by at most this much is "just inside" it.
 BAND_WIDTH = 2**61

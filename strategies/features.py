@@ -1,6 +1,6 @@
 """Generating to fit: which parts of the case format an implementation lets a strategy use.
 
-`conformance.features.required_features(case)` says what a case needs; a strategy restricted to
+`window_contract.features.required_features(case)` says what a case needs; a strategy restricted to
 `features` only draws from the parts whose features are in that set, so every case it builds fits
 (`required_features(case) <= features`) without filtering.
 """
@@ -11,8 +11,8 @@ from collections.abc import Iterable
 
 from hypothesis.errors import InvalidArgument
 
-from conformance.case import ASSIGNERS
-from conformance.features import ALL_FEATURES, FEATURES
+from window_contract.case import ASSIGNERS
+from window_contract.features import ALL_FEATURES, FEATURES
 
 
 def supported(features: Iterable[str] | None) -> frozenset[str]:

@@ -4,7 +4,7 @@
 valid and sometimes one Flink rejects (`invalid_spec`). Only the parts of the format whose features
 are in `features` are drawn (generate to fit).
 
-The kinds come from the contract's vocabulary (`conformance.case.ASSIGNERS`, `TRIGGERS`,
+The kinds come from the contract's vocabulary (`window_contract.case.ASSIGNERS`, `TRIGGERS`,
 `EVICTORS`): `ASSIGNER_PARAMETERS`, `TRIGGER_PARAMETERS` and `EVICTOR_PARAMETERS` map each kind to the
 strategy of its parameters, and a kind the contract gains without a strategy here fails a test.
 
@@ -22,7 +22,9 @@ from typing import get_args
 
 from hypothesis import strategies as st
 
-from conformance.case import (
+from strategies.features import supported
+from strategies.weights import one_in, weighted
+from window_contract.case import (
     ASSIGNERS,
     EVICTORS,
     MERGING_ASSIGNERS,
@@ -51,9 +53,7 @@ from conformance.case import (
     Tumbling,
     WindowSpec,
 )
-from conformance.facts import EXTREME, LONG_MAX, LONG_MIN, MAX_WINDOW_NUM
-from strategies.features import supported
-from strategies.weights import one_in, weighted
+from window_contract.facts import EXTREME, LONG_MAX, LONG_MIN, MAX_WINDOW_NUM
 
 #: How often a drawn specification is valid: one in `INVALID_ONE_IN` is one Flink rejects.
 INVALID_ONE_IN = 16

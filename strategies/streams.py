@@ -48,7 +48,10 @@ from dataclasses import dataclass
 
 from hypothesis import strategies as st
 
-from conformance.case import (
+from strategies.features import supported
+from strategies.specs import fires_until_wrap, processing_timeouts, time_unit
+from strategies.weights import one_in, weighted
+from window_contract.case import (
     MERGING_ASSIGNERS,
     Case,
     Count,
@@ -64,11 +67,8 @@ from conformance.case import (
     Tumbling,
     Watermark,
 )
-from conformance.facts import EXTREME, LONG_MAX, LONG_MIN
-from conformance.features import required_features
-from strategies.features import supported
-from strategies.specs import fires_until_wrap, processing_timeouts, time_unit
-from strategies.weights import one_in, weighted
+from window_contract.facts import EXTREME, LONG_MAX, LONG_MIN
+from window_contract.features import required_features
 
 #: The keys of most streams, and of streams with many keys.
 KEYS = ("a", "b", "c", "d", "e", "f", "g", "h")

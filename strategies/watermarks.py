@@ -14,7 +14,7 @@ In both, channels are skewed (each has its own lag behind the stream's frontier)
 silent, come back behind the others or level with them, end early (`end_of_channel`), or go idle
 and then end. The stream is a `st.lists` of small typed steps, each of which the shrinker can
 delete; `hypothesis.event()` labels each family.
-Every case drawn fits: `conformance.features.required_features(case) <= features`.
+Every case drawn fits: `window_contract.features.required_features(case) <= features`.
 """
 
 from __future__ import annotations
@@ -26,7 +26,10 @@ from hypothesis import event
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from conformance.case import (
+from strategies.features import supported
+from strategies.specs import INVALID_ONE_IN
+from strategies.weights import one_in, weighted
+from window_contract.case import (
     GENERATORS,
     BoundedOutOfOrdernessTimestampExtractor,
     BoundedOutOfOrdernessWatermarks,
@@ -42,11 +45,8 @@ from conformance.case import (
     sliding,
     tumbling,
 )
-from conformance.facts import LONG_MAX
-from conformance.features import required_features
-from strategies.features import supported
-from strategies.specs import INVALID_ONE_IN
-from strategies.weights import one_in, weighted
+from window_contract.facts import LONG_MAX
+from window_contract.features import required_features
 
 Mode = Literal["generator", "explicit"]
 

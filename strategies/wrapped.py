@@ -29,7 +29,10 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from conformance.case import (
+from strategies.specs import EXTREME_SCALE, Drawing
+from strategies.streams import ONE_EITHER_SIDE
+from strategies.weights import weighted
+from window_contract.case import (
     Case,
     CountTrigger,
     DynamicSession,
@@ -41,10 +44,7 @@ from conformance.case import (
     TriggerSpec,
     Watermark,
 )
-from conformance.facts import LONG_MAX, LONG_MIN
-from strategies.specs import EXTREME_SCALE, Drawing
-from strategies.streams import ONE_EITHER_SIDE
-from strategies.weights import weighted
+from window_contract.facts import LONG_MAX, LONG_MIN
 
 WINDOW = DynamicSession("value", "event")
 

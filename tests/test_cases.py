@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from conformance import difference, load_cases
-from conformance.case_json import case_files
-from conformance.features import required_features
-from conformance.implementation import load_implementation
 from reference.implementation import ReferenceImplementation, flink_1_12_variant
+from window_contract import difference, load_cases
+from window_contract.case_json import case_files
+from window_contract.features import required_features
+from window_contract.registry import load_implementation
 
 CASES_DIR = Path(__file__).resolve().parent.parent / "cases"
 FILES = sorted(case_files([CASES_DIR]))

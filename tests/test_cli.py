@@ -13,10 +13,10 @@ import textwrap
 
 import pytest
 
-from conformance import Case, case_to_json, observation_to_json, record, tumbling, watermark
 from conformance.cli import main
-from conformance.implementation import registered_names
 from reference.implementation import simulate
+from window_contract import Case, case_to_json, observation_to_json, record, tumbling, watermark
+from window_contract.registry import registered_names
 
 CASE = Case(window=tumbling(10), events=[record("a", 1, 5), watermark(9)], name="small")
 

@@ -1,8 +1,8 @@
 """Equivalence of observations (docs/format.md): multisets per `at`, errors must match; and the
 difference in the domain's words when they are not equivalent."""
 
-from conformance import Firing, LateRecord, Observation, TimeWindow, difference, equivalent
-from conformance.observation import Error
+from window_contract import Firing, LateRecord, Observation, TimeWindow, difference, equivalent
+from window_contract.observation import Error
 
 A = Firing(1, "a", TimeWindow(0, 10), 9, (1, 2), 9)
 B = Firing(1, "b", TimeWindow(0, 10), 9, (3,), 9)
@@ -48,7 +48,7 @@ def test_difference_names_what_changed():
 
 
 def test_two_stops_of_a_case_that_never_ends_compare_before_where_they_stopped():
-    from conformance.facts import NEVER_ENDS
+    from window_contract.facts import NEVER_ENDS
 
     stop = Error("runtime", NEVER_ENDS)
     late_a = Firing(5, "a", TimeWindow(0, 10), 9, (1,), 9)

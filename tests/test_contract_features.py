@@ -2,7 +2,7 @@
 
 import pytest
 
-from conformance import (
+from window_contract import (
     LONG_MAX,
     Case,
     ContinuousProcessingTimeTrigger,
@@ -18,8 +18,8 @@ from conformance import (
     tumbling,
     watermark,
 )
-from conformance.features import FEATURES, required_features
-from conformance.implementation import ImplementationNotFound
+from window_contract.features import FEATURES, required_features
+from window_contract.implementation import ImplementationNotFound
 
 
 def test_a_plain_tumbling_case_needs_only_its_assigner():
@@ -57,7 +57,7 @@ def test_registry_loads_by_name_and_by_module_path():
 
 
 @pytest.mark.parametrize("spec", ["nonsense", "no.such.module:factory", "reference.implementation:nothing",
-                                  "conformance.case:LONG_MAX"])
+                                  "window_contract.case:LONG_MAX"])
 def test_registry_explains_what_it_cannot_load(spec):
     with pytest.raises(ImplementationNotFound):
         load_implementation(spec)

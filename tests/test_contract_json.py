@@ -6,7 +6,7 @@ import json
 import pytest
 from hypothesis.strategies._internal.utils import to_jsonable
 
-from conformance import (
+from window_contract import (
     LONG_MAX,
     LONG_MIN,
     BoundedOutOfOrdernessWatermarks,
@@ -40,10 +40,10 @@ from conformance import (
     tumbling,
     watermark,
 )
-from conformance.case import ASSIGNERS, EVICTORS, TRIGGERS
-from conformance.features import FEATURES, required_features
-from conformance.observation import Error, GlobalWindow
-from conformance.validation import parse_json
+from window_contract.case import ASSIGNERS, EVICTORS, TRIGGERS
+from window_contract.features import FEATURES, required_features
+from window_contract.observation import Error, GlobalWindow
+from window_contract.validation import parse_json
 
 CASES = [
     Case(window=tumbling(1000, -200), events=[record("a", 1, 999), watermark(999), processing_time(5)]),

@@ -15,8 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from conformance import Case, record, tumbling
-from conformance.case_json import load_cases
 from conformance.cli import main
 from conformance.corpus import (
     CONTRACT_STOPS,
@@ -28,10 +26,12 @@ from conformance.corpus import (
     entries_for,
     write,
 )
-from conformance.features import ALL_FEATURES, FEATURES, required_features
-from conformance.observation import Observation
 from conformance.runner.feature_summary import feature_summary
 from reference.implementation import simulate
+from window_contract import Case, record, tumbling
+from window_contract.case_json import load_cases
+from window_contract.features import ALL_FEATURES, FEATURES, required_features
+from window_contract.observation import Observation
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMITTED = ROOT / "corpus"

@@ -2,9 +2,9 @@
 
 Every case file under `cases/` and every observation the reference gives for its cases validate; so do
 generated cases as `case_to_json` writes them, with the reference's observation; and documents that
-`conformance/case_json.py` rejects for their structure are rejected by the schemas too, so the schemas
+`window_contract/case_json.py` rejects for their structure are rejected by the schemas too, so the schemas
 cannot drift into accepting anything. The few lines of Python that `docs/format.md` gives implementers
-in other languages decide equivalence as `conformance.equivalence` does.
+in other languages decide equivalence as `window_contract.equivalence` does.
 """
 
 from __future__ import annotations
@@ -19,14 +19,15 @@ from hypothesis import given, settings
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from conformance.case_json import case_files, case_to_json, cases_from_json, load_cases
-from conformance.equivalence import equivalent, without_positions
-from conformance.facts import NEVER_ENDS
-from conformance.observation import Error, LateRecord, Observation
-from conformance.observation_json import observation_from_json, observation_to_json
-from conformance.validation import CaseFormatError
 from reference.implementation import ReferenceImplementation
 from strategies.cases import cases as generated_cases
+from window_contract.case import case_to_json
+from window_contract.case_json import case_files, cases_from_json, load_cases
+from window_contract.equivalence import equivalent, without_positions
+from window_contract.facts import NEVER_ENDS
+from window_contract.observation import Error, LateRecord, Observation
+from window_contract.observation_json import observation_from_json, observation_to_json
+from window_contract.validation import CaseFormatError
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMAS = ROOT / "docs" / "schemas"

@@ -13,12 +13,12 @@ import re
 import pytest
 from engine_readme import ROOT, assert_the_suite_finds_what_the_section_names, linked_divergence_files, readme_section
 
-from conformance import Case, load_implementation, record, tumbling, watermark
-from conformance.case import CountTrigger, EventTimeTrigger, PurgingTrigger, Session, Sliding
-from conformance.case_json import case_files, load_cases
-from conformance.difference import difference
-from conformance.features import required_features
-from conformance.observation import Firing, LateRecord, Observation, TimeWindow
+from window_contract import Case, load_implementation, record, tumbling, watermark
+from window_contract.case import CountTrigger, EventTimeTrigger, PurgingTrigger, Session, Sliding
+from window_contract.case_json import case_files, load_cases
+from window_contract.difference import difference
+from window_contract.features import required_features
+from window_contract.observation import Firing, LateRecord, Observation, TimeWindow
 
 DIVERGENCES = ROOT / "cases" / "engines" / "beam"
 SECTION = readme_section("Apache Beam")

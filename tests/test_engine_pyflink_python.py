@@ -13,8 +13,8 @@ import re
 import pytest
 from engine_readme import ROOT, assert_the_suite_finds_what_the_section_names, linked_divergence_files, readme_section
 
-from conformance import Case, load_implementation, record, tumbling, watermark
-from conformance.case import (
+from window_contract import Case, load_implementation, record, tumbling, watermark
+from window_contract.case import (
     ContinuousEventTimeTrigger,
     CountTrigger,
     Global,
@@ -22,11 +22,11 @@ from conformance.case import (
     Session,
     Sliding,
 )
-from conformance.case_json import case_files, load_cases
-from conformance.difference import difference
-from conformance.facts import NEVER_ENDS
-from conformance.features import required_features
-from conformance.observation import Firing, LateRecord, TimeWindow
+from window_contract.case_json import case_files, load_cases
+from window_contract.difference import difference
+from window_contract.facts import NEVER_ENDS
+from window_contract.features import required_features
+from window_contract.observation import Firing, LateRecord, TimeWindow
 
 DIVERGENCES = ROOT / "cases" / "engines" / "pyflink-python"
 SECTION = readme_section("PyFlink's Python window operator")

@@ -14,12 +14,12 @@ import re
 import pytest
 from engine_readme import ROOT, assert_the_suite_finds_what_the_section_names, linked_divergence_files, readme_section
 
-from conformance import Case, load_implementation, record, tumbling, watermark
-from conformance.case import BoundedOutOfOrdernessWatermarks, MonotonousWatermarks, Session, Sliding
-from conformance.case_json import load_cases
-from conformance.equivalence import equivalent
-from conformance.features import required_features
 from engines.spark_streaming import END_OF_INPUT, RECORDS_DELAY_WHEN_LISTED, MicroBatch, micro_batches, records_delay
+from window_contract import Case, load_implementation, record, tumbling, watermark
+from window_contract.case import BoundedOutOfOrdernessWatermarks, MonotonousWatermarks, Session, Sliding
+from window_contract.case_json import load_cases
+from window_contract.equivalence import equivalent
+from window_contract.features import required_features
 
 DIVERGENCES = ROOT / "cases" / "engines" / "spark-streaming"
 SECTION = readme_section("Spark Structured Streaming")

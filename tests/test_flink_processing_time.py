@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import pytest
 
-from conformance import (
+from window_contract import (
     LONG_MAX,
     LONG_MIN,
     Case,

@@ -13,7 +13,11 @@ from pathlib import Path
 import pytest
 from test_docs_schemas import _problems, _validator
 
-from conformance import (
+from conformance.cli import main
+from flink_impl import FlinkImplementation, toolchain
+from flink_impl.command import Limits, runner_command
+from flink_impl.toolchain import FlinkUnavailable
+from window_contract import (
     LONG_MAX,
     LONG_MIN,
     Case,
@@ -27,16 +31,12 @@ from conformance import (
     tumbling,
     watermark,
 )
-from conformance.case_json import case_to_json
-from conformance.cli import main
-from conformance.facts import NEVER_ENDS
-from conformance.features import ALL_FEATURES, FEATURES
-from conformance.implementation import ImplementationFailure
-from conformance.observation import Firing, GlobalWindow, TimeWindow
-from conformance.observation_json import observation_to_json
-from flink_impl import FlinkImplementation, toolchain
-from flink_impl.command import Limits, runner_command
-from flink_impl.toolchain import FlinkUnavailable
+from window_contract.case import case_to_json
+from window_contract.facts import NEVER_ENDS
+from window_contract.features import ALL_FEATURES, FEATURES
+from window_contract.implementation import ImplementationFailure
+from window_contract.observation import Firing, GlobalWindow, TimeWindow
+from window_contract.observation_json import observation_to_json
 
 pytestmark = pytest.mark.flink
 

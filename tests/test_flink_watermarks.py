@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from conformance import (
+from window_contract import (
     LONG_MAX,
     AscendingTimestampExtractor,
     BoundedOutOfOrdernessTimestampExtractor,
@@ -36,7 +36,7 @@ from conformance import (
     tumbling,
     watermark,
 )
-from conformance.facts import (
+from window_contract.facts import (
     NEGATIVE_BOUND_MESSAGE,
     NEGATIVE_INTERVAL_MESSAGE,
     NON_POSITIVE_IDLENESS_MESSAGE,

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from conformance import (
+from flink_impl import FlinkImplementation
+from window_contract import (
     LONG_MAX,
     LONG_MIN,
     Case,
@@ -36,7 +37,6 @@ from conformance import (
     tumbling,
     watermark,
 )
-from flink_impl import FlinkImplementation
 
 pytestmark = pytest.mark.flink
 

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from conformance.case import BoundedOutOfOrdernessWatermarks, Case, record, session, tumbling, watermark
-from conformance.implementation import load_implementation
 from conformance.mutation.catalogue import CATALOGUE, MUTANTS, Mutant, Patch
 from conformance.mutation.loader import PatchError, check_patches, load_mutant, patched_source
 from conformance.mutation.plugin import KILLING_ORDER, WATERMARK_PROPERTIES
 from conformance.mutation.runner import SUITE, command, run_mutant
+from window_contract.case import BoundedOutOfOrdernessWatermarks, Case, record, session, tumbling, watermark
+from window_contract.registry import load_implementation
 
 
 def test_the_catalogue_has_at_least_25_mutants():

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from conformance.case import Case, record, tumbling, watermark
 from conformance.mutation.loader import reference_dir
 from conformance.mutation.machine import (
     Exemptions,
@@ -24,6 +23,7 @@ from conformance.mutation.machine import (
     score,
 )
 from conformance.mutation.machine_mutants import MachineMutant, module_mutants, reference_modules
+from window_contract.case import Case, record, tumbling, watermark
 
 SOURCE = '''"""A module docstring: 1 < 2 stays."""
 LIMIT = 10

@@ -7,7 +7,7 @@ import json
 
 from report_fixture_suite.running import conformance, run_once
 
-from conformance.implementation import ENTRY_POINT_GROUP
+from window_contract.registry import ENTRY_POINT_GROUP
 
 PLUGIN = "examples.naive_windows:NaiveWindows"
 

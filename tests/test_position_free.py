@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 from report_fixture_suite.running import ROOT, run_once
 
-from conformance import Case, record, session, tumbling, watermark
-from conformance.case_json import load_cases
-from conformance.difference import difference
-from conformance.equivalence import equivalent, without_positions
-from conformance.implementation import load_implementation
-from conformance.observation_json import observation_from_json, observation_to_json
-from conformance.validation import CaseFormatError
+from window_contract import Case, record, session, tumbling, watermark
+from window_contract.case_json import load_cases
+from window_contract.difference import difference
+from window_contract.equivalence import equivalent, without_positions
+from window_contract.observation_json import observation_from_json, observation_to_json
+from window_contract.registry import load_implementation
+from window_contract.validation import CaseFormatError
 
 PEER = Path(__file__).resolve().parent / "peers" / "python_peer.py"
 REFERENCE = load_implementation("reference")
@@ -123,9 +123,9 @@ def test_replay_checks_a_position_free_implementation_over_whole_cases(monkeypat
 
 
 def test_the_report_tells_a_position_free_difference_without_positions():
-    from conformance.case_json import case_to_json
     from reports.difference import differences
     from reports.observations import observation_lines
+    from window_contract.case import case_to_json
 
     want = observed()
     got = erased(want)

@@ -9,10 +9,10 @@ import time
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance import Case, record, tumbling, watermark
 from conformance.evidence import FeatureTally
 from conformance.properties.harness import Suite, chunked
 from reference.implementation import ReferenceImplementation
+from window_contract import Case, record, tumbling, watermark
 
 
 def case(n: int) -> Case:

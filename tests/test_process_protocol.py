@@ -1,4 +1,4 @@
-"""Implementations over a process (`exec:COMMAND`, `conformance.process`): a peer that follows the
+"""Implementations over a process (`exec:COMMAND`, `window_contract.process`): a peer that follows the
 protocol answers like a plug-in; every way a peer can fail is a failure to run the request's cases,
 with its stderr in the message, within the timeout, and the next request starts it again."""
 
@@ -16,14 +16,10 @@ import pytest
 from report_fixture_suite.running import ROOT, conformance, run_once
 from test_docs_schemas import _problems, _validator
 
-from conformance import Case, record, tumbling, watermark
-from conformance.case_json import case_to_json
-from conformance.implementation import (
-    ImplementationFailure,
-    ImplementationNotFound,
-    load_implementation,
-    run_within,
-)
+from window_contract import Case, record, tumbling, watermark
+from window_contract.case import case_to_json
+from window_contract.implementation import ImplementationFailure, ImplementationNotFound, run_within
+from window_contract.registry import load_implementation
 
 PEER = Path(__file__).resolve().parent / "peers" / "python_peer.py"
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from conformance.case_json import load_cases
 from conformance.properties.test_event_time import late_firings_contain_everything_the_window_held
+from window_contract.case_json import load_cases
 
 CASES = Path(__file__).resolve().parent.parent / "cases"
 

@@ -7,10 +7,10 @@ import json
 import re
 from pathlib import Path
 
-from conformance.case_json import case_from_json
-from conformance.equivalence import equivalent
-from conformance.implementation import load_implementation
-from conformance.observation import Firing, InputWatermark, Observation, TimeWindow
+from window_contract.case_json import case_from_json
+from window_contract.equivalence import equivalent
+from window_contract.observation import Firing, InputWatermark, Observation, TimeWindow
+from window_contract.registry import load_implementation
 
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
 SECTION = README.split("## Watermarks made by Flink", 1)[1].split("\n## ", 1)[0]

@@ -9,8 +9,6 @@ import sys
 import time
 from pathlib import Path
 
-from conformance import Case, record, session, tumbling, watermark
-from conformance.features import ALL_FEATURES
 from conformance.properties.recordings import (
     Recording,
     claim,
@@ -19,6 +17,8 @@ from conformance.properties.recordings import (
     write_recording,
 )
 from conformance.runner.command import shared_recordings
+from window_contract import Case, record, session, tumbling, watermark
+from window_contract.features import ALL_FEATURES
 
 ROOT = Path(__file__).resolve().parents[1]
 A = Case(window=tumbling(10), events=(record("k", 1, ts=-3), watermark(9)))

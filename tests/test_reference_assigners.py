@@ -9,7 +9,6 @@ import re
 
 import pytest
 
-from conformance.facts import TOO_MANY_WINDOWS, WINDOWS_PER_ELEMENT_LIMIT
 from reference.assigners import (
     NO_TIMESTAMP_MESSAGE,
     RECENT_WINDOWS_LIMIT,
@@ -22,6 +21,7 @@ from reference.errors import InvalidSpec, JobFailure
 from reference.javalong import LONG_MAX, LONG_MIN
 from reference.triggers import EventTimeTrigger, NeverTrigger, ProcessingTimeTrigger
 from reference.windows import GLOBAL_WINDOW, TimeWindow, get_window_start_with_offset_flink_1_12
+from window_contract.facts import TOO_MANY_WINDOWS, WINDOWS_PER_ELEMENT_LIMIT
 
 CTX = 0  # the current processing time, all `WindowAssignerContext` offers
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.facts import LONG_MAX, LONG_MIN
 from reference.delta import absolute_difference, difference
 from reference.evictors import DeltaEvictor
 from reference.triggers import DeltaTrigger, TriggerResult
 from reference.windows import GLOBAL_WINDOW
 from spark_impl.delta import get_delta
+from window_contract.facts import LONG_MAX, LONG_MIN
 
 EDGES = [(0, 1), (1, 0), (2**53, 2**53 + 1), (2**53 + 1, 2**53 + 3), (LONG_MIN, LONG_MAX), (LONG_MAX, LONG_MIN),
          (-(2**53) - 1, -(2**53)), (2**62, 2**62 + 511), (2**62, 2**62 + 513)]

@@ -2,7 +2,10 @@
 
 import json
 
-from conformance import (
+from reference.explain import _line, explain_case
+from reference.implementation import simulate
+from reference.trace import Step, StepRecorder, TraceListener, TraceStep
+from window_contract import (
     LONG_MIN,
     Case,
     CountEvictor,
@@ -15,9 +18,6 @@ from conformance import (
     tumbling,
     watermark,
 )
-from reference.explain import _line, explain_case
-from reference.implementation import simulate
-from reference.trace import Step, StepRecorder, TraceListener, TraceStep
 
 
 def test_explain_traces_each_step_then_the_observation():

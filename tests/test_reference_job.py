@@ -3,7 +3,14 @@
 
 import pytest
 
-from conformance import (
+from reference import evictors, triggers
+from reference.assigners import GlobalWindows, SessionWindows, SlidingWindows, TumblingWindows
+from reference.errors import InvalidSpec
+from reference.implementation import Collector
+from reference.job import build_operator
+from reference.operator import EvictingWindowOperator, WindowOperator
+from reference.windows import get_window_start_with_offset_flink_1_12
+from window_contract import (
     LONG_MIN,
     Case,
     ContinuousProcessingTimeTrigger,
@@ -18,14 +25,7 @@ from conformance import (
     sliding,
     tumbling,
 )
-from conformance.facts import MERGING_TRIGGER_MESSAGE
-from reference import evictors, triggers
-from reference.assigners import GlobalWindows, SessionWindows, SlidingWindows, TumblingWindows
-from reference.errors import InvalidSpec
-from reference.implementation import Collector
-from reference.job import build_operator
-from reference.operator import EvictingWindowOperator, WindowOperator
-from reference.windows import get_window_start_with_offset_flink_1_12
+from window_contract.facts import MERGING_TRIGGER_MESSAGE
 
 
 def build(case, **kw):

@@ -9,20 +9,6 @@ from __future__ import annotations
 import pytest
 from test_reference_triggers import CONTINUE, FIRE, FIRE_AND_PURGE, Harness
 
-from conformance.case import (
-    Case,
-    DynamicSession,
-    EventTimeTrigger,
-    ProcessingTimeoutTrigger,
-    global_window,
-    record,
-    watermark,
-)
-from conformance.case_json import case_from_json, case_to_json
-from conformance.facts import DYNAMIC_GAP_MESSAGE, LONG_MAX, MERGING_TRIGGER_MESSAGE
-from conformance.observation import Error
-from conformance.observation import TimeWindow as ObservedWindow
-from conformance.validation import CaseFormatError
 from reference.assigners import DynamicSessionWindows
 from reference.errors import InvalidSpec, JobFailure
 from reference.implementation import ReferenceImplementation
@@ -31,6 +17,21 @@ from reference.triggers import CountTrigger, PurgingTrigger
 from reference.triggers import EventTimeTrigger as EventTimeTriggerModel
 from reference.triggers import ProcessingTimeoutTrigger as Timeout
 from reference.windows import TimeWindow
+from window_contract.case import (
+    Case,
+    DynamicSession,
+    EventTimeTrigger,
+    ProcessingTimeoutTrigger,
+    case_to_json,
+    global_window,
+    record,
+    watermark,
+)
+from window_contract.case_json import case_from_json
+from window_contract.facts import DYNAMIC_GAP_MESSAGE, LONG_MAX, MERGING_TRIGGER_MESSAGE
+from window_contract.observation import Error
+from window_contract.observation import TimeWindow as ObservedWindow
+from window_contract.validation import CaseFormatError
 
 W = TimeWindow(0, 100)
 

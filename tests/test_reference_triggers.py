@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.facts import CONTINUOUS_PROCESSING_TIME_NULL_MESSAGE
 from reference.errors import JobFailure
 from reference.javalong import LONG_MAX, LONG_MIN
 from reference.triggers import (
@@ -24,6 +23,7 @@ from reference.triggers import (
     TriggerResult,
 )
 from reference.windows import GLOBAL_WINDOW, TimeWindow
+from window_contract.facts import CONTINUOUS_PROCESSING_TIME_NULL_MESSAGE
 
 CONTINUE, FIRE = TriggerResult.CONTINUE, TriggerResult.FIRE
 FIRE_AND_PURGE, PURGE = TriggerResult.FIRE_AND_PURGE, TriggerResult.PURGE

@@ -7,7 +7,13 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.case import (
+from reference.errors import InvalidSpec
+from reference.explain import explain_case
+from reference.implementation import ReferenceImplementation
+from reference.watermarks import generators
+from reference.watermarks.timestamps_and_watermarks import TimestampsAndWatermarksOperator
+from reference.watermarks.valve import StatusWatermarkValve
+from window_contract.case import (
     AscendingTimestampExtractor,
     BoundedOutOfOrdernessTimestampExtractor,
     BoundedOutOfOrdernessWatermarks,
@@ -20,7 +26,7 @@ from conformance.case import (
     tumbling,
     watermark,
 )
-from conformance.facts import (
+from window_contract.facts import (
     LONG_MAX,
     LONG_MIN,
     NEGATIVE_BOUND_MESSAGE,
@@ -28,13 +34,7 @@ from conformance.facts import (
     NON_POSITIVE_IDLENESS_MESSAGE,
     negative_legacy_bound_message,
 )
-from conformance.observation import InputWatermark, TimeWindow
-from reference.errors import InvalidSpec
-from reference.explain import explain_case
-from reference.implementation import ReferenceImplementation
-from reference.watermarks import generators
-from reference.watermarks.timestamps_and_watermarks import TimestampsAndWatermarksOperator
-from reference.watermarks.valve import StatusWatermarkValve
+from window_contract.observation import InputWatermark, TimeWindow
 
 IDLE, ACTIVE = "IDLE", "ACTIVE"
 

@@ -12,9 +12,9 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from hypothesis.internal import observability
 
-from conformance.implementation import CouldNotRun
 from conformance.properties.replay import keeping, replaying
 from conformance.runner.collector import RunCollector
+from window_contract.implementation import CouldNotRun
 
 #: What the bodies below saw, in order, and when they fail (`FAIL_FROM`: from which drawn number on).
 SEEN: list[tuple] = []

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from report_fixture_suite.running import mixed_run
 
-from conformance.features import FEATURES
+from window_contract.features import FEATURES
 
 FLAGS = [
     "--headless",

@@ -6,17 +6,16 @@ from __future__ import annotations
 from dataclasses import replace
 from xml.etree import ElementTree as ET
 
-from conformance.case import Case, record, tumbling, watermark
-from conformance.case_json import case_to_json
 from conformance.evidence import PropertyViolation
-from conformance.observation import Firing, InputWatermark, LateRecord, Observation, TimeWindow
-from conformance.observation_json import observation_to_json
 from reports.difference import SHOWN, account, differences, summary
 from reports.html import CSS, render_html
 from reports.junit import render_junit
 from reports.markdown import render_markdown
 from reports.observations import case_lines, observation_lines
 from reports.timeline import timeline_svg
+from window_contract.case import Case, case_to_json, record, tumbling, watermark
+from window_contract.observation import Firing, InputWatermark, LateRecord, Observation, TimeWindow
+from window_contract.observation_json import observation_to_json
 
 CASE = Case(window=tumbling(10), events=[record("a", 1, 5), watermark(9), record("a", 2, 3)])
 EXPECTED = Observation(

@@ -11,10 +11,10 @@ from xml.etree import ElementTree as ET
 import pytest
 from report_fixture_suite.running import FIXTURE_SUITE, HERE, mixed_run, run_once
 
-from conformance.case_json import load_cases
 from conformance.cli import main
-from conformance.implementation import load_implementation
-from conformance.observation_json import observation_to_json
+from window_contract.case_json import load_cases
+from window_contract.observation_json import observation_to_json
+from window_contract.registry import load_implementation
 
 
 def test_exit_status_is_1_when_an_implementation_does_not_conform():

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from report_fixture_suite.running import run_once
 
-from conformance.case_json import load_cases
 from conformance.cli import main
+from window_contract.case_json import load_cases
 
 
 def flink_1_12_run():

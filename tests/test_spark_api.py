@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from conformance import LONG_MAX, Case, record, sliding, watermark
 from spark_impl import BoundedOutOfOrderness, flink_windows
 from spark_impl.implementation import SparkImplementation
 from spark_impl.session import get_session
+from window_contract import LONG_MAX, Case, record, sliding, watermark
 
 pytestmark = pytest.mark.spark
 

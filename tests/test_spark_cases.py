@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from conformance import (
+from spark_impl.implementation import SparkImplementation, is_relational
+from window_contract import (
     LONG_MAX,
     LONG_MIN,
     Case,
@@ -34,9 +35,8 @@ from conformance import (
     tumbling,
     watermark,
 )
-from conformance.case import EventTimeTrigger
-from conformance.observation import Error
-from spark_impl.implementation import SparkImplementation, is_relational
+from window_contract.case import EventTimeTrigger
+from window_contract.observation import Error
 
 pytestmark = pytest.mark.spark
 

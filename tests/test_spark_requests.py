@@ -6,10 +6,10 @@ from __future__ import annotations
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
-from conformance.difference import difference
 from reference.implementation import ReferenceImplementation
 from spark_impl.implementation import WARM_UP, SparkImplementation, is_relational
 from strategies import case_batches
+from window_contract.difference import difference
 
 SPARK = SparkImplementation()
 

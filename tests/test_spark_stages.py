@@ -8,7 +8,14 @@ import re
 import pytest
 from pyspark.sql import functions as F
 
-from conformance import (
+from spark_impl import javalong as J
+from spark_impl import relational as R
+from spark_impl.implementation import is_relational
+from spark_impl.operator import PROCESSING_TIME, RECORD, WATERMARK, _evict, simulate
+from spark_impl.session import get_session
+from spark_impl.spec import invalid_spec_message, operator_spec
+from spark_impl.windows import AssignerFailure, assign_windows, merge_windows, window_start
+from window_contract import (
     LONG_MAX,
     LONG_MIN,
     Case,
@@ -23,16 +30,9 @@ from conformance import (
     tumbling,
     watermark,
 )
-from conformance import TimeWindow as W
-from conformance.case import ContinuousProcessingTimeTrigger, Global
-from conformance.facts import NEVER_ENDS, TOO_MANY_WINDOWS, WINDOWS_PER_ELEMENT_LIMIT
-from spark_impl import javalong as J
-from spark_impl import relational as R
-from spark_impl.implementation import is_relational
-from spark_impl.operator import PROCESSING_TIME, RECORD, WATERMARK, _evict, simulate
-from spark_impl.session import get_session
-from spark_impl.spec import invalid_spec_message, operator_spec
-from spark_impl.windows import AssignerFailure, assign_windows, merge_windows, window_start
+from window_contract import TimeWindow as W
+from window_contract.case import ContinuousProcessingTimeTrigger, Global
+from window_contract.facts import NEVER_ENDS, TOO_MANY_WINDOWS, WINDOWS_PER_ELEMENT_LIMIT
 
 pytestmark = pytest.mark.spark
 
@@ -250,8 +250,8 @@ def test_timer_firings_of_a_watermark_come_in_timestamp_order_across_keys():
 
 def test_timer_order_applies_only_where_timers_fire_at_max_timestamp():
 
-    from conformance.case import ContinuousEventTimeTrigger
     from spark_impl.frames import timer_positions
+    from window_contract.case import ContinuousEventTimeTrigger
 
     events = [record("a", 1, 0), watermark(5)]
     assert timer_positions(Case(window=tumbling(10), events=events)) == {1, 2}

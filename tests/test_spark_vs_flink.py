@@ -25,14 +25,13 @@ import pytest
 from hypothesis import event, given, note, settings
 from hypothesis import strategies as st
 
-from conformance import Case, EventTimeTrigger, PurgingTrigger, difference, record, sliding, tumbling, watermark
-from conformance.case import CountTrigger, Record, Sliding, Tumbling
-from conformance.case_json import dumps_case
-from conformance.facts import EXTREME, LONG_MAX, LONG_MIN, WINDOWS_PER_ELEMENT_LIMIT
 from flink_impl import FlinkImplementation
 from spark_impl.implementation import SparkImplementation, is_relational
 from spark_impl.spec import invalid_spec_message
 from spark_impl.windows import AssignerFailure, assign_windows
+from window_contract import Case, EventTimeTrigger, PurgingTrigger, difference, record, sliding, tumbling, watermark
+from window_contract.case import CountTrigger, Record, Sliding, Tumbling, dumps_case
+from window_contract.facts import EXTREME, LONG_MAX, LONG_MIN, WINDOWS_PER_ELEMENT_LIMIT
 
 pytestmark = [pytest.mark.spark, pytest.mark.flink]
 

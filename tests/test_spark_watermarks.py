@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import pytest
 
-from conformance import LONG_MAX, LONG_MIN, Case, Firing, Observation, TimeWindow, difference
-from conformance.case import (
+from spark_impl.implementation import SparkImplementation
+from spark_impl.watermarks import IdlenessTimer, StatusWatermarkValve, operator_stream
+from window_contract import LONG_MAX, LONG_MIN, Case, Firing, Observation, TimeWindow, difference
+from window_contract.case import (
     AscendingTimestampExtractor,
     BoundedOutOfOrdernessTimestampExtractor,
     BoundedOutOfOrdernessWatermarks,
@@ -24,10 +26,8 @@ from conformance.case import (
     tumbling,
     watermark,
 )
-from conformance.facts import NEGATIVE_BOUND_MESSAGE, NEGATIVE_INTERVAL_MESSAGE, NON_POSITIVE_IDLENESS_MESSAGE
-from conformance.observation import Error, InputWatermark
-from spark_impl.implementation import SparkImplementation
-from spark_impl.watermarks import IdlenessTimer, StatusWatermarkValve, operator_stream
+from window_contract.facts import NEGATIVE_BOUND_MESSAGE, NEGATIVE_INTERVAL_MESSAGE, NON_POSITIVE_IDLENESS_MESSAGE
+from window_contract.observation import Error, InputWatermark
 
 W = TimeWindow
 NO_TS = ("Record has Long.MIN_VALUE timestamp (= no timestamp marker). Did you forget to call "

@@ -10,21 +10,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from conformance.case import (
-    Case,
-    Count,
-    Global,
-    ProcessingTime,
-    Record,
-    Session,
-    Sliding,
-    TimeEvictor,
-    Tumbling,
-    Watermark,
-)
-from conformance.case_json import case_from_json, case_to_json
-from conformance.facts import LONG_MAX, LONG_MIN
-from conformance.features import ALL_FEATURES, EXTREME, required_features
 from conformance.properties.situations import (
     BRIDGE,
     CLEANUP,
@@ -43,6 +28,22 @@ from conformance.properties.situations import (
 from strategies import case_batches, cases, extreme_cases, out_of_order_streams, window_specs
 from strategies.streams import window_edges
 from strategies.wrapped import wrapped_session_cases
+from window_contract.case import (
+    Case,
+    Count,
+    Global,
+    ProcessingTime,
+    Record,
+    Session,
+    Sliding,
+    TimeEvictor,
+    Tumbling,
+    Watermark,
+    case_to_json,
+)
+from window_contract.case_json import case_from_json
+from window_contract.facts import LONG_MAX, LONG_MIN
+from window_contract.features import ALL_FEATURES, EXTREME, required_features
 
 SMALL = settings(max_examples=60, deadline=None, database=None, derandomize=True,
                  suppress_health_check=list(HealthCheck))
@@ -220,7 +221,7 @@ def test_situations_are_reported_and_the_rare_ones_occur():
 
 
 def test_situations_name_a_merge_that_rescues_a_late_element():
-    from conformance import record, session, watermark
+    from window_contract import record, session, watermark
 
     case = Case(window=session(5), events=[record("a", 1, 8), watermark(10), record("a", 2, 4)])
     assert {MERGE, RESCUE} <= set(situations(case))
@@ -239,8 +240,8 @@ def test_a_failing_case_shrinks_to_a_few_events():
 
 
 def test_every_kind_in_the_vocabulary_has_a_strategy():
-    from conformance.case import ASSIGNERS, EVICTORS, TRIGGERS
     from strategies.specs import ASSIGNER_PARAMETERS, EVICTOR_PARAMETERS, TRIGGER_PARAMETERS
+    from window_contract.case import ASSIGNERS, EVICTORS, TRIGGERS
 
     assert set(ASSIGNERS) == set(ASSIGNER_PARAMETERS)
     assert set(TRIGGERS) == set(TRIGGER_PARAMETERS)

@@ -9,18 +9,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis.errors import InvalidArgument
 
-from conformance.case import (
-    GENERATORS,
-    EndOfChannel,
-    MonotonousWatermarks,
-    ProcessingTime,
-    Record,
-    Watermark,
-    WatermarkStatus,
-)
-from conformance.case_json import case_from_json, case_to_json
-from conformance.features import required_features
-from conformance.implementation import load_implementation
 from strategies.features import supported
 from strategies.watermarks import (
     START,
@@ -33,6 +21,19 @@ from strategies.watermarks import (
     generators,
     play,
 )
+from window_contract.case import (
+    GENERATORS,
+    EndOfChannel,
+    MonotonousWatermarks,
+    ProcessingTime,
+    Record,
+    Watermark,
+    WatermarkStatus,
+    case_to_json,
+)
+from window_contract.case_json import case_from_json
+from window_contract.features import required_features
+from window_contract.registry import load_implementation
 
 SMALL = settings(max_examples=60, deadline=None, database=None, derandomize=True,
                  suppress_health_check=list(HealthCheck))

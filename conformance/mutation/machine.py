@@ -10,7 +10,7 @@ then runs in a forked child (the corpus stays in memory, shared), which imports 
 from the mutant's source and again every reference module that imports it, and runs only the cases
 that execute the mutated lines (all of them for a change at module or class level, which runs at
 import), the fastest first. It is *killed* by the first case whose observation is not equivalent
-(`conformance.equivalence`) or that raises where the reference did not; *timed out* when its child
+(`window_contract.equivalence`) or that raises where the reference did not; *timed out* when its child
 outlives its budget, 10 s and five times the reference's time on its cases (a loop the mutant made
 endless: the reference ends every case); *survived* otherwise, and *not reached* when no case
 executes its lines. A survivor listed in `equivalent.toml` with its reason is *equivalent*; a module
@@ -45,13 +45,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from conformance.case import Case
-from conformance.equivalence import equivalent
 from conformance.mutation.loader import REFERENCE, reference_dir
 from conformance.mutation.machine_corpus import read_corpus, record_suite_cases
 from conformance.mutation.machine_mutants import MachineMutant, module_mutants, reference_modules
-from conformance.observation import Observation
 from conformance.profiles import PROFILES
+from window_contract.case import Case
+from window_contract.equivalence import equivalent
+from window_contract.observation import Observation
 
 EQUIVALENT_FILE = Path(__file__).resolve().parent / "equivalent.toml"
 TARGET = 0.97

@@ -17,10 +17,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from conformance.case import Case
-from conformance.case_json import case_files, case_from_json, case_to_json, load_cases
-from conformance.observation import Observation
-from conformance.validation import CaseFormatError
+from window_contract.case import Case, case_to_json
+from window_contract.case_json import case_files, case_from_json, load_cases
+from window_contract.observation import Observation
+from window_contract.validation import CaseFormatError
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 SUITE = ROOT / "conformance" / "properties"

@@ -16,7 +16,6 @@ import pytest
 from hypothesis import seed, settings
 
 from conformance.evidence import NOT_APPLICABLE, FeatureTally
-from conformance.implementation import REQUEST_TIMEOUT, load_implementation
 from conformance.profiles import register_profiles
 from conformance.properties.harness import Suite
 from conformance.properties.recordings import (
@@ -28,6 +27,8 @@ from conformance.properties.recordings import (
     write_recording,
 )
 from conformance.properties.replay import Example, keeping, replaying
+from window_contract.implementation import REQUEST_TIMEOUT
+from window_contract.registry import load_implementation
 
 register_profiles()
 

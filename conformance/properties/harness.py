@@ -19,7 +19,7 @@ draws some batches more than once) is answered by the same rounds: it costs no j
 `run_requests`, such a test makes its real calls.
 
 Every `run` call has a time limit (`REQUEST_TIMEOUT`, `--request-timeout`). When a call fails, the
-harness tells apart (`conformance.implementation`) a bug of the implementation, which breaks the
+harness tells apart (`window_contract.implementation`) a bug of the implementation, which breaks the
 rule "run gives an observation for every case" for the case that raises alone, from a failure to
 run (a timeout, a dead engine), which stops the test as `CouldNotRun`: no counterexample.
 """
@@ -38,22 +38,15 @@ from hypothesis.control import current_build_context
 from hypothesis.errors import InvalidArgument
 from hypothesis.strategies import DataObject
 
-from conformance.case import Case
-from conformance.case_json import dumps_case
-from conformance.difference import difference
 from conformance.evidence import FeatureTally, PropertyViolation
-from conformance.features import required_features
-from conformance.implementation import (
-    REQUEST_TIMEOUT,
-    CouldNotRun,
-    Implementation,
-    failure_to_run,
-    run_within,
-)
-from conformance.observation import Observation
 from conformance.properties.recordings import Recording
 from conformance.properties.timeline import relabelled
 from strategies import case_batches
+from window_contract.case import Case, dumps_case
+from window_contract.difference import difference
+from window_contract.features import required_features
+from window_contract.implementation import REQUEST_TIMEOUT, CouldNotRun, Implementation, failure_to_run, run_within
+from window_contract.observation import Observation
 
 #: Cases per `run` call when prefetching: large enough that a job's fixed cost is shared by many
 #: examples (the whole `ci` suite is about two such calls), small enough that one call stays well

@@ -33,8 +33,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance.case import Case
 from conformance.properties.replay import Example
+from window_contract.case import Case
 
 #: The pytest option `run` gives the runs that take part (declared by its plug-in, `conformance.runner.collector`).
 RECORDINGS = "--recordings"

@@ -12,7 +12,7 @@ for the run, and the same answers: the examples it draws depend on nothing else)
 
 Hypothesis keeps its part: the first example that fails, or a draw that is not the one kept (the
 test changed), hands the test to Hypothesis itself, which draws, finds and shrinks the failure as
-always. A failure to run (`conformance.implementation.failure_to_run`) stops the test at once.
+always. A failure to run (`window_contract.implementation.failure_to_run`) stops the test at once.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from hypothesis import Phase, event, example, given, reject, settings
 from hypothesis import strategies as st
 from hypothesis.control import current_build_context
 
-from conformance.implementation import failure_to_run
+from window_contract.implementation import failure_to_run
 
 #: One draw: its label, and its value pickled when drawn (so that the body may change what it got),
 #: or `None` when the draw gave up (Hypothesis rejected or overran the example there).

@@ -15,7 +15,8 @@ from collections.abc import Iterable
 
 from hypothesis import event, target
 
-from conformance.case import (
+from reference.trace import Step, StepRecorder, TraceStep  # the vocabulary only: no model is loaded
+from window_contract.case import (
     MERGING_ASSIGNERS,
     Case,
     Count,
@@ -25,9 +26,8 @@ from conformance.case import (
     Sliding,
     Watermark,
 )
-from conformance.facts import LONG_MAX, LONG_MIN
-from conformance.features import required_features
-from reference.trace import Step, StepRecorder, TraceStep  # the vocabulary only: no model is loaded
+from window_contract.facts import LONG_MAX, LONG_MIN
+from window_contract.features import required_features
 
 LATE_FIRING = "late firing: an element fired a window the watermark had passed"
 SIDE_OUTPUT = "late record sent to the side output"

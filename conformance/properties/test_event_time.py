@@ -8,7 +8,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance.case import Count, ProcessingTimeoutTrigger, PurgingTrigger
 from conformance.properties.harness import property_settings, run_and_check
 from conformance.properties.timeline import (
     Timeline,
@@ -18,6 +17,7 @@ from conformance.properties.timeline import (
     has_event_time_trigger,
     max_timestamp,
 )
+from window_contract.case import Count, ProcessingTimeoutTrigger, PurgingTrigger
 
 
 def never_fires_before_watermark_reaches_max_timestamp(case, observation):

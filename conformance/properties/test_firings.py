@@ -6,10 +6,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance.case import Count, Global, ProcessingTime, Watermark
-from conformance.observation import GlobalWindow, TimeWindow
 from conformance.properties.harness import property_settings, run_and_check
 from conformance.properties.timeline import Timeline, has_event_time_trigger, max_timestamp
+from window_contract.case import Count, Global, ProcessingTime, Watermark
+from window_contract.observation import GlobalWindow, TimeWindow
 
 
 def fired_values_lie_in_their_window(case, observation):

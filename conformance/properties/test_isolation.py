@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance.case import Case, Record
-from conformance.difference import difference
-from conformance.observation import Observation, remapped
 from conformance.properties.harness import property_settings, violation
 from strategies import case_batches
+from window_contract.case import Case, Record
+from window_contract.difference import difference
+from window_contract.observation import Observation, remapped
 
 
 def restricted_to_key(case: Case, key: str) -> tuple[Case, list[int]]:

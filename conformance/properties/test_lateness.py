@@ -6,8 +6,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance.case import MERGING_ASSIGNERS
-from conformance.observation import TimeWindow
 from conformance.properties.harness import property_settings, run_and_check
 from conformance.properties.timeline import (
     Timeline,
@@ -17,6 +15,8 @@ from conformance.properties.timeline import (
     is_element_late,
     is_event_time,
 )
+from window_contract.case import MERGING_ASSIGNERS
+from window_contract.observation import TimeWindow
 
 
 def nothing_accepted_after_cleanup_time(case, observation):

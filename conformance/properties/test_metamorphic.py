@@ -7,13 +7,13 @@ from dataclasses import replace
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance.case import Case, Watermark
-from conformance.difference import difference
-from conformance.facts import LONG_MAX, LONG_MIN
-from conformance.observation import Observation, remapped
 from conformance.properties.harness import property_settings, violation
 from conformance.properties.timeline import Timeline
 from strategies import case_batches
+from window_contract.case import Case, Watermark
+from window_contract.difference import difference
+from window_contract.facts import LONG_MAX, LONG_MIN
+from window_contract.observation import Observation, remapped
 
 
 def shifted(observation: Observation, position: int) -> Observation:

@@ -9,7 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance.case import (
+from conformance.properties.harness import check_each, compare_with_reference, property_settings, violation
+from strategies.watermarks import generated_watermark_cases
+from window_contract.case import (
     AscendingTimestampExtractor,
     BoundedOutOfOrdernessTimestampExtractor,
     BoundedOutOfOrdernessWatermarks,
@@ -19,11 +21,9 @@ from conformance.case import (
     Watermark,
     WatermarkStatus,
 )
-from conformance.difference import difference
-from conformance.facts import LONG_MAX, LONG_MIN
-from conformance.observation import Observation, remapped
-from conformance.properties.harness import check_each, compare_with_reference, property_settings, violation
-from strategies.watermarks import generated_watermark_cases
+from window_contract.difference import difference
+from window_contract.facts import LONG_MAX, LONG_MIN
+from window_contract.observation import Observation, remapped
 
 
 def draw_batch(data, suite, **options) -> list[Case]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from conformance.case import (
+from window_contract.case import (
     Case,
     Count,
     EventTimeTrigger,
@@ -22,8 +22,8 @@ from conformance.case import (
     Tumbling,
     Watermark,
 )
-from conformance.facts import LONG_MAX, LONG_MIN
-from conformance.observation import Firing, GlobalWindow, TimeWindow
+from window_contract.facts import LONG_MAX, LONG_MIN
+from window_contract.observation import Firing, GlobalWindow, TimeWindow
 
 
 def java_add(a: int, b: int) -> int:

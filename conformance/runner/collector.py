@@ -11,7 +11,7 @@ examples are the situations the suite covered, and the `shrink` phase's test cas
 Hypothesis is shrinking a failure.
 
 A test that raised is told apart here: a `PropertyViolation` (or any other exception of the test or
-the implementation) is a difference (`failed`); a failure to run (`conformance.implementation.
+the implementation) is a difference (`failed`); a failure to run (`window_contract.implementation.
 failure_to_run`: a timeout, a dead or missing engine) is an `error` with its one-line reason.
 """
 
@@ -26,7 +26,6 @@ import pytest
 from hypothesis.internal import observability
 
 from conformance.evidence import NOT_APPLICABLE, PropertyViolation
-from conformance.implementation import failure_to_run
 from conformance.profiles import register_profiles
 from conformance.properties.recordings import RECORDINGS
 from conformance.runner.events import (
@@ -39,6 +38,7 @@ from conformance.runner.events import (
     dumps_event,
 )
 from conformance.runner.results import MESSAGE_LIMIT, Failure, PropertyResult, Statistics
+from window_contract.implementation import failure_to_run
 
 #: Phases whose test cases count as examples (Hypothesis gives an explicit example's no phase, `None`:
 #: a replayed test's, `properties/replay.py`); `shrink` attempts are counted apart.

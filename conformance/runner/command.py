@@ -17,15 +17,6 @@ import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
-from conformance.features import FEATURES
-from conformance.implementation import (
-    Implementation,
-    ImplementationFailure,
-    ImplementationNotFound,
-    load_implementation,
-    registered_names,
-)
-from conformance.process import ProcessImplementation
 from conformance.profiles import PROFILES
 from conformance.runner.counterexamples import save_counterexamples, slug
 from conformance.runner.events import CollectError, Finished, ProcessExited, Started
@@ -35,6 +26,11 @@ from conformance.runner.progress import Progress, counted
 from conformance.runner.results import MESSAGE_LIMIT, ImplementationResult, Report, SuiteError
 from conformance.runner.session import DEFAULT_SUITE, SuiteOptions, SuiteRun
 from conformance.runner.verdict import EXIT_STATUS, USAGE_ERROR, implementation_outcome, verdict
+from conformance.usage import UsageError
+from window_contract.features import FEATURES
+from window_contract.implementation import Implementation, ImplementationFailure, ImplementationNotFound
+from window_contract.process import ProcessImplementation
+from window_contract.registry import load_implementation, registered_names
 
 DEFAULT_IMPLEMENTATIONS = ("reference", "spark")
 #: The implementation whose run records, for the runs after it, what each test sends.
@@ -61,10 +57,6 @@ examples:
 The output folder (default {DEFAULT_OUT}/) must be empty, or hold only what an earlier run wrote
 there: --force removes the files listed in that run's manifest and nothing else.
 """
-
-
-class RunUsageError(Exception):
-    pass
 
 
 def add_run_command(subparsers: argparse._SubParsersAction) -> None:
@@ -160,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
         options = SuiteOptions(tuple(suite), args.profile, tuple(args.property), args.request_timeout,
                                seed_of(args.profile, args.seed))
         out = OutputFolder.claim(args.out, args.force)
-    except (RunUsageError, ImplementationNotFound, OutputError) as e:
+    except (UsageError, ImplementationNotFound, OutputError) as e:
         print(f"error: {e}", file=sys.stderr)
         return USAGE_ERROR
     except ImplementationFailure as e:
@@ -200,7 +192,7 @@ def seed_of(profile: str, seed: int | None) -> int | None:
     the same examples, and a prefetched run's passes (and the reference's recordings) draw alike."""
     if PROFILES[profile].derandomize:
         if seed is not None:
-            raise RunUsageError(f"--seed: the {profile} profile draws the same examples every run; "
+            raise UsageError(f"--seed: the {profile} profile draws the same examples every run; "
                                 "a seed is for dev and thorough")
         return None
     return seed if seed is not None else random.randrange(2**32)
@@ -218,7 +210,7 @@ def shared_recordings(specs: list[str], folder: Path) -> list[Path | None]:
 def check_suite(paths: list[Path]) -> list[Path]:
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
-        raise RunUsageError(f"--suite: no property suite at {', '.join(missing)}")
+        raise UsageError(f"--suite: no property suite at {', '.join(missing)}")
     return [p.resolve() for p in paths]
 
 

@@ -15,11 +15,12 @@ import dataclasses
 import json
 import re
 
-from conformance.case_json import case_from_json, case_to_json
-from conformance.implementation import load_implementation
-from conformance.observation_json import observation_to_json
 from conformance.runner.output import OutputFolder
 from conformance.runner.results import Failure, ImplementationResult, PropertyResult
+from window_contract.case import case_to_json
+from window_contract.case_json import case_from_json
+from window_contract.observation_json import observation_to_json
+from window_contract.registry import load_implementation
 
 FOLDER = "counterexamples"
 

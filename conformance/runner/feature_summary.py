@@ -1,6 +1,6 @@
 """The per-feature summary of `replay --check`: for every feature, how many of the cases that need it
 agree with their expected observation, differ, or were not run because the implementation does not
-declare every feature they need (`conformance.features.required_features`).
+declare every feature they need (`window_contract.features.required_features`).
 
 A case counts once under each feature it needs, so a feature's row says how an implementation fares on
 everything that exercises it: a corpus (`python -m conformance corpus`) read feature by feature.
@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Literal
 
-from conformance.features import FEATURES
+from window_contract.features import FEATURES
 
 Outcome = Literal["agree", "differ", "unsupported"]
 OUTCOMES: tuple[Outcome, ...] = ("agree", "differ", "unsupported")

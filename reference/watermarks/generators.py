@@ -26,14 +26,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
-from conformance import case as spec
-from conformance.facts import (
+from reference.errors import InvalidSpec
+from reference.javalong import LONG_MAX, LONG_MIN, ladd, lsub
+from window_contract import case as spec
+from window_contract.facts import (
     NEGATIVE_BOUND_MESSAGE,
     NON_POSITIVE_IDLENESS_MESSAGE,
     negative_legacy_bound_message,
 )
-from reference.errors import InvalidSpec
-from reference.javalong import LONG_MAX, LONG_MIN, ladd, lsub
 
 
 class WatermarkOutput(Protocol):

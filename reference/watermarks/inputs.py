@@ -29,14 +29,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from conformance import case as spec
-from conformance.facts import NEGATIVE_INTERVAL_MESSAGE, NON_POSITIVE_IDLENESS_MESSAGE
 from reference.errors import InvalidSpec
 from reference.javalong import LONG_MAX
 from reference.trace import NO_TRACE, TraceListener
 from reference.watermarks.generators import create, nanos, timestamp_assigner
 from reference.watermarks.timestamps_and_watermarks import TimestampsAndWatermarksOperator
 from reference.watermarks.valve import StatusWatermarkValve
+from window_contract import case as spec
+from window_contract.facts import NEGATIVE_INTERVAL_MESSAGE, NON_POSITIVE_IDLENESS_MESSAGE
 
 
 def check_watermark_strategy(generator: spec.WatermarkGenerator) -> None:

@@ -16,10 +16,10 @@ import os
 import sys
 import time
 
-from conformance import load_implementation
-from conformance.case_json import cases_from_json
-from conformance.equivalence import without_positions
-from conformance.observation_json import observation_to_json
+from window_contract import load_implementation
+from window_contract.case_json import cases_from_json
+from window_contract.equivalence import without_positions
+from window_contract.observation_json import observation_to_json
 
 fault = sys.argv[1] if len(sys.argv) > 1 else "none"
 if len(sys.argv) > 2:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from conformance.evidence import FeatureTally
-from conformance.implementation import load_implementation
+from window_contract.registry import load_implementation
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st
 
-from conformance.case import Case, record, tumbling, watermark
-from conformance.features import required_features
+from window_contract.case import Case, record, tumbling, watermark
+from window_contract.features import required_features
 
 
 @st.composite

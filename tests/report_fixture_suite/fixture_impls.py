@@ -7,9 +7,9 @@ import threading
 import time
 from pathlib import Path
 
-from conformance.features import ALL_FEATURES
-from conformance.implementation import ImplementationFailure
 from reference.implementation import ReferenceImplementation
+from window_contract.features import ALL_FEATURES
+from window_contract.implementation import ImplementationFailure
 
 
 class Raising:

@@ -3,9 +3,9 @@
 from fixture_cases import across_examples, tumbling_cases
 from hypothesis import given
 
-from conformance.equivalence import equivalent
 from conformance.evidence import PropertyViolation
-from conformance.features import required_features
+from window_contract.equivalence import equivalent
+from window_contract.features import required_features
 
 
 @across_examples

@@ -4,8 +4,8 @@ from fixture_cases import across_examples, tumbling_cases
 from hypothesis import event, given
 
 from conformance.evidence import PropertyViolation
-from conformance.features import required_features
-from conformance.observation import TimeWindow
+from window_contract.features import required_features
+from window_contract.observation import TimeWindow
 
 
 @across_examples

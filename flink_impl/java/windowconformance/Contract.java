@@ -7,8 +7,8 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.Obje
 /**
  * What the runner takes from the contract instead of stating it again: its name and features for the
  * hello, the limits on what a case may cost, and the contract's messages for a case stopped by them.
- * The runner's one argument, built by flink_impl/command.py from conformance/facts.py and
- * conformance/features.py (see {@link Runner}).
+ * The runner's one argument, built by flink_impl/command.py from window_contract/facts.py and
+ * window_contract/features.py (see {@link Runner}).
  */
 final class Contract {
     private static final ObjectMapper MAPPER = new ObjectMapper();

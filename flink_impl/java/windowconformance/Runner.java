@@ -33,7 +33,7 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.Obje
  * speaking the suite's public process protocol {@code window-process/1} (docs/protocol.md).
  *
  * <p>Its one argument is a JSON object with what it must take from the contract rather than state
- * again (flink_impl/command.py builds it from conformance/facts.py and conformance/features.py):
+ * again (flink_impl/command.py builds it from window_contract/facts.py and window_contract/features.py):
  * {@code {"name": ..., "features": [...], "limits": {"branches_per_job": n, "job_timeout_seconds": s,
  * "output_limit": k}, "never_ends": message, "windows_per_element_limit": n, "too_many_windows": message}}.
  *

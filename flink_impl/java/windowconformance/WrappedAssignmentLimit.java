@@ -10,7 +10,7 @@ import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 
 /**
  * Flink's own {@code SlidingEventTimeWindows} or {@code SlidingProcessingTimeWindows}, with the contract's limit on the
- * windows of one element ({@code conformance.facts.WINDOWS_PER_ELEMENT_LIMIT}).
+ * windows of one element ({@code window_contract.facts.WINDOWS_PER_ELEMENT_LIMIT}).
  *
  * <p>Flink accepts up to {@code MAX_WINDOW_NUM} (10,000,000) windows an element, and near {@code Long.MIN_VALUE}
  * {@code start -= slide} wraps around to the top of the {@code long} range, where Flink's loop goes on for a few

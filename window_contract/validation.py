@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from conformance.facts import LONG_MAX, LONG_MIN
+from window_contract.facts import LONG_MAX, LONG_MIN
 
 T = TypeVar("T")
 MISSING: Any = object()

@@ -10,19 +10,25 @@ They are plain immutable values: what a window spec *does* is each implementatio
 **The one vocabulary table.** Every kind of assigner, trigger, evictor and event states, next to its
 fields, its JSON tag (`tag`) and the feature a case with it needs (`feature`), as Beam keeps a
 window's URN beside its class. `ASSIGNERS`, `TRIGGERS`, `EVICTORS` and `EVENTS` list the kinds; the
-JSON reader and writer (`case_json.py`), the feature names (`features.py`) and the strategies'
+JSON reader (`case_json.py`), the JSON writer (at the end of this module, beside the classes it
+writes), the feature names (`features.py`), the JSON Schema (`schemas.py`) and the strategies'
 choices are derived from them, so a new kind is one class here (and its semantics in each
 implementation).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, ClassVar, Generic, Literal, NamedTuple, TypeVar
+from typing import Any, ClassVar, Generic, Literal, NamedTuple, TypeVar
 
-if TYPE_CHECKING:
-    from conformance.observation import Observation
+from window_contract.observation import Observation
+from window_contract.observation_json import observation_to_json
+
+#: The `format` of a case document.
+CASE_FORMAT = "window-case/1"
 
 Time = Literal["event", "processing"]
 
@@ -583,9 +589,58 @@ class Case:
         its `to_json()` when it has one; its generic walk of the dataclass tree, pretty-printed,
         cost about 2 ms a case, a quarter of the suite's time under `run`, and this text tells the
         case in its own format for a fortieth of that."""
-        import json
-
-        from conformance.case_json import case_to_json
-
         return json.dumps(case_to_json(self))
 
+
+# --- writing JSON: the canonical form of each kind, event and case -----------------------------
+
+
+def case_to_json(case: Case) -> dict[str, Any]:
+    """The canonical JSON form: every field present, so a dump states the whole case."""
+    doc: dict[str, Any] = {"format": CASE_FORMAT}
+    if case.name is not None:
+        doc["name"] = case.name
+    doc |= {
+        "window": kind_to_json(ASSIGNERS, case.window),
+        "trigger": kind_to_json(TRIGGERS, case.trigger),
+        "evictor": kind_to_json(EVICTORS, case.evictor),
+        "allowed_lateness": case.allowed_lateness,
+        "late_side_output": case.late_side_output,
+        "events": [event_to_json(e) for e in case.events],
+        "end_of_input": case.end_of_input,
+    }
+    if case.channels != 1:
+        doc["channels"] = case.channels
+    if case.watermark_generator is not None:
+        doc["watermark_generator"] = kind_to_json(GENERATORS, case.watermark_generator)
+    if case.expected is not None:
+        doc["expected"] = observation_to_json(case.expected)
+    return doc
+
+
+def kind_to_json(vocabulary: Vocabulary, kind: Kind | None) -> dict[str, Any] | None:
+    """`{"<field>": tag, ...parameters}`; an optional parameter that is `None` is left out."""
+    if kind is None:
+        return None
+    doc: dict[str, Any] = {vocabulary.field: kind.tag}
+    for f in dataclasses.fields(kind):
+        value = getattr(kind, f.name)
+        if isinstance(value, Kind):
+            doc[f.name] = kind_to_json(TRIGGERS, value)
+        elif value is not None:
+            doc[f.name] = value
+    return doc
+
+
+def event_to_json(e: Event) -> dict[str, Any]:
+    """The event's tag holding its `holds` field or an object of its fields; a field at its default
+    (channel 0) is left out, so a case of one channel reads as it did before channels existed."""
+    values = {f.name: getattr(e, f.name) for f in dataclasses.fields(e)
+              if f.default is dataclasses.MISSING or getattr(e, f.name) != f.default}
+    if e.holds is None:
+        return {e.tag: values}
+    return {e.tag: values.pop(e.holds)} | values
+
+
+def dumps_case(case: Case) -> str:
+    return json.dumps(case_to_json(case), indent=2)

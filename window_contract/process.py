@@ -38,12 +38,11 @@ from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
-from conformance.case import Case
-from conformance.case_json import case_to_json
-from conformance.implementation import REQUEST_TIMEOUT, ImplementationFailure, ImplementationNotFound
-from conformance.observation import Observation
-from conformance.observation_json import observation_from_json
-from conformance.validation import CaseFormatError
+from window_contract.case import Case, case_to_json
+from window_contract.implementation import REQUEST_TIMEOUT, ImplementationFailure, ImplementationNotFound
+from window_contract.observation import Observation
+from window_contract.observation_json import observation_from_json
+from window_contract.validation import CaseFormatError
 
 PROTOCOL = "window-process/1"
 

@@ -3,7 +3,7 @@
 `at` is the index in `Case.events` of the event during which an output happened, and
 `len(case.events)` stands for the end of input. A position-free implementation (one that cannot tell
 when it emitted something) gives `None` for every `at`, and may give `None` for what it cannot
-observe: a firing's `watermark`, the operator's input `watermarks` (`conformance.equivalence` says
+observe: a firing's `watermark`, the operator's input `watermarks` (`window_contract.equivalence` says
 how such observations are compared).
 """
 

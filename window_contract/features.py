@@ -3,12 +3,12 @@
 An implementation declares the features it supports; the suite sends it only the cases whose
 needed features it declares, and reports the rest as unsupported. Every case needs at least its
 assigner's feature. The names of the kinds' own features stand next to their classes in
-`conformance/case.py` (the one vocabulary table); the features of the case's other fields are here.
+`window_contract/case.py` (the one vocabulary table); the features of the case's other fields are here.
 """
 
 from __future__ import annotations
 
-from conformance.case import (
+from window_contract.case import (
     ASSIGNERS,
     EVENTS,
     EVICT_AFTER,
@@ -26,7 +26,7 @@ from conformance.case import (
     Record,
     Watermark,
 )
-from conformance.facts import EXTREME, LONG_MAX
+from window_contract.facts import EXTREME, LONG_MAX
 
 ALLOWED_LATENESS = Feature("allowed_lateness", "allowed lateness other than 0")
 LATE_SIDE_OUTPUT = Feature("late_side_output", "the late-data side output")

@@ -2,7 +2,7 @@
 
 Two observations are equivalent when their errors match, the watermarks the operator received are the
 same sequence, and for every position `at` their firings, late and dropped records are equal as
-multisets (`conformance.equivalence`). So the outputs that differ are the multiset differences: what
+multisets (`window_contract.equivalence`). So the outputs that differ are the multiset differences: what
 the expected observation has and the actual one lacks ("missing"), and the reverse ("extra"). Before
 they are told, a missing and an extra output of the same thing are paired, so that one firing of a
 window at another position reads as "comes at the end of input instead of at position 1", not as one
@@ -15,7 +15,7 @@ missing and one extra firing:
 The watermarks the operator received, where the case observes them, are a sequence: the first place
 where the two part is their difference. Positions are those of the case's events; given the number of
 events, the position after the last one reads as the end of input. Compared with a position-free
-implementation, the outputs have no positions (`conformance.equivalence.as_compared`).
+implementation, the outputs have no positions (`window_contract.equivalence.as_compared`).
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from conformance.equivalence import as_compared
-from conformance.facts import LONG_MAX, LONG_MIN
-from conformance.observation import Error, Firing, InputWatermark, LateRecord, Observation
+from window_contract.equivalence import as_compared
+from window_contract.facts import LONG_MAX, LONG_MIN
+from window_contract.observation import Error, Firing, InputWatermark, LateRecord, Observation
 
 OUTPUTS = ("late", "dropped")
 #: A record that went to one output where the other was expected.
@@ -65,7 +65,7 @@ def _apart(a: int | None, b: int | None) -> float:
 
 def differences(want: Observation, got: Observation, events: int | None = None, positions: bool = True) -> list[str]:
     """Every way `got` departs from `want`, in the order of the case's events (`events` of them);
-    empty when they are equivalent (`positions`: as in `conformance.equivalence.equivalent`)."""
+    empty when they are equivalent (`positions`: as in `window_contract.equivalence.equivalent`)."""
     want, got = as_compared(want, got, positions)
     where = Positions(events)
     found = _error(want.error, got.error) + _watermarks(want.watermarks, got.watermarks, where)

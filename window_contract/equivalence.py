@@ -1,4 +1,4 @@
-"""Equivalence of observations (docs/format.md); `conformance.difference` says how two differ.
+"""Equivalence of observations (docs/format.md); `window_contract.difference` says how two differ.
 
 Two observations are equivalent when their errors match, the watermarks the operator received are
 the same sequence (where the case observes them), and, for every `at`, their firings, late and
@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import replace
 
-from conformance.facts import NEVER_ENDS
-from conformance.observation import Observation
+from window_contract.facts import NEVER_ENDS
+from window_contract.observation import Observation
 
 OUTPUTS = ("firings", "late", "dropped")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from conformance.observation import (
+from window_contract.observation import (
     Error,
     Firing,
     GlobalWindow,
@@ -15,7 +15,7 @@ from conformance.observation import (
     TimeWindow,
     Window,
 )
-from conformance.validation import MISSING, Fields, Problems, is_long
+from window_contract.validation import MISSING, Fields, Problems, is_long
 
 OBSERVATION_FORMAT = "window-observation/1"
 

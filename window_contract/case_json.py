@@ -1,4 +1,5 @@
-"""The `window-case/1` JSON format (docs/format.md): validated loading and canonical dumping.
+"""The `window-case/1` JSON format (docs/format.md): validated loading. (The canonical dump stands
+beside the classes it writes, in `window_contract.case`.)
 
 Loading reports every problem by JSON path and rule (`CaseFormatError`). It checks the format, not
 Flink's job-time preconditions: a tumbling window with `size: 0` loads, and every implementation
@@ -9,13 +10,13 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, get_args, get_type_hints
 
-from conformance.case import (
+from window_contract.case import (
     ASSIGNERS,
+    CASE_FORMAT,
     EVENTS,
     EVICTORS,
     GENERATORS,
@@ -46,11 +47,9 @@ from conformance.case import (
     Watermark,
     WindowSpec,
 )
-from conformance.facts import LONG_MIN
-from conformance.observation_json import observation_from_json, observation_to_json
-from conformance.validation import MISSING, CaseFormatError, Fields, Problems, parse_json
-
-CASE_FORMAT = "window-case/1"
+from window_contract.facts import LONG_MIN
+from window_contract.observation_json import observation_from_json
+from window_contract.validation import MISSING, CaseFormatError, Fields, Problems, parse_json
 
 #: How deeply `purging` triggers may nest: far beyond any real job, far below Python's recursion limit.
 MAX_TRIGGER_NESTING = 64
@@ -274,57 +273,3 @@ def _check_fit(window: WindowSpec, trigger: TriggerSpec | None, evictor: Evictor
         problems.add(f"{path}.evictor", "a count evictor on merging (session) windows depends on the "
                                         "order in which Flink's state backend merges window contents, "
                                         "which Flink leaves unspecified")
-
-
-# --- dumping ----------------------------------------------------------------------------------
-
-
-def case_to_json(case: Case) -> dict[str, Any]:
-    """The canonical JSON form: every field present, so a dump states the whole case."""
-    doc: dict[str, Any] = {"format": CASE_FORMAT}
-    if case.name is not None:
-        doc["name"] = case.name
-    doc |= {
-        "window": kind_to_json(ASSIGNERS, case.window),
-        "trigger": kind_to_json(TRIGGERS, case.trigger),
-        "evictor": kind_to_json(EVICTORS, case.evictor),
-        "allowed_lateness": case.allowed_lateness,
-        "late_side_output": case.late_side_output,
-        "events": [event_to_json(e) for e in case.events],
-        "end_of_input": case.end_of_input,
-    }
-    if case.channels != 1:
-        doc["channels"] = case.channels
-    if case.watermark_generator is not None:
-        doc["watermark_generator"] = kind_to_json(GENERATORS, case.watermark_generator)
-    if case.expected is not None:
-        doc["expected"] = observation_to_json(case.expected)
-    return doc
-
-
-def kind_to_json(vocabulary: Vocabulary, kind: Kind | None) -> dict[str, Any] | None:
-    """`{"<field>": tag, ...parameters}`; an optional parameter that is `None` is left out."""
-    if kind is None:
-        return None
-    doc: dict[str, Any] = {vocabulary.field: kind.tag}
-    for f in dataclasses.fields(kind):
-        value = getattr(kind, f.name)
-        if isinstance(value, Kind):
-            doc[f.name] = kind_to_json(TRIGGERS, value)
-        elif value is not None:
-            doc[f.name] = value
-    return doc
-
-
-def event_to_json(e: Event) -> dict[str, Any]:
-    """The event's tag holding its `holds` field or an object of its fields; a field at its default
-    (channel 0) is left out, so a case of one channel reads as it did before channels existed."""
-    values = {f.name: getattr(e, f.name) for f in dataclasses.fields(e)
-              if f.default is dataclasses.MISSING or getattr(e, f.name) != f.default}
-    if e.holds is None:
-        return {e.tag: values}
-    return {e.tag: values.pop(e.holds)} | values
-
-
-def dumps_case(case: Case) -> str:
-    return json.dumps(case_to_json(case), indent=2)
