@@ -27,6 +27,7 @@ from window_contract.equivalence import equivalent, without_positions
 from window_contract.facts import NEVER_ENDS
 from window_contract.observation import Error, LateRecord, Observation
 from window_contract.observation_json import observation_from_json, observation_to_json
+from window_contract.schemas import GENERATED, text
 from window_contract.validation import CaseFormatError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,6 +44,13 @@ def _validator(name: str) -> Draft202012Validator:
     )
     Draft202012Validator.check_schema(schemas[name])
     return Draft202012Validator(schemas[name], registry=registry)
+
+
+def test_the_schemas_of_the_vocabulary_are_what_it_generates():
+    """`window-case-1` and the hello are generated from the vocabulary table: after a change of it,
+    `python -m window_contract.schemas docs/schemas` writes them again."""
+    for name, schema in GENERATED.items():
+        assert (SCHEMAS / name).read_text(encoding="utf-8") == text(schema()), name
 
 
 CASE = _validator("window-case-1.schema.json")

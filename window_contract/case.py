@@ -220,7 +220,7 @@ def count_window(size: int, slide: int | None = None) -> Count:
 
 @dataclass(frozen=True)
 class EventTimeTrigger(Kind):
-    """Fires when the watermark passes the window's `maxTimestamp`."""
+    """`EventTimeTrigger.create()`: fires when the watermark passes the window's `maxTimestamp`."""
 
     tag: ClassVar[str] = "event_time"
     feature: ClassVar[Feature] = Feature("trigger.event_time", "an explicit EventTimeTrigger")
@@ -228,7 +228,7 @@ class EventTimeTrigger(Kind):
 
 @dataclass(frozen=True)
 class ProcessingTimeTrigger(Kind):
-    """Fires when processing time passes the window's `maxTimestamp`."""
+    """`ProcessingTimeTrigger.create()`: fires when processing time passes the window's `maxTimestamp`."""
 
     tag: ClassVar[str] = "processing_time"
     feature: ClassVar[Feature] = Feature("trigger.processing_time", "an explicit ProcessingTimeTrigger")
@@ -239,7 +239,7 @@ class ProcessingTimeTrigger(Kind):
 
 @dataclass(frozen=True)
 class CountTrigger(Kind):
-    """Fires once `count` elements have arrived in the window since the last firing."""
+    """`CountTrigger.of(count)`: fires once `count` elements have arrived in the window since the last firing."""
 
     tag: ClassVar[str] = "count"
     feature: ClassVar[Feature] = Feature("trigger.count", "CountTrigger")
@@ -249,7 +249,7 @@ class CountTrigger(Kind):
 
 @dataclass(frozen=True)
 class ContinuousEventTimeTrigger(Kind):
-    """Fires every `interval` of event time, and at the window's end."""
+    """`ContinuousEventTimeTrigger.of(interval)`: fires every `interval` of event time, and at the window's end."""
 
     tag: ClassVar[str] = "continuous_event_time"
     feature: ClassVar[Feature] = Feature("trigger.continuous_event_time", "ContinuousEventTimeTrigger")
@@ -259,7 +259,8 @@ class ContinuousEventTimeTrigger(Kind):
 
 @dataclass(frozen=True)
 class ContinuousProcessingTimeTrigger(Kind):
-    """Fires every `interval` of processing time, and at the window's end."""
+    """`ContinuousProcessingTimeTrigger.of(interval)`: fires every `interval` of processing time, and at the
+    window's end."""
 
     tag: ClassVar[str] = "continuous_processing_time"
     feature: ClassVar[Feature] = Feature("trigger.continuous_processing_time", "ContinuousProcessingTimeTrigger")
@@ -272,7 +273,7 @@ class ContinuousProcessingTimeTrigger(Kind):
 
 @dataclass(frozen=True)
 class PurgingTrigger(Kind):
-    """Turns every FIRE of `inner` into FIRE_AND_PURGE."""
+    """`PurgingTrigger.of(inner)`: turns every FIRE of `inner` into FIRE_AND_PURGE."""
 
     tag: ClassVar[str] = "purging"
     feature: ClassVar[Feature] = Feature("trigger.purging", "PurgingTrigger")
@@ -351,7 +352,8 @@ class Evictor(Kind):
 
 @dataclass(frozen=True)
 class CountEvictor(Evictor):
-    """Keeps the last `max_count` elements (by arrival); `after`: evict after the function."""
+    """`CountEvictor.of(max_count, after)`: keeps the last `max_count` elements (by arrival); `after`: evict
+    after the function."""
 
     tag: ClassVar[str] = "count"
     feature: ClassVar[Feature] = Feature("evictor.count", "CountEvictor")
@@ -362,7 +364,8 @@ class CountEvictor(Evictor):
 
 @dataclass(frozen=True)
 class TimeEvictor(Evictor):
-    """Keeps elements with `ts > max(ts) - size`; `after`: evict after the function."""
+    """`TimeEvictor.of(size, after)`: keeps elements with `ts > max(ts) - size`; `after`: evict after the
+    function."""
 
     tag: ClassVar[str] = "time"
     feature: ClassVar[Feature] = Feature("evictor.time", "TimeEvictor")
@@ -403,9 +406,11 @@ class WatermarkGeneratorSpec(Kind):
     after a parallel source. `interval` is `pipeline.auto-watermark-interval` (ms; 0 switches periodic
     emission off), `punctuated` emits after every record instead, `idleness` is `withIdleness(timeout)`."""
 
-    interval: int = field(default=200, kw_only=True)
-    punctuated: bool = field(default=False, kw_only=True)
-    idleness: int | None = field(default=None, kw_only=True)
+    interval: int = field(default=200, kw_only=True, metadata={
+        "description": "pipeline.auto-watermark-interval in ms; 0 switches periodic emission off"})
+    punctuated: bool = field(default=False, kw_only=True, metadata={
+        "description": "emit after every record instead of periodically"})
+    idleness: int | None = field(default=None, kw_only=True, metadata={"description": "withIdleness(timeout), or null"})
 
     def needs(self) -> set[str]:
         emission = PUNCTUATED if self.punctuated else PERIODIC
@@ -460,6 +465,11 @@ GENERATORS: Vocabulary[WatermarkGenerator] = Vocabulary(
 # --- events -----------------------------------------------------------------------------------
 
 
+#: The metadata of an event's field that cannot be negative: channels count from 0, and the
+#: processing-time clock starts at 0 (the JSON reader and the schema read it).
+NON_NEGATIVE = {"minimum": 0}
+
+
 class EventKind(Kind):
     """An event of the stream. In JSON an event is an object with its tag as one field; `holds` names
     the field whose value the tag holds (the others stand beside it), or is `None` when the tag holds
@@ -478,7 +488,7 @@ class Record(EventKind):
     key: str
     value: int
     ts: int
-    channel: int = 0
+    channel: int = field(default=0, metadata=NON_NEGATIVE)
 
 
 @dataclass(frozen=True)
@@ -490,7 +500,7 @@ class Watermark(EventKind):
     holds: ClassVar[str] = "timestamp"
 
     timestamp: int
-    channel: int = 0
+    channel: int = field(default=0, metadata=NON_NEGATIVE)
 
 
 @dataclass(frozen=True)
@@ -501,7 +511,7 @@ class ProcessingTime(EventKind):
     tag: ClassVar[str] = "processing_time"
     holds: ClassVar[str] = "time"
 
-    time: int
+    time: int = field(metadata=NON_NEGATIVE)
 
 
 @dataclass(frozen=True)
@@ -512,7 +522,7 @@ class WatermarkStatus(EventKind):
     tag: ClassVar[str] = "watermark_status"
     feature: ClassVar[Feature] = Feature("channel.status", "channels marked idle or active by their source")
 
-    channel: int
+    channel: int = field(metadata=NON_NEGATIVE)
     idle: bool
 
 
@@ -524,7 +534,7 @@ class EndOfChannel(EventKind):
     holds: ClassVar[str] = "channel"
     feature: ClassVar[Feature] = Feature("channel.end", "an input channel that ends before the others")
 
-    channel: int
+    channel: int = field(metadata=NON_NEGATIVE)
 
 
 Event = Record | Watermark | ProcessingTime | WatermarkStatus | EndOfChannel

@@ -147,7 +147,7 @@ def _read_kind(vocabulary: Vocabulary, doc: Any, path: str, problems: Problems, 
     kind = vocabulary.by_tag[tag]
     found = len(problems.found)
     values = {name: _read_field(f, name, hint, default, problems, depth)
-              for name, hint, default in _parameters(kind)}
+              for name, hint, default, _ in _parameters(kind)}
     f.done()
     return kind(**values) if len(problems.found) == found else None
 
@@ -175,15 +175,11 @@ def _read_field(f: Fields, name: str, hint: Any, default: Any, problems: Problem
 
 
 @functools.cache
-def _parameters(kind: type[Kind]) -> list[tuple[str, Any, Any]]:
-    """`(name, type, default)` of each field of `kind`; `MISSING` where the field is required."""
+def _parameters(kind: type[Kind]) -> list[tuple[str, Any, Any, int]]:
+    """`(name, type, default, minimum)` of each field of `kind`; `MISSING` where the field is required."""
     hints = get_type_hints(kind)
-    return [(f.name, hints[f.name], MISSING if f.default is dataclasses.MISSING else f.default)
-            for f in dataclasses.fields(kind)]
-
-
-#: Event fields that cannot be negative: the processing-time clock starts at 0, channels count from 0.
-_MINIMA = {"time": 0, "channel": 0}
+    return [(f.name, hints[f.name], MISSING if f.default is dataclasses.MISSING else f.default,
+             f.metadata.get("minimum", LONG_MIN)) for f in dataclasses.fields(kind)]
 
 
 def _read_event(doc: Any, path: str, problems: Problems) -> Event | None:
@@ -197,15 +193,15 @@ def _read_event(doc: Any, path: str, problems: Problems) -> Event | None:
     outer = Fields(doc, path, problems)
     inner = outer if kind.holds else Fields(outer.take(kind.tag), outer.at(kind.tag), problems)
     values = {}
-    for name, hint, default in _parameters(kind):
+    for name, hint, default, minimum in _parameters(kind):
         if name == kind.holds:
-            values[name] = outer.take_long(kind.tag, minimum=_MINIMA.get(name, LONG_MIN))
+            values[name] = outer.take_long(kind.tag, minimum=minimum)
         elif hint is str:
             values[name] = inner.take_str(name)
         elif hint is bool:
             values[name] = inner.take_bool(name, default)
         else:
-            values[name] = inner.take_long(name, default, minimum=_MINIMA.get(name, LONG_MIN))
+            values[name] = inner.take_long(name, default, minimum=minimum)
     inner.done()
     outer.done()
     return kind(**values) if len(problems.found) == found else None
