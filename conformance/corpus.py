@@ -3,7 +3,7 @@
 An engine author in any language takes the corpus as files, like the JSON-Schema-Test-Suite or test262:
 one file per feature (`<feature>.json`, `{"cases": [...]}` in the `window-case/1` format, each case
 with its `expected` observation) and `index.json`, which says for every case the features it needs and
-the situations it exercises (the labels of `conformance.properties.situations`).
+the situations it exercises (the labels of `strategies.situations`, read by `conformance.properties.situations`).
 
 How the cases are made:
 
@@ -27,6 +27,7 @@ import contextlib
 import json
 import sys
 import zlib
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -40,6 +41,7 @@ from window_contract.equivalence import equivalent
 from window_contract.facts import NEVER_ENDS, TOO_MANY_WINDOWS
 from window_contract.features import ALL_FEATURES, EXTREME_VALUES, FEATURES, required_features
 from window_contract.implementation import Implementation
+from window_contract.observation import Observation
 from window_contract.registry import load_implementation
 
 if TYPE_CHECKING:
@@ -150,17 +152,20 @@ def entries_for(feature: str, per_feature: int, seed: int) -> list[Entry]:
     """The corpus's entries for `feature`: half of them plain (drawn with as few other features as the
     strategies need), then the others drawn with every feature; each case named `<feature> #<n>` and
     with the reference's observation as `expected`."""
-    from conformance.properties.situations import situations
-    from reference.implementation import simulate
+    from conformance.properties.situations import observed_situations
+
+    observed: dict[Case, tuple[Observation, Counter[str]]] = {}  # the reference runs once per case
 
     def keep(case: Case) -> bool:
-        error = simulate(case).error
+        if case not in observed:
+            observed[case] = observed_situations(case)
+        error = observed[case][0].error
         return error is None or error.message not in CONTRACT_STOPS
 
     plain = draw_cases(feature, per_feature // 2, seed, keep, plain=True)
     drawn = plain + draw_cases(feature, per_feature - len(plain), seed, keep)
-    return [Entry(feature, replace(case, name=f"{feature} #{n}", expected=simulate(case)),
-                  tuple(sorted(situations(case))))
+    return [Entry(feature, replace(case, name=f"{feature} #{n}", expected=observed[case][0]),
+                  tuple(sorted(observed[case][1])))
             for n, case in enumerate(drawn)]
 
 

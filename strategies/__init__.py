@@ -14,8 +14,9 @@
 Options other than `features` are keyword-only; each strategy's docstring says what it shrinks to.
 
 `features` (default: all) restricts generation to what an implementation supports: every case
-drawn satisfies `window_contract.features.required_features(case) <= features`. With `report`, the case
-strategies label what a case exercises with the suite's `conformance.properties.situations`.
+drawn satisfies `window_contract.features.required_features(case) <= features`. Given `situations` (a
+function that tells what a case exercises: the suite reads it from the reference's trace), the case
+strategies report each case's situations and aim at the rare ones (`strategies.situations`).
 """
 
 from strategies.cases import case_batches, cases, extreme_cases

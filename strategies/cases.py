@@ -20,9 +20,9 @@ from hypothesis import assume, event
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from conformance.properties.situations import aim, label
 from strategies.families import families
 from strategies.features import supported
+from strategies.situations import aim, label, reads_situations
 from strategies.specs import BAND, EXTREME_SCALE, SMALL, WIDE, fires_until_wrap, time_unit, window_specs
 from strategies.streams import (
     MAX_STEPS,
@@ -61,7 +61,7 @@ def report_families(case: Case) -> None:
 def cases(draw, features=None, *, max_steps: int = MAX_STEPS, report: bool = True) -> Case:
     """A case that fits `features`: a scale, a window specification at that scale, then a stream for
     it. Its families are reported with `hypothesis.event()`; with `report`, so are the situations it
-    exercises (which costs a reference run).
+    exercises, once the suite has said how to read them (`strategies.situations`).
 
     Shrinks towards a small-scale specification (as `window_specs` shrinks) with a short stream (as
     `out_of_order_streams` shrinks) and end of input."""
@@ -81,12 +81,13 @@ def cases(draw, features=None, *, max_steps: int = MAX_STEPS, report: bool = Tru
 @st.composite
 def case_batches(draw, features=None, *, max_size: int = 8, max_steps: int = MAX_STEPS,
                  report: bool = True) -> list[Case]:
-    """A batch of cases for one `run` call, at least one. With `report`, the cases' situations are
-    reported and `target()` aims at the batch's total of rare ones (which costs a reference run).
+    """A batch of cases for one `run` call, at least one. With `report` (and a way to read situations,
+    `strategies.situations`), the cases' situations are reported and `target()` aims at the batch's
+    total of rare ones.
 
     Shrinks towards a batch of one case (any case can go), each shrinking as `cases` does."""
     batch = draw(st.lists(cases(features, max_steps=max_steps, report=False), min_size=1, max_size=max_size))
-    if report:
+    if report and reads_situations():
         found: Counter[str] = Counter()
         for case in batch:
             found += label(case)
@@ -98,7 +99,8 @@ def case_batches(draw, features=None, *, max_size: int = 8, max_steps: int = MAX
 def extreme_cases(draw, features=None, *, max_steps: int = 10) -> Case:
     """Cases at the ends of the `long` range; opt-in, because only implementations that declare
     `extreme_values` are held to Java's wrap-around arithmetic. Half of them (with dynamic sessions) are
-    of the wrapped-session family (`strategies.wrapped`).
+    of the wrapped-session family (`strategies.wrapped`). Their situations are reported as `cases` reports
+    them.
 
     Shrinks as `cases` does, towards a stream without the no-timestamp marker."""
     features = supported(features)

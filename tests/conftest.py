@@ -5,13 +5,6 @@ from conformance.profiles import register_profiles
 register_profiles()
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    """The property suite's markers too: tests import its checks from its modules."""
-    from conformance.properties.conftest import pytest_configure as suite_markers
-
-    suite_markers(config)
-
-
 @pytest.fixture(scope="module")
 def flink_observed(request: pytest.FixtureRequest) -> dict:
     """The test module's table of hand-derived cases (`CASES`: name -> (case, expected observation)),

@@ -1,4 +1,4 @@
-"""Prefetching (`conformance.properties.harness.Suite`): a run's cases are fetched in a few large
+"""Prefetching (`conformance.prefetch.cache.Prefetcher`): a run's cases are fetched in a few large
 calls, batch-isolation requests round by round, and every answer is the implementation's own."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance.evidence import FeatureTally
-from conformance.properties.harness import Suite, chunked
+from conformance.prefetch.cache import Prefetcher, chunked
+from conformance.properties.harness import Suite
 from reference.implementation import ReferenceImplementation
 from window_contract import Case, record, tumbling, watermark
 
@@ -38,47 +39,51 @@ class Counting(ReferenceImplementation):
         return [ReferenceImplementation.run(self, list(r)) for r in requests]
 
 
-def prefetched(impl, chunk: int = 1000) -> Suite:
-    return Suite(impl, ReferenceImplementation(), prefetching=True, chunk=chunk)
+def prefetched(impl, chunk: int = 1000) -> Prefetcher:
+    """A prefetcher of a suite of `impl`, its engine started in the background as the plug-in starts it."""
+    prefetcher = Prefetcher(Suite(impl, ReferenceImplementation()), chunk=chunk)
+    prefetcher.start_engine()
+    return prefetcher
 
 
 def test_recorded_cases_cost_one_call_a_chunk_and_misses_a_call_each():
     impl, tally = Counting(), FeatureTally()
-    suite = prefetched(impl, chunk=4)
+    prefetcher = prefetched(impl, chunk=4)
+    suite = prefetcher.suite
     batches = [[case(n), case(n + 1)] for n in range(5)]  # 6 distinct cases
-    with suite.recording():
+    with prefetcher.recording():
         for batch in batches:
             suite.run(batch, tally)
     assert impl.calls == []  # the recording pass asks only the reference
-    suite.fetch()
+    prefetcher.fetch()
     assert impl.calls == [4, 2]
-    with suite.answering_from_cache():
+    with prefetcher.answering():
         answers = [suite.run(batch, tally) for batch in batches]
         suite.run([case(50)], tally)
     assert answers == [ReferenceImplementation().run(batch) for batch in batches]
     assert impl.calls == [4, 2, 1]
-    assert (suite.stats.hits, suite.stats.misses, suite.stats.calls) == (10, 1, 1)
+    assert (prefetcher.stats.hits, prefetcher.stats.misses, prefetcher.stats.calls) == (10, 1, 1)
 
 
 def test_real_batches_are_fetched_as_requests_and_a_repeated_one_in_a_later_call():
     impl, tally = Counting(), FeatureTally()
-    suite = prefetched(impl)
-    suite.real_batches = True
+    prefetcher = prefetched(impl)
+    suite = prefetcher.suite
     batch = [case(1), case(2), case(3)]
     calls = [batch, batch[:1], batch[::-1], batch]  # the last: the same batch run again
-    with suite.recording():
+    with prefetcher.recording(real_batches=True):
         for request in calls:
             suite.run(request, tally)
-    suite.fetch()
+    prefetcher.fetch()
     assert impl.calls == []
     assert impl.request_calls == [[tuple(batch), tuple(batch[:1]), tuple(batch[::-1])], [tuple(batch)]]
-    with suite.answering_from_cache():
+    with prefetcher.answering(real_batches=True):
         answers = [suite.run(request, tally) for request in calls]
         again = suite.run(batch, tally)  # no third answer was fetched: a real call
     assert answers == [ReferenceImplementation().run(r) for r in calls]
     assert again == answers[0]
     assert impl.calls == [3]
-    assert (suite.stats.hits, suite.stats.misses) == (10, 3)
+    assert (prefetcher.stats.hits, prefetcher.stats.misses) == (10, 3)
 
 
 def test_a_request_sent_again_by_another_example_is_answered_by_the_same_rounds():
@@ -86,8 +91,8 @@ def test_a_request_sent_again_by_another_example_is_answered_by_the_same_rounds(
     batch twice cost two jobs in all, not two each, and each example's two calls still get the
     answers of two separate jobs."""
     impl, tally = Counting(), FeatureTally()
-    suite = prefetched(impl)
-    suite.real_batches = True
+    prefetcher = prefetched(impl)
+    suite = prefetcher.suite
     batch = (case(1), case(2))
     sent: list[int] = []
     twice: list[tuple[list, list]] = []
@@ -100,16 +105,16 @@ def test_a_request_sent_again_by_another_example_is_answered_by_the_same_rounds(
         twice.append((suite.run(list(batch), tally), suite.run(list(batch), tally)))
         assert suite.run([case(n)], tally) == ReferenceImplementation().run([case(n)])
 
-    with suite.recording():
+    with prefetcher.recording(real_batches=True):
         example()
-    suite.fetch()
+    prefetcher.fetch()
     assert len(sent) == 5
     assert impl.request_calls == [[batch, *((case(n),) for n in dict.fromkeys(sent))], [batch]]
     twice.clear()
-    with suite.answering_from_cache():
+    with prefetcher.answering(real_batches=True):
         example()
     assert impl.calls == []
-    assert suite.stats.misses == 0
+    assert prefetcher.stats.misses == 0
     # each job computed its own observations: the two calls of an example were answered by two jobs
     assert twice and all(a is not b for first, second in twice for a, b in zip(first, second, strict=True))
 
@@ -121,10 +126,18 @@ def test_chunks_of_requests_hold_about_the_given_number_of_cases():
 
 def test_the_reference_answers_each_case_once_in_a_prefetched_run():
     reference = Counting()
-    suite = Suite(Counting(), reference, prefetching=True)
+    suite = Suite(Counting(), reference)
     suite.expected([case(1), case(2)])
     suite.expected([case(2), case(1), case(3)])
     assert reference.calls == [2, 1]
+
+
+def test_a_case_the_strategies_labelled_costs_the_reference_no_second_run():
+    """Labelling a case with its situations runs the reference on it: that observation is the expected one."""
+    reference = Counting()
+    suite = Suite(Counting(), reference)
+    assert suite.situations(case(1))  # the situations, read from the reference's trace
+    assert suite.expected([case(1)]) == ReferenceImplementation().run([case(1)]) and reference.calls == []
 
 
 class Starting(Counting):
@@ -147,19 +160,21 @@ class Starting(Counting):
 
 def test_an_engine_starts_in_the_background_and_the_fetch_waits_for_it():
     impl = Starting()
-    suite = prefetched(impl)
-    with suite.recording():
+    prefetcher = prefetched(impl)
+    suite = prefetcher.suite
+    with prefetcher.recording():
         suite.run([case(1)], FeatureTally())
-    suite.fetch()
+    prefetcher.fetch()
     # started outside the main thread, and only then the fetch's call (itself in run_within's thread)
     assert impl.events == [("start", False), ("run", False)]
-    assert not Suite(Starting(), ReferenceImplementation())._starting  # not prefetching: nothing starts ahead
+    assert not Prefetcher(Suite(Starting(), ReferenceImplementation()))._starting  # not told: nothing starts
 
 
 def test_an_engine_that_fails_to_start_meets_it_in_its_first_call():
     impl = Starting(fails=True)
-    suite = prefetched(impl)
-    with suite.recording():
+    prefetcher = prefetched(impl)
+    suite = prefetcher.suite
+    with prefetcher.recording():
         suite.run([case(1)], FeatureTally())
-    suite.fetch()  # the background failure is not raised here; the run call goes on
+    prefetcher.fetch()  # the background failure is not raised here; the run call goes on
     assert impl.events == [("start", False), ("run", False)] and impl.calls == [1]

@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from conformance.properties.recordings import (
+from conformance.prefetch.recordings import (
     Recording,
     claim,
     read_recording,
@@ -43,7 +43,7 @@ def test_the_first_run_to_claim_a_test_draws_it(tmp_path):
 def claimant(folder: Path, writes: bool) -> subprocess.Popen:
     """Another run: it claims test `t`, and a moment later writes its recording or ends without it."""
     script = (f"import pickle, sys, time; from pathlib import Path\n"
-              f"from conformance.properties.recordings import claim, write_recording\n"
+              f"from conformance.prefetch.recordings import claim, write_recording\n"
               f"folder = Path(sys.argv[1]); recording = pickle.loads(bytes.fromhex(sys.argv[2]))\n"
               f"assert claim(folder, 't', recording.features); print('claimed', flush=True)\n"
               f"time.sleep(0.5)\n"
@@ -85,7 +85,7 @@ def pytest_on_the_suite(*options: str, profile: str) -> subprocess.CompletedProc
 def test_a_recordings_folder_that_cannot_be_used_does_not_fail_the_references_test(tmp_path):
     """The reference's run only reports on the reference: a folder it cannot use costs the other runs
     its recordings (they record the tests themselves), not the reference its verdict."""
-    done = pytest_on_the_suite("-p", "conformance.runner.collector", f"--recordings={tmp_path / 'gone'}",
+    done = pytest_on_the_suite("-p", "conformance.runner.collector", f"--window-recordings={tmp_path / 'gone'}",
                                "-k", "rejected_specification", profile="ci")
     assert done.returncode == 0, done.stdout[-3000:]
     assert "1 passed" in done.stdout and not (tmp_path / "gone").exists()
@@ -96,7 +96,7 @@ def test_plain_pytest_under_dev_draws_both_passes_of_a_prefetched_test_with_one_
     nearly every case cost a call of its own: the session now draws one seed and prints it. (The real
     pass now replays the recording pass's examples; the seed still serves a test handed back to
     Hypothesis, whose first examples are then the recorded ones, and a test that was not replayed.)"""
-    done = pytest_on_the_suite("--impl", "report_fixture_suite.fixture_impls:Costly",
+    done = pytest_on_the_suite("--window-impl", "report_fixture_suite.fixture_impls:Costly",
                                "-k", "rejected_specification or same_observation_when_run_twice", profile="dev")
     assert done.returncode == 0, done.stdout[-3000:]
     lines = done.stdout.splitlines()

@@ -12,7 +12,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from hypothesis.internal import observability
 
-from conformance.properties.replay import keeping, replaying
+from conformance.prefetch.replay import keeping, replaying
 from conformance.runner.collector import RunCollector
 from window_contract.implementation import CouldNotRun
 

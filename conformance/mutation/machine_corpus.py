@@ -50,7 +50,7 @@ def record_suite_cases(directory: Path, profile: str = "ci", workers: int = 2) -
     directory.mkdir(parents=True, exist_ok=True)
     command = [sys.executable, "-m", "pytest", str(SUITE), "-q", "--no-header", "--tb=short",
                "-p", "no:cacheprovider", "-n", str(workers),
-               "--impl", "conformance.mutation.machine_corpus:RecordingReference",
+               "--window-impl", "conformance.mutation.machine_corpus:RecordingReference",
                "--hypothesis-profile", profile]
     done = subprocess.run(command, cwd=ROOT, env={**os.environ, RECORD_TO: str(directory)},
                           capture_output=True, text=True)

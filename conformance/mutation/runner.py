@@ -51,7 +51,7 @@ def first_properties(mutant: Mutant) -> list[str]:
 def command(mutant: Mutant, profile: str, report: Path) -> list[str]:
     return [sys.executable, "-m", "pytest", str(SUITE), "-x", "-q", "--no-header", "--tb=no",
             "-p", "no:cacheprovider", "-p", "conformance.mutation.plugin",
-            "--impl", f"conformance.mutation.implementations:{mutant.name}",
+            "--window-impl", f"conformance.mutation.implementations:{mutant.name}",
             "--hypothesis-profile", mutation_profile(profile), "--mutation-report", str(report),
             *first_properties(mutant)]
 

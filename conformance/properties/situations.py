@@ -1,11 +1,10 @@
-"""The situations a case exercises, read from the reference model's trace of it: the suite's labels
-for its generated examples.
+"""The situations a case exercises, read from the reference model's trace of it: the labels of the
+suite's generated examples (their names and what the strategies do with them: `strategies.situations`).
 
-`situations(case)` names what happened when the reference ran the case (a late firing, a record
-sent to the side output, a sliding element that was late for some of its windows only, a session
-merge that rescued a late element, a cleanup, an eviction, ...). `label(case)` reports them with
-`hypothesis.event()` so that `--hypothesis-show-statistics` shows how often the suite reached each
-one; `aim(found)` steers generation towards the rarer ones with `hypothesis.target()`.
+`observed_situations(case)` runs the reference on the case once and names what happened (a late
+firing, a record sent to the side output, a sliding element that was late for some of its windows
+only, a session merge that rescued a late element, a cleanup, an eviction, ...), with the
+observation the run gave.
 """
 
 from __future__ import annotations
@@ -13,46 +12,38 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
-from hypothesis import event, target
-
-from reference.trace import Step, StepRecorder, TraceStep  # the vocabulary only: no model is loaded
-from window_contract.case import (
-    MERGING_ASSIGNERS,
-    Case,
-    Count,
-    Global,
-    ProcessingTime,
-    Record,
-    Sliding,
-    Watermark,
+from reference.implementation import simulate
+from reference.trace import Step, StepRecorder, TraceStep
+from strategies.situations import (
+    BRIDGE,
+    CLEANUP,
+    DROPPED,
+    EMPTY_FIRING,
+    END_FIRING,
+    EVICTION,
+    EXACT_CLEANUP,
+    EXACT_WATERMARK,
+    IGNORED_WATERMARK,
+    INVALID_SPEC,
+    LATE_FIRING,
+    MANY_KEYS,
+    MERGE,
+    NEGATIVE,
+    NO_OUTPUT,
+    NO_WINDOW,
+    PARTLY_LATE,
+    PROCESSING_FIRING,
+    PURGE,
+    REFIRING,
+    RESCUE,
+    RUNTIME_ERROR,
+    SIDE_OUTPUT,
+    WINDOW_LATE,
 )
+from window_contract.case import MERGING_ASSIGNERS, Case, Count, Global, ProcessingTime, Record, Sliding, Watermark
 from window_contract.facts import LONG_MAX, LONG_MIN
 from window_contract.features import required_features
-
-LATE_FIRING = "late firing: an element fired a window the watermark had passed"
-SIDE_OUTPUT = "late record sent to the side output"
-DROPPED = "late record dropped"
-PARTLY_LATE = "sliding element late for some of its windows only"
-NO_WINDOW = "element in no window (sliding with size < slide)"
-MERGE = "session windows merged"
-BRIDGE = "an element bridged two sessions into one"
-RESCUE = "merge rescued an element whose own window was late"
-WINDOW_LATE = "window late on arrival: element skipped"
-CLEANUP = "window state cleaned up"
-EXACT_CLEANUP = "cleanup at exactly maxTimestamp + allowedLateness"
-EVICTION = "evictor removed elements"
-EMPTY_FIRING = "firing with no values (the evictor emptied the window)"
-PURGE = "window contents purged"
-IGNORED_WATERMARK = "repeated or lower watermark ignored"
-EXACT_WATERMARK = "fired by a watermark exactly at maxTimestamp"
-REFIRING = "a window fired more than once"
-MANY_KEYS = "several keys fired at one event"
-END_FIRING = "firing at the end of input"
-PROCESSING_FIRING = "firing on a processing-time advance"
-RUNTIME_ERROR = "runtime error"
-INVALID_SPEC = "invalid specification"
-NEGATIVE = "negative timestamps"
-NO_OUTPUT = "no output at all"
+from window_contract.observation import Observation
 
 
 class _Observer:
@@ -143,10 +134,8 @@ class _Observer:
             self.found[END_FIRING] += 1
 
 
-def situations(case: Case) -> Counter[str]:
-    """How often each situation occurred when the reference ran `case`."""
-    from reference.implementation import simulate  # the model is loaded when first needed
-
+def observed_situations(case: Case) -> tuple[Observation, Counter[str]]:
+    """The reference's observation of `case`, and how often each situation occurred meanwhile."""
     observer = _Observer(case)
     observation = simulate(case, StepRecorder(observer))
     observer.finish_element()
@@ -157,19 +146,9 @@ def situations(case: Case) -> Counter[str]:
         found[NO_OUTPUT] += 1
     if "negative_timestamps" in required_features(case):
         found[NEGATIVE] += 1
-    return found
+    return observation, found
 
 
-def label(case: Case) -> Counter[str]:
-    """Report `case`'s situations to Hypothesis with `event()` (any number of times per example)."""
-    found = situations(case)
-    for name in found:
-        event(name)
-    return found
-
-
-def aim(found: Counter[str]) -> None:
-    """Steer generation towards the rarer situations; `target()` may be called once per example and
-    label, so a batch aims with the sum of its cases' situations."""
-    target(float(found[LATE_FIRING] + found[SIDE_OUTPUT] + found[DROPPED]), label="late records and firings")
-    target(float(found[BRIDGE] + found[RESCUE] + found[PARTLY_LATE]), label="merges and partly late elements")
+def situations(case: Case) -> Counter[str]:
+    """How often each situation occurred when the reference ran `case`."""
+    return observed_situations(case)[1]

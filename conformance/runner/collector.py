@@ -27,7 +27,6 @@ from hypothesis.internal import observability
 
 from conformance.evidence import NOT_APPLICABLE, PropertyViolation
 from conformance.profiles import register_profiles
-from conformance.properties.recordings import RECORDINGS
 from conformance.runner.events import (
     CollectError,
     Examples,
@@ -57,9 +56,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="write the run's events, one JSON object a line, to this file descriptor",
     )
-    # For the property suite's conftest (other suites ignore it): conformance/properties/recordings.py
-    parser.addoption(RECORDINGS, default=None, metavar="DIR",
-                     help="share the drawing of each test with the runs beside this one through DIR")
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -30,7 +30,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import conformance
-from conformance.properties.recordings import RECORDINGS
 from conformance.runner.events import ProcessExited, RunEvent, loads_event
 
 #: The property suite that `run` uses unless told otherwise.
@@ -58,7 +57,7 @@ def pytest_command(spec: str, options: SuiteOptions, events_fd: int, recordings:
         "-m",
         "pytest",
         *map(str, options.suite),
-        "--impl",
+        "--window-impl",
         spec,
         "-p",
         "conformance.runner.collector",
@@ -76,11 +75,11 @@ def pytest_command(spec: str, options: SuiteOptions, events_fd: int, recordings:
     if options.properties:
         command += ["-k", " or ".join(options.properties)]
     if options.timeout is not None:  # an option of the real suite's conftest; other suites may not have it
-        command.append(f"--request-timeout={options.timeout}")
+        command.append(f"--window-request-timeout={options.timeout}")
     if options.seed is not None:  # Hypothesis's own pytest plug-in's option
         command.append(f"--hypothesis-seed={options.seed}")
     if recordings is not None:
-        command.append(f"{RECORDINGS}={recordings}")
+        command.append(f"--window-recordings={recordings}")
     return command
 
 

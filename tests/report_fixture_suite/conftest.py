@@ -1,9 +1,9 @@
 """A stand-in property suite with the real suite's interface, for testing `run` and the reports.
 
-Like `conformance/properties/`: option `--impl NAME`, tests named `test_<rule>`, failures raise
-`PropertyViolation`, each test leaves `("features", counts)` in its `user_properties` and reports
-situations with `hypothesis.event()`. Its modules are named `props_*.py` so that the project's own
-test run does not collect them; `run --suite FILE` names them explicitly.
+Like `conformance/properties/`: option `--window-impl NAME` (`conformance.pytest_plugin`), tests named
+`test_<rule>`, failures raise `PropertyViolation`, each test leaves `("features", counts)` in its
+`user_properties` and reports situations with `hypothesis.event()`. Its modules are named `props_*.py`
+so that the project's own test run does not collect them; `run --suite FILE` names them explicitly.
 """
 
 from __future__ import annotations
@@ -14,13 +14,9 @@ from conformance.evidence import FeatureTally
 from window_contract.registry import load_implementation
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--impl", default="reference", help="the implementation under test")
-
-
 @pytest.fixture(scope="session")
 def impl(request: pytest.FixtureRequest):
-    return load_implementation(request.config.getoption("--impl"))
+    return load_implementation(request.config.getoption("window_impl"))
 
 
 @pytest.fixture(scope="session")

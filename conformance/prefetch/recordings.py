@@ -4,7 +4,7 @@ A prefetched implementation's run first records what each test sends (`harness.S
 it runs the test with the reference answering, which is exactly what the reference's own run of the
 suite does when both declare the same features (the `ci` profile is derandomized, `run` gives the
 other profiles one seed, and the examples Hypothesis draws depend only on the features and on the
-answers). So the runs `run` starts with the reference or after it (`--recordings DIR`) share the
+answers). So the runs `run` starts with the reference or after it (`--window-recordings DIR`) share the
 drawing: each test is drawn once, by the run that claims it first, which writes its recording (the
 cases and requests it sent and, when the test passed, its examples: `replay.py`); the others wait
 for it, fetch its cases and replay its examples instead of drawing them again. The reference's run
@@ -33,11 +33,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance.properties.replay import Example
+from conformance.prefetch.replay import Example
 from window_contract.case import Case
 
-#: The pytest option `run` gives the runs that take part (declared by its plug-in, `conformance.runner.collector`).
-RECORDINGS = "--recordings"
 #: How often a run waiting for a recording looks for it.
 POLL = 0.1
 
