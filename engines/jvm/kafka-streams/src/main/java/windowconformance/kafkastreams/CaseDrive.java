@@ -1,0 +1,155 @@
+package windowconformance.kafkastreams;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Properties;
+import java.util.Set;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.serialization.LongSerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.kstream.Windowed;
+import org.apache.kafka.streams.test.TestRecord;
+import windowconformance.protocol.Observation;
+import windowconformance.protocol.WindowCase;
+
+/**
+ * One case through its job on a {@code TopologyTestDriver} of its own: the driver runs the topology in this thread,
+ * one record at a time, with the timestamps the case gives and a wall clock frozen at the epoch.
+ *
+ * <ul>
+ *   <li>A record is {@code pipeInput(key, value, ts)} on the input topic.</li>
+ *   <li>Kafka Streams has no watermarks: its stream time is the largest timestamp it has seen, and only a record
+ *       moves it. A Flink {@code Watermark(w)} (no record at or before {@code w} follows) is therefore what a Kafka
+ *       Streams user sends to move stream time along: a heartbeat record at {@code w + 1}, on a key of its own
+ *       (none of the case's; its windows' results are left out). With no grace, a window closes once stream time
+ *       reaches its end, so the windows Flink fires at {@code maxTimestamp = end - 1 <= w} close with it. The
+ *       case's records move stream time too: that is Kafka Streams' own rule, and where it differs from the
+ *       listed watermarks, the engine does.</li>
+ *   <li>The end of input, and {@code Watermark(Long.MAX_VALUE)}, is a last heartbeat at the largest timestamp
+ *       Kafka Streams can window ({@link KafkaStreamsJob#endOfTime}): Kafka has no end of input, and a user who
+ *       wants the last windows out of {@code suppress} sends such a record.</li>
+ *   <li>A {@code processing_time} event advances the driver's wall clock ({@code advanceWallClockTime}); the job
+ *       reads it nowhere (suppression and stream time are event time).</li>
+ *   <li>Every output record is a firing: its key's window, its timestamp (the output record's), its list of
+ *       values. A null value (a session merged into another, with {@code UPDATES}) retracts a result: it is no
+ *       firing.</li>
+ *   <li>Kafka Streams has no late side output: it counts what it drops in the task's {@code dropped-records}
+ *       metric, one for each expired window a record came for. A record is <em>dropped</em> when that count went
+ *       up by as many windows as Kafka gave it ({@code TimeWindows.windowsFor}; one session).</li>
+ *   <li>An exception from the topology fails the job: a {@code runtime} error (its innermost cause), after the
+ *       results emitted before it.</li>
+ * </ul>
+ */
+final class CaseDrive {
+
+    private static final Instant WALL_CLOCK_START = Instant.EPOCH;
+
+    private final WindowCase c;
+    private final KafkaStreamsJob job;
+    private final String heartbeat;
+    private final Observation observation = new Observation();
+
+    private CaseDrive(WindowCase c, KafkaStreamsJob job) {
+        this.c = c;
+        this.job = job;
+        this.heartbeat = heartbeatKey(c);
+    }
+
+    static Observation run(WindowCase c, KafkaStreamsJob job, Path stateDir) {
+        return new CaseDrive(c, job).drive(stateDir);
+    }
+
+    private Observation drive(Path stateDir) {
+        try (TopologyTestDriver driver = new TopologyTestDriver(job.topology(), config(stateDir), WALL_CLOCK_START)) {
+            TestInputTopic<String, Long> input = driver.createInputTopic(
+                    KafkaStreamsJob.INPUT, new StringSerializer(), new LongSerializer());
+            TestOutputTopic<Windowed<String>, List<Long>> output = driver.createOutputTopic(
+                    KafkaStreamsJob.OUTPUT, job.windowedKeys().deserializer(), KafkaStreamsJob.VALUES.deserializer());
+            Metric dropped = droppedRecords(driver);
+            long clock = 0;
+            try {
+                for (WindowCase.Event e : c.events()) {
+                    if (e instanceof WindowCase.Record r) {
+                        double before = count(dropped);
+                        input.pipeInput(r.key(), r.value(), r.ts());
+                        if (count(dropped) - before == job.windowsFor(r.ts())) {
+                            observation.dropped(new Observation.Late(r.key(), r.value(), r.ts()));
+                        }
+                    } else if (e instanceof WindowCase.Watermark m) {
+                        input.pipeInput(heartbeat, 0L, heartbeatTime(m.timestamp()));
+                    } else if (e instanceof WindowCase.ProcessingTime p && p.time() > clock) {
+                        driver.advanceWallClockTime(Duration.ofMillis(p.time() - clock));
+                        clock = p.time();
+                    }
+                    collect(output);
+                }
+                if (c.endOfInput()) {
+                    input.pipeInput(heartbeat, 0L, job.endOfTime());
+                    collect(output);
+                }
+            } catch (RuntimeException failed) {
+                collect(output);
+                observation.error("runtime", innermost(failed).toString());
+            }
+        }
+        return observation;
+    }
+
+    /** The heartbeat for Flink's {@code Watermark(w)}: stream time {@code w + 1}, at most the end of time. */
+    private long heartbeatTime(long w) {
+        return w >= job.endOfTime() ? job.endOfTime() : w + 1;
+    }
+
+    private void collect(TestOutputTopic<Windowed<String>, List<Long>> output) {
+        for (TestRecord<Windowed<String>, List<Long>> r : output.readRecordsToList()) {
+            if (!r.key().key().equals(heartbeat) && r.value() != null) {
+                observation.fired(new Observation.Firing(r.key().key(), r.key().window().start(),
+                        r.key().window().end(), r.timestamp(), r.value()));
+            }
+        }
+    }
+
+    private static Properties config(Path stateDir) {
+        Properties config = new Properties();
+        config.put(StreamsConfig.APPLICATION_ID_CONFIG, "window-conformance");
+        config.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+        config.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0L);
+        config.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+        return config;
+    }
+
+    /** The task's {@code dropped-records-total} ({@code TaskMetrics.droppedRecordsSensor}). */
+    private static Metric droppedRecords(TopologyTestDriver driver) {
+        return driver.metrics().entrySet().stream()
+                .filter(m -> m.getKey().name().equals("dropped-records-total")
+                        && m.getKey().group().equals("stream-task-metrics"))
+                .map(m -> (Metric) m.getValue()).findFirst()
+                .orElseThrow(() -> new IllegalStateException("no dropped-records-total metric"));
+    }
+
+    private static double count(Metric metric) {
+        return ((Number) metric.metricValue()).doubleValue();
+    }
+
+    /** A key none of the case's records has. */
+    private static String heartbeatKey(WindowCase c) {
+        Set<String> keys = new HashSet<>();
+        c.records().forEach(r -> keys.add(r.key()));
+        String key = "heartbeat";
+        while (keys.contains(key)) {
+            key += "'";
+        }
+        return key;
+    }
+
+    private static Throwable innermost(Throwable e) {
+        return e.getCause() == null || e.getCause() == e ? e : innermost(e.getCause());
+    }
+}
