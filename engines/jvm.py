@@ -5,15 +5,19 @@ protocol (`protocol/`: reading `window-case/1`, writing `window-observation/1`, 
 docs/protocol.md) and one module per engine, each with a `main` that serves it. `./dev setup` builds it
 (`mvn -q compile`, offline once Maven's local repository has everything); each engine module then holds its
 classes in `target/classes` and its runtime classpath in `target/classpath.txt`, and the suite starts
-`java -cp ... MAIN`, exactly as `--impl 'exec:COMMAND'` would.
+`java -cp ... MAIN CONTRACT`, exactly as `--impl 'exec:COMMAND'` would. `CONTRACT` is one JSON argument with
+what the contract states and an engine must follow, taken from `conformance/facts.py` rather than stated again in
+Java: the windows an element may get before its case is stopped, and the message that stops it.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 from pathlib import Path
 
+from conformance.facts import TOO_MANY_WINDOWS, WINDOWS_PER_ELEMENT_LIMIT
 from conformance.implementation import ImplementationFailure
 from conformance.process import ProcessImplementation
 
@@ -22,6 +26,10 @@ PROJECT = Path(__file__).resolve().parent / "jvm"
 
 #: A small heap: a case's state is a few windows, and the machine is shared.
 JVM_OPTIONS = ("-Xmx512m", "-XX:+UseSerialGC", "-Xshare:auto")
+
+
+def contract_argument() -> str:
+    return json.dumps({"windows_per_element_limit": WINDOWS_PER_ELEMENT_LIMIT, "too_many_windows": TOO_MANY_WINDOWS})
 
 
 def command(module: str, main: str, *args: str) -> str:
@@ -33,7 +41,7 @@ def command(module: str, main: str, *args: str) -> str:
                                     f"it, or run `mvn -q compile` in {PROJECT}")
     java = Path(os.environ["JAVA_HOME"]) / "bin" / "java" if "JAVA_HOME" in os.environ else "java"
     path = os.pathsep.join([str(target / "classes"), classpath.read_text().strip()])
-    return shlex.join([str(java), *JVM_OPTIONS, "-cp", path, main, *args])
+    return shlex.join([str(java), *JVM_OPTIONS, "-cp", path, main, contract_argument(), *args])
 
 
 def kafka_streams() -> ProcessImplementation:

@@ -16,6 +16,7 @@ import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.test.TestRecord;
+import windowconformance.protocol.Contract;
 import windowconformance.protocol.Observation;
 import windowconformance.protocol.WindowCase;
 
@@ -37,12 +38,16 @@ import windowconformance.protocol.WindowCase;
  *       wants the last windows out of {@code suppress} sends such a record.</li>
  *   <li>A {@code processing_time} event advances the driver's wall clock ({@code advanceWallClockTime}); the job
  *       reads it nowhere (suppression and stream time are event time).</li>
- *   <li>Every output record is a firing: its key's window, its timestamp (the output record's), its list of
+ *   <li>Every output record is a firing: its key's window (a session's, closed in Kafka, as the half-open
+ *       {@code [first, last + 1)}), its timestamp (the output record's), its list of
  *       values. A null value (a session merged into another, with {@code UPDATES}) retracts a result: it is no
  *       firing.</li>
  *   <li>Kafka Streams has no late side output: it counts what it drops in the task's {@code dropped-records}
  *       metric, one for each expired window a record came for. A record is <em>dropped</em> when that count went
  *       up by as many windows as Kafka gave it ({@code TimeWindows.windowsFor}; one session).</li>
+ *   <li>A record that Kafka would put in more windows than the contract compares stops the case before it, with
+ *       the contract's {@code runtime} error ({@link Contract}); a heartbeat is such a record too (a sliding
+ *       window of millions of slides gives a heartbeat millions of windows).</li>
  *   <li>An exception from the topology fails the job: a {@code runtime} error (its innermost cause), after the
  *       results emitted before it.</li>
  * </ul>
@@ -53,53 +58,80 @@ final class CaseDrive {
 
     private final WindowCase c;
     private final KafkaStreamsJob job;
+    private final Contract contract;
     private final String heartbeat;
     private final Observation observation = new Observation();
+    private TestInputTopic<String, Long> input;
+    private TestOutputTopic<Windowed<String>, List<Long>> output;
+    private Metric dropped;
 
-    private CaseDrive(WindowCase c, KafkaStreamsJob job) {
+    private CaseDrive(WindowCase c, KafkaStreamsJob job, Contract contract) {
         this.c = c;
         this.job = job;
+        this.contract = contract;
         this.heartbeat = heartbeatKey(c);
     }
 
-    static Observation run(WindowCase c, KafkaStreamsJob job, Path stateDir) {
-        return new CaseDrive(c, job).drive(stateDir);
+    static Observation run(WindowCase c, KafkaStreamsJob job, Contract contract, Path stateDir) {
+        return new CaseDrive(c, job, contract).drive(stateDir);
     }
 
     private Observation drive(Path stateDir) {
         try (TopologyTestDriver driver = new TopologyTestDriver(job.topology(), config(stateDir), WALL_CLOCK_START)) {
-            TestInputTopic<String, Long> input = driver.createInputTopic(
-                    KafkaStreamsJob.INPUT, new StringSerializer(), new LongSerializer());
-            TestOutputTopic<Windowed<String>, List<Long>> output = driver.createOutputTopic(
+            input = driver.createInputTopic(KafkaStreamsJob.INPUT, new StringSerializer(), new LongSerializer());
+            output = driver.createOutputTopic(
                     KafkaStreamsJob.OUTPUT, job.windowedKeys().deserializer(), KafkaStreamsJob.VALUES.deserializer());
-            Metric dropped = droppedRecords(driver);
-            long clock = 0;
+            dropped = droppedRecords(driver);
             try {
-                for (WindowCase.Event e : c.events()) {
-                    if (e instanceof WindowCase.Record r) {
-                        double before = count(dropped);
-                        input.pipeInput(r.key(), r.value(), r.ts());
-                        if (count(dropped) - before == job.windowsFor(r.ts())) {
-                            observation.dropped(new Observation.Late(r.key(), r.value(), r.ts()));
-                        }
-                    } else if (e instanceof WindowCase.Watermark m) {
-                        input.pipeInput(heartbeat, 0L, heartbeatTime(m.timestamp()));
-                    } else if (e instanceof WindowCase.ProcessingTime p && p.time() > clock) {
-                        driver.advanceWallClockTime(Duration.ofMillis(p.time() - clock));
-                        clock = p.time();
-                    }
-                    collect(output);
-                }
-                if (c.endOfInput()) {
-                    input.pipeInput(heartbeat, 0L, job.endOfTime());
-                    collect(output);
-                }
+                play(driver);
+            } catch (TooManyWindows stopped) {
+                observation.error("runtime", contract.tooManyWindows());
             } catch (RuntimeException failed) {
-                collect(output);
+                collect();
                 observation.error("runtime", innermost(failed).toString());
             }
         }
         return observation;
+    }
+
+    private void play(TopologyTestDriver driver) {
+        long clock = 0;
+        for (WindowCase.Event e : c.events()) {
+            if (e instanceof WindowCase.Record r) {
+                double before = count(dropped);
+                pipe(r.key(), r.value(), r.ts());
+                if (count(dropped) - before == job.windowsFor(r.ts())) {
+                    observation.dropped(new Observation.Late(r.key(), r.value(), r.ts()));
+                }
+            } else if (e instanceof WindowCase.Watermark m) {
+                pipe(heartbeat, 0L, heartbeatTime(m.timestamp()));
+            } else if (e instanceof WindowCase.ProcessingTime p && p.time() > clock) {
+                driver.advanceWallClockTime(Duration.ofMillis(p.time() - clock));
+                clock = p.time();
+            }
+            collect();
+        }
+        if (c.endOfInput()) {
+            pipe(heartbeat, 0L, job.endOfTime());
+            collect();
+        }
+    }
+
+    /** A record into the job, unless Kafka would put it in more windows than the contract compares. */
+    private void pipe(String key, long value, long ts) {
+        if (job.windowsFor(ts) > contract.windowsPerElementLimit()) {
+            throw new TooManyWindows();
+        }
+        input.pipeInput(key, value, ts);
+    }
+
+    /** The contract stops the case (class comment). */
+    private static final class TooManyWindows extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        TooManyWindows() {
+            super(null, null, false, false);
+        }
     }
 
     /** The heartbeat for Flink's {@code Watermark(w)}: stream time {@code w + 1}, at most the end of time. */
@@ -107,11 +139,11 @@ final class CaseDrive {
         return w >= job.endOfTime() ? job.endOfTime() : w + 1;
     }
 
-    private void collect(TestOutputTopic<Windowed<String>, List<Long>> output) {
+    private void collect() {
         for (TestRecord<Windowed<String>, List<Long>> r : output.readRecordsToList()) {
             if (!r.key().key().equals(heartbeat) && r.value() != null) {
                 observation.fired(new Observation.Firing(r.key().key(), r.key().window().start(),
-                        r.key().window().end(), r.timestamp(), r.value()));
+                        job.end(r.key().window()), r.timestamp(), r.value()));
             }
         }
     }

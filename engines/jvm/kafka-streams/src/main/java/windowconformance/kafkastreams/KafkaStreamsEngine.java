@@ -8,6 +8,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
+import windowconformance.protocol.Contract;
 import windowconformance.protocol.Engine;
 import windowconformance.protocol.Observation;
 import windowconformance.protocol.Server;
@@ -22,19 +23,23 @@ import windowconformance.protocol.WindowCase;
 public final class KafkaStreamsEngine implements Engine {
 
     private final KafkaStreamsJob.Emit emit;
+    private final Contract contract;
     private final Path stateDir;
 
-    private KafkaStreamsEngine(KafkaStreamsJob.Emit emit, Path stateDir) {
+    private KafkaStreamsEngine(KafkaStreamsJob.Emit emit, Contract contract, Path stateDir) {
         this.emit = emit;
+        this.contract = contract;
         this.stateDir = stateDir;
     }
 
+    /** {@code KafkaStreamsEngine CONTRACT [--emit=updates]}: the contract's JSON ({@link Contract}). */
     public static void main(String[] args) throws Exception {
+        Contract contract = Contract.fromJson(args[0]);
         KafkaStreamsJob.Emit emit = List.of(args).contains("--emit=updates")
                 ? KafkaStreamsJob.Emit.UPDATES : KafkaStreamsJob.Emit.FINAL;
         Path stateDir = Files.createTempDirectory("kafka-streams-");
         try {
-            Server.serve(new KafkaStreamsEngine(emit, stateDir));
+            Server.serve(new KafkaStreamsEngine(emit, contract, stateDir));
         } finally {
             delete(stateDir);
         }
@@ -61,7 +66,7 @@ public final class KafkaStreamsEngine implements Engine {
                 observations.add(Observation.invalidSpec(rejected.getMessage()));
                 continue;
             }
-            observations.add(CaseDrive.run(c, job, stateDir));
+            observations.add(CaseDrive.run(c, job, contract, stateDir));
         }
         return observations;
     }

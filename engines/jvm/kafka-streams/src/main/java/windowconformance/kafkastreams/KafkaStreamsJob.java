@@ -16,6 +16,7 @@ import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.kstream.SessionWindows;
 import org.apache.kafka.streams.kstream.Suppressed;
 import org.apache.kafka.streams.kstream.TimeWindows;
+import org.apache.kafka.streams.kstream.Window;
 import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.kstream.WindowedSerdes;
 import org.apache.kafka.streams.state.SessionStore;
@@ -111,9 +112,16 @@ final class KafkaStreamsJob {
         return sessionWindows != null;
     }
 
-    /** How many windows Kafka puts a record at {@code ts} in ({@code TimeWindows.windowsFor}; one session). */
-    int windowsFor(long ts) {
-        return sessions() ? 1 : timeWindows.windowsFor(ts).size();
+    /** How many windows Kafka puts a record at {@code ts} in: one session, or the starts {@code TimeWindows.windowsFor}
+     * goes through, from {@code max(0, ts - size + advance) / advance * advance} up to {@code ts} by {@code advance}
+     * (counted, not built: a window of a million slides would build a million). */
+    long windowsFor(long ts) {
+        if (sessions()) {
+            return 1;
+        }
+        long advance = timeWindows.advanceMs;
+        long first = Math.max(0, ts - timeWindows.size() + advance) / advance * advance;
+        return (ts - first) / advance + 1;
     }
 
     /**
@@ -123,6 +131,13 @@ final class KafkaStreamsJob {
      */
     long endOfTime() {
         return Long.MAX_VALUE - (sessions() ? sessionWindows.inactivityGap() : timeWindows.size());
+    }
+
+    /** The end of a result's window as the format's half-open {@code [start, end)}: a {@code TimeWindow} is
+     * half-open already, a {@code SessionWindow} is closed, {@code [first record, last record]}, so its end is the
+     * last record's timestamp plus one. */
+    long end(Window window) {
+        return sessions() ? window.end() + 1 : window.end();
     }
 
     Serde<Windowed<String>> windowedKeys() {

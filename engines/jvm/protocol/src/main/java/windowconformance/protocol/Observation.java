@@ -50,6 +50,10 @@ public final class Observation {
         errorMessage = message;
     }
 
+    public boolean failed() {
+        return errorKind != null;
+    }
+
     public List<Firing> firings() {
         return firings;
     }
