@@ -7,7 +7,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Properties;
 import java.util.Set;
-import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.serialization.LongSerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.StreamsConfig;
@@ -42,9 +41,10 @@ import windowconformance.protocol.WindowCase;
  *       {@code [first, last + 1)}), its timestamp (the output record's), its list of
  *       values. A null value (a session merged into another, with {@code UPDATES}) retracts a result: it is no
  *       firing.</li>
- *   <li>Kafka Streams has no late side output: it counts what it drops in the task's {@code dropped-records}
- *       metric, one for each expired window a record came for. A record is <em>dropped</em> when that count went
- *       up by as many windows as Kafka gave it ({@code TimeWindows.windowsFor}; one session).</li>
+ *   <li>Kafka Streams has no late side output: the aggregate skips a record's expired windows and only logs it
+ *       (and counts it in the task's {@code dropped-records} metric, which counts windows, and also what a store's
+ *       retention drops). A record is <em>dropped</em> when the aggregate forwarded no update for it: the adapter
+ *       reads the aggregate's updates topic ({@link KafkaStreamsJob#UPDATES}) after each record.</li>
  *   <li>A record that Kafka would put in more windows than the contract compares stops the case before it, with
  *       the contract's {@code runtime} error ({@link Contract}); a heartbeat is such a record too (a sliding
  *       window of millions of slides gives a heartbeat millions of windows).</li>
@@ -63,7 +63,7 @@ final class CaseDrive {
     private final Observation observation = new Observation();
     private TestInputTopic<String, Long> input;
     private TestOutputTopic<Windowed<String>, List<Long>> output;
-    private Metric dropped;
+    private TestOutputTopic<Windowed<String>, List<Long>> updates;
 
     private CaseDrive(WindowCase c, KafkaStreamsJob job, Contract contract) {
         this.c = c;
@@ -81,7 +81,8 @@ final class CaseDrive {
             input = driver.createInputTopic(KafkaStreamsJob.INPUT, new StringSerializer(), new LongSerializer());
             output = driver.createOutputTopic(
                     KafkaStreamsJob.OUTPUT, job.windowedKeys().deserializer(), KafkaStreamsJob.VALUES.deserializer());
-            dropped = droppedRecords(driver);
+            updates = driver.createOutputTopic(
+                    KafkaStreamsJob.UPDATES, job.windowedKeys().deserializer(), KafkaStreamsJob.VALUES.deserializer());
             try {
                 play(driver);
             } catch (TooManyWindows stopped) {
@@ -98,13 +99,13 @@ final class CaseDrive {
         long clock = 0;
         for (WindowCase.Event e : c.events()) {
             if (e instanceof WindowCase.Record r) {
-                double before = count(dropped);
                 pipe(r.key(), r.value(), r.ts());
-                if (count(dropped) - before == job.windowsFor(r.ts())) {
+                if (updates.readRecordsToList().stream().noneMatch(u -> u.value() != null)) {
                     observation.dropped(new Observation.Late(r.key(), r.value(), r.ts()));
                 }
             } else if (e instanceof WindowCase.Watermark m) {
                 pipe(heartbeat, 0L, heartbeatTime(m.timestamp()));
+                updates.readRecordsToList();
             } else if (e instanceof WindowCase.ProcessingTime p && p.time() > clock) {
                 driver.advanceWallClockTime(Duration.ofMillis(p.time() - clock));
                 clock = p.time();
@@ -155,19 +156,6 @@ final class CaseDrive {
         config.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0L);
         config.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         return config;
-    }
-
-    /** The task's {@code dropped-records-total} ({@code TaskMetrics.droppedRecordsSensor}). */
-    private static Metric droppedRecords(TopologyTestDriver driver) {
-        return driver.metrics().entrySet().stream()
-                .filter(m -> m.getKey().name().equals("dropped-records-total")
-                        && m.getKey().group().equals("stream-task-metrics"))
-                .map(m -> (Metric) m.getValue()).findFirst()
-                .orElseThrow(() -> new IllegalStateException("no dropped-records-total metric"));
-    }
-
-    private static double count(Metric metric) {
-        return ((Number) metric.metricValue()).doubleValue();
     }
 
     /** A key none of the case's records has. */

@@ -35,6 +35,10 @@ import windowconformance.protocol.WindowCase;
  *        .toStream().to("output");
  * </pre>
  *
+ * and a second sink on the aggregate's table, before {@code suppress}, through which the adapter watches the
+ * records the aggregate takes ({@link CaseDrive}): a table may feed several streams, and this one changes nothing
+ * of what the first gets.
+ *
  * <ul>
  *   <li>{@code TumblingEventTimeWindows.of(size)} is {@code TimeWindows.ofSizeAndGrace(size, grace)};
  *       {@code SlidingEventTimeWindows.of(size, slide)} is the same {@code .advanceBy(slide)} (Kafka's hopping
@@ -61,6 +65,8 @@ final class KafkaStreamsJob {
 
     static final String INPUT = "input";
     static final String OUTPUT = "output";
+    /** The aggregate's own updates, before {@code suppress}: the adapter watches them ({@link CaseDrive}). */
+    static final String UPDATES = "updates";
 
     /** One result per window when it closes ({@code suppress}), or every update (Kafka's default). */
     enum Emit { FINAL, UPDATES }
@@ -156,10 +162,10 @@ final class KafkaStreamsJob {
                 : grouped.windowedBy(timeWindows).aggregate(ArrayList::new, KafkaStreamsJob::append,
                         Materialized.<String, List<Long>, WindowStore<Bytes, byte[]>>with(
                                 Serdes.String(), VALUES).withStoreType(Materialized.StoreType.IN_MEMORY));
-        if (emit == Emit.FINAL) {
-            windows = windows.suppress(Suppressed.untilWindowCloses(Suppressed.BufferConfig.unbounded()));
-        }
-        windows.toStream().to(OUTPUT, Produced.with(windowedKeys(), VALUES));
+        windows.toStream().to(UPDATES, Produced.with(windowedKeys(), VALUES));
+        KTable<Windowed<String>, List<Long>> results = emit == Emit.FINAL
+                ? windows.suppress(Suppressed.untilWindowCloses(Suppressed.BufferConfig.unbounded())) : windows;
+        results.toStream().to(OUTPUT, Produced.with(windowedKeys(), VALUES));
         return builder.build();
     }
 
