@@ -137,7 +137,8 @@ def test_cases_in_one_request_answer_as_each_alone(engine):
 
 
 def divergence_cases(engine_name: str) -> list[tuple[str, int, Case]]:
-    return [(p.name, i, c) for p in sorted(DIVERGENCES[engine_name].glob("*.json")) for i, c in enumerate(load_cases(p))]
+    files = sorted(DIVERGENCES[engine_name].glob("*.json"))
+    return [(p.name, i, c) for p in files for i, c in enumerate(load_cases(p))]
 
 
 @pytest.mark.parametrize("engine_name", sorted(DIVERGENCES))
