@@ -32,6 +32,8 @@ BUILTIN: dict[str, str] = {
     "pyflink-python": "engines.pyflink_python:PyFlinkPythonImplementation",
     "spark-streaming": "engines.spark_streaming:SparkStreamingImplementation",
     "beam": "engines.beam_process:beam",
+    "kafka-streams": "engines.jvm:kafka_streams",
+    "kafka-streams-updates": "engines.jvm:kafka_streams_updates",
 }
 
 

@@ -1,0 +1,182 @@
+"""The `kafka-streams` engine: Kafka Streams 4.4 on `TopologyTestDriver`, a Java process (engines/jvm/kafka-streams/).
+
+The translation is checked on hand cases through the process, as the suite runs it (position-free: no `at`, no
+watermark on a firing), and every divergence from Flink 2.x that it shows is a case file under
+`cases/engines/kafka-streams/` (and, for the same jobs without `suppress`, `cases/engines/kafka-streams-updates/`)
+that the README's section on Kafka Streams links: each differs on its engine and agrees on `reference`.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from engine_readme import ROOT, assert_the_suite_finds_what_the_section_names, linked_divergence_files, readme_section
+
+from window_contract import Case, load_implementation, record, tumbling, watermark
+from window_contract.case import BoundedOutOfOrdernessWatermarks, EventTimeTrigger, Session, Sliding
+from window_contract.case_json import load_cases
+from window_contract.difference import difference
+from window_contract.features import required_features
+from window_contract.observation import Error, Firing, LateRecord, Observation, TimeWindow
+
+SECTION = readme_section("Kafka Streams")
+#: The engines and their divergence files: the job with `suppress(untilWindowCloses)`, and without it.
+DIVERGENCES = {"kafka-streams": ROOT / "cases" / "engines" / "kafka-streams",
+               "kafka-streams-updates": ROOT / "cases" / "engines" / "kafka-streams-updates"}
+
+
+@pytest.fixture(scope="module")
+def engine():
+    kafka = load_implementation("kafka-streams")
+    yield kafka
+    kafka.close()
+
+
+@pytest.fixture(scope="module")
+def updates():
+    kafka = load_implementation("kafka-streams-updates")
+    yield kafka
+    kafka.close()
+
+
+@pytest.fixture(scope="module")
+def reference():
+    return load_implementation("reference")
+
+
+def observe(engine, case: Case) -> Observation:
+    return engine.run([case])[0]
+
+
+def result(window: TimeWindow, timestamp: int, values: tuple[int, ...], key: str = "a") -> Firing:
+    """A Kafka Streams result as a firing: no position, no watermark, the output record's timestamp."""
+    return Firing(None, key, window, timestamp, values, None)
+
+
+def punctuated(bound: int) -> BoundedOutOfOrdernessWatermarks:
+    return BoundedOutOfOrdernessWatermarks(bound, punctuated=True)
+
+
+def test_declares_what_the_dsl_expresses_and_says_it_is_position_free(engine, updates):
+    """Windows without offsets, event time only, one result per window (no other trigger), no allowed lateness
+    or late side output, no negative timestamps; Flink's punctuated generators as the grace period."""
+    assert engine.name == "kafka-streams" and engine.position_free and engine.costly_calls
+    assert engine.features == updates.features == {
+        "assigner.tumbling", "assigner.sliding", "assigner.session", "trigger.event_time", "unbounded_input",
+        "watermark.bounded_out_of_orderness", "watermark.monotonous", "watermark.legacy_ascending",
+        "watermark.punctuated"}
+    assert updates.name == "kafka-streams-updates"
+
+
+def test_a_watermark_is_a_heartbeat_record_one_millisecond_later(engine):
+    """Flink's `Watermark(9)` fires `[0, 10)`: a heartbeat at 10 moves stream time to 10, which closes it; the
+    record at 10 after `Watermark(20)` is dropped (its window closed), and counted as Flink counts it."""
+    case = Case(window=tumbling(10), events=[record("a", 1, ts=3), record("a", 2, ts=9), watermark(8), watermark(9),
+                                             record("a", 3, ts=10), watermark(20), record("a", 4, ts=10)])
+    assert observe(engine, case) == Observation(
+        firings=(result(TimeWindow(0, 10), 9, (1, 2)), result(TimeWindow(10, 20), 10, (3,))),
+        dropped=(LateRecord(None, "a", 4, 10),))
+
+
+def test_the_bound_is_the_grace_period(engine, reference):
+    """`forBoundedOutOfOrderness(2)` closes `[0, 10)` at the record 12, as `ofSizeAndGrace(10, 2)` does: the
+    record at 6 that follows is dropped by both; the windows agree, the timestamps do not."""
+    case = Case(window=tumbling(10), watermark_generator=punctuated(2),
+                events=[record("a", 1, ts=3), record("a", 2, ts=11), record("a", 3, ts=5), record("a", 4, ts=12),
+                        record("a", 5, ts=6)])
+    assert observe(engine, case) == Observation(
+        firings=(result(TimeWindow(0, 10), 5, (1, 3)), result(TimeWindow(10, 20), 12, (2, 4))),
+        dropped=(LateRecord(None, "a", 5, 6),))
+    flink = observe(reference, case)
+    assert [(f.window, f.values) for f in flink.firings] == [(TimeWindow(0, 10), (1, 3)), (TimeWindow(10, 20), (2, 4))]
+    assert [(r.value, r.ts) for r in flink.dropped] == [(5, 6)]
+
+
+def test_without_end_of_input_suppress_holds_the_last_windows(engine):
+    """Kafka Streams has no end of input: without the last heartbeat nothing has closed."""
+    case = Case(window=tumbling(10), end_of_input=False, events=[record("a", 1, ts=3), watermark(9),
+                                                                  record("a", 2, ts=15)])
+    assert observe(engine, case) == Observation(firings=(result(TimeWindow(0, 10), 3, (1,)),))
+
+
+def test_hopping_and_session_windows(engine):
+    """`advanceBy` aligns to multiples of the advance even when the size is not one (`[0, 15)`, `[10, 25)`);
+    sessions merge records within the gap, touching included, and end at their last record (a grace of 10 keeps
+    the first session open when the record at 10 comes)."""
+    hopping = Case(window=Sliding(15, 10), events=[record("a", 1, ts=12)])
+    sessions = Case(window=Session(5), trigger=EventTimeTrigger(), watermark_generator=punctuated(10),
+                    events=[record("a", 1, ts=0), record("a", 2, ts=10), record("a", 3, ts=5)])
+    assert engine.run([hopping, sessions]) == [
+        Observation(firings=(result(TimeWindow(0, 15), 12, (1,)), result(TimeWindow(10, 25), 12, (1,)))),
+        Observation(firings=(result(TimeWindow(0, 11), 10, (1, 2, 3)),))]
+
+
+def test_without_suppress_every_update_is_a_result(updates):
+    """Kafka Streams' default: each record's update of its window is emitted, with the aggregate so far."""
+    case = Case(window=tumbling(10), events=[record("a", 1, ts=1), record("a", 2, ts=3), record("a", 3, ts=12)])
+    assert observe(updates, case) == Observation(firings=(
+        result(TimeWindow(0, 10), 1, (1,)), result(TimeWindow(0, 10), 3, (1, 2)), result(TimeWindow(10, 20), 12, (3,))))
+
+
+def test_kafkas_rejections_and_the_contracts_window_limit(engine):
+    rejected = observe(engine, Case(window=tumbling(0), events=[record("a", 1, ts=1)]))
+    assert rejected == Observation.invalid_spec("Window size (sizeMs) must be larger than zero.")
+    stopped = observe(engine, Case(window=Sliding(20_000, 1), events=[record("a", 1, ts=1), record("a", 2, ts=30_000)]))
+    assert stopped.firings == () and stopped.error == Error(
+        "runtime", "a window assignment yields more than 10,000 windows for one element: beyond what the contract "
+                   "compares (stopped)")
+
+
+def test_cases_in_one_request_answer_as_each_alone(engine):
+    """A request's cases each get a driver of their own."""
+    cases = [Case(window=tumbling(10), events=[record("a", v, ts=v) for v in range(3)]),
+             Case(window=Session(2), events=[record("a", 1, ts=0), record("b", 2, ts=1)]),
+             Case(window=tumbling(0), events=[record("a", 1, ts=1)])]
+    assert engine.run(cases) == [observe(engine, case) for case in cases]
+
+
+def divergence_cases(engine_name: str) -> list[tuple[str, int, Case]]:
+    files = sorted(DIVERGENCES[engine_name].glob("*.json"))
+    return [(p.name, i, c) for p in files for i, c in enumerate(load_cases(p))]
+
+
+@pytest.mark.parametrize("engine_name", sorted(DIVERGENCES))
+def test_each_divergence_differs_on_its_engine_and_agrees_on_the_reference(engine_name, reference, request):
+    engine = request.getfixturevalue({"kafka-streams": "engine", "kafka-streams-updates": "updates"}[engine_name])
+    found = divergence_cases(engine_name)
+    assert found, f"no divergence case files for {engine_name}"
+    cases = [case for _, _, case in found]
+    assert all(required_features(case) <= engine.features for case in cases)
+    for (name, index, case), observation in zip(found, engine.run(cases), strict=True):
+        assert difference(case.expected, observation, len(case.events)), f"{name}#{index} no longer differs"
+        assert not difference(case.expected, observe(reference, case), len(case.events)), f"{name}#{index}"
+
+
+@pytest.mark.parametrize("engine_name", sorted(DIVERGENCES))
+def test_the_readme_links_exactly_the_divergence_files(engine_name):
+    assert linked_divergence_files(SECTION, engine_name) == {p.name for p in DIVERGENCES[engine_name].glob("*.json")}
+
+
+#: Which README point (its case file) explains a minimal counterexample of the suite.
+EXPLAINED = {
+    "output_timestamp.json": lambda f: re.search(r"has timestamp \d+ instead of \d+", f["difference"])
+    or re.search(r"carries timestamp \d+, not maxTimestamp", f["difference"]),
+    "stream_time.json": lambda f: f["case"].get("watermark_generator") is None
+    and re.search(r"extra dropped record|is missing", f["difference"]),
+    "windows_from_zero.json": lambda f: f["case"]["window"]["assigner"] == "sliding"
+    and re.search(r"firing of \[-\d+, -?\d+\) .* is missing", f["difference"]),
+    "session_window_end.json": lambda f: f["case"]["window"]["assigner"] == "session",
+    "session_closes_later.json": lambda f: f["case"]["window"]["assigner"] == "session",
+    "session_gap_zero.json": lambda f: f["case"]["window"].get("gap") == 0,
+    "advance_beyond_size.json": lambda f: "Window advancement interval should be" in f["difference"],
+    "rejection_messages.json": lambda f: re.search(r"the error is invalid_spec: .*, not invalid_spec", f["difference"]),
+    "watermark_interval.json": lambda f: "Auto watermark interval must not be negative" in f["difference"],
+    "windows_per_record.json": lambda f: "size / slide <= 10000000" in f["difference"],
+}
+
+def test_the_suite_finds_the_divergences_the_readme_names(tmp_path):
+    """The whole property suite (profile `ci-slow`) against the engine: it differs, on exactly the properties the
+    README lists, and every minimal counterexample shows a difference one of its points explains."""
+    assert_the_suite_finds_what_the_section_names(tmp_path / "report", "kafka-streams", SECTION, EXPLAINED,
+                                                  timeout=1200)
