@@ -37,6 +37,8 @@ BUILTIN: dict[str, str] = {
     "pyflink-python": "engines.pyflink_python:PyFlinkPythonImplementation",
     "spark-streaming": "engines.spark_streaming:SparkStreamingImplementation",
     "beam": "engines.beam_process:beam",
+    "bytewax": "engines.venv_engines:bytewax",
+    "quix-streams": "engines.venv_engines:quix_streams",
 }
 
 
