@@ -38,7 +38,6 @@ BUILTIN: dict[str, str] = {
     "spark-streaming": "engines.spark_streaming:SparkStreamingImplementation",
     "beam": "engines.beam_process:beam",
     "bytewax": "engines.venv_engines:bytewax",
-    "quix-streams": "engines.venv_engines:quix_streams",
 }
 
 

@@ -18,7 +18,8 @@ sees one record at a time:
   `SlidingWindower(length=size, offset=slide, align_to=epoch + offset)`, `EventTimeSessionWindows(gap)` is
   `SessionWindower(gap)`. What a constructor rejects (`ValueError`) is the case's `invalid_spec`, in Bytewax's
   words, and so is a size, slide, gap or offset that the job cannot convert (`OverflowError`: a `timedelta`
-  holds up to 999,999,999 days). The window function is `collect_window` (the window's items, emitted once when it closes).
+  holds up to 999,999,999 days). The window function is `collect_window` (the window's items, emitted once
+  when it closes).
 - **Watermarks that Flink makes** (`watermark_generator`, punctuated): Bytewax's own `EventClock(ts_getter,
   wait_for_system_duration)`, whose watermark (`_EventClockLogic.on_item`) is the largest timestamp of the key
   minus the wait, plus the system time since that timestamp came: the system clock is frozen (`now_getter`
@@ -65,7 +66,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from conformance.case import (
     AscendingTimestampExtractor,
@@ -112,7 +113,7 @@ FEATURES = frozenset({
     "watermark.legacy_ascending", "watermark.punctuated",
 })
 
-EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 MILLISECOND = timedelta(milliseconds=1)
 
 
@@ -212,8 +213,9 @@ def clock(case: Case):
     """The case's sense of time: Bytewax's `EventClock` with a frozen system clock, or the source's watermarks."""
     if case.watermark_generator is None:
         return SourceWatermarkClock()
-    return EventClock(lambda item: moment(item.ts), wait_for_system_duration=wait(case.watermark_generator) * MILLISECOND,
-                      now_getter=lambda: EPOCH, to_system_utc=lambda _: None)
+    lag = wait(case.watermark_generator) * MILLISECOND
+    return EventClock(lambda item: moment(item.ts), wait_for_system_duration=lag, now_getter=lambda: EPOCH,
+                      to_system_utc=lambda _: None)
 
 
 # --- the windows ---------------------------------------------------------------------------------

@@ -31,7 +31,3 @@ def bytewax() -> ProcessImplementation:
     """`bytewax`: Bytewax 0.21 (`engines/bytewax.py`) in `.venv-bytewax`."""
     return engine_process("engines.bytewax", ".venv-bytewax", "WINDOW_CONFORMANCE_BYTEWAX_PYTHON")
 
-
-def quix_streams() -> ProcessImplementation:
-    """`quix-streams`: Quix Streams 3.28 (`engines/quix_streams.py`) in `.venv-quix`."""
-    return engine_process("engines.quix_streams", ".venv-quix", "WINDOW_CONFORMANCE_QUIX_PYTHON")
