@@ -2,7 +2,7 @@
 
 `apache-beam` lives in an environment of its own (`.venv-beam`, made by `./dev setup`): it pins
 `pyarrow<26`, `protobuf`, `grpcio` and friends, which the Spark environment has no reason to follow. The
-suite starts this module there (`engines/beam_process.py`) and speaks the project's protocol with it
+suite starts this module there (`engines/venv_engines.py`) and speaks the project's protocol with it
 (`window-process/1`, docs/protocol.md): `python -m engines.beam` says hello, then answers each run request.
 
 Each Flink case becomes what a Beam user would write for the same job, run by Beam's direct runner

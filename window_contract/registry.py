@@ -31,9 +31,10 @@ BUILTIN: dict[str, str] = {
     "flink": "flink_impl.implementation:FlinkImplementation",
     "pyflink-python": "engines.pyflink_python:PyFlinkPythonImplementation",
     "spark-streaming": "engines.spark_streaming:SparkStreamingImplementation",
-    "beam": "engines.beam_process:beam",
+    "beam": "engines.venv_engines:beam",
     "kafka-streams": "engines.jvm:kafka_streams",
     "kafka-streams-updates": "engines.jvm:kafka_streams_updates",
+    "bytewax": "engines.venv_engines:bytewax",
 }
 
 

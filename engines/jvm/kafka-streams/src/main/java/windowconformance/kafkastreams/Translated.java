@@ -9,7 +9,7 @@ import windowconformance.protocol.WindowCase;
  */
 final class Translated {
 
-    /** The features declared in the hello (names from {@code conformance.features.FEATURES}). */
+    /** The features declared in the hello (names from {@code window_contract.features.FEATURES}). */
     static final Set<String> FEATURES = Set.of(
             "assigner.tumbling", "assigner.sliding", "assigner.session", "trigger.event_time", "unbounded_input",
             "watermark.bounded_out_of_orderness", "watermark.monotonous", "watermark.legacy_ascending",

@@ -9,7 +9,7 @@ public interface Engine {
     /** The name shown in the report. */
     String name();
 
-    /** The features it declares (names from {@code conformance.features.FEATURES}): the suite sends no other cases. */
+    /** The features it declares (names from {@code window_contract.features.FEATURES}): the suite sends no other cases. */
     Set<String> features();
 
     /** One observation per case, in order: a job the engine rejects is an {@code invalid_spec} observation in the

@@ -1,0 +1,167 @@
+"""The `bytewax` engine: Bytewax 0.21's windowing operators, a process in its own environment (`.venv-bytewax`).
+
+The translation is checked on hand cases through the process, as the suite runs it (Bytewax answers
+position-free: no `at`, no watermark on a firing), and every divergence from Flink 2.x that it shows is
+a case file under `cases/engines/bytewax/` that the README's section on Bytewax links: each differs on
+`bytewax` and agrees on `reference`.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from engine_readme import ROOT, assert_the_suite_finds_what_the_section_names, linked_divergence_files, readme_section
+
+from window_contract import Case, load_implementation, record, session, sliding, tumbling, watermark
+from window_contract.case import BoundedOutOfOrdernessWatermarks
+from window_contract.case_json import case_files, load_cases
+from window_contract.difference import difference
+from window_contract.facts import TOO_MANY_WINDOWS
+from window_contract.features import required_features
+from window_contract.observation import Error, Firing, LateRecord, Observation, TimeWindow
+
+DIVERGENCES = ROOT / "cases" / "engines" / "bytewax"
+SECTION = readme_section("Bytewax")
+#: Hand cases from `cases/` on which Bytewax agrees with Flink.
+AGREEING = ["cases/tumbling/window_start.json", "cases/tumbling/old_window_start_formula.json", "cases/seeds",
+            "cases/watermarks/punctuated.json"]
+
+
+@pytest.fixture(scope="module")
+def engine():
+    bytewax = load_implementation("bytewax")
+    yield bytewax
+    bytewax.close()
+
+
+@pytest.fixture(scope="module")
+def reference():
+    return load_implementation("reference")
+
+
+def observe(engine, case: Case) -> Observation:
+    return engine.run([case])[0]
+
+
+def fired(window: TimeWindow, values: tuple[int, ...], key: str = "a") -> Firing:
+    """A firing as the adapter reports it: the window's last millisecond, no position, no watermark."""
+    return Firing(None, key, window, window.end - 1, values, None)
+
+
+def test_declares_what_bytewax_windowing_offers_and_says_it_is_position_free(engine):
+    assert engine.name == "bytewax" and engine.position_free and engine.costly_calls
+    assert {"assigner.tumbling", "assigner.sliding", "assigner.session", "offset", "late_side_output",
+            "unbounded_input", "watermark.bounded_out_of_orderness", "watermark.punctuated"} <= engine.features
+    assert {"allowed_lateness", "assigner.global", "assigner.count", "trigger.count", "time.processing",
+            "watermark.periodic", "watermark.idleness", "channels", "extreme_values"}.isdisjoint(engine.features)
+    assert not any(f.startswith("evictor.") for f in engine.features)
+
+
+def test_flinks_watermark_is_bytewaxs_one_millisecond_later(engine):
+    """Flink's `Watermark(9)` closes `[0, 10)` with the record at 9 in it; a record of a closed window is late (the
+    key keeps a window open, `[20, 30)`, and with it its watermark: forgets_watermark.json)."""
+    case = Case(window=tumbling(10), events=[record("a", 1, ts=3), record("a", 2, ts=9), watermark(8), watermark(9),
+                                             record("a", 3, ts=10), record("a", 4, ts=25), watermark(20),
+                                             record("a", 5, ts=10)])
+    assert observe(engine, case) == Observation(
+        firings=(fired(TimeWindow(0, 10), (1, 2)), fired(TimeWindow(10, 20), (3,)), fired(TimeWindow(20, 30), (4,))),
+        dropped=(LateRecord(None, "a", 5, 10),))
+
+
+def test_a_bounded_out_of_orderness_generator_is_an_event_clock_waiting_the_bound(engine, reference):
+    """One key: Flink's `max - bound - 1` and Bytewax's `max - bound` close the same windows at the same record."""
+    case = Case(window=tumbling(10), late_side_output=True,
+                watermark_generator=BoundedOutOfOrdernessWatermarks(2, punctuated=True, interval=0),
+                events=[record("a", 1, ts=3), record("a", 2, ts=11), record("a", 3, ts=9), record("a", 4, ts=12),
+                        record("a", 5, ts=25), record("a", 6, ts=12)])
+    flink = observe(reference, case)
+    assert not difference(flink, observe(engine, case), len(case.events))
+    assert [f.values for f in flink.firings] == [(1, 3), (2, 4), (5,)] and flink.late == (LateRecord(5, "a", 6, 12),)
+
+
+def test_the_late_stream_is_the_side_output_or_what_is_dropped(engine):
+    """Each late record once, although Bytewax sends it down the late stream for each of its sliding windows."""
+    events = [record("a", 1, ts=12), record("a", 2, ts=32), watermark(20), record("a", 3, ts=13)]
+    kept, ignored = (observe(engine, Case(window=sliding(10, 5), late_side_output=side, events=events))
+                     for side in (True, False))
+    assert kept.late == ignored.dropped == (LateRecord(None, "a", 3, 13),)
+    assert kept.firings == ignored.firings == (fired(TimeWindow(5, 15), (1,)), fired(TimeWindow(10, 20), (1,)),
+                                               fired(TimeWindow(25, 35), (2,)), fired(TimeWindow(30, 40), (2,)))
+
+
+def test_a_session_is_named_as_flink_names_it_first_to_last_plus_gap(engine):
+    case = Case(window=session(5), events=[record("a", 1, ts=0), record("a", 2, ts=8), record("a", 3, ts=4),
+                                           record("a", 4, ts=20)])
+    assert observe(engine, case) == Observation(firings=(fired(TimeWindow(0, 13), (1, 2, 3)),
+                                                         fired(TimeWindow(20, 25), (4,))))
+
+
+def test_input_without_end_aborts_the_dataflow_with_nothing_flushed(engine):
+    case = Case(window=tumbling(10), end_of_input=False,
+                events=[record("a", 1, ts=3), watermark(9), record("a", 2, ts=15)])
+    assert observe(engine, case) == Observation(firings=(fired(TimeWindow(0, 10), (1,)),))
+
+
+def test_an_exception_in_the_dataflow_fails_the_job_after_what_it_emitted(engine):
+    case = Case(window=tumbling(10), events=[record("a", 1, ts=3), watermark(9), record("a", 2, ts=2**50)])
+    assert observe(engine, case) == Observation(
+        firings=(fired(TimeWindow(0, 10), (1,)),),
+        error=Error("runtime", "OverflowError: date value out of range"))
+
+
+def test_an_element_with_too_many_windows_stops_the_case_there(engine):
+    case = Case(window=sliding(20_001, 2), events=[record("a", 1, ts=3), record("a", 2, ts=4)])
+    observation = observe(engine, case)
+    assert observation.error == Error("runtime", TOO_MANY_WINDOWS) and observation.firings == ()
+
+
+@pytest.mark.parametrize("path", AGREEING)
+def test_hand_cases_agree_with_flink(engine, path):
+    cases = [c for p in case_files([ROOT / path]) for c in load_cases(p) if required_features(c) <= engine.features]
+    assert cases, f"{path} has no case bytewax supports"
+    for case, observation in zip(cases, engine.run(cases), strict=True):
+        assert not difference(case.expected, observation, len(case.events)), case.name
+
+
+def divergence_cases() -> list[tuple[str, int, Case]]:
+    return [(p.name, i, c) for p in sorted(DIVERGENCES.glob("*.json")) for i, c in enumerate(load_cases(p))]
+
+
+def test_each_divergence_differs_on_bytewax_and_agrees_on_the_reference(engine, reference):
+    found = divergence_cases()
+    assert found, "no divergence case files"
+    cases = [case for _, _, case in found]
+    assert all(required_features(case) <= engine.features for case in cases)
+    for (name, index, case), observation in zip(found, engine.run(cases), strict=True):
+        assert difference(case.expected, observation, len(case.events)), f"{name}#{index} no longer differs"
+        assert not difference(case.expected, observe(reference, case), len(case.events)), f"{name}#{index}"
+
+
+def test_the_readme_links_exactly_the_divergence_files():
+    assert linked_divergence_files(SECTION, "bytewax") == {p.name for p in DIVERGENCES.glob("*.json")}
+
+
+def listed_watermarks(failure) -> bool:
+    return any("watermark" in event for event in failure["case"]["events"])
+
+
+#: Which README point (its case file) explains a minimal counterexample of the suite.
+EXPLAINED = {
+    "late_per_item.json": lambda f: re.search(r"extra (dropped|late) record", f["difference"]),
+    "forgets_watermark.json": lambda f: listed_watermarks(f) and "extra firing" in f["difference"],
+    "watermark_per_key.json": lambda f: f["case"].get("watermark_generator") is not None
+    and len({e["record"]["key"] for e in f["case"]["events"] if "record" in e}) > 1,
+    "session_closes_later.json": lambda f: f["case"]["window"]["assigner"] == "session"
+    and "is missing" in f["difference"],
+    "accepted_specs.json": lambda f: f["case"]["window"].get("size", 1) <= 0 or f["case"]["window"].get("gap", 1) <= 0
+    or "invalid_spec error is missing" in f["difference"],
+    "size_below_slide.json": lambda f: "can't be longer than `length`" in f["difference"],
+    "time_range.json": lambda f: "OverflowError" in f["difference"],
+}
+
+
+def test_the_suite_finds_the_divergences_the_readme_names(tmp_path):
+    """The whole property suite (profile `ci-slow`) against the engine: it differs, on exactly the properties the
+    README lists, and every minimal counterexample shows a difference one of its points explains."""
+    assert_the_suite_finds_what_the_section_names(tmp_path / "report", "bytewax", SECTION, EXPLAINED, timeout=900)
