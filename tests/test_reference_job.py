@@ -109,7 +109,7 @@ def test_window_start_variant_reaches_the_assigner():
 
 
 def test_a_specification_that_is_not_the_contracts_is_a_type_error():
-    with pytest.raises(TypeError, match="not a window assigner"):
+    with pytest.raises(TypeError, match="not a kind of the format that the model knows: 'tumbling'"):
         build(Case(window="tumbling"))
-    with pytest.raises(TypeError, match="not an evictor"):
+    with pytest.raises(TypeError, match="not a kind of the format that the model knows: 'count'"):
         build(Case(window=tumbling(10), evictor="count"))
