@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from reference import evictors, triggers
 from reference.assigners import WindowAssigner
+from reference.dialects import FLINK, Dialect
 from reference.errors import InvalidSpec
 from reference.kinds import build
 from reference.operator import EvictingWindowOperator, WindowOperator, WindowOutput
@@ -30,8 +31,10 @@ def build_assigner(window: spec.WindowSpec, window_start: WindowStart) -> Window
 
 
 def build_operator(case: spec.Case, output: WindowOutput, listener: TraceListener = NO_TRACE,
-                   window_start: WindowStart = get_window_start_with_offset) -> WindowOperator:
-    """The operator Flink would run for `case`; raises `InvalidSpec` where Flink rejects the job."""
+                   window_start: WindowStart = get_window_start_with_offset,
+                   dialect: Dialect = FLINK) -> WindowOperator:
+    """The operator Flink would run for `case` (with the rules `dialect` switches, `reference.dialects`);
+    raises `InvalidSpec` where Flink rejects the job."""
     assigner = build_assigner(case.window, window_start)
     trigger, evictor = assigner.default_trigger(), None
     match case.window:  # KeyedStream.countWindow sets these before the case's .trigger / .evictor
@@ -40,14 +43,15 @@ def build_operator(case: spec.Case, output: WindowOutput, listener: TraceListene
         case spec.Count(size, slide):
             trigger, evictor = triggers.CountTrigger(slide), evictors.CountEvictor(size, False)
     if case.trigger is not None:  # WindowedStream.trigger replaces the trigger, keeps the evictor
-        trigger = build(case.trigger)
+        trigger = build(case.trigger, dialect.models)
     if case.evictor is not None:  # WindowedStream.evictor replaces the evictor, keeps the trigger
-        evictor = build(case.evictor)
+        evictor = build(case.evictor, dialect.models)
     if assigner.is_merging and not trigger.can_merge:
         raise InvalidSpec(MERGING_TRIGGER_MESSAGE)
     if case.allowed_lateness < 0:  # WindowOperatorBuilder.allowedLateness, after the assigner and trigger
         raise InvalidSpec(NEGATIVE_LATENESS_MESSAGE)
     if evictor is not None:
-        return EvictingWindowOperator(assigner, trigger, evictor, case.allowed_lateness,
-                                      case.late_side_output, output, listener)
-    return WindowOperator(assigner, trigger, case.allowed_lateness, case.late_side_output, output, listener)
+        return dialect.operator_class(EvictingWindowOperator)(assigner, trigger, evictor, case.allowed_lateness,
+                                                              case.late_side_output, output, listener)
+    return dialect.operator_class(WindowOperator)(assigner, trigger, case.allowed_lateness, case.late_side_output,
+                                                  output, listener)

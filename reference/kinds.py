@@ -29,13 +29,14 @@ def models(*kinds: type[Kind]):
     return register
 
 
-def build(kind: Kind, **context: Any) -> Any:
+def build(kind: Kind, models: dict[type[Kind], type] | None = None, **context: Any) -> Any:
     """The model of `kind`: its class's `from_kind(kind, **context)`, or the class called with the
-    kind's fields in order, nested kinds built first."""
-    model = MODELS.get(type(kind))
+    kind's fields in order, nested kinds built first. `models` swaps in other classes for some kinds
+    (a dialect's, `reference.dialects`)."""
+    model = (models or {}).get(type(kind)) or MODELS.get(type(kind))
     if model is None:
         raise TypeError(f"not a kind of the format that the model knows: {kind!r}")
     if hasattr(model, "from_kind"):
         return model.from_kind(kind, **context)
-    return model(*(build(v) if isinstance(v, Kind) else v
+    return model(*(build(v, models) if isinstance(v, Kind) else v
                    for v in (getattr(kind, f.name) for f in dataclasses.fields(kind))))

@@ -6,9 +6,9 @@ import pytest
 from reference import evictors, triggers
 from reference.assigners import GlobalWindows, SessionWindows, SlidingWindows, TumblingWindows
 from reference.errors import InvalidSpec
-from reference.implementation import Collector
 from reference.job import build_operator
 from reference.operator import EvictingWindowOperator, WindowOperator
+from reference.output import Collector
 from reference.windows import get_window_start_with_offset_flink_1_12
 from window_contract import (
     LONG_MIN,
