@@ -1,0 +1,11 @@
+"""Implementations that are the reference in a dialect (`reference.dialects`): engines whose behaviour the
+tests know exactly, for the divergence machinery's own tests."""
+
+from __future__ import annotations
+
+from reference.dialects import Dialect
+from reference.implementation import ReferenceImplementation
+
+
+def touching_sessions_stay_apart() -> ReferenceImplementation:
+    return ReferenceImplementation(dialect=Dialect(sessions_merge_when_touching=False), name="touching-apart")
