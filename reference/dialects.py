@@ -20,11 +20,13 @@ from functools import partial
 from typing import Literal
 
 from reference.errors import JobFailure
+from reference.operator import Context
 from reference.output import Collector
 from reference.triggers import ContinuousEventTimeTrigger
 from reference.windows import TimeWindow, merge_windows
 from window_contract import case
 from window_contract.facts import LONG_MAX, LONG_MIN
+from window_contract.java_hash import hash_set_order
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,11 @@ class Dialect:
     windows_close_at: Literal["max_timestamp", "end"] = "max_timestamp"
     #: The operator's watermark before the first one arrives (`Long.MIN_VALUE` in Flink).
     initial_watermark: int = LONG_MIN
+    #: A trigger's reducing state (`CountTrigger`'s count, a continuous trigger's next fire time) merges by
+    #: reducing (`mergePartitionedState`); "first_of_bag": a bag of the merged windows' values whose value is
+    #: its first, the merged window's own or else the first merged window's in the JVM's `HashSet` order (a
+    #: PyFlink job's reducing state, kept in the JVM's list state).
+    trigger_state_merges: Literal["reduce", "first_of_bag"] = "reduce"
 
     def switched(self) -> dict[str, object]:
         """The switches not at Flink's default."""
@@ -219,6 +226,28 @@ class UnboundedArithmetic:
             super().delete_cleanup_timer(window)
 
 
+class FirstOfBagContext(Context):
+    """`trigger_state_merges="first_of_bag"`: a merge keeps the merged window's own value, or else the value
+    of the first merged window in the JVM's `HashSet` order (`window_contract.java_hash`), and drops the others."""
+
+    __slots__ = ()
+
+    def merge_state(self, name, reduce):
+        state = self.op.trigger_state
+        values = [v for w in hash_set_order(self.merged_windows)
+                  if (v := state.pop((self.key, w, name), None)) is not None]
+        if values and (self.key, self.window, name) not in state:
+            state[(self.key, self.window, name)] = values[0]
+
+
+class MergesTriggerStateAsABag:
+    """`trigger_state_merges="first_of_bag"`: the trigger's context merges its state as `FirstOfBagContext` does."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.trigger_context = FirstOfBagContext(self)
+
+
 class StartsAtWatermark:
     """`initial_watermark`: the operator's watermark before the first one arrives (with
     `windows_close_at="end"`, the operator decides on one less, as on every watermark)."""
@@ -240,4 +269,5 @@ MIXINS: list[tuple[Callable[[Dialect], bool], type]] = [
     (lambda d: d.firing_timestamp != "max_timestamp", TriggerTime),
     (lambda d: d.long_arithmetic == "unbounded", UnboundedArithmetic),
     (lambda d: d.initial_watermark != LONG_MIN, StartsAtWatermark),
+    (lambda d: d.trigger_state_merges == "first_of_bag", MergesTriggerStateAsABag),
 ]

@@ -184,3 +184,10 @@ def test_replay_with_divergences_names_them_and_fails_on_what_is_left(tmp_path):
                      'switches = { drop_when_past_cleanup_strictly = true }\n')
     left = subprocess.run([*args, str(other)], cwd=ROOT, capture_output=True, text=True, env=env)
     assert left.returncode == 1 and "UNEXPLAINED" in left.stdout and "iterable_item" in left.stdout
+
+
+def test_trigger_state_that_merges_as_a_bag_keeps_one_sessions_count():
+    case = Case(window=session(10), trigger=CountTrigger(3),
+                events=[record("a", 1, 0), record("a", 2, 16), record("a", 3, 8), record("a", 4, 9)])
+    assert [f.at for f in simulate(case).firings][:1] == [2]
+    assert [f.at for f in simulate(case, dialect=Dialect(trigger_state_merges="first_of_bag")).firings][:1] == [3]
