@@ -95,8 +95,16 @@ class Dialect:
 
     def received(self, receive: Callable[[int], None], generated: bool) -> Callable[[int], None]:
         """How the operator receives a watermark, before it is recorded: a generated one gains
-        `generated_watermark_offset`."""
-        return _shifted(receive, self.generated_watermark_offset if generated else 0)
+        `generated_watermark_offset`, and one not above `initial_watermark` never arrives."""
+        offset = self.generated_watermark_offset if generated else 0
+        if not offset and self.initial_watermark == LONG_MIN:
+            return receive
+
+        def received(watermark: int) -> None:
+            watermark = watermark if watermark == LONG_MAX else watermark + offset
+            if watermark > self.initial_watermark:
+                receive(watermark)
+        return received
 
     def deciding(self, process_watermark: Callable[[int], None]) -> Callable[[int], None]:
         """What the operator decides on, after the watermark is recorded (`decides_on_less`)."""
@@ -250,15 +258,12 @@ class MergesTriggerStateAsABag:
 
 class StartsAtWatermark:
     """`initial_watermark`: the operator's watermark before the first one arrives (with
-    `windows_close_at="end"`, the operator decides on one less, as on every watermark)."""
+    `windows_close_at="end"`, the operator decides on one less, as on every watermark; `Dialect.received`
+    keeps the watermarks below it away)."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.timers.current_watermark = self.dialect.initial_watermark - self.dialect.decides_on_less
-
-    def process_watermark(self, time):
-        if time > self.timers.current_watermark:  # below where it starts, a watermark changes nothing
-            super().process_watermark(time)
 
 
 #: Which mixin each switch brings, when it is not at Flink's default.
