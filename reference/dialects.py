@@ -236,24 +236,60 @@ class UnboundedArithmetic:
 
 class FirstOfBagContext(Context):
     """`trigger_state_merges="first_of_bag"`: a merge keeps the merged window's own value, or else the value
-    of the first merged window in the JVM's `HashSet` order (`window_contract.java_hash`), and drops the others."""
+    of the first merged window that has one, in the order the JVM's `HashSet` iterates them
+    (`window_contract.java_hash`) when PyFlink sends them in its own set's order (`python_set_order`)."""
 
-    __slots__ = ()
+    __slots__ = ("adding",)
 
     def merge_state(self, name, reduce):
         state = self.op.trigger_state
-        values = [v for w in hash_set_order(self.merged_windows)
-                  if (v := state.pop((self.key, w, name), None)) is not None]
+        sent = python_set_order([*self.merged_windows, self.adding], self.adding)
+        values = [v for w in hash_set_order(sent) if (v := state.pop((self.key, w, name), None)) is not None]
         if values and (self.key, self.window, name) not in state:
             state[(self.key, self.window, name)] = values[0]
 
 
+class _PyFlinkTimeWindow:
+    """A window hashed as PyFlink's `TimeWindow.__hash__`: `start + mod_inverse((end << 1) + 1)`."""
+
+    __slots__ = ("window",)
+
+    def __init__(self, window: TimeWindow) -> None:
+        self.window = window
+
+    def __hash__(self) -> int:
+        x = (self.window.end << 1) + 1
+        inverse = x * x * x  # PyFlink's mod_inverse, in Python's unbounded integers
+        for _ in range(3):
+            inverse *= 2 - x * inverse
+        return self.window.start + inverse
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _PyFlinkTimeWindow) and self.window == other.window
+
+
+def python_set_order(windows: list[TimeWindow], added: TimeWindow) -> list[TimeWindow]:
+    """The merged windows in the order PyFlink's `TimeWindow.merge_windows` yields them: a Python set, filled
+    in the windows' order, from which the window being added is removed."""
+    merged = set()
+    for window in sorted(windows):
+        merged.add(_PyFlinkTimeWindow(window))
+    merged.discard(_PyFlinkTimeWindow(added))
+    return [w.window for w in merged]
+
+
 class MergesTriggerStateAsABag:
-    """`trigger_state_merges="first_of_bag"`: the trigger's context merges its state as `FirstOfBagContext` does."""
+    """`trigger_state_merges="first_of_bag"`: the trigger's context merges its state as `FirstOfBagContext`
+    does, told which window the element being merged brought."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.trigger_context = FirstOfBagContext(self)
+
+    def add_to_merging_windows(self, key, element, timestamp, windows):
+        for window in windows:  # a session assigner gives one
+            self.trigger_context.adding = window
+        return super().add_to_merging_windows(key, element, timestamp, windows)
 
 
 class StartsAtWatermark:
