@@ -42,6 +42,11 @@ final class CaseRun {
     private final List<String> dropped = new ArrayList<>();
     /** The window operator's input watermarks, or null when the case does not observe them. */
     private final List<String> watermarks;
+    /**
+     * The event during which the window operator's input received each watermark (they only increase), for an API
+     * whose outputs reach their recorder in another thread ({@link #eventOfWatermark}).
+     */
+    private final Map<Long, Integer> watermarkEvents = new ConcurrentHashMap<>();
     private ObjectNode error;
     /** Set when the replay operator receives the case's first event. */
     private volatile boolean started;
@@ -91,6 +96,7 @@ final class CaseRun {
         if (watermarks != null) {
             watermarks.clear();
         }
+        watermarkEvents.clear();
         error = null;
         replayThread = null;
         started = false;
@@ -170,6 +176,11 @@ final class CaseRun {
 
     /** A record of the late-data side output: `late` if the case asked for it, else `dropped`. */
     synchronized void lateRecord(Element e, boolean sideOutput) {
+        lateRecordAt(at, e, sideOutput);
+    }
+
+    /** A late record that left the window operator during event {@code at}. */
+    synchronized void lateRecordAt(int at, Element e, boolean sideOutput) {
         checkOutputLimit();
         ObjectNode node = JSON.objectNode().put("at", at).put("key", e.key).put("value", e.value).put("ts", e.ts);
         (sideOutput ? late : dropped).add(node.toString());
@@ -177,9 +188,15 @@ final class CaseRun {
 
     /** A watermark the window operator receives, during the current event. */
     synchronized void receivedWatermark(long watermark) {
+        watermarkEvents.put(watermark, at);
         if (watermarks != null) {
             watermarks.add(JSON.objectNode().put("at", at).put("watermark", watermark).toString());
         }
+    }
+
+    /** The event during which the window operator received {@code watermark}, or null if it never did. */
+    Integer eventOfWatermark(long watermark) {
+        return watermarkEvents.get(watermark);
     }
 
     synchronized ObjectNode observation() {

@@ -31,13 +31,15 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 final class JobRunner {
     private final MiniCluster cluster;
     private final Configuration jobConfiguration;
+    private final Api api;
     private int branchesPerJob;
     private long timeoutSeconds;
     private boolean spent;
 
-    JobRunner(MiniCluster cluster, Configuration jobConfiguration) {
+    JobRunner(MiniCluster cluster, Configuration jobConfiguration, Api api) {
         this.cluster = cluster;
         this.jobConfiguration = jobConfiguration;
+        this.api = api;
     }
 
     /** True once a job was abandoned: its task thread still runs, the process must end. */
@@ -62,9 +64,10 @@ final class JobRunner {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(jobConfiguration);
         env.setParallelism(1);
         DataStream<ReplayEvent> source = CaseBranch.source(env, runs);
+        Api.Branches branches = api.forJob(env);
         List<CaseRun> running = new ArrayList<>();
         for (CaseRun run : runs) {
-            if (addBranch(env, source, run)) {
+            if (addBranch(env, branches, source, run)) {
                 running.add(run);
             }
         }
@@ -87,11 +90,12 @@ final class JobRunner {
     }
 
     /** False if Flink rejects the case's specification: then it is an invalid_spec case, not a branch. */
-    private static boolean addBranch(StreamExecutionEnvironment env, DataStream<ReplayEvent> source, CaseRun run) {
+    private static boolean addBranch(StreamExecutionEnvironment env, Api.Branches branches,
+                                     DataStream<ReplayEvent> source, CaseRun run) {
         List<Transformation<?>> transformations = env.getTransformations();
         int before = transformations.size();
         try {
-            CaseBranch.add(source, run);
+            branches.add(source, run);
             return true;
         } catch (CaseBranch.UnsupportedCase e) {
             throw e;
@@ -103,6 +107,10 @@ final class JobRunner {
     }
 
     private void rerunAfterFailure(List<CaseRun> running, JobExecutionException jobFailure) throws Exception {
+        if (!api.branchesRecordTheirFailures()) {
+            rerunAlone(running, jobFailure);
+            return;
+        }
         List<CaseRun> cutShort = new ArrayList<>();
         for (CaseRun run : running) {
             if (!run.failed() && !run.finished()) {
@@ -117,6 +125,24 @@ final class JobRunner {
             run.reset();
         }
         runJob(cutShort);
+    }
+
+    /**
+     * A failed job of an API whose branches run in several threads: a case's replay may have ended while its
+     * outputs were still on their way, so every case that did not record a failure of its own runs again, each in a
+     * job of its own; a job of one case that fails is that case's failure.
+     */
+    private void rerunAlone(List<CaseRun> running, JobExecutionException jobFailure) throws Exception {
+        if (running.size() == 1) {
+            running.get(0).runtimeError(jobFailure);
+            return;
+        }
+        for (CaseRun run : running) {
+            if (!run.failed()) {
+                run.reset();
+                runJob(List.of(run));
+            }
+        }
     }
 
     /**
