@@ -37,6 +37,7 @@ BUILTIN: dict[str, str] = {
     "flink-1.20": "flink_impl.implementation:Flink120Implementation",
     "flink-sql": "flink_impl.sql:FlinkSqlImplementation",
     "flink-sql-1.20": "flink_impl.sql:FlinkSql120Implementation",
+    "flink-sql-legacy": "flink_impl.sql:FlinkSqlLegacyImplementation",
     "pyflink-python": "engines.pyflink_python:PyFlinkPythonImplementation",
     "spark-streaming": "engines.spark_streaming:SparkStreamingImplementation",
     "beam": "engines.beam_process:beam",

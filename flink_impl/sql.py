@@ -33,6 +33,8 @@ FEATURES = frozenset({
 
 FLINK_SQL = Variant("flink-sql", "2.3", "sql", FEATURES)
 FLINK_SQL_1_20 = Variant("flink-sql-1.20", "1.20", "sql", FEATURES)
+#: The legacy group windows take no offset (`TUMBLE(rowtime, size, time)`'s third argument is a time of day).
+FLINK_SQL_LEGACY = Variant("flink-sql-legacy", "2.3", "sql-legacy", FEATURES - {"offset"})
 
 
 class FlinkSqlImplementation(FlinkImplementation):
@@ -45,3 +47,9 @@ class FlinkSql120Implementation(FlinkImplementation):
     """Flink 1.20's SQL window table functions."""
 
     variant = FLINK_SQL_1_20
+
+
+class FlinkSqlLegacyImplementation(FlinkImplementation):
+    """Flink 2.3's legacy SQL group windows (`GROUP BY k, TUMBLE(rowtime, ...)`)."""
+
+    variant = FLINK_SQL_LEGACY

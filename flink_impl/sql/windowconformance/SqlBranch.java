@@ -14,7 +14,7 @@ import org.apache.flink.types.Row;
  * on it, and what the query emits is recorded.
  *
  * <p>source -> {@link EventReplayOperator} -> {@link SqlRecord}s -> {@code fromDataStream} -> the query ->
- * {@code toDataStream} -> {@link SqlFirings}.
+ * {@code toChangelogStream} -> {@link SqlFirings}.
  *
  * <ul>
  *   <li>The records and watermarks are the DataStream harness's own replay (its channels merged by Flink's
@@ -24,8 +24,8 @@ import org.apache.flink.types.Row;
  *       source that emits its own watermarks.</li>
  *   <li>The key is the column {@code k}: {@code GROUP BY k} (the planner puts a hash exchange before the aggregate,
  *       as {@code keyBy} does).</li>
- *   <li>The case's {@code allowed_lateness} is {@code table.exec.emit.allow-lateness}, set while the query is
- *       planned ({@code toDataStream} plans it at once), as a user moving {@code allowedLateness} to SQL sets it.</li>
+ *   <li>The case's {@code allowed_lateness} is the dialect's emit settings ({@link SqlApi}), set while the query
+ *       is planned ({@code toChangelogStream} plans it at once).</li>
  * </ul>
  *
  * <p>What Flink rejects while planning (the query's validation) throws here: the case's {@code invalid_spec}.
@@ -35,10 +35,11 @@ final class SqlBranch {
 
     private static final TypeInformation<Element> ELEMENT_TYPE = TypeInformation.of(Element.class);
     private static final TypeInformation<SqlRecord> RECORD_TYPE = TypeInformation.of(SqlRecord.class);
-    static final String ALLOW_LATENESS = "table.exec.emit.allow-lateness";
+    /** The name of the case's table in its query. */
+    static final String TABLE = "events";
 
-    static void add(StreamTableEnvironment tables, DataStream<ReplayEvent> source, CaseRun run) {
-        String name = "case_" + run.id;
+    static void add(StreamTableEnvironment tables, DataStream<ReplayEvent> source, CaseRun run, SqlApi api) {
+        String name = "case-" + run.id;
         // The replay moves the window operator's processing-time clock on a processing_time event; the SQL
         // implementations declare no processing time, and the window aggregate keeps its task's own service.
         run.processingTime = new CaseProcessingTime();
@@ -49,11 +50,33 @@ final class SqlBranch {
                 .columnByMetadata("rowtime", "TIMESTAMP_LTZ(3)")
                 .watermark("rowtime", "SOURCE_WATERMARK()")
                 .build());
-        tables.createTemporaryView(name, table);
-        tables.getConfig().set(ALLOW_LATENESS, run.spec.get("allowed_lateness").asLong() + " ms");
-        DataStream<Row> emitted = tables.toDataStream(tables.sqlQuery(
-                SqlQueries.windowTableFunction(run.spec.get("window"), name)));
+        // One name for every case's table, so that Flink's messages about a query name no case id; the query is
+        // planned at once, so the view is not needed after it.
+        tables.createTemporaryView(TABLE, table);
+        DataStream<Row> emitted;
+        try {
+            emitted = tables.toChangelogStream(tables.sqlQuery(api.query(tables, run, TABLE)));
+        } catch (RuntimeException rejected) {
+            throw new IllegalArgumentException(rejection(rejected), rejected);
+        } finally {
+            tables.dropTemporaryView(TABLE);
+        }
         emitted.transform(name + "-firings", Types.VOID, new SqlFirings(run.id));
+    }
+
+    /**
+     * Flink's message for a query it will not plan, without the plan it prints with it: the plan names the job's
+     * anonymous tables by a counter, which depends on the cases planned before.
+     */
+    static String rejection(RuntimeException rejected) {
+        String message = String.valueOf(rejected.getMessage());
+        StringBuilder kept = new StringBuilder();
+        for (String paragraph : message.split("\n\n")) {
+            if (!paragraph.startsWith("FlinkLogical")) {
+                kept.append(kept.length() == 0 ? "" : "\n\n").append(paragraph);
+            }
+        }
+        return kept.toString();
     }
 
     /** The record with the index of the event being replayed (chained to the replay: the same thread). */

@@ -13,17 +13,23 @@ import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.types.Row;
+import org.apache.flink.types.RowKind;
 
 /**
- * Records what a case's query emits: each row is a firing, of the window {@code [window_start, window_end)} of key
- * {@code k}, with {@code window_time} as its timestamp and the values of the records {@code idxs} names.
+ * Records what a case's query emits: each row that says a result ({@code +I}, or {@code +U} for a window fired
+ * again) is a firing, of the window {@code [window_start, window_end)} of key {@code k}, with {@code window_time} as
+ * its timestamp and the values of the records {@code idxs} names; a retraction ({@code -U}, {@code -D}) of what was
+ * said before is not one.
  *
  * <p>When: the window aggregate runs in a task of its own, so a row does not say during which of the case's events
- * it was emitted; the watermarks say it. {@code WindowAggOperator} (and the legacy {@code WindowOperator}) fire a
- * window from a timer while it processes a watermark, and forward the watermark downstream after its timers have
- * fired ({@code AbstractStreamOperator.processWatermark}); one input channel keeps records and watermarks in order.
- * So the rows that come before a watermark were emitted while the aggregate processed it, during the event at which
- * the replay emitted that watermark ({@link CaseRun#eventOfWatermark}), and the firing's watermark is that one.
+ * it was emitted; the watermarks and the rows' contents say it. One input channel keeps rows and watermarks in
+ * order, and the window operators ({@code WindowAggOperator}, the legacy {@code WindowOperator}) forward a
+ * watermark only after the timers it fired ({@code AbstractStreamOperator.processWatermark}). A window fires at a
+ * watermark that reaches its {@code window_time} (its {@code maxTimestamp}), or, fired already, again at a late
+ * record (the legacy windows' late firing, as {@code EventTimeTrigger} does). So a row whose {@code window_time} the
+ * last watermark had passed was emitted at a late record, the newest of those it holds (the one with the highest
+ * index), under that watermark; any other row at the next watermark, during the event at which the replay emitted
+ * that watermark ({@link CaseRun#eventOfWatermark}), and the firing's watermark is that one.
  *
  * <p>What was dropped: SQL has no late-data side output and tells nothing of what it drops. At the end of a bounded
  * input every window has fired (the last watermark is {@code Long.MAX_VALUE}), so a record that no firing holds was
@@ -35,6 +41,7 @@ final class SqlFirings extends AbstractStreamOperator<Void> implements OneInputS
     private transient CaseRun run;
     private transient List<Row> pending;
     private transient BitSet fired;
+    private transient long watermark;
 
     SqlFirings(int caseId) {
         this.caseId = caseId;
@@ -46,25 +53,40 @@ final class SqlFirings extends AbstractStreamOperator<Void> implements OneInputS
         run = CaseRun.get(caseId);
         pending = new ArrayList<>();
         fired = new BitSet();
+        watermark = Long.MIN_VALUE;
     }
 
     @Override
-    public void processElement(StreamRecord<Row> row) {
-        pending.add(row.getValue());
+    public void processElement(StreamRecord<Row> record) {
+        Row row = record.getValue();
+        RowKind kind = row.getKind();
+        if (kind == RowKind.UPDATE_BEFORE || kind == RowKind.DELETE) {
+            return;
+        }
+        if (millis(row.getField("window_time")) <= watermark) {
+            int newest = 0;
+            for (Object index : (Object[]) row.getFieldAs("idxs")) {
+                newest = Math.max(newest, ((Number) index).intValue());
+            }
+            fire(row, newest, watermark);
+        } else {
+            pending.add(row);
+        }
     }
 
     @Override
     public void processWatermark(Watermark mark) {
+        watermark = mark.getTimestamp();
         if (pending.isEmpty()) {
             return;
         }
-        Integer at = run.eventOfWatermark(mark.getTimestamp());
+        Integer at = run.eventOfWatermark(watermark);
         if (at == null) {
             throw new IllegalStateException("case " + caseId + ": rows before a watermark the case never emitted: "
-                    + mark.getTimestamp());
+                    + watermark);
         }
         for (Row row : pending) {
-            fire(row, at, mark.getTimestamp());
+            fire(row, at, watermark);
         }
         pending.clear();
     }

@@ -32,6 +32,36 @@ final class SqlQueries {
                 + tableFunction(window, table) + ") GROUP BY k, window_start, window_end, window_time";
     }
 
+    /**
+     * The query of the case's legacy group window, over {@code table}: {@code GROUP BY k, TUMBLE(rowtime, size)}
+     * ({@code HOP(rowtime, slide, size)}, {@code SESSION(rowtime, gap)}), the window's bounds and time its
+     * {@code _START}, {@code _END} and {@code _ROWTIME} functions.
+     */
+    static String groupWindow(JsonNode w, String table) {
+        String function;
+        String arguments;
+        switch (w.get("assigner").asText()) {
+            case "tumbling":
+                function = "TUMBLE";
+                arguments = interval(w.get("size").asLong());
+                break;
+            case "sliding":
+                function = "HOP";
+                arguments = interval(w.get("slide").asLong()) + ", " + interval(w.get("size").asLong());
+                break;
+            case "session":
+                function = "SESSION";
+                arguments = interval(w.get("gap").asLong());
+                break;
+            default:
+                throw new CaseBranch.UnsupportedCase("window assigner " + w.get("assigner") + " in SQL");
+        }
+        String window = "(rowtime, " + arguments + offset(w) + ")";
+        return "SELECT k, " + function + "_START" + window + " AS window_start, " + function + "_END" + window
+                + " AS window_end, " + function + "_ROWTIME" + window + " AS window_time, ARRAY_AGG(idx) AS idxs FROM "
+                + table + " GROUP BY k, " + function + window;
+    }
+
     private static String tableFunction(JsonNode w, String table) {
         String rowtime = "DESCRIPTOR(rowtime)";
         switch (w.get("assigner").asText()) {
