@@ -16,7 +16,7 @@ import shlex
 from dataclasses import asdict, dataclass
 
 from conformance.facts import NEVER_ENDS, TOO_MANY_WINDOWS, WINDOWS_PER_ELEMENT_LIMIT
-from conformance.features import ALL_FEATURES
+from conformance.features import ALL_FEATURES, FEATURES
 from flink_impl.toolchain import MAIN_CLASS, compiled_classes, find_build
 
 NAME = "flink"
@@ -54,7 +54,8 @@ FLINK_1_20 = Variant("flink-1.20", "1.20", "datastream", ALL_FEATURES)
 
 def contract_argument(limits: Limits, variant: Variant = FLINK) -> str:
     """The runner's one argument (`Contract.java`): what it takes from the contract, as JSON."""
-    return json.dumps({"name": variant.name, "features": sorted(variant.features), "api": variant.api,
+    features = [name for name in FEATURES if name in variant.features]  # in the contract's order
+    return json.dumps({"name": variant.name, "features": features, "api": variant.api,
                        "limits": asdict(limits), "never_ends": NEVER_ENDS,
                        "windows_per_element_limit": WINDOWS_PER_ELEMENT_LIMIT,
                        "too_many_windows": TOO_MANY_WINDOWS}, separators=(",", ":"))
