@@ -65,11 +65,13 @@ final class SqlBranch {
     }
 
     /**
-     * Flink's message for a query it will not plan, without the plan it prints with it: the plan names the job's
-     * anonymous tables by a counter, which depends on the cases planned before.
+     * Flink's message for a query it will not plan: its root cause's (a validation error wraps the validator's, the
+     * optimizer's "Error while applying rule" wraps the rule's, naming plan nodes by counters), without the plan it
+     * prints with a query it cannot plan (the plan names the job's anonymous tables by a counter too: both depend on
+     * the cases planned before).
      */
     static String rejection(RuntimeException rejected) {
-        String message = String.valueOf(rejected.getMessage());
+        String message = String.valueOf(CaseRun.rootCause(rejected).getMessage());
         StringBuilder kept = new StringBuilder();
         for (String paragraph : message.split("\n\n")) {
             if (!paragraph.startsWith("FlinkLogical")) {
