@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ArrayNode;
@@ -26,6 +27,8 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.util.RawV
  */
 final class CaseRun {
     private static final AtomicInteger NEXT_ID = new AtomicInteger();
+    /** Orders the ends and failures of every case, to tell which came before a job's first failure. */
+    private static final AtomicLong MOMENTS = new AtomicLong();
     private static final Map<Integer, CaseRun> ACTIVE = new ConcurrentHashMap<>();
     private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
 
@@ -52,6 +55,9 @@ final class CaseRun {
     private volatile boolean started;
     /** Set when the replay operator has forwarded the last event: nothing can happen after it. */
     private volatile boolean finished;
+    /** When the case finished and when it failed ({@link #MOMENTS}), 0 until then. */
+    private volatile long finishedAt;
+    private volatile long failedAt;
     /** The case was not replayed because another case did not end: it must run again elsewhere. */
     private boolean retry;
 
@@ -101,6 +107,8 @@ final class CaseRun {
         replayThread = null;
         started = false;
         finished = false;
+        finishedAt = 0;
+        failedAt = 0;
     }
 
     void start() {
@@ -112,7 +120,18 @@ final class CaseRun {
     }
 
     void finish() {
+        finishedAt = MOMENTS.incrementAndGet();
         finished = true;
+    }
+
+    /** When the case finished, or 0 (an order, not a time: {@link #failedAt}). */
+    long finishedAt() {
+        return finishedAt;
+    }
+
+    /** When the case failed while running, or 0. */
+    long failedAt() {
+        return failedAt;
     }
 
     boolean finished() {
@@ -139,6 +158,7 @@ final class CaseRun {
     /** The first failure ends the case (a failed job runs nothing after it). */
     synchronized void runtimeError(Throwable failure) {
         if (error == null) {
+            failedAt = MOMENTS.incrementAndGet();
             Throwable root = rootCause(failure);
             error = errorNode("runtime", root.getMessage() != null ? root.getMessage() : root.toString());
         }

@@ -111,9 +111,19 @@ final class JobRunner {
             rerunAlone(running, jobFailure);
             return;
         }
+        // The first case that failed made the job fail; what ended or failed after it may have been cut short by
+        // that. Flink 2.x stops the task thread at the failure; on Flink 1.20 a branch after the failing one was
+        // seen to go on and end, its endless timer loop stopped by the task's cancellation as if it had ended.
+        CaseRun first = null;
+        for (CaseRun run : running) {
+            if (run.failed() && (first == null || run.failedAt() < first.failedAt())) {
+                first = run;
+            }
+        }
         List<CaseRun> cutShort = new ArrayList<>();
         for (CaseRun run : running) {
-            if (!run.failed() && !run.finished()) {
+            boolean endedBefore = run.finished() && (first == null || run.finishedAt() < first.failedAt());
+            if (run != first && !endedBefore) {
                 cutShort.add(run);
             }
         }
