@@ -3,7 +3,9 @@ package windowconformance;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 import org.apache.flink.table.api.Schema;
 import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
@@ -45,7 +47,7 @@ final class SqlBranch {
         run.processingTime = new CaseProcessingTime();
         DataStream<Element> replayed = source.transform(name + "-replay", ELEMENT_TYPE,
                 new EventReplayOperator(run.id, run.spec.get("end_of_input").asBoolean()));
-        DataStream<SqlRecord> records = replayed.map(new AtEvent(run.id), RECORD_TYPE).name(name + "-records");
+        DataStream<SqlRecord> records = replayed.map(new AtEvent(run.id, run.spec.get("window")), RECORD_TYPE).name(name + "-records");
         Table table = tables.fromDataStream(records, Schema.newBuilder()
                 .columnByMetadata("rowtime", "TIMESTAMP_LTZ(3)")
                 .watermark("rowtime", "SOURCE_WATERMARK()")
@@ -81,17 +83,47 @@ final class SqlBranch {
         return kept.toString();
     }
 
-    /** The record with the index of the event being replayed (chained to the replay: the same thread). */
+    /**
+     * The record with the index of the event being replayed (chained to the replay: the same thread), and the
+     * contract's limit on the windows of one element ({@code WINDOWS_PER_ELEMENT_LIMIT}): a record that a sliding
+     * window puts in more windows stops the case there, as {@link WrappedAssignmentLimit} stops a DataStream case.
+     * The windows are counted as both SQL assigners make them, with the DataStream API's loop
+     * ({@code for (start = lastStart; start > ts - size; start -= slide)}, which the legacy
+     * {@code SlidingWindowAssigner} runs too, and which yields {@code size / slide} windows for the sizes {@code HOP}
+     * accepts, as its slices do); SQL's intervals (999,999 days at most) keep the loop from wrapping.
+     */
     static final class AtEvent implements MapFunction<Element, SqlRecord> {
         private final int caseId;
+        private final boolean sliding;
+        private final long size;
+        private final long slide;
+        private final long offset;
 
-        AtEvent(int caseId) {
+        AtEvent(int caseId, JsonNode window) {
             this.caseId = caseId;
+            this.sliding = window.get("assigner").asText().equals("sliding");
+            this.size = window.path("size").asLong();
+            this.slide = window.path("slide").asLong();
+            this.offset = window.path("offset").asLong(0);
         }
 
         @Override
         public SqlRecord map(Element e) {
-            return new SqlRecord(e.key, e.value, CaseRun.get(caseId).at);
+            CaseRun run = CaseRun.get(caseId);
+            if (sliding && windows(e.ts, run.wrappedWindowsLimit) > run.wrappedWindowsLimit) {
+                throw new IllegalStateException(run.tooManyWindows);
+            }
+            return new SqlRecord(e.key, e.value, run.at);
+        }
+
+        /** How many sliding windows hold {@code ts}, counted up to one past {@code limit}. */
+        private int windows(long ts, int limit) {
+            int count = 0;
+            for (long start = TimeWindow.getWindowStartWithOffset(ts, offset, slide); start > ts - size && count <= limit;
+                 start -= slide) {
+                count++;
+            }
+            return count;
         }
     }
 }
