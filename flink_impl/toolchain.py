@@ -114,7 +114,8 @@ def find_build(release: str = "2.3", sql: bool = False) -> Build:
         jars = (find_flink_dist(), *(map(find_pyflink_jar, TABLE_JARS) if sql else ()))
         return Build(java, javac, (JAVA_SOURCES, HERE / "shims" / "flink-2", *sql_sources), jars)
     if release == "1.20":
-        return Build(java, javac, (JAVA_SOURCES, HERE / "shims" / "flink-1.20", *sql_sources), maven_classpath(POM_1_20))
+        jars = maven_classpath(POM_1_20)
+        return Build(java, javac, (JAVA_SOURCES, HERE / "shims" / "flink-1.20", *sql_sources), jars)
     raise FlinkUnavailable(f"no runner for Flink {release}: 2.3 or 1.20")
 
 

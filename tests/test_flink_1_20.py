@@ -20,7 +20,7 @@ from flink_impl.toolchain import find_build
 
 pytestmark = pytest.mark.flink
 
-SECTION = (ROOT / "README.md").read_text().split("## What changes between Flink 1.20 and 2.3", 1)[1].split("\n## ", 1)[0]
+SECTION = (ROOT / "README.md").read_text().split("## What changes between Flink 1.20 and 2.3", 1)[1].split("\n## ")[0]
 DIVERGENCES = ROOT / "cases" / "engines" / "flink-1.20"
 
 #: What a difference of 1.20's from 2.3's observation is, by the README point (its case file) that explains it.
