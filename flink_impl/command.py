@@ -37,13 +37,14 @@ class Limits:
 @dataclass(frozen=True)
 class Variant:
     """One implementation on the runner: its name, the Flink release it runs, the API its jobs are written in
-    (`datastream`: `Runner`'s `CaseBranch`; `sql`: window table functions, `sql/SqlBranch.java`) and the
-    features it declares."""
+    (`datastream`: `Runner`'s `CaseBranch`; `sql`, `sql-legacy`: `sql/SqlBranch.java`), the features it declares
+    and its default limits."""
 
     name: str
     release: str
     api: str
     features: frozenset[str]
+    limits: Limits = Limits()
 
 
 #: Real Flink 2.3's DataStream API: every feature.
@@ -66,4 +67,4 @@ def runner_command(limits: Limits | None = None, variant: Variant = FLINK) -> st
     build = find_build(variant.release, sql=variant.api != "datastream")
     classpath = os.pathsep.join([str(compiled_classes(build)), *map(str, build.jars)])
     return shlex.join([str(build.java), *JVM_OPTIONS, "-cp", classpath, MAIN_CLASS,
-                       contract_argument(limits or Limits(), variant)])
+                       contract_argument(limits or variant.limits, variant)])

@@ -34,7 +34,7 @@ def runner(limits: Limits, variant: Variant = FLINK) -> ProcessImplementation:
                 raise ImplementationFailure(f"the Flink runner said hello as {process.name!r} with other "
                                             "features or flags than flink_impl declares")
             _runners[variant, limits] = process
-            if limits == Limits():
+            if limits == variant.limits:
                 atexit.register(process.close)
         return process
 
@@ -57,7 +57,7 @@ class FlinkImplementation:
     position_free = False
 
     def __init__(self, limits: Limits | None = None, timeout: float = REQUEST_TIMEOUT) -> None:
-        self.limits, self.timeout = limits or Limits(), timeout
+        self.limits, self.timeout = limits or self.variant.limits, timeout
         self.name, self.features = self.variant.name, self.variant.features
         self._runner: ProcessImplementation | None = None
 

@@ -23,7 +23,7 @@ and extreme values (SQL's intervals end at 999,999 days; its timestamps at the y
 
 from __future__ import annotations
 
-from flink_impl.command import Variant
+from flink_impl.command import Limits, Variant
 from flink_impl.implementation import FlinkImplementation
 
 FEATURES = frozenset({
@@ -31,10 +31,14 @@ FEATURES = frozenset({
     "negative_timestamps", "channels", "channel.status", "channel.end",
 })
 
-FLINK_SQL = Variant("flink-sql", "2.3", "sql", FEATURES)
-FLINK_SQL_1_20 = Variant("flink-sql-1.20", "1.20", "sql", FEATURES)
+#: No SQL case runs for ever (a window fires once, at the watermark, or at a late record), so the job timeout only
+#: guards against a stuck job: a job of 128 queries (two tasks each) takes seconds to deploy on a loaded machine.
+SQL_LIMITS = Limits(job_timeout_seconds=300)
+
+FLINK_SQL = Variant("flink-sql", "2.3", "sql", FEATURES, SQL_LIMITS)
+FLINK_SQL_1_20 = Variant("flink-sql-1.20", "1.20", "sql", FEATURES, SQL_LIMITS)
 #: The legacy group windows take no offset (`TUMBLE(rowtime, size, time)`'s third argument is a time of day).
-FLINK_SQL_LEGACY = Variant("flink-sql-legacy", "2.3", "sql-legacy", FEATURES - {"offset"})
+FLINK_SQL_LEGACY = Variant("flink-sql-legacy", "2.3", "sql-legacy", FEATURES - {"offset"}, SQL_LIMITS)
 
 
 class FlinkSqlImplementation(FlinkImplementation):

@@ -107,13 +107,11 @@ final class JobRunner {
     }
 
     private void rerunAfterFailure(List<CaseRun> running, JobExecutionException jobFailure) throws Exception {
-        if (!api.branchesRecordTheirFailures()) {
-            rerunAlone(running, jobFailure);
-            return;
-        }
         // The first case that failed made the job fail; what ended or failed after it may have been cut short by
         // that. Flink 2.x stops the task thread at the failure; on Flink 1.20 a branch after the failing one was
-        // seen to go on and end, its endless timer loop stopped by the task's cancellation as if it had ended.
+        // seen to go on and end, its endless timer loop stopped by the task's cancellation as if it had ended. With
+        // an API whose branches run in several threads, a case's replay may have ended while its outputs were
+        // still on their way: only its failure is known.
         CaseRun first = null;
         for (CaseRun run : running) {
             if (run.failed() && (first == null || run.failedAt() < first.failedAt())) {
@@ -122,14 +120,19 @@ final class JobRunner {
         }
         List<CaseRun> cutShort = new ArrayList<>();
         for (CaseRun run : running) {
-            boolean endedBefore = run.finished() && (first == null || run.finishedAt() < first.failedAt());
+            boolean endedBefore = api.branchesRecordTheirFailures() && run.finished()
+                    && (first == null || run.finishedAt() < first.failedAt());
             if (run != first && !endedBefore) {
                 cutShort.add(run);
             }
         }
         if (cutShort.size() == running.size()) {
-            // No branch saw the failure happen: it is not a case's doing.
-            throw jobFailure;
+            if (api.branchesRecordTheirFailures()) {
+                // No branch saw the failure happen: it is not a case's doing.
+                throw jobFailure;
+            }
+            runApart(running, jobFailure);
+            return;
         }
         for (CaseRun run : cutShort) {
             run.reset();
@@ -138,20 +141,18 @@ final class JobRunner {
     }
 
     /**
-     * A failed job of an API whose branches run in several threads: a case's replay may have ended while its
-     * outputs were still on their way, so every case that did not record a failure of its own runs again, each in a
-     * job of its own; a job of one case that fails is that case's failure.
+     * A failed job of an API whose branches run in several threads, which no branch saw fail (its window aggregate
+     * failed in a task of its own): each case runs again in a job of its own, and a job of one case that fails is
+     * that case's failure.
      */
-    private void rerunAlone(List<CaseRun> running, JobExecutionException jobFailure) throws Exception {
+    private void runApart(List<CaseRun> running, JobExecutionException jobFailure) throws Exception {
         if (running.size() == 1) {
             running.get(0).runtimeError(jobFailure);
             return;
         }
         for (CaseRun run : running) {
-            if (!run.failed()) {
-                run.reset();
-                runJob(List.of(run));
-            }
+            run.reset();
+            runJob(List.of(run));
         }
     }
 
