@@ -17,7 +17,8 @@ Not declared, so never sent here: global and count windows, dynamic sessions, tr
 window table function has none: it fires once, when the watermark passes the window), processing time
 (`PROCTIME()` is the wall clock), the late-data side output (SQL has none), input without end (SQL drops
 late records without a trace: only at the end of a bounded input is a record that no firing holds known to
-be dropped), watermark generators (`WATERMARK FOR rowtime AS ...` is emitted on the wall clock's interval),
+be dropped), watermark generators (`WATERMARK FOR rowtime AS ...` is emitted by `WatermarkAssignerOperator` on a
+periodic timer of its task's wall clock, which the runner does not drive yet),
 and extreme values (SQL's intervals end at 999,999 days; its timestamps at the year 9999 for display).
 """
 
