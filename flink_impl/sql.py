@@ -1,9 +1,10 @@
-"""Flink SQL's windows on the real runtime: the implementations `flink-sql` and `flink-sql-1.20`.
+"""Flink SQL's windows on the real runtime: `flink-sql`, `flink-sql-legacy` and `flink-sql-1.20`.
 
 Each case runs as the SQL query a Flink SQL user writes for the same job (`sql/SqlBranch.java`,
 `sql/SqlQueries.java`): its events a table on a DataStream, its window a window table function (`TUMBLE`,
-`HOP`, `SESSION`), its key a `GROUP BY` column, the window's contents `ARRAY_AGG`. The runner is Flink's own,
-as for `flink` (the same JVM process, protocol and batching), run with the table jars.
+`HOP`, `SESSION`; `flink-sql-legacy`: a legacy group window, `GROUP BY k, TUMBLE(rowtime, ...)`), its key a
+`GROUP BY` column, the window's contents `ARRAY_AGG`. The runner is Flink's own, as for `flink` (the same JVM
+process, protocol and batching), run with the table jars.
 
 Declared, because SQL's window table functions can say them:
 
@@ -19,7 +20,8 @@ window table function has none: it fires once, when the watermark passes the win
 late records without a trace: only at the end of a bounded input is a record that no firing holds known to
 be dropped), watermark generators (`WATERMARK FOR rowtime AS ...` is emitted by `WatermarkAssignerOperator` on a
 periodic timer of its task's wall clock, which the runner does not drive yet),
-and extreme values (SQL's intervals end at 999,999 days; its timestamps at the year 9999 for display).
+and extreme values (SQL's intervals end at 999,999 days, and a `TIMESTAMP(3)` read out of a query wraps
+beyond 2^31 days already: the README's section).
 """
 
 from __future__ import annotations
