@@ -19,6 +19,7 @@ import contextlib
 import dataclasses
 import hashlib
 import json
+import re
 import sys
 import time
 import zlib
@@ -239,12 +240,15 @@ def _shrunk(engine: Census, cases: Sequence[Case], done: dict[int, Outcome], out
             confirm: str) -> list[dict[str, Any]]:
     """Each of the first `most` unexplained cases shrunk, the distinct minimal cases saved with their
     expected observation (confirmed on `confirm`, unless `none`)."""
-    unexplained = sorted(i for i, o in done.items() if o.is_unexplained)[:most]
+    kinds: dict[str, list[int]] = {}
+    for i, o in sorted(done.items()):
+        if o.is_unexplained:
+            kinds.setdefault(signature(o.unexplained), []).append(i)
     minimal: dict[str, tuple[Case, list[int]]] = {}
-    for i in unexplained:
-        say(f"census: shrinking case {i}")
-        small = engine.shrink(cases[i])
-        minimal.setdefault(digest(small), (small, []))[1].append(i)
+    for origins in list(kinds.values())[:most]:
+        say(f"census: shrinking case {origins[0]} (and {len(origins) - 1} more unexplained the same way)")
+        small = engine.shrink(cases[origins[0]])
+        minimal.setdefault(digest(small), (small, []))[1].extend(origins)
     if not minimal:
         return []
     found = [small for small, _ in minimal.values()]
@@ -266,6 +270,20 @@ def _shrunk(engine: Census, cases: Sequence[Case], done: dict[int, Outcome], out
         saved.append({"file": name, "from_cases": origins, "note": notes[n],
                       "engine": answer if isinstance(answer, str) else observation_to_json(answer)})
     return saved
+
+
+def signature(delta: dict[str, Any]) -> str:
+    """How an unexplained difference looks, without its numbers: the error the engine failed with, in its words,
+    or else the kinds of change and the fields they touch (`root['firings'][3]['window']` is `firings.window`);
+    cases alike are shrunk once."""
+    shapes, errors = set(), set()
+    for change, paths in delta.items():
+        for path, value in (paths.items() if isinstance(paths, dict) else ()):
+            shapes.add((change, ".".join(re.findall(r"\['(\w+)'\]", path))))
+            new = value.get("new_value") if isinstance(value, dict) else None
+            if isinstance(new, dict) and isinstance(new.get("message"), str):
+                errors.add(re.sub(r"-?\d+", "N", new["message"]))
+    return json.dumps(sorted(errors) if errors else sorted(shapes))
 
 
 def _summary(name: str, cases: Sequence[Case], done: dict[int, Outcome], minimal: list[dict[str, Any]],
@@ -320,7 +338,8 @@ def add_census_command(sub: argparse._SubParsersAction) -> None:
                    help="the engine's divergence list (default cases/engines/<impl>/divergences.toml)")
     c.add_argument("--batch", type=int, default=BATCH, metavar="N", help=f"cases per run call (default {BATCH})")
     c.add_argument("--shrink", type=int, default=10, metavar="N",
-                   help="shrink at most N unexplained cases (default 10)")
+                   help="shrink one unexplained case of each of at most N kinds (cases whose differences look "
+                        "alike are one kind; default 10)")
     c.add_argument("--confirm", default="flink", metavar="NAME",
                    help="the implementation that confirms each minimal case's expected observation (default "
                         "flink, real Flink; none: the reference's)")
