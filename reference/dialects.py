@@ -66,6 +66,11 @@ class Dialect:
     #: its first, the merged window's own or else the first merged window's in the JVM's `HashSet` order (a
     #: PyFlink job's reducing state, kept in the JVM's list state).
     trigger_state_merges: Literal["reduce", "first_of_bag"] = "reduce"
+    #: `WindowOperator.clearAllState` clears a window's contents and retires a merging one from its
+    #: `MergingWindowSet`; True: a merging window's contents and its place in the set outlive its cleanup (the
+    #: trigger's state and timers go), so a later element can merge into it and fire it again with them (Beam's
+    #: direct runner keeps an expired session's state in its active window set).
+    merging_windows_outlive_cleanup: bool = False
 
     def switched(self) -> dict[str, object]:
         """The switches not at Flink's default."""
@@ -292,6 +297,17 @@ class MergesTriggerStateAsABag:
         return super().add_to_merging_windows(key, element, timestamp, windows)
 
 
+class MergingWindowsOutliveCleanup:
+    """`merging_windows_outlive_cleanup=True`: cleaning a merging window up clears its trigger only."""
+
+    def clear_all_state(self, key, window, state_window, merging):
+        if merging is None:
+            super().clear_all_state(key, window, state_window, merging)
+        else:
+            self.listener.cleared(key, window)
+            self.trigger.clear(window, self.trigger_context)
+
+
 class StartsAtWatermark:
     """`initial_watermark`: the operator's watermark before the first one arrives (with
     `windows_close_at="end"`, the operator decides on one less, as on every watermark; `Dialect.received`
@@ -311,4 +327,5 @@ MIXINS: list[tuple[Callable[[Dialect], bool], type]] = [
     (lambda d: d.long_arithmetic == "unbounded", UnboundedArithmetic),
     (lambda d: d.initial_watermark != LONG_MIN, StartsAtWatermark),
     (lambda d: d.trigger_state_merges == "first_of_bag", MergesTriggerStateAsABag),
+    (lambda d: d.merging_windows_outlive_cleanup, MergingWindowsOutliveCleanup),
 ]
