@@ -191,3 +191,11 @@ def test_trigger_state_that_merges_as_a_bag_keeps_one_sessions_count():
                 events=[record("a", 1, 0), record("a", 2, 16), record("a", 3, 8), record("a", 4, 9)])
     assert [f.at for f in simulate(case).firings][:1] == [2]
     assert [f.at for f in simulate(case, dialect=Dialect(trigger_state_merges="first_of_bag")).firings][:1] == [3]
+
+
+def test_a_merging_window_that_outlives_its_cleanup_takes_a_late_record_in():
+    case = Case(window=session(60), allowed_lateness=180,
+                events=[record("a", 2, 86), watermark(378), record("a", 9, 144)])
+    assert [f.values for f in simulate(case).firings] == [(2,), (9,)]
+    kept = simulate(case, dialect=Dialect(merging_windows_outlive_cleanup=True))
+    assert [(f.window.start, f.values) for f in kept.firings] == [(86, (2,)), (86, (2, 9))]
