@@ -56,13 +56,13 @@ operator), and extreme values (Beam's timestamps end near `Long.MAX_VALUE / 1000
 
 from __future__ import annotations
 
-import json
 import sys
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import count
 
+from engines.serving import serve
 from window_contract.case import (
     Case,
     CountTrigger,
@@ -79,12 +79,8 @@ from window_contract.case import (
     Watermark,
     WindowSpec,
 )
-from window_contract.case_json import case_from_json
 from window_contract.facts import LONG_MAX
 from window_contract.observation import Error, Firing, GlobalWindow, LateRecord, Observation, TimeWindow
-from window_contract.observation_json import observation_to_json
-from window_contract.process import PROTOCOL
-from window_contract.validation import CaseFormatError
 
 try:
     import apache_beam as beam
@@ -366,39 +362,8 @@ def run_cases(cases: Sequence[Case]) -> list[Observation]:
 # --- the process ---------------------------------------------------------------------------------
 
 
-def hello() -> dict:
-    return {"type": "hello", "protocol": PROTOCOL, "name": NAME, "features": sorted(FEATURES),
-            "position_free": True, "costly_calls": True}
-
-
-def answer(request: dict) -> dict:
-    """The answer to one run request: observations, or an error that names what could not be read."""
-    number = request.get("id")
-    try:
-        if request.get("type") != "run" or not isinstance(request.get("cases"), list):
-            raise CaseFormatError("a request must be {type: run, id, cases: [...]}")
-        cases = [case_from_json(doc, f"$.cases[{i}]") for i, doc in enumerate(request["cases"])]
-    except CaseFormatError as e:
-        return {"type": "error", "id": number, "message": str(e)}
-    return {"type": "observations", "id": number,
-            "observations": [observation_to_json(o) for o in run_cases(cases)]}
-
-
-def serve(requests: Iterable[str], out) -> None:
-    """`window-process/1` over lines: hello, then one answer per request, until the input ends."""
-    def send(message: dict) -> None:
-        out.write(json.dumps(message) + "\n")
-        out.flush()
-
-    send(hello())
-    for line in requests:
-        if line.strip():
-            send(answer(json.loads(line)))
-
-
 def main() -> None:
-    out, sys.stdout = sys.stdout, sys.stderr  # what Beam prints is a log: stdout is the protocol's
-    serve(sys.stdin, out)
+    serve(NAME, FEATURES, run_cases)  # what Beam prints is a log: `serve` keeps stdout for the protocol
 
 
 if __name__ == "__main__":
