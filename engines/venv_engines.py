@@ -37,6 +37,11 @@ def quix_streams() -> ProcessImplementation:
     return engine_process("engines.quix_streams", ".venv-quix", "WINDOW_CONFORMANCE_QUIX_PYTHON")
 
 
+def pathway() -> ProcessImplementation:
+    """`pathway`: Pathway 0.33's temporal windows (`engines/pathway.py`) in `.venv-pathway`."""
+    return engine_process("engines.pathway", ".venv-pathway", "WINDOW_CONFORMANCE_PATHWAY_PYTHON")
+
+
 
 def beam() -> ProcessImplementation:
     """`beam`: Apache Beam 2.77's Python SDK on its direct runner (`engines/beam.py`) in `.venv-beam`."""
