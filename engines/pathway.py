@@ -37,8 +37,10 @@ as a Flink operator sees one record at a time):
   rule, not the adapter's.
 - **End of input**: the stream table ends, and Pathway's time with it: every window still open is emitted.
 - **Lateness**: Pathway drops what comes for a window it has emitted, silently; it has no late output. A record is
-  **dropped** when Pathway windows it (the same `windowby` without a behavior, which never drops, puts it in a
-  window) and no emitted window holds it: each row carries its event's index (`pw.reducers.tuple(pw.this.index)`).
+  **dropped** when Pathway windows it and no emitted window holds it: each row carries its event's index
+  (`pw.reducers.tuple(pw.this.index)`). Tumbling and session windows hold every record; a sliding window shorter
+  than its hop can leave one out, so there the same `windowby` without a behavior (which never drops) tells which
+  records Pathway windows.
 
 What Pathway emits and how it is read, never corrected:
 
@@ -200,24 +202,27 @@ def build(case: Case) -> CaseJob:
     """The case's tables and subscriptions in the current graph (Pathway checks the window as it builds them)."""
     heartbeat = heartbeat_key(case)
     stream, stop = rows(case, heartbeat)
-    job = CaseJob(case, heartbeat, stop, [], set())
-    table = pw.debug.table_from_rows(Rows, stream, is_stream=True) if stream else pw.Table.empty(**Rows.typehints())
+    records = {row[3] for row in stream if row[3] != HEARTBEAT}
+    job = CaseJob(case, heartbeat, stop, [], set() if isinstance(case.window, Sliding) else records)
+    table = pw.debug.table_from_rows(Rows, stream, is_stream=True)
     result = table.windowby(table.ts, window=window(case.window), instance=table.key,
                             behavior=pw.temporal.exactly_once_behavior(shift=shift(case))).reduce(
         key=pw.this._pw_instance, start=pw.this._pw_window_start, end=pw.this._pw_window_end,
         values=pw.reducers.tuple(pw.this.value), indexes=pw.reducers.tuple(pw.this.index))
-    every = table.windowby(table.ts, window=window(case.window), instance=table.key).reduce(
-        indexes=pw.reducers.tuple(pw.this.index))
 
     def emitted(key, row, time, is_addition) -> None:
         if is_addition and row["key"] != heartbeat:
             job.emitted.append((row["key"], row["start"], row["end"], row["values"], row["indexes"]))
 
-    def windowed(key, row, time, is_addition) -> None:
-        job.windowed.update(i for i in row["indexes"] if i != HEARTBEAT)
-
     pw.io.subscribe(result, on_change=emitted)
-    pw.io.subscribe(every, on_change=windowed)
+    if isinstance(case.window, Sliding):  # the only windows that can leave a record out (size < slide)
+        every = table.windowby(table.ts, window=window(case.window), instance=table.key).reduce(
+            indexes=pw.reducers.tuple(pw.this.index))
+
+        def windowed(key, row, time, is_addition) -> None:
+            job.windowed.update(i for i in row["indexes"] if i != HEARTBEAT)
+
+        pw.io.subscribe(every, on_change=windowed)
     return job
 
 
