@@ -15,7 +15,8 @@ as a Flink operator sees one record at a time):
 
 - **Assigners** (`pathway.stdlib.temporal`): `TumblingEventTimeWindows.of(size, offset)` is `tumbling(duration=size,
   origin=offset)`, `SlidingEventTimeWindows.of(size, slide, offset)` is `sliding(hop=slide, duration=size,
-  origin=offset)`, `EventTimeSessionWindows.withGap(gap)` is `session(max_gap=gap)`. What a window rejects when the
+  origin=offset)` (an offset of 0 is no `origin`: Pathway's default aligns at 0 and keeps windows before it),
+  `EventTimeSessionWindows.withGap(gap)` is `session(max_gap=gap)`. What a window rejects when the
   computation is built is the case's `invalid_spec`, in Pathway's words; what fails while it runs is a `runtime`
   error. The window function is `pw.reducers.tuple` of the values.
 - **Time**: Pathway has no watermark. Each temporal operator keeps its own time, the largest value of its time
@@ -39,8 +40,9 @@ as a Flink operator sees one record at a time):
 - **Lateness**: Pathway drops what comes for a window it has emitted, silently; it has no late output. A record is
   **dropped** when Pathway windows it and no emitted window holds it: each row carries its event's index
   (`pw.reducers.tuple(pw.this.index)`). Tumbling and session windows hold every record; a sliding window shorter
-  than its hop can leave one out, so there the same `windowby` without a behavior (which never drops) tells which
-  records Pathway windows.
+  than its hop, and an `origin` (Pathway leaves out the windows that start before it), can leave one out, so there
+  the same `windowby` without a behavior (which never drops) tells which records Pathway windows. A computation that
+  failed reports no dropped record (its outputs stop where it failed).
 
 What Pathway emits and how it is read, never corrected:
 
@@ -123,12 +125,13 @@ def shift(case: Case) -> int:
 
 
 def window(spec: WindowSpec):
-    """Pathway's window for Flink's assigner."""
+    """Pathway's window for Flink's assigner: Flink's offset is Pathway's `origin`, given only when it is not 0 (with
+    an `origin`, Pathway leaves out every window that starts before it: `_assign_sliding_windows`)."""
     match spec:
         case Tumbling(size, offset):
-            return pw.temporal.tumbling(duration=size, origin=offset)
+            return pw.temporal.tumbling(duration=size, origin=offset or None)
         case Sliding(size, slide, offset):
-            return pw.temporal.sliding(hop=slide, duration=size, origin=offset)
+            return pw.temporal.sliding(hop=slide, duration=size, origin=offset or None)
         case Session(gap):
             return pw.temporal.session(max_gap=gap)
     raise TypeError(f"pathway does not declare the assigner {spec!r}")
@@ -186,6 +189,8 @@ class CaseJob:
     windowed: set[int]
 
     def observation(self, error: Error | None) -> Observation:
+        """What the result table emitted; a record windowed and in no emitted window is dropped, unless the
+        computation failed (then the outputs stop where it failed)."""
         session = isinstance(self.case.window, Session)
         firings, kept = [], set()
         for key, start, end, values, indexes in self.emitted:
@@ -194,7 +199,7 @@ class CaseJob:
             kept.update(indexes)
         records = {i: e for i, e in enumerate(self.case.events) if isinstance(e, Record)}
         dropped = tuple(LateRecord(None, records[i].key, records[i].value, records[i].ts)
-                        for i in sorted(self.windowed - kept))
+                        for i in sorted(self.windowed - kept) if error is None)
         return Observation(tuple(firings), (), dropped, error or self.stop)
 
 
@@ -203,7 +208,8 @@ def build(case: Case) -> CaseJob:
     heartbeat = heartbeat_key(case)
     stream, stop = rows(case, heartbeat)
     records = {row[3] for row in stream if row[3] != HEARTBEAT}
-    job = CaseJob(case, heartbeat, stop, [], set() if isinstance(case.window, Sliding) else records)
+    leaves_out = isinstance(case.window, Sliding) or getattr(case.window, "offset", 0) != 0
+    job = CaseJob(case, heartbeat, stop, [], set() if leaves_out else records)
     table = pw.debug.table_from_rows(Rows, stream, is_stream=True)
     result = table.windowby(table.ts, window=window(case.window), instance=table.key,
                             behavior=pw.temporal.exactly_once_behavior(shift=shift(case))).reduce(
@@ -215,7 +221,7 @@ def build(case: Case) -> CaseJob:
             job.emitted.append((row["key"], row["start"], row["end"], row["values"], row["indexes"]))
 
     pw.io.subscribe(result, on_change=emitted)
-    if isinstance(case.window, Sliding):  # the only windows that can leave a record out (size < slide)
+    if leaves_out:  # windows that can leave a record out: size < slide, or a start before the origin
         every = table.windowby(table.ts, window=window(case.window), instance=table.key).reduce(
             indexes=pw.reducers.tuple(pw.this.index))
 
