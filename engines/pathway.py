@@ -55,7 +55,9 @@ What Pathway emits and how it is read, never corrected:
   position), but no watermark of a firing;
 - an exception of the computation fails the job: a `runtime` error with its message (cases computed together
   are then computed alone);
-- a sliding assignment of more than `WINDOWS_PER_ELEMENT_LIMIT` windows an element stops the case before it.
+- a sliding assignment of more than `WINDOWS_PER_ELEMENT_LIMIT` windows to a row (a heartbeat too) stops the case
+  before it: Pathway materializes every window of every row (a heartbeat in 10,000,001 windows of `size / slide`
+  took 11 GB before it was stopped).
 
 Not declared, so never sent here: the late side output (Pathway has none), allowed lateness (`cutoff` accepts late
 records but emits on every update), triggers other than the event-time one, global and count windows, evictors,
@@ -160,19 +162,19 @@ def heartbeat_key(case: Case) -> str:
 
 def rows(case: Case, heartbeat: str) -> tuple[list[tuple], Error | None]:
     """The case's stream: (key, value, ts, index, processing time, diff) a row per record and per listed
-    watermark, cut before a record with too many windows."""
+    watermark, cut before the first row (a heartbeat too) that Pathway would put in too many windows."""
     out: list[tuple] = []
     latest = None
     for index, event in enumerate(case.events):
         if isinstance(event, Record):
-            if windows_of(case.window, event.ts) > WINDOWS_PER_ELEMENT_LIMIT:
-                return out, Error("runtime", TOO_MANY_WINDOWS)
             row = (event.key, event.value, event.ts, index)
         elif isinstance(event, Watermark):
             at = closing_time(case, latest or 0) if event.timestamp == LONG_MAX else event.timestamp + 1
             row = (heartbeat, 0, at, HEARTBEAT)
         else:
             continue
+        if windows_of(case.window, row[2]) > WINDOWS_PER_ELEMENT_LIMIT:
+            return out, Error("runtime", TOO_MANY_WINDOWS)
         latest = row[2] if latest is None else max(latest, row[2])
         out.append((*row, 2 * (index + 1), 1))
     return out, None
@@ -207,6 +209,9 @@ def build(case: Case) -> CaseJob:
     """The case's tables and subscriptions in the current graph (Pathway checks the window as it builds them)."""
     heartbeat = heartbeat_key(case)
     stream, stop = rows(case, heartbeat)
+    times = [row[2] for row in stream]
+    print(f"pathway: {case.window} {case.watermark_generator}, {len(stream)} rows, times "
+          f"{min(times, default=None)} to {max(times, default=None)}", file=sys.stderr, flush=True)
     records = {row[3] for row in stream if row[3] != HEARTBEAT}
     leaves_out = isinstance(case.window, Sliding) or getattr(case.window, "offset", 0) != 0
     job = CaseJob(case, heartbeat, stop, [], set() if leaves_out else records)
