@@ -215,7 +215,7 @@ def build(case: Case) -> CaseJob:
     records = {row[3] for row in stream if row[3] != HEARTBEAT}
     leaves_out = isinstance(case.window, Sliding) or getattr(case.window, "offset", 0) != 0
     job = CaseJob(case, heartbeat, stop, [], set() if leaves_out else records)
-    table = pw.debug.table_from_rows(Rows, stream, is_stream=True)
+    table = pw.debug.table_from_rows(Rows, stream, is_stream=True) if stream else pw.Table.empty(**Rows.typehints())
     result = table.windowby(table.ts, window=window(case.window), instance=table.key,
                             behavior=pw.temporal.exactly_once_behavior(shift=shift(case))).reduce(
         key=pw.this._pw_instance, start=pw.this._pw_window_start, end=pw.this._pw_window_end,

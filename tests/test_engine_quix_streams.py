@@ -173,6 +173,8 @@ EXPLAINED = {
     "hop_step.json": lambda f: "Window step size must be smaller than duration" in f["difference"],
     "rejection_messages.json": lambda f: re.search(r"the error is invalid_spec: 'ValueError", f["difference"]),
     "time_jump.json": lambda f: "window steps at once" in f["difference"],
+    "windows_per_record.json": lambda f: "more than 10,000 windows" in f["difference"]
+    and "not invalid_spec" in f["difference"],
 }
 
 #: The properties the CI step runs (profile `ci-slow`): an application per shrinking step costs about a second.
