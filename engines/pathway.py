@@ -56,7 +56,8 @@ What Pathway emits and how it is read, never corrected:
 - an exception of the computation fails the job: a `runtime` error with its message (cases computed together
   are then computed alone);
 - a sliding assignment of more than `WINDOWS_PER_ELEMENT_LIMIT` windows to a row (a heartbeat too) stops the case
-  before it: Pathway materializes every window of every row (a heartbeat in 10,000,001 windows of `size / slide`
+  before it, with no end of input (what Pathway emits when the shortened stream ends is left out, by its processing
+  time): Pathway materializes every window of every row (a heartbeat in 10,000,001 windows of `size / slide`
   took 11 GB before it was stopped).
 
 Not declared, so never sent here: the late side output (Pathway has none), allowed lateness (`cutoff` accepts late
@@ -187,18 +188,20 @@ class CaseJob:
     case: Case
     heartbeat: str
     stop: Error | None
-    emitted: list[tuple[str, int, int, tuple, tuple]]
+    emitted: list[tuple[int, str, int, int, tuple, tuple]]  # (processing time, key, start, end, values, indexes)
     windowed: set[int]
+    last_time: int
 
     def observation(self, error: Error | None) -> Observation:
         """What the result table emitted; a record windowed and in no emitted window is dropped, unless the
         computation failed (then the outputs stop where it failed)."""
         session = isinstance(self.case.window, Session)
         firings, kept = [], set()
-        for key, start, end, values, indexes in self.emitted:
-            window = TimeWindow(start, end + 1 if session else end)
-            firings.append(Firing(None, key, window, window.end - 1, values, None))
+        for time, key, start, end, values, indexes in self.emitted:
             kept.update(indexes)
+            if self.stop is None or time <= self.last_time:  # a stopped case has no end of input
+                window = TimeWindow(start, end + 1 if session else end)
+                firings.append(Firing(None, key, window, window.end - 1, values, None))
         records = {i: e for i, e in enumerate(self.case.events) if isinstance(e, Record)}
         dropped = tuple(LateRecord(None, records[i].key, records[i].value, records[i].ts)
                         for i in sorted(self.windowed - kept) if error is None)
@@ -214,7 +217,8 @@ def build(case: Case) -> CaseJob:
           f"{min(times, default=None)} to {max(times, default=None)}", file=sys.stderr, flush=True)
     records = {row[3] for row in stream if row[3] != HEARTBEAT}
     leaves_out = isinstance(case.window, Sliding) or getattr(case.window, "offset", 0) != 0
-    job = CaseJob(case, heartbeat, stop, [], set() if leaves_out else records)
+    last_time = max((row[4] for row in stream), default=0)
+    job = CaseJob(case, heartbeat, stop, [], set() if leaves_out else records, last_time)
     table = pw.debug.table_from_rows(Rows, stream, is_stream=True) if stream else pw.Table.empty(**Rows.typehints())
     result = table.windowby(table.ts, window=window(case.window), instance=table.key,
                             behavior=pw.temporal.exactly_once_behavior(shift=shift(case))).reduce(
@@ -223,7 +227,7 @@ def build(case: Case) -> CaseJob:
 
     def emitted(key, row, time, is_addition) -> None:
         if is_addition and row["key"] != heartbeat:
-            job.emitted.append((row["key"], row["start"], row["end"], row["values"], row["indexes"]))
+            job.emitted.append((time, row["key"], row["start"], row["end"], row["values"], row["indexes"]))
 
     pw.io.subscribe(result, on_change=emitted)
     if leaves_out:  # windows that can leave a record out: size < slide, or a start before the origin
