@@ -164,14 +164,18 @@ def define_window(sdf, case: Case, on_late):
     raise TypeError(f"quix-streams does not declare the assigner {case.window!r}")
 
 
+def step(spec: WindowSpec) -> int:
+    """The distance between window starts: a hopping window's step, a tumbling window's duration."""
+    return spec.slide if isinstance(spec, Sliding) else spec.size
+
+
 def windows_of(spec: WindowSpec, ts: int) -> int:
     """How many windows Quix gives a record at `ts` (`get_window_ranges`: starts `k * step` in `(ts - size, ts]`, at
     least 0)."""
-    if not isinstance(spec, Sliding | Tumbling):
+    if isinstance(spec, Session):
         return 1
-    step = spec.slide if isinstance(spec, Sliding) else spec.size
     first = max(0, ts - spec.size + 1)
-    return ts // step - (first + step - 1) // step + 1
+    return ts // step(spec) - (first + step(spec) - 1) // step(spec) + 1
 
 
 def closing_time(case: Case, latest: int) -> int:
@@ -180,10 +184,6 @@ def closing_time(case: Case, latest: int) -> int:
     if isinstance(case.window, Session):
         return latest + 1 + 2 * case.window.gap + grace(case)
     return latest + case.window.size + grace(case)
-
-
-def step(spec: WindowSpec) -> int:
-    return spec.slide if isinstance(spec, Sliding) else spec.size
 
 
 def heartbeat_key(case: Case) -> str:
