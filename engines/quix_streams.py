@@ -64,9 +64,10 @@ changes what a restarted application would resume from, never what this run emit
 
 Not declared, so never sent here: offsets and negative timestamps (Kafka timestamps and Quix's windows start at
 0), triggers other than the event-time one (`final()` emits once, when a window closes), allowed lateness (the
-grace period is the only lateness Quix has), global and count windows, evictors, processing time, periodic
-watermark emission and idleness, channels, the legacy bounded extractor (`max - bound` would be a grace of
-`bound - 1`, below 0 for a bound of 0), extreme values.
+grace period is the only lateness Quix has), the global window (none in Quix), count windows (Quix's count windows
+name a result by its first and last timestamps, Flink's is the global window: not mapped yet), evictors,
+processing time, periodic watermark emission and idleness, channels, the legacy bounded extractor (`max - bound`
+would be a grace of `bound - 1`, below 0 for a bound of 0), extreme values.
 """
 
 from __future__ import annotations
