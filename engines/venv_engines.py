@@ -32,6 +32,16 @@ def bytewax() -> ProcessImplementation:
     return engine_process("engines.bytewax", ".venv-bytewax", "WINDOW_CONFORMANCE_BYTEWAX_PYTHON")
 
 
+def quix_streams() -> ProcessImplementation:
+    """`quix-streams`: Quix Streams 3.28 on librdkafka's mock cluster (`engines/quix_streams.py`) in `.venv-quix`."""
+    return engine_process("engines.quix_streams", ".venv-quix", "WINDOW_CONFORMANCE_QUIX_PYTHON")
+
+
+def pathway() -> ProcessImplementation:
+    """`pathway`: Pathway 0.33's temporal windows (`engines/pathway.py`) in `.venv-pathway`."""
+    return engine_process("engines.pathway", ".venv-pathway", "WINDOW_CONFORMANCE_PATHWAY_PYTHON")
+
+
 
 def beam() -> ProcessImplementation:
     """`beam`: Apache Beam 2.77's Python SDK on its direct runner (`engines/beam.py`) in `.venv-beam`."""

@@ -39,6 +39,8 @@ BUILTIN: dict[str, str] = {
     "kafka-streams": "engines.jvm:kafka_streams",
     "kafka-streams-updates": "engines.jvm:kafka_streams_updates",
     "bytewax": "engines.venv_engines:bytewax",
+    "quix-streams": "engines.venv_engines:quix_streams",
+    "pathway": "engines.venv_engines:pathway",
 }
 
 

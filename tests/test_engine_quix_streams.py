@@ -1,0 +1,188 @@
+"""The `quix-streams` engine: Quix Streams 3.28's time windows on librdkafka's mock cluster, a process in its own
+environment (`.venv-quix`).
+
+The translation is checked on hand cases through the process, as the suite runs it (Quix answers position-free:
+no `at`, no watermark on a firing), and every divergence from Flink 2.x that it shows is a case file under
+`cases/engines/quix-streams/` that the README's section on Quix Streams links: each differs on `quix-streams` and
+agrees on `reference`. Quix stamps a result with its window's start (output_timestamp.json): where a test holds
+Quix to Flink on something else, it reads the result's timestamp as Flink's `end - 1`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import pytest
+from engine_readme import ROOT, assert_the_suite_finds_what_the_section_names, linked_divergence_files, readme_section
+
+from window_contract import Case, load_implementation, record, session, sliding, tumbling, watermark
+from window_contract.case import BoundedOutOfOrdernessWatermarks
+from window_contract.case_json import load_cases
+from window_contract.difference import difference
+from window_contract.facts import TOO_MANY_WINDOWS
+from window_contract.features import required_features
+from window_contract.observation import Error, Firing, LateRecord, Observation, TimeWindow
+
+DIVERGENCES = ROOT / "cases" / "engines" / "quix-streams"
+SECTION = readme_section("Quix Streams")
+
+
+@pytest.fixture(scope="module")
+def engine():
+    quix = load_implementation("quix-streams")
+    yield quix
+    quix.close()
+
+
+@pytest.fixture(scope="module")
+def reference():
+    return load_implementation("reference")
+
+
+def observe(engine, case: Case) -> Observation:
+    return engine.run([case])[0]
+
+
+def fired(window: TimeWindow, values: tuple[int, ...], key: str = "a") -> Firing:
+    """A firing as Quix emits it: stamped with the window's start, no position, no watermark."""
+    return Firing(None, key, window, window.start, values, None)
+
+
+def flink_stamped(observation: Observation) -> Observation:
+    """The observation with each result's timestamp read as Flink's `end - 1` (output_timestamp.json)."""
+    firings = tuple(dataclasses.replace(f, timestamp=f.window.end - 1) for f in observation.firings)
+    return dataclasses.replace(observation, firings=firings)
+
+
+def generated(bound: int) -> BoundedOutOfOrdernessWatermarks:
+    return BoundedOutOfOrdernessWatermarks(bound, punctuated=True, interval=0)
+
+
+def test_declares_what_quix_windows_offer_and_says_it_is_position_free(engine):
+    assert engine.name == "quix-streams" and engine.position_free and engine.costly_calls
+    assert {"assigner.tumbling", "assigner.sliding", "assigner.session", "late_side_output", "unbounded_input",
+            "watermark.bounded_out_of_orderness", "watermark.punctuated"} <= engine.features
+    assert {"offset", "negative_timestamps", "allowed_lateness", "assigner.global", "assigner.count",
+            "trigger.count", "time.processing", "watermark.periodic", "watermark.idleness", "channels",
+            "watermark.legacy_bounded_out_of_orderness", "extreme_values"}.isdisjoint(engine.features)
+    assert not any(f.startswith("evictor.") for f in engine.features)
+
+
+def test_flinks_watermark_is_a_heartbeat_one_millisecond_later(engine):
+    """`Watermark(9)` closes `[0, 10)` with the record at 9 in it, `Watermark(8)` does not; a record of a closed
+    window is dropped; the heartbeat's own windows are left out."""
+    case = Case(window=tumbling(10), events=[record("a", 1, ts=3), record("a", 2, ts=9), watermark(8), watermark(9),
+                                             record("a", 3, ts=10), record("a", 4, ts=25), watermark(20),
+                                             record("a", 5, ts=10)])
+    assert observe(engine, case) == Observation(
+        firings=(fired(TimeWindow(0, 10), (1, 2)), fired(TimeWindow(10, 20), (3,)), fired(TimeWindow(20, 30), (4,))),
+        dropped=(LateRecord(None, "a", 5, 10),))
+
+
+def test_a_bounded_out_of_orderness_generator_is_the_grace_period(engine, reference):
+    """Flink's `max - bound - 1` and Quix's `end + grace <= max` close the same windows at the same record (b@25,
+    a whole window past `[0, 10)`: less than that, and a@2 reopens it, grace_reopens_window.json)."""
+    case = Case(window=tumbling(10), watermark_generator=generated(2),
+                events=[record("a", 1, ts=3), record("a", 2, ts=11), record("a", 3, ts=9), record("a", 4, ts=12),
+                        record("b", 5, ts=25), record("a", 6, ts=2)])
+    flink = observe(reference, case)
+    assert not difference(flink, flink_stamped(observe(engine, case)), len(case.events))
+    assert [f.values for f in flink.firings] == [(1, 3), (2, 4), (5,)] and flink.dropped == (LateRecord(5, "a", 6, 2),)
+
+
+def test_on_late_is_the_side_output_or_what_is_dropped(engine):
+    """Each late record once, although Quix calls `on_late` for each of its closed hopping windows."""
+    events = [record("a", 1, ts=12), record("a", 2, ts=32), watermark(20), record("a", 3, ts=13)]
+    kept, ignored = (observe(engine, Case(window=sliding(10, 5), late_side_output=side, events=events))
+                     for side in (True, False))
+    assert kept.late == ignored.dropped == (LateRecord(None, "a", 3, 13),)
+    assert kept.firings == ignored.firings == (fired(TimeWindow(5, 15), (1,)), fired(TimeWindow(10, 20), (1,)),
+                                               fired(TimeWindow(25, 35), (2,)), fired(TimeWindow(30, 40), (2,)))
+
+
+def test_a_session_is_named_as_quix_names_it_first_to_last_plus_one(engine):
+    case = Case(window=session(5), events=[record("a", 1, ts=0), record("a", 2, ts=8), record("a", 3, ts=4),
+                                           record("a", 4, ts=20)])
+    assert observe(engine, case) == Observation(firings=(fired(TimeWindow(0, 9), (1, 2, 3)),
+                                                         fired(TimeWindow(20, 21), (4,))))
+
+
+def test_the_end_of_input_is_a_heartbeat_and_input_without_end_has_none(engine):
+    events = [record("a", 1, ts=3), watermark(9), record("a", 2, ts=15)]
+    ended, open_ = (observe(engine, Case(window=tumbling(10), end_of_input=end, events=events))
+                    for end in (True, False))
+    assert ended == Observation(firings=(fired(TimeWindow(0, 10), (1,)), fired(TimeWindow(10, 20), (2,))))
+    assert open_ == Observation(firings=(fired(TimeWindow(0, 10), (1,)),))
+
+
+def test_the_record_timestamp_zero_is_event_time_zero(engine):
+    """The event time travels in the payload: a Kafka producer would read the message timestamp 0 as "now"."""
+    case = Case(window=session(5), events=[record("a", 1, ts=0), record("a", 2, ts=3)])
+    assert observe(engine, case) == Observation(firings=(fired(TimeWindow(0, 4), (1, 2)),))
+
+
+def test_an_element_with_too_many_windows_stops_the_case_there(engine):
+    case = Case(window=sliding(20_002, 2), events=[record("a", 1, ts=30_000), record("a", 2, ts=30_001)])
+    assert observe(engine, case) == Observation(error=Error("runtime", TOO_MANY_WINDOWS))
+
+
+def test_cases_in_one_application_are_jobs_of_their_own(engine):
+    """A batch is one application with a topic per case: each answers as it does alone, a rejected one included."""
+    cases = [Case(window=tumbling(10), events=[record("a", 1, ts=15), record("a", 2, ts=5)]),
+             Case(window=tumbling(0), events=[record("a", 1, ts=3)]),
+             Case(window=tumbling(10), events=[record("a", 1, ts=5)])]
+    assert engine.run(cases) == [observe(engine, case) for case in cases]
+
+
+def divergence_cases() -> list[tuple[str, int, Case]]:
+    return [(p.name, i, c) for p in sorted(DIVERGENCES.glob("*.json")) for i, c in enumerate(load_cases(p))]
+
+
+def test_each_divergence_differs_on_quix_and_agrees_on_the_reference(engine, reference):
+    found = divergence_cases()
+    assert found, "no divergence case files"
+    cases = [case for _, _, case in found]
+    assert all(required_features(case) <= engine.features for case in cases)
+    for (name, index, case), observation in zip(found, engine.run(cases), strict=True):
+        assert difference(case.expected, observation, len(case.events)), f"{name}#{index} no longer differs"
+        assert not difference(case.expected, observe(reference, case), len(case.events)), f"{name}#{index}"
+
+
+def test_the_readme_links_exactly_the_divergence_files():
+    assert linked_divergence_files(SECTION, "quix-streams") == {p.name for p in DIVERGENCES.glob("*.json")}
+
+
+def events_of(failure) -> list[dict]:
+    return failure["case"]["events"]
+
+
+#: Which README point (its case file) explains a minimal counterexample of the suite.
+EXPLAINED = {
+    "output_timestamp.json": lambda f: re.search(r"has timestamp -?\d+ instead of", f["difference"]),
+    "session_window_end.json": lambda f: f["case"]["window"]["assigner"] == "session"
+    and "extra firing" in f["difference"],
+    "session_closes_later.json": lambda f: f["case"]["window"]["assigner"] == "session",
+    "windows_from_zero.json": lambda f: f["case"]["window"]["assigner"] == "sliding"
+    and re.search(r"firing of \[-\d+", f["difference"]),
+    "stream_time.json": lambda f: re.search(r"extra (dropped|late) record|is missing", f["difference"]),
+    "grace_reopens_window.json": lambda f: f["case"].get("watermark_generator") is not None
+    and re.search(r"(dropped|late) record .* is missing", f["difference"]),
+    "late_per_window.json": lambda f: f["case"]["window"]["assigner"] == "sliding"
+    and re.search(r"extra (dropped|late) record", f["difference"]),
+    "hop_step.json": lambda f: "Window step size must be smaller than duration" in f["difference"],
+    "rejection_messages.json": lambda f: re.search(r"the error is invalid_spec: 'ValueError", f["difference"]),
+    "time_jump.json": lambda f: "window steps at once" in f["difference"],
+    "windows_per_record.json": lambda f: "more than 10,000 windows" in f["difference"]
+    and "not invalid_spec" in f["difference"],
+}
+
+#: The properties the CI step runs (profile `ci-slow`): an application per shrinking step costs about a second.
+SUITE_PROPERTIES = ("matches_reference", "fired_values_lie_in_their_window", "rejected_specification_has_no_outputs")
+
+
+def test_the_suite_finds_the_divergences_the_readme_names(tmp_path):
+    """The property suite (profile `ci-slow`, `SUITE_PROPERTIES`) against the engine: it differs, on exactly the
+    properties the README lists, and every minimal counterexample shows a difference one of its points explains."""
+    assert_the_suite_finds_what_the_section_names(tmp_path / "report", "quix-streams", SECTION, EXPLAINED,
+                                                  properties=SUITE_PROPERTIES, timeout=900)
