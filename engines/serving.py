@@ -1,8 +1,9 @@
 """The process side of `window-process/1` (docs/protocol.md) for an engine adapter in an environment of its own.
 
 An adapter (`engines/beam.py`, `engines/bytewax.py`, ...) gives its name, its features and a function from a batch
-of cases to their observations; `serve` says hello and answers each run request until the suite closes stdin. Every adapter here is position-free (none can tell at which input event its engine emitted an
-output) and costly (each case is a job of its engine). What an engine prints is a log: stdout is the protocol's.
+of cases to their observations; `serve` says hello and answers each run request until the suite closes stdin. Every
+adapter here is position-free (none can tell at which input event its engine emitted an output) and costly (each
+case is a job of its engine). What an engine prints is a log: stdout is the protocol's.
 """
 
 from __future__ import annotations
