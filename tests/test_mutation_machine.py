@@ -125,7 +125,7 @@ def test_a_function_that_importing_or_building_the_reference_runs_reaches_every_
     at_import = mutant_of("triggers", "TriggerResult.__init__",
                           "self.name, self.is_fire, self.is_purge = name, is_fire, is_purge", "pass")
     at_build = mutant_of("implementation", "ReferenceImplementation.__init__",
-                         "self.window_start, self.name = window_start, name", "pass")
+                         "self.window_start, self.name, self.dialect = window_start, name, dialect", "pass")
     assert sorted(reaching(baseline, at_import)) == sorted(reaching(baseline, at_build)) == [0, 1]
 
 
