@@ -25,10 +25,15 @@ from conformance.runner.output import OutputError, OutputFolder
 from conformance.runner.progress import Progress, counted
 from conformance.runner.results import MESSAGE_LIMIT, ImplementationResult, Report, SuiteError
 from conformance.runner.session import DEFAULT_SUITE, SuiteOptions, SuiteRun
-from conformance.runner.verdict import EXIT_STATUS, USAGE_ERROR, implementation_outcome, verdict
-from conformance.usage import UsageError
+from conformance.runner.verdict import USAGE_ERROR, implementation_outcome, verdict
+from conformance.usage import UsageError, seconds
 from window_contract.features import FEATURES
-from window_contract.implementation import Implementation, ImplementationFailure, ImplementationNotFound
+from window_contract.implementation import (
+    REQUEST_TIMEOUT,
+    Implementation,
+    ImplementationFailure,
+    ImplementationNotFound,
+)
 from window_contract.process import ProcessImplementation
 from window_contract.registry import load_implementation, registered_names
 
@@ -126,7 +131,7 @@ def add_run_command(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--request-timeout",
-        type=float,
+        type=seconds,
         metavar="SECONDS",
         help="how long one run call of an implementation may take before its cases count as not run "
         "(default: the suite's, 600)",
@@ -142,30 +147,29 @@ def positive(text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    """The run (the module's docstring). The output folder is checked first, before any engine starts,
+    and the earlier report in it stays until the new one is complete (`OutputFolder`); an implementation
+    that cannot start is in the report as could not run, and the others run. However the run ends, its
+    test processes end with it."""
     try:
-        specs = list(dict.fromkeys(args.impl or DEFAULT_IMPLEMENTATIONS))
-        implementations = [(spec, load_implementation(spec)) for spec in specs]
-        for _, impl in implementations:  # a process only said hello here; each test session starts its own
-            if isinstance(impl, ProcessImplementation):
-                impl.close()
         suite = check_suite(args.suite or [DEFAULT_SUITE])
         options = SuiteOptions(tuple(suite), args.profile, tuple(args.property), args.request_timeout,
                                seed_of(args.profile, args.seed))
         out = OutputFolder.claim(args.out, args.force)
-    except (UsageError, ImplementationNotFound, OutputError) as e:
+    except (UsageError, OutputError) as e:
         print(f"error: {e}", file=sys.stderr)
         return USAGE_ERROR
-    except ImplementationFailure as e:
-        print(f"error: {e}", file=sys.stderr)
-        return EXIT_STATUS["could_not_run"]
+    runs: dict[int, SuiteRun] = {}
     shared = tempfile.TemporaryDirectory(prefix="conformance-recordings-")
     try:
+        implementations = load_all(list(dict.fromkeys(args.impl or DEFAULT_IMPLEMENTATIONS)), options.timeout)
         progress = Progress(sys.stderr)
-        runs: dict[int, SuiteRun] = {}
         recordings = shared_recordings([spec for spec, _ in implementations], Path(shared.name))
 
-        def start(i: int) -> SuiteRun:
+        def start(i: int) -> SuiteRun | None:
             spec, impl = implementations[i]
+            if isinstance(impl, Unstarted):
+                return None
             return SuiteRun(spec, options, out.file(log_of(impl)), recordings[i])
 
         results = []
@@ -173,17 +177,66 @@ def run(args: argparse.Namespace) -> int:
             # the runs of this implementation and the next jobs - 1 go on while this one is shown
             for j in range(i, min(i + args.jobs, len(implementations))):
                 runs[j] = runs.get(j) or start(j)
-            results.append(run_implementation(spec, impl, runs.pop(i), progress))
+            run_ = runs.pop(i)
+            results.append(unstarted_result(spec, impl, out, progress) if run_ is None
+                           else run_implementation(spec, impl, run_, progress))
         report = build_report(save_counterexamples(results, out), options, out.path)
 
         from reports import write_reports  # the renderers are needed only once there is something to render
 
-        out.note(write_reports(report.to_json(), out.path))
+        out.note(write_reports(report.to_json(), out.staging))
+        out.commit()
+    except ImplementationNotFound as e:
+        out.abandon()
+        print(f"error: {e}", file=sys.stderr)
+        return USAGE_ERROR
+    except BaseException:
+        for started in runs.values():
+            if started is not None:
+                started.stop()
+        out.abandon()
+        raise
     finally:
-        out.release()
         shared.cleanup()
     print_summary(report, out.path)
     return report.verdict.exit_status
+
+
+class Unstarted:
+    """An implementation that could not start (`ImplementationFailure` as it was loaded: a command
+    that does not start, a hello that breaks the protocol, an engine that is not installed)."""
+
+    def __init__(self, spec: str, failure: ImplementationFailure) -> None:
+        self.name, self.message = spec, str(failure)
+        self.features: frozenset[str] = frozenset()
+
+
+def load_all(specs: list[str], timeout: float | None) -> list[tuple[str, Implementation | Unstarted]]:
+    """Each implementation, or what kept it from starting; `ImplementationNotFound` for a name that names
+    none. A process only says hello here: each test session starts its own."""
+    loaded: list[tuple[str, Implementation | Unstarted]] = []
+    for spec in specs:
+        try:
+            impl = load_implementation(spec, timeout or REQUEST_TIMEOUT)
+        except ImplementationFailure as e:
+            loaded.append((spec, Unstarted(spec, e)))
+            continue
+        if isinstance(impl, ProcessImplementation):
+            impl.close()
+        loaded.append((spec, impl))
+    return loaded
+
+
+def unstarted_result(spec: str, impl: Unstarted, out: OutputFolder, progress: Progress) -> ImplementationResult:
+    """An implementation that could not start: no property ran, and its log says why."""
+    progress.implementation(impl.name, spec, costly=False)
+    progress.could_not_start(impl.message)
+    log = log_of(impl)
+    out.file(log).write_text(impl.message + "\n", encoding="utf-8")
+    errors = (SuiteError("", impl.message[-MESSAGE_LIMIT:]),)
+    outcome, problems = implementation_outcome((), errors, None)
+    return ImplementationResult(name=impl.name, spec=spec, features=(), properties=(), errors=errors,
+                                exit_status=None, log=log, duration=0.0, outcome=outcome, problems=problems)
 
 
 def seed_of(profile: str, seed: int | None) -> int | None:

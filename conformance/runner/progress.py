@@ -36,6 +36,9 @@ class Progress:
             self.stream.write(f"  starting {name}'s engine: the first property waits for it\n")
         self.stream.flush()
 
+    def could_not_start(self, message: str) -> None:
+        self._line(f"  ERROR could not start: {message.splitlines()[0] if message else ''}", final=True)
+
     def event(self, event: RunEvent) -> None:
         match event:
             case Started(property=name):
