@@ -2,7 +2,8 @@
 run the property suite.
 
 Exit status: 0 all well; 1 a case or a property differs; 2 a usage error or a malformed file;
-3 could not run (an engine missing or dead, a run call that timed out, nothing to check).
+3 could not run (an engine missing or dead, a run call that timed out, a plug-in that did not answer,
+nothing to check); 128 + N stopped by signal N.
 """
 
 from __future__ import annotations
@@ -52,8 +53,9 @@ exit status:
   0  every case (or property) agrees
   1  a case or a property differs
   2  usage error or malformed case file (each problem named with its JSON path and rule)
-  3  could not run: the engine is missing or died, a run call timed out, or --check had nothing
-     to check
+  3  could not run: the engine is missing or died, a run call timed out, the plug-in answered
+     with the wrong types or ended the process, or --check had nothing to check
+  128+N  stopped by signal N (130: Ctrl-C, 143: SIGTERM); nothing left running
 
 examples:
   python -m conformance replay cases/ --impl spark --check

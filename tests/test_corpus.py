@@ -158,7 +158,7 @@ def test_the_committed_corpus_is_what_corpus_writes_with_the_default_options(tmp
     committed = {p.name: p.read_bytes() for p in COMMITTED.iterdir()}
     assert written.keys() == committed.keys()
     stale = sorted(name for name in written if written[name] != committed[name])
-    assert not stale, f"corpus/ is stale in {stale}: python -m conformance corpus (then commit corpus/)"
+    assert not stale, f"corpus/ is stale in {stale}: python -m conformance corpus --force (then commit corpus/)"
 
 
 def test_the_committed_corpus_covers_every_feature_a_strategy_draws_within_a_few_megabytes():

@@ -50,8 +50,10 @@ exit status:
   1  an implementation differs: a property was violated (the minimal case is saved and replays)
   2  usage error: an unknown implementation or profile, a plug-in that does not import, an
      output folder that cannot be used
-  3  could not run: an engine was missing or died, a run call timed out, the suite did not
-     load; nothing differed in what did run
+  3  could not run: an engine was missing or died, a run call timed out, a plug-in answered
+     with the wrong types or ended the process, the suite did not load; nothing differed in
+     what did run
+  128+N  stopped by signal N (130: Ctrl-C, 143: SIGTERM); nothing left running
 
 examples:
   python -m conformance run --impl reference --impl spark
@@ -60,7 +62,8 @@ examples:
   python -m conformance run --impl flink --property matches_reference --out out/flink --force
 
 The output folder (default {DEFAULT_OUT}/) must be empty, or hold only what an earlier run wrote
-there: --force removes the files listed in that run's manifest and nothing else.
+there: --force replaces the files listed in that run's manifest and nothing else, once the new
+report is complete (a run that is stopped leaves the earlier report as it was).
 """
 
 

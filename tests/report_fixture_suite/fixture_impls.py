@@ -207,3 +207,10 @@ class AnswersNothing(Answering):
 
     def answer(self, cases):
         return []
+
+
+class NumberedName(ReferenceImplementation):
+    """The reference, named by a number: a report could not show it."""
+
+    def __init__(self):
+        super().__init__(name=12345)
