@@ -44,6 +44,19 @@ def test_a_hung_implementation_costs_one_timeout_not_one_per_property(name):
     assert took < 150, took  # start-up and collection on a loaded machine, and one timeout
 
 
+def test_a_prefetched_implementation_that_hangs_costs_its_recording_and_one_timeout():
+    # A prefetched implementation's first call comes after the recording pass of every test (the reference
+    # answers it); the hang is found there, and no later test waits again.
+    properties = "fired_values_lie or firing_timestamp_is or keys_do_not"
+    run = run_once("--impl", "fixture_impls:HangingCostly", "--profile", "dev", "--property", properties,
+                   "--request-timeout", str(TIMEOUT), pythonpath=(str(HERE),))
+    assert run.status == 3, run.stderr
+    first, *rest = run.implementation("hanging-costly")["properties"]
+    assert f"did not return within {TIMEOUT} s" in first["message"] and len(rest) == 2
+    assert all("it timed out earlier in this run" in p["message"] for p in rest)
+    assert sum(p["duration"] for p in rest) < 2
+
+
 def test_a_process_that_dies_twice_is_not_started_for_the_remaining_properties():
     run = run_once("--impl", peer("crash"), "--profile", "dev", pythonpath=(str(HERE),))
     assert run.status == 3, run.stderr

@@ -36,8 +36,8 @@ def replay(case_file, plugin, *env):
     ("ExitsAtOnce", (), "ended its process (exit status 0) before it finished"),
     ("Interrupts", (), "run raised KeyboardInterrupt instead of answering"),
     ("ReturnsNone", (), "run returned NoneType None, not a list of observations"),
-    ("ReturnsStrings", (), "run(cases)[0] is str 'no firings', not an Observation"),
-    ("StringPositions", (), "run(cases)[0].firings[0].at: must be an integer"),
+    ("ReturnsStrings", (), "run(cases)[0]: must be an Observation, not str 'no firings'"),
+    ("StringPositions", (), "run(cases)[0].firings[0].at: must be an int, not str '1'"),
 ])
 def test_replay_of_a_plugin_that_does_not_answer_could_not_run_in_one_line(case_file, plugin, env, said):
     done = replay(case_file, plugin, *env)
@@ -61,7 +61,7 @@ def plugin_run(plugin):
 
 @pytest.mark.parametrize("plugin, name, said", [
     ("ReturnsNone", "returns-none", "run returned NoneType None, not a list of observations"),
-    ("StringPositions", "string-positions", "firings[0].at: must be an integer"),
+    ("StringPositions", "string-positions", "firings[0].at: must be an int, not str"),
     ("ExitsCleanly", "exits-cleanly", "run raised SystemExit(0) instead of answering"),
 ])
 def test_run_of_a_plugin_that_does_not_answer_could_not_run_with_what_was_wrong(plugin, name, said):

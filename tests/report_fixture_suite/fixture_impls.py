@@ -214,3 +214,10 @@ class NumberedName(ReferenceImplementation):
 
     def __init__(self):
         super().__init__(name=12345)
+
+
+class HangingCostly(Hanging):
+    """A `run` that never returns, of an implementation the suite prefetches (as Spark and Flink)."""
+
+    name = "hanging-costly"
+    costly_calls = True
