@@ -237,9 +237,9 @@ def unstarted_result(spec: str, impl: Unstarted, out: OutputFolder, progress: Pr
     log = log_of(impl)
     out.file(log).write_text(impl.message + "\n", encoding="utf-8")
     errors = (SuiteError("", impl.message[-MESSAGE_LIMIT:]),)
-    outcome, problems = implementation_outcome((), errors, None)
     return ImplementationResult(name=impl.name, spec=spec, features=(), properties=(), errors=errors,
-                                exit_status=None, log=log, duration=0.0, outcome=outcome, problems=problems)
+                                exit_status=None, log=log, duration=0.0, outcome="could_not_run",
+                                problems=(impl.message.splitlines()[0],))
 
 
 def seed_of(profile: str, seed: int | None) -> int | None:

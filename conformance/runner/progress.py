@@ -37,7 +37,7 @@ class Progress:
         self.stream.flush()
 
     def could_not_start(self, message: str) -> None:
-        self._line(f"  ERROR could not start: {message.splitlines()[0] if message else ''}", final=True)
+        self._line(f"  ERROR {message.splitlines()[0] if message else 'could not start'}", final=True)
 
     def event(self, event: RunEvent) -> None:
         match event:
