@@ -150,22 +150,22 @@ def positive(text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    """The run (the module's docstring). The output folder is checked first, before any engine starts,
-    and the earlier report in it stays until the new one is complete (`OutputFolder`); an implementation
-    that cannot start is in the report as could not run, and the others run. However the run ends, its
-    test processes end with it."""
+    """The run (the module's docstring). The output folder is taken before any suite runs, and the earlier
+    report in it stays until the new one is complete (`OutputFolder`); an implementation that cannot start
+    is in the report as could not run, and the others run. However the run ends, its test processes end
+    with it."""
     try:
         suite = check_suite(args.suite or [DEFAULT_SUITE])
         options = SuiteOptions(tuple(suite), args.profile, tuple(args.property), args.request_timeout,
                                seed_of(args.profile, args.seed))
+        implementations = load_all(list(dict.fromkeys(args.impl or DEFAULT_IMPLEMENTATIONS)), options.timeout)
         out = OutputFolder.claim(args.out, args.force)
-    except (UsageError, OutputError) as e:
+    except (UsageError, ImplementationNotFound, OutputError) as e:
         print(f"error: {e}", file=sys.stderr)
         return USAGE_ERROR
-    runs: dict[int, SuiteRun] = {}
+    runs: dict[int, SuiteRun | None] = {}
     shared = tempfile.TemporaryDirectory(prefix="conformance-recordings-")
     try:
-        implementations = load_all(list(dict.fromkeys(args.impl or DEFAULT_IMPLEMENTATIONS)), options.timeout)
         progress = Progress(sys.stderr)
         recordings = shared_recordings([spec for spec, _ in implementations], Path(shared.name))
 
@@ -189,10 +189,6 @@ def run(args: argparse.Namespace) -> int:
 
         out.note(write_reports(report.to_json(), out.staging))
         out.commit()
-    except ImplementationNotFound as e:
-        out.abandon()
-        print(f"error: {e}", file=sys.stderr)
-        return USAGE_ERROR
     except BaseException:
         for started in runs.values():
             if started is not None:
