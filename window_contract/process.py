@@ -16,12 +16,14 @@ with it over stdin and stdout, one message a line (docs/protocol.md, schemas in 
 
 Whatever goes wrong with a request is a failure to run its cases (`ImplementationFailure`), never a
 pass and never a difference, because nothing is known about them: an answer later than the request
-timeout, a process that exits, a line that is not JSON or not the answer to this request, an
-observation that breaks `window-observation/1`, too few or too many observations, a `retry` that does
-not match the `null`s or that retries every case of a request (no progress), or the process's own
-`error`. The message ends with the tail of the process's stderr. After a fault of the process (all but
-its own `error`) it is killed, and the next request starts it again, so one bad request never takes the
-others down and nothing waits for ever.
+timeout (`TimedOut`), a process that exits (`ProcessDied`), a line that is not JSON or not the answer
+to this request or longer than `MAX_LINE`, an observation that breaks `window-observation/1`, too few
+or too many observations, a `retry` that does not match the `null`s or that retries every case of a
+request (no progress), or the process's own `error`. The message ends with the tail of the process's
+stderr. After a fault of the process (all but its own `error`) it is killed with its process group, and
+the next request starts it again, so one bad request never takes the others down and nothing waits for
+ever. A process still running when the suite's process ends, however it ends short of SIGKILL, is killed
+with its group too (`end_processes`).
 """
 
 from __future__ import annotations
