@@ -29,20 +29,27 @@ def started(*args: str, pythonpath: tuple[str, ...] = ()) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
 
 
-def living(marker: Path | str) -> list[int]:
-    """The processes whose command line names `marker` and that have not ended (zombies have)."""
+def living(marker: Path | str, *also: str) -> list[int]:
+    """The processes whose command line names `marker` (and each of `also`) and that have not ended (zombies
+    have)."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
             continue
         try:
-            named = str(marker).encode() in (entry / "cmdline").read_bytes()
+            cmdline = (entry / "cmdline").read_bytes()
+            named = all(text.encode() in cmdline for text in (str(marker), *also))
             state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
         except OSError:
             continue
         if named and state not in ("Z", "X"):
             found.append(int(entry.name))
     return found
+
+
+def busy(marker: Path) -> None:
+    """Wait until the busy peer has its request, and has started its process (`busy_peer`)."""
+    wait_for(lambda: living(marker, "time.sleep(3600)"))
 
 
 def wait_for(condition, timeout: float = 120.0) -> None:

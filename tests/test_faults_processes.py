@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from processes import ROOT, busy_peer, kill_all, living, started, stopped, wait_for
+from processes import ROOT, busy, busy_peer, kill_all, living, started, stopped, wait_for
 
 SUITE = ("--profile", "dev", "--property", "fired_values_lie")
 
@@ -20,11 +20,6 @@ def marker(tmp_path):
     path = tmp_path / "busy-marker"
     yield path
     kill_all(path)
-
-
-def busy(marker) -> None:
-    """Wait until the peer is busy with a request and has started its own process."""
-    wait_for(lambda: len(living(marker)) >= 4)  # the test process, the peer, its process, and run's own
 
 
 @pytest.mark.parametrize("signum, group, status", [
@@ -43,17 +38,20 @@ def test_a_run_stopped_while_an_exec_plugin_is_busy_leaves_nothing_running(marke
 
 def test_replay_stopped_while_an_exec_plugin_is_busy_leaves_nothing_running(marker):
     replay = started("replay", str(ROOT / "cases" / "seeds"), "--impl", busy_peer(marker))
-    wait_for(lambda: len(living(marker)) >= 2)  # the peer and its process
+    busy(marker)
     code, err = stopped(replay, signal.SIGTERM)
     assert code == 143 and "stopped by SIGTERM" in err, err
     wait_for(lambda: not living(marker), timeout=15)
 
 
 def test_timeout_on_a_run_with_a_busy_plugin_leaves_nothing_running(marker, tmp_path):
-    done = subprocess.run(["timeout", "25", sys.executable, "-m", "conformance", "run", "--impl", busy_peer(marker),
-                           *SUITE, "--out", str(tmp_path / "out")], cwd=ROOT, capture_output=True, text=True,
-                          timeout=120)
-    assert done.returncode == 124, done.stderr  # timeout's own status: it stopped the command
+    command = ["timeout", "600", sys.executable, "-m", "conformance", "run", "--impl", busy_peer(marker), *SUITE,
+               "--out", str(tmp_path / "out")]
+    timed = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             start_new_session=True)
+    busy(marker)
+    code, err = stopped(timed, signal.SIGALRM)  # timeout's own alarm: its time is up now
+    assert code == 124, err  # timeout's status: it stopped the command
     wait_for(lambda: not living(marker), timeout=15)
 
 
