@@ -1,4 +1,5 @@
-"""`python -m conformance`.
+"""`python -m conformance`, in a child process whose status is the command's (`supervisor.py`), and
+which a signal stops in order (`exits.py`).
 
 The project's root goes on `sys.path` (after the current folder, where a user's
 `package.module:factory` is found). Installed in editable mode, the project's packages are found
@@ -9,11 +10,20 @@ package `reports`. On `sys.path`, a real package wins over a plain folder of the
 
 import sys
 
+from conformance.exits import interrupt_on_signals, stop_when_orphaned
 from conformance.runner.session import PROJECT_ROOT
+from conformance.supervisor import supervised
 
 if str(PROJECT_ROOT) not in sys.path:
     sys.path.append(str(PROJECT_ROOT))
 
-from conformance.cli import main  # noqa: E402 (after the path is set)
 
-sys.exit(main())
+def command() -> int:
+    interrupt_on_signals()
+    stop_when_orphaned()
+    from conformance.cli import main  # after the path is set
+
+    return main()
+
+
+sys.exit(supervised(command))

@@ -2,14 +2,17 @@
 run the property suite.
 
 Exit status: 0 all well; 1 a case or a property differs; 2 a usage error or a malformed file;
-3 could not run (an engine missing or dead, a run call that timed out, nothing to check).
+3 could not run (an engine missing or dead, a run call that timed out, a plug-in that did not answer,
+nothing to check); 128 + N stopped by signal N.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,10 +20,13 @@ from pathlib import Path
 from conformance.census import add_census_command
 from conformance.corpus import add_corpus_command, is_corpus_index
 from conformance.divergences import DEFAULT_LIST, attribute, divergence_list, explained
+from conformance.exits import describe, exit_status
 from conformance.runner.command import add_run_command
 from conformance.runner.feature_summary import feature_summary
+from conformance.runner.output import is_run_file
 from conformance.runner.verdict import EXIT_STATUS, USAGE_ERROR
-from conformance.usage import UsageError
+from conformance.usage import UsageError, seconds
+from window_contract.answers import checked_observations
 from window_contract.case import Case
 from window_contract.case_json import case_files, load_cases
 from window_contract.difference import difference
@@ -49,8 +55,9 @@ exit status:
   0  every case (or property) agrees
   1  a case or a property differs
   2  usage error or malformed case file (each problem named with its JSON path and rule)
-  3  could not run: the engine is missing or died, a run call timed out, or --check had nothing
-     to check
+  3  could not run: the engine is missing or died, a run call timed out, the plug-in answered
+     with the wrong types or ended the process, or --check had nothing to check
+  128+N  stopped by signal N (130: Ctrl-C, 143: SIGTERM); nothing left running
 
 examples:
   python -m conformance replay cases/ --impl spark --check
@@ -67,12 +74,13 @@ class NothingChecked(Exception):
 def _load_all(paths: Sequence[str]) -> list[tuple[Path, int, Case]]:
     """Every case of every file, with where it came from; all format problems reported at once."""
     loaded, errors = [], []
-    files = [path for path in case_files(list(paths)) if not is_corpus_index(path)]
+    files = [path for path in case_files(list(paths)) if not is_corpus_index(path) and not is_run_file(path)]
     if not files:
         raise UsageError("no case files found in " + ", ".join(paths))
     for path in files:
-        if not path.exists():
-            errors.append(f"{path}: no such file")
+        missing = _missing(path)
+        if missing:
+            errors.append(f"{path}: {missing}")
             continue
         try:
             loaded += [(path, i, case) for i, case in enumerate(load_cases(path))]
@@ -83,17 +91,40 @@ def _load_all(paths: Sequence[str]) -> list[tuple[Path, int, Case]]:
     return loaded
 
 
+def _missing(path: Path) -> str | None:
+    """Why there is no file at `path` to read, or `None` when there is one."""
+    if path.exists():
+        return None
+    if not path.is_symlink():
+        return "no such file"
+    try:
+        path.resolve(strict=True)
+    except (RuntimeError, OSError) as e:  # Python 3.11 raises RuntimeError for a loop, later ones ELOOP
+        if isinstance(e, RuntimeError) or e.errno == errno.ELOOP:
+            return "a symbolic link that leads back to itself (a loop): no file at its end"
+    return f"a symbolic link to {os.readlink(path)}, which does not exist"
+
+
 def _label(path: Path, index: int, case: Case) -> str:
     return f"{path}#{index}" + (f" ({case.name})" if case.name else "")
 
 
-def _observe(impl: Implementation, cases: list[Case], timeout: float) -> list[Observation | Exception]:
-    """An observation per case, or the exception `run` raised for that case alone (a bug of the
-    plug-in: it differs). A failure to run raises `ImplementationFailure`."""
+class Unanswered(Exception):
+    """A case `run` gave no observation for: it raised (for this case alone), or it gave the wrong number
+    of observations. The plug-in broke the interface on this case: it differs."""
+
+    def __init__(self, what: str, rule: str) -> None:
+        super().__init__(f"{what} ({rule})")
+
+
+def _observe(impl: Implementation, cases: list[Case], timeout: float) -> list[Observation | Unanswered]:
+    """An observation per case, or what `run` did instead for that case alone (a bug of the plug-in:
+    it differs). A failure to run (a timeout, a dead engine, an answer of the wrong types) raises
+    `ImplementationFailure`."""
 
     def call(batch: list[Case]) -> list[Observation]:
         try:
-            return run_within(impl, batch, timeout)
+            return checked_observations(run_within(impl, batch, timeout), impl.position_free)
         except Exception as e:
             reason = failure_to_run(e)
             if reason is not None:
@@ -105,20 +136,23 @@ def _observe(impl: Implementation, cases: list[Case], timeout: float) -> list[Ob
     try:
         observations = call(cases)
         if len(observations) == len(cases):
-            return list(observations)
+            return observations
     except ImplementationFailure:
         raise
     except Exception:
         pass  # which case raised? each alone tells
-    answers: list[Observation | Exception] = []
+    answers: list[Observation | Unanswered] = []
     for case in cases:
         try:
-            [observation] = call([case])
-            answers.append(observation)
+            observations = call([case])
         except ImplementationFailure:
             raise
         except Exception as e:
-            answers.append(e)
+            answers.append(Unanswered(f"run raised {type(e).__name__}: {e}",
+                                      "run gives an observation for every case"))
+            continue
+        answers.append(observations[0] if len(observations) == 1 else Unanswered(
+            f"run gave {len(observations)} observations for 1 case", "one observation per case, in order"))
     return answers
 
 
@@ -132,7 +166,7 @@ def replay(args: argparse.Namespace) -> int:
                    else divergence_list(args.divergences, (args.impl or ["reference"])[0]))
     # A plug-in's prints go to stderr: replay's stdout is JSON lines (or the check's verdict).
     with contextlib.redirect_stdout(sys.stderr):
-        impl = load_implementation((args.impl or ["reference"])[0])
+        impl = load_implementation((args.impl or ["reference"])[0], args.request_timeout)
         supported = [(p, i, c) for p, i, c in loaded if required_features(c) <= impl.features]
         answers = _observe(impl, [c for _, _, c in supported], args.request_timeout)
     by_case = {id(c): o for (_, _, c), o in zip(supported, answers, strict=True)}
@@ -144,10 +178,9 @@ def replay(args: argparse.Namespace) -> int:
             missing = sorted(required_features(case) - impl.features)
             print(f"{label}: unsupported by {impl.name} (needs {', '.join(missing)})", file=sys.stderr)
             continue
-        if isinstance(answer, Exception):
+        if isinstance(answer, Unanswered):
             differing.add(id(case))
-            print(f"DIFFERS {label}: run raised {type(answer).__name__}: {answer} "
-                  "(run gives an observation for every case)")
+            print(f"DIFFERS {label}: {answer}")
             continue
         if not args.check:
             print(json.dumps({"case": label, "observation": observation_to_json(answer)}))
@@ -221,7 +254,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true",
                    help="with --divergences, write the attributions as JSON lines ({case, explained_by, "
                         "unexplained}) instead of words")
-    p.add_argument("--request-timeout", type=float, default=REQUEST_TIMEOUT, metavar="SECONDS",
+    p.add_argument("--request-timeout", type=seconds, default=REQUEST_TIMEOUT, metavar="SECONDS",
                    help=f"how long the run call may take before its cases count as not run "
                         f"(default: {REQUEST_TIMEOUT:g})")
     p.set_defaults(func=replay)
@@ -254,3 +287,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ImplementationFailure, NothingChecked) as e:
         print(f"error: {e}", file=sys.stderr)
         return COULD_NOT_RUN
+    except KeyboardInterrupt as e:  # Ctrl-C, or a signal that stops the command (conformance.exits)
+        print(f"error: {describe(e)}; nothing was concluded", file=sys.stderr)
+        return exit_status(e)

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from conformance.profiles import without_local_constants
+from conformance.runner.output import OutputError, OutputFolder
 from conformance.usage import UsageError
 from window_contract.case import ASSIGNERS, GENERATORS, Case, case_to_json
 from window_contract.difference import difference
@@ -197,18 +198,13 @@ def json_lines(items: Sequence[Any]) -> str:
 
 
 def write(entries: Sequence[Entry], out: Path, *, per_feature: int, seed: int,
-          not_drawn: Sequence[str] = ()) -> None:
+          not_drawn: Sequence[str] = ()) -> list[str]:
     """One file per feature and `index.json` (which names the features `not_drawn`: no strategy reaches
-    them); a file from an earlier corpus that this one does not write is removed, so the folder holds
-    exactly this corpus."""
+    them) in the folder `out`; the names written."""
     by_feature: dict[str, list[Entry]] = {}
     for e in entries:
         by_feature.setdefault(e.feature, []).append(e)
     out.mkdir(parents=True, exist_ok=True)
-    written = {INDEX} | {file_name(f) for f in by_feature}
-    for stale in out.glob("*.json"):
-        if stale.name not in written:
-            stale.unlink()
     for feature, group in by_feature.items():
         cases = json_lines([case_to_json(e.case) for e in group])
         (out / file_name(feature)).write_text(f'{{"cases": {cases}}}\n', encoding="utf-8")
@@ -218,34 +214,53 @@ def write(entries: Sequence[Entry], out: Path, *, per_feature: int, seed: int,
     listed = json_lines([{"file": file_name(e.feature), "index": n} | e.index_entry()
                          for group in by_feature.values() for n, e in enumerate(group)])
     (out / INDEX).write_text(json.dumps(index)[:-1] + f', "cases": {listed}}}\n', encoding="utf-8")
+    return [INDEX, *map(file_name, by_feature)]
 
 
 def corpus(args: argparse.Namespace) -> int:
-
+    """Draw, confirm and write the corpus (the module's docstring). The folder is checked (and taken, as
+    `run` takes its own: `OutputFolder`) before anything is drawn; it gets the corpus only when every case
+    was confirmed, and the files of an earlier corpus (its manifest's) are replaced only with `--force`."""
     unknown = sorted(set(args.features) - ALL_FEATURES)
     if unknown:
         raise UsageError(f"--features: unknown feature names {', '.join(unknown)}; known: {', '.join(FEATURES)}")
     if args.per_feature < 1:
         raise UsageError("--per-feature must be at least 1")
-    entries, not_drawn = [], []
-    for feature in args.features:
-        drawn = entries_for(feature, args.per_feature, args.seed)
-        entries += drawn
-        if not drawn:
-            not_drawn.append(feature)
-        print(f"corpus: {feature}: {len(drawn)} cases" + ("" if drawn else " (no strategy draws it)"),
-              file=sys.stderr)
-    if args.confirm != "none":
-        impl = load_implementation(args.confirm)
-        differing = disagreements(entries, impl)
-        if differing:
-            print(f"error: {impl.name} disagrees with the reference on {len(differing)} cases (a bug in one of "
-                  "them: nothing written)\n" + "\n".join(differing), file=sys.stderr)
-            return 1
-        print(f"corpus: {impl.name} agrees with the reference on every case", file=sys.stderr)
-    write(entries, args.out, per_feature=args.per_feature, seed=args.seed, not_drawn=not_drawn)
+    try:
+        out = OutputFolder.claim(args.out, args.force, names=(INDEX, *map(file_name, args.features)))
+    except OutputError as e:
+        raise UsageError(str(e)) from None
+    try:
+        entries, not_drawn = drawn(args.features, args.per_feature, args.seed)
+        if args.confirm != "none":
+            impl = load_implementation(args.confirm)
+            differing = disagreements(entries, impl)
+            if differing:
+                out.abandon()
+                print(f"error: {impl.name} disagrees with the reference on {len(differing)} cases (a bug in one "
+                      "of them: nothing written)\n" + "\n".join(differing), file=sys.stderr)
+                return 1
+            print(f"corpus: {impl.name} agrees with the reference on every case", file=sys.stderr)
+        out.note(write(entries, out.staging, per_feature=args.per_feature, seed=args.seed, not_drawn=not_drawn))
+        out.commit()
+    except BaseException:
+        out.abandon()
+        raise
     print(f"corpus: wrote {args.out}", file=sys.stderr)
     return 0
+
+
+def drawn(features: Sequence[str], per_feature: int, seed: int) -> tuple[list[Entry], list[str]]:
+    """The entries of every feature, and the features no strategy draws."""
+    entries, not_drawn = [], []
+    for feature in features:
+        found = entries_for(feature, per_feature, seed)
+        entries += found
+        if not found:
+            not_drawn.append(feature)
+        print(f"corpus: {feature}: {len(found)} cases" + ("" if found else " (no strategy draws it)"),
+              file=sys.stderr)
+    return entries, not_drawn
 
 
 def add_corpus_command(sub: argparse._SubParsersAction) -> None:
@@ -254,7 +269,10 @@ def add_corpus_command(sub: argparse._SubParsersAction) -> None:
         description=__doc__.split("\n\n")[0].split(": ", 1)[1],
         formatter_class=argparse.RawDescriptionHelpFormatter)
     c.add_argument("--out", type=Path, default=DEFAULT_OUT, metavar="DIR",
-                   help=f"the folder to write (default: {DEFAULT_OUT}); its other *.json files are removed")
+                   help=f"the folder to write (default: {DEFAULT_OUT}), empty or an earlier corpus's")
+    c.add_argument("--force", action="store_true",
+                   help="replace an earlier corpus in --out (only the files its manifest lists; a user's "
+                        "other files stay)")
     c.add_argument("--features", nargs="+", default=list(FEATURES), metavar="NAME",
                    help="the features to draw cases for (default: every feature)")
     c.add_argument("--per-feature", type=int, default=DEFAULT_PER_FEATURE, metavar="N",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from conformance.prefetch.plugin import POSITIONS, REAL_BATCHES
+from conformance.usage import seconds
 from window_contract.implementation import REQUEST_TIMEOUT
 
 pytest_plugins = ["conformance.prefetch.plugin"]
@@ -22,7 +23,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--window-prefetch", choices=("auto", "on", "off"), default="auto",
                     help="batch each property test's examples into a few run calls ahead of the test: "
                          "'auto' (default) when the implementation declares costly_calls = True")
-    group.addoption("--window-request-timeout", type=float, default=REQUEST_TIMEOUT, metavar="SECONDS",
+    group.addoption("--window-request-timeout", type=seconds, default=REQUEST_TIMEOUT, metavar="SECONDS",
                     help="how long one run call may take before its cases count as not run "
                          f"(default: {REQUEST_TIMEOUT:g})")
     group.addoption("--window-recordings", default=None, metavar="DIR",

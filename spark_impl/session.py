@@ -19,12 +19,15 @@ the session's JVM starts with `LOG4J2_PROPERTIES` instead, which shows errors on
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import tempfile
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+
+from window_contract.implementation import ImplementationFailure
 
 _lock = threading.Lock()
 
@@ -67,12 +70,22 @@ def _log_configuration() -> Path:
     return path
 
 
+def _check_java() -> None:
+    """Spark's launcher runs `$JAVA_HOME/bin/java`, or `java` from the PATH without JAVA_HOME."""
+    home = os.environ.get("JAVA_HOME")
+    java = Path(home, "bin", "java") if home else shutil.which("java")
+    if java is None or not os.access(java, os.X_OK):
+        where = f"JAVA_HOME is {home}, which has no bin/java" if home else "no java on the PATH, and JAVA_HOME is unset"
+        raise ImplementationFailure(f"Spark needs Java 17 to start its JVM: {where}")
+
+
 def get_session(master: str = "local[2]", conf: Mapping[str, str] | None = None):
     """The process's SparkSession, started on first use with `SMALL_JOB_CONF` and the quiet log
     configuration, updated by `conf`.
 
-    Raises ImportError if PySpark is missing and Spark's own error if Java is: callers (and tests)
-    must fail loudly rather than skip.
+    Raises ImportError if PySpark is missing and `ImplementationFailure` naming Java if Java is (Spark's
+    own error says only that its "Java gateway process exited"): callers (and tests) must fail loudly
+    rather than skip.
     """
     from pyspark.sql import SparkSession
 
@@ -83,6 +96,7 @@ def get_session(master: str = "local[2]", conf: Mapping[str, str] | None = None)
         # The workers must run the driver's Python, or pickled functions meet another interpreter.
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+        _check_java()
         builder = SparkSession.builder.master(master).appName("window-conformance")
         quiet = {"spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile={_log_configuration()}"}
         for name, value in (SMALL_JOB_CONF | quiet | dict(conf or {})).items():

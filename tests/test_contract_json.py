@@ -155,7 +155,7 @@ def test_unknown_trigger_and_nested_problems_have_paths():
 
 @pytest.mark.parametrize("threshold, rule", [
     ("NaN", "not nan"), ("Infinity", "not inf"), ("-Infinity", "not -inf"), ("1e400", "not inf"),
-    ('"1.5"', "not '1.5'"), ("true", "not True"), ("null", "not None"), ("1" + "0" * 45, "not an integer of 46 digits"),
+    ('"1.5"', "not '1.5'"), ("true", "not true"), ("null", "not null"), ("1" + "0" * 45, "not an integer of 46 digits"),
 ])
 def test_a_delta_threshold_is_a_finite_java_double(threshold, rule):
     text = _case_text(trigger=f'{{"type": "delta", "threshold": {threshold}, "delta_function": "difference"}}')

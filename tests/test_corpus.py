@@ -102,9 +102,10 @@ def test_entries_expect_the_reference_and_leave_out_the_contracts_own_stops():
 
 def test_written_corpus_loads_and_its_index_names_every_case(tmp_path):
     entries = entries_for("assigner.tumbling", 2, seed=0) + entries_for("trigger.never", 2, seed=0)
-    (tmp_path / "left.over.json").write_text("{}")
-    write(entries, tmp_path, per_feature=2, seed=0)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["assigner.tumbling.json", INDEX, "trigger.never.json"]
+    (tmp_path / "users.json").write_text("{}")  # a file of the user's stays (`corpus --out`'s manifest rule)
+    assert write(entries, tmp_path, per_feature=2, seed=0) == [INDEX, "assigner.tumbling.json", "trigger.never.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["assigner.tumbling.json", INDEX, "trigger.never.json",
+                                                          "users.json"]
     index = json.loads((tmp_path / INDEX).read_text())
     assert index["files"] == {"assigner.tumbling.json": FEATURES["assigner.tumbling"],
                               "trigger.never.json": FEATURES["trigger.never"]}
@@ -157,7 +158,7 @@ def test_the_committed_corpus_is_what_corpus_writes_with_the_default_options(tmp
     committed = {p.name: p.read_bytes() for p in COMMITTED.iterdir()}
     assert written.keys() == committed.keys()
     stale = sorted(name for name in written if written[name] != committed[name])
-    assert not stale, f"corpus/ is stale in {stale}: python -m conformance corpus (then commit corpus/)"
+    assert not stale, f"corpus/ is stale in {stale}: python -m conformance corpus --force (then commit corpus/)"
 
 
 def test_the_committed_corpus_covers_every_feature_a_strategy_draws_within_a_few_megabytes():

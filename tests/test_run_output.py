@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 
@@ -45,10 +46,12 @@ def test_force_replaces_only_what_the_earlier_run_wrote(tmp_path):
 
 
 def test_a_second_run_on_a_folder_being_written_is_refused(tmp_path):
-    (tmp_path / LOCK).write_text(str(os.getpid()))  # a live run holds the folder
-    done = run(tmp_path)
+    (tmp_path / LOCK).write_text(str(os.getpid()))
+    with open(tmp_path / LOCK) as held:  # a live run holds the folder's lock
+        fcntl.flock(held, fcntl.LOCK_EX)
+        done = run(tmp_path)
     assert done.returncode == 2
     assert f"another run (process {os.getpid()}) is writing there" in done.stderr
-    (tmp_path / LOCK).write_text("999999999")  # left by a run that died: taken over
+    # left by a run that died, though its process id lives on (a zombie, or reused): nobody holds it
     assert run(tmp_path).returncode == 0
     assert not (tmp_path / LOCK).exists() and (tmp_path / "report.json").exists()

@@ -51,6 +51,8 @@ from window_contract.facts import LONG_MIN
 from window_contract.observation_json import observation_from_json
 from window_contract.validation import MISSING, CaseFormatError, Fields, Problems, parse_json
 
+BYTE_ORDER_MARK = "\ufeff"
+
 #: How deeply `purging` triggers may nest: far beyond any real job, far below Python's recursion limit.
 MAX_TRIGGER_NESTING = 64
 
@@ -86,6 +88,9 @@ def load_cases(path: str | Path) -> list[Case]:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise CaseFormatError([], f"{path}: cannot read: {e}") from None
+    if text.startswith(BYTE_ORDER_MARK):
+        raise CaseFormatError([], f"{path}: starts with a byte order mark (U+FEFF); a case file is UTF-8 "
+                                  "without one, as JSON is written: save the file without it")
     return cases_from_json(parse_json(text, str(path)), str(path))
 
 
@@ -166,6 +171,7 @@ def _read_field(f: Fields, name: str, hint: Any, default: Any, problems: Problem
         return f.take_double(name, default)
     if hint == TriggerSpec:
         if depth >= MAX_TRIGGER_NESTING:
+            f.take(name)  # read, not unknown: too deep
             problems.add(f.at(name), f"triggers may nest at most {MAX_TRIGGER_NESTING} deep")
             return None
         return _read_kind(TRIGGERS, f.take(name), f.at(name), problems, depth=depth + 1)

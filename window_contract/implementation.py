@@ -32,6 +32,21 @@ ENGINE_FAILURES: dict[str, str] = {
 }
 
 
+#: Where an `OSError` raised by an engine's client library (a package) means that the engine's process
+#: died or never started: a refused connection says nothing to a user until it names what refused it.
+ENGINE_CLIENTS: dict[str, str] = {
+    "py4j": "the Spark JVM is gone (py4j, which talks to it, cannot reach it)",
+}
+
+
+def _raised_in(error: BaseException) -> str:
+    """The package whose code raised `error` (the last frame of its traceback)."""
+    tb = error.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return "" if tb is None else tb.tb_frame.f_globals.get("__name__", "").partition(".")[0]
+
+
 @runtime_checkable
 class Implementation(Protocol):
     """What the suite runs. `name`, `features` and `run` are required; `costly_calls` and
@@ -83,6 +98,15 @@ class ImplementationFailure(Exception):
     implementation fails; the suite then reports the cases as not run, never as a difference."""
 
 
+class TimedOut(ImplementationFailure):
+    """A `run` call (or a process's hello) did not come back within its time limit: whatever holds the
+    implementation up will hold the next call up too."""
+
+
+class ProcessDied(ImplementationFailure):
+    """The implementation's process ended, or did not start again, while the suite waited for it."""
+
+
 class CouldNotRun(BaseException):
     """The suite's signal that a test could not run its cases (raised by the property harness from
     an `ImplementationFailure` or an engine's failure). A `BaseException`, like `KeyboardInterrupt`,
@@ -104,7 +128,8 @@ def failure_to_run(error: BaseException) -> str | None:
         if engine is not None:
             return f"{engine}: {one_line(cause)}"
         if isinstance(cause, OSError | MemoryError):
-            return f"{kind.__name__}: {one_line(cause)}"
+            client = ENGINE_CLIENTS.get(_raised_in(cause))
+            return f"{client + ': ' if client else ''}{kind.__name__}: {one_line(cause)}"
         cause = cause.__cause__ or cause.__context__
     return None
 
@@ -120,7 +145,10 @@ def run_within(impl: Implementation, cases: Sequence[Case], timeout: float) -> l
     (a process, `window_contract.process`) keeps the limit itself.
 
     The call runs in a thread of its own: a `run` that never returns cannot be stopped, but the
-    caller no longer waits for it (the thread is a daemon and ends with the process).
+    caller no longer waits for it (the thread is a daemon and ends with the process). What it raises
+    that is no `Exception` (`SystemExit` from `sys.exit`, `KeyboardInterrupt`) came from the plug-in,
+    since signals reach the main thread only: the plug-in ended its call instead of answering, and
+    nothing is known about the cases (`ImplementationFailure`), never a pass.
     """
     bounded = getattr(impl, "run_bounded", None)
     if bounded is not None:  # a process keeps the limit itself: it is killed and started again
@@ -137,11 +165,19 @@ def run_within(impl: Implementation, cases: Sequence[Case], timeout: float) -> l
     worker.start()
     worker.join(timeout)
     if not answer:
-        raise ImplementationFailure(f"a run call of {len(cases)} case(s) did not return within {timeout:g} s")
+        raise TimedOut(f"a run call of {len(cases)} case(s) did not return within {timeout:g} s")
     returned, value = answer[0]
-    if not returned:
+    if returned:
+        return value
+    if isinstance(value, Exception | CouldNotRun):
         raise value
-    return value
+    raise ImplementationFailure(f"run raised {type(value).__name__}{_arguments(value)} instead of answering: a "
+                                "plug-in's run returns its observations, and must not end the process") from value
+
+
+def _arguments(error: BaseException) -> str:
+    """`(0)` for `SystemExit(0)`, nothing for `KeyboardInterrupt()`."""
+    return f"({', '.join(map(repr, error.args))})" if error.args else ""
 
 
 def one_line(error: BaseException) -> str:

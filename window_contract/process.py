@@ -16,16 +16,19 @@ with it over stdin and stdout, one message a line (docs/protocol.md, schemas in 
 
 Whatever goes wrong with a request is a failure to run its cases (`ImplementationFailure`), never a
 pass and never a difference, because nothing is known about them: an answer later than the request
-timeout, a process that exits, a line that is not JSON or not the answer to this request, an
-observation that breaks `window-observation/1`, too few or too many observations, a `retry` that does
-not match the `null`s or that retries every case of a request (no progress), or the process's own
-`error`. The message ends with the tail of the process's stderr. After a fault of the process (all but
-its own `error`) it is killed, and the next request starts it again, so one bad request never takes the
-others down and nothing waits for ever.
+timeout (`TimedOut`), a process that exits (`ProcessDied`), a line that is not JSON or not the answer
+to this request or longer than `MAX_LINE`, an observation that breaks `window-observation/1`, too few
+or too many observations, a `retry` that does not match the `null`s or that retries every case of a
+request (no progress), or the process's own `error`. The message ends with the tail of the process's
+stderr. After a fault of the process (all but its own `error`) it is killed with its process group, and
+the next request starts it again, so one bad request never takes the others down and nothing waits for
+ever. A process still running when the suite's process ends, however it ends short of SIGKILL, is killed
+with its group too (`end_processes`).
 """
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import queue
@@ -34,12 +37,19 @@ import signal
 import subprocess
 import threading
 import time
+import weakref
 from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
 from window_contract.case import Case, case_to_json
-from window_contract.implementation import REQUEST_TIMEOUT, ImplementationFailure, ImplementationNotFound
+from window_contract.implementation import (
+    REQUEST_TIMEOUT,
+    ImplementationFailure,
+    ImplementationNotFound,
+    ProcessDied,
+    TimedOut,
+)
 from window_contract.observation import Observation
 from window_contract.observation_json import observation_from_json
 from window_contract.validation import CaseFormatError
@@ -49,11 +59,23 @@ PROTOCOL = "window-process/1"
 #: The `--impl` prefix that names a command.
 EXEC_PREFIX = "exec:"
 
-#: Seconds a process may take to say hello after it starts (a JVM with an engine's jars takes a few).
+#: Seconds a process may take to say hello after it starts (a JVM with an engine's jars takes a few), or
+#: the request timeout when that is shorter.
 HELLO_TIMEOUT = 60.0
+
+#: The longest stdout line read, in bytes: a line without its newline is not held in memory whole. An
+#: answer of 10,000 cases (the largest request the suite sends) takes a few megabytes.
+MAX_LINE = 64 * 2**20
+
+#: The longest stderr line kept for a failure's message, in characters.
+MAX_STDERR_LINE = 2000
 
 #: How many lines of the process's stderr a failure quotes.
 STDERR_TAIL = 20
+
+#: Lines a JVM's logging framework writes about itself (SLF4J finding no binding, or several), which
+#: would fill the quoted stderr of a failing engine before its own words.
+LOGGING_NOTICES = ("SLF4J: ", "SLF4J(W): ", "SLF4J(I): ", "SLF4J(E): ")
 
 #: How much of an unexpected stdout line a failure quotes.
 QUOTED = 200
@@ -69,8 +91,33 @@ OBSERVATIONS_OPTIONS = ("retry", "exiting")
 _END_OF_OUTPUT = None
 
 
+class _Overlong(str):
+    """What the stdout reader puts in place of a line longer than `MAX_LINE`: its first bytes."""
+
+
 class ProtocolFault(Exception):
-    """The process broke the protocol or died: it is killed and started again for the next request."""
+    """The process broke the protocol or died: it is killed and started again for the next request.
+    `failure` is what the request's cases could not run for: the process `TimedOut`, `ProcessDied`, or
+    broke the protocol (`ImplementationFailure`)."""
+
+    def __init__(self, message: str, failure: type[ImplementationFailure] = ImplementationFailure) -> None:
+        super().__init__(message)
+        self.failure = failure
+
+
+#: The processes started and not yet ended, so that every exit of the suite ends them (`end_processes`).
+_RUNNING: weakref.WeakSet[Peer] = weakref.WeakSet()
+
+
+def end_processes() -> None:
+    """Kill every process this process started and has not ended, with its process group: at exit,
+    and at once when the suite is interrupted or terminated (a busy process would not read the end
+    of its input)."""
+    for peer in list(_RUNNING):
+        peer.kill()
+
+
+atexit.register(end_processes)
 
 
 class Peer:
@@ -87,27 +134,39 @@ class Peer:
         # A session of its own: killing the group also ends what a wrapper script started.
         self.popen = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                       stderr=subprocess.PIPE, start_new_session=True)
+        _RUNNING.add(self)
         self.stderr_reader = threading.Thread(target=self._read_stderr, name=f"stderr {argv[0]}", daemon=True)
         threading.Thread(target=self._read_stdout, name=f"stdout {argv[0]}", daemon=True).start()
         self.stderr_reader.start()
 
     def _read_stdout(self) -> None:
+        """Lines as they come; a line longer than `MAX_LINE` ends the reading (the request fails)."""
         with self.popen.stdout:
-            for raw in self.popen.stdout:
+            while raw := self.popen.stdout.readline(MAX_LINE + 1):
+                if len(raw) > MAX_LINE:
+                    self.lines.put(_Overlong(raw[:QUOTED].decode("utf-8", errors="replace")))
+                    return
                 self.lines.put(raw.decode("utf-8", errors="replace"))
         self.lines.put(_END_OF_OUTPUT)
 
     def _read_stderr(self) -> None:
+        """The last `STDERR_TAIL` lines, each cut at `MAX_STDERR_LINE` characters (the rest of a longer
+        line is read and dropped), without the logging framework's notices about itself."""
         with self.popen.stderr:
-            for raw in self.popen.stderr:
-                self.stderr.append(raw.decode("utf-8", errors="replace").rstrip("\n"))
+            while raw := self.popen.stderr.readline(MAX_STDERR_LINE):
+                line = raw.decode("utf-8", errors="replace").rstrip("\n")
+                while not raw.endswith(b"\n") and (raw := self.popen.stderr.readline(MAX_STDERR_LINE)):
+                    pass
+                if not line.startswith(LOGGING_NOTICES):
+                    self.stderr.append(line)
 
     def send(self, message: dict[str, Any]) -> None:
         try:
             self.popen.stdin.write(json.dumps(message).encode() + b"\n")
             self.popen.stdin.flush()
         except OSError as e:  # BrokenPipeError: it exited before reading
-            raise ProtocolFault(f"the process did not take the request ({self.exit_text()}): {e}") from None
+            raise ProtocolFault(f"the process did not take the request ({self.exit_text()}): {e}",
+                                ProcessDied) from None
 
     def receive(self, deadline: float, waiting_for: str, limit: float | None = None) -> dict[str, Any]:
         """The next message, parsed; `ProtocolFault` when none comes in `deadline` seconds (what is left
@@ -115,9 +174,14 @@ class Peer:
         try:
             line = self.lines.get(timeout=deadline)
         except queue.Empty:
-            raise ProtocolFault(f"no {waiting_for} within {deadline if limit is None else limit:g} s") from None
+            raise ProtocolFault(f"no {waiting_for} within {deadline if limit is None else limit:g} s",
+                                TimedOut) from None
         if line is _END_OF_OUTPUT:
-            raise ProtocolFault(f"the process closed its stdout before its {waiting_for} ({self.exit_text()})")
+            raise ProtocolFault(f"the process closed its stdout before its {waiting_for} ({self.exit_text()})",
+                                ProcessDied)
+        if isinstance(line, _Overlong):
+            raise ProtocolFault(f"a stdout line longer than {MAX_LINE // 2**20} MiB where its {waiting_for} was "
+                                f"due (a line ends with a newline): {line[:QUOTED]!r}...")
         try:
             message = json.loads(line)
         except ValueError:
@@ -146,6 +210,8 @@ class Peer:
             self.popen.wait(timeout=grace)
         except subprocess.TimeoutExpired:
             self.kill()
+        else:  # what it started in its group ends with it (docs/protocol.md)
+            self.kill()
 
     def _close_stdin(self) -> None:
         try:
@@ -155,6 +221,7 @@ class Peer:
 
     def kill(self) -> str:
         """Kill the process group; what it wrote on stderr until then (`stderr_tail`)."""
+        _RUNNING.discard(self)
         try:
             os.killpg(self.popen.pid, signal.SIGKILL)
         except ProcessLookupError:
@@ -218,7 +285,10 @@ class ProcessImplementation:
         self.argv = shlex.split(command)
         if not self.argv:
             raise ImplementationNotFound("'exec:' needs a command, e.g. 'exec:java -cp build MyWindows'")
-        hello = self._start()
+        try:
+            hello = self._start(min(HELLO_TIMEOUT, timeout))
+        except ProtocolFault as e:
+            raise e.failure(f"{self.label} could not start: {e}{self._kill()}") from None
         self.name, self.features = hello.name, hello.features
         self.position_free, self.costly_calls = hello.position_free, hello.costly_calls
 
@@ -253,13 +323,13 @@ class ProcessImplementation:
         request = self.requests
         try:
             if self.peer is None:
-                self._restart()
+                self._restart(deadline)
             self.peer.send({"type": "run", "id": request, "cases": cases})
             remaining = max(0.0, deadline - time.monotonic())
             message = self.peer.receive(remaining, f"answer to run request {request} ({len(cases)} case(s))", timeout)
             answer = self._answer(message, request, len(cases))
         except ProtocolFault as e:
-            raise ImplementationFailure(f"{self.label}: {e}{self._kill()}") from None
+            raise e.failure(f"{self.label}: {e}{self._kill()}") from None
         if answer.exiting:
             peer, self.peer = self.peer, None
             peer.stop(EXIT_GRACE)
@@ -299,21 +369,22 @@ class ProcessImplementation:
         except CaseFormatError as e:
             raise ProtocolFault(f"an answer breaks window-observation/1: {e}") from None
 
-    def _start(self) -> Hello:
+    def _start(self, limit: float) -> Hello:
+        """A new process and its hello within `limit` seconds; `ProtocolFault` when it cannot start."""
         try:
             self.peer = Peer(self.argv)
         except OSError as e:
-            raise ImplementationFailure(f"{self.label}: cannot start {self.argv[0]!r}: {e}") from None
-        try:
-            return Hello(self.peer.receive(HELLO_TIMEOUT, "hello"))
-        except ProtocolFault as e:
-            raise ImplementationFailure(f"{self.label} could not start: {e}{self._kill()}") from None
+            raise ProtocolFault(f"cannot start {self.argv[0]!r}: {e}", ProcessDied) from None
+        return Hello(self.peer.receive(limit, "hello"))
 
-    def _restart(self) -> None:
-        """A new process after a fault; it must be the implementation the suite loaded."""
-        hello = self._start()
+    def _restart(self, deadline: float) -> None:
+        """A new process after a fault, saying hello by `deadline` (or within `HELLO_TIMEOUT`); it must
+        be the implementation the suite loaded."""
+        try:
+            hello = self._start(min(HELLO_TIMEOUT, max(0.0, deadline - time.monotonic())))
+        except ProtocolFault as e:
+            raise ProtocolFault(f"started again, it could not start: {e}", e.failure) from None
         if (hello.name, hello.features, hello.costly_calls) != (self.name, self.features, self.costly_calls):
-            self._kill()
             raise ProtocolFault(f"started again, it says hello as {hello.name!r} with other features or flags")
 
     def _kill(self) -> str:
@@ -333,6 +404,6 @@ class ProcessImplementation:
         self.close()
 
 
-def exec_implementation(spec: str) -> ProcessImplementation:
-    """The implementation behind `exec:COMMAND`."""
-    return ProcessImplementation(spec.removeprefix(EXEC_PREFIX))
+def exec_implementation(spec: str, timeout: float = REQUEST_TIMEOUT) -> ProcessImplementation:
+    """The implementation behind `exec:COMMAND`, whose `run` calls take at most `timeout` seconds."""
+    return ProcessImplementation(spec.removeprefix(EXEC_PREFIX), timeout)

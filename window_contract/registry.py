@@ -6,11 +6,13 @@ implementation until it is asked for.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 
 from window_contract.features import ALL_FEATURES
 from window_contract.implementation import (
     OPTIONAL_MEMBERS,
+    REQUEST_TIMEOUT,
     REQUIRED_MEMBERS,
     Implementation,
     ImplementationFailure,
@@ -43,6 +45,9 @@ BUILTIN: dict[str, str] = {
     "pathway": "engines.venv_engines:pathway",
 }
 
+#: The extra of this package (pyproject.toml) that installs what a registered implementation imports;
+#: without it the engine is missing, and the implementation could not run.
+EXTRAS: dict[str, str] = {"spark": "spark", "spark-streaming": "spark", "pyflink-python": "pyflink"}
 
 
 def entry_points(group: str) -> list:
@@ -56,13 +61,14 @@ def registered_names() -> list[str]:
 
 
 def _resolve(target: str) -> object:
+    """The object `package.module:attribute` names; an `ImportError` of the module is the caller's."""
     module_name, _, attr = target.partition(":")
     if not attr:
         raise ImplementationNotFound(f"{target!r}: expected 'package.module:factory'")
     try:
         module = importlib.import_module(module_name)
-    except ImportError as e:
-        raise ImplementationNotFound(f"{target!r}: cannot import {module_name!r}: {e}") from e
+    except ImportError:
+        raise
     except Exception as e:  # the plug-in's own module failed while it was imported
         raise ImplementationNotFound(
             f"{target!r}: importing {module_name!r} failed: {type(e).__name__}: {one_line(e)}") from e
@@ -72,49 +78,86 @@ def _resolve(target: str) -> object:
         raise ImplementationNotFound(f"{target!r}: module {module_name!r} has no {attr!r}") from None
 
 
-def load_implementation(spec: str) -> Implementation:
+def load_implementation(spec: str, timeout: float = REQUEST_TIMEOUT) -> Implementation:
     """The implementation named `spec`: a registered name, an entry point, `module:factory`, or
-    `exec:COMMAND` (a process speaking the JSON-lines protocol, `window_contract.process`)."""
+    `exec:COMMAND` (a process speaking the JSON-lines protocol, `window_contract.process`, which says
+    hello within `timeout` seconds, at most `HELLO_TIMEOUT`).
+
+    `ImplementationNotFound` (a usage error) when `spec` names nothing, or a plug-in that does not
+    import or is not an implementation; `ImplementationFailure` (could not run) when a registered
+    engine is not installed, or an implementation cannot start its engine."""
     if spec.startswith("exec:"):
-        factory = exec_implementation(spec)
+        impl = exec_implementation(spec, timeout)
     elif spec in BUILTIN:
-        factory = _resolve(BUILTIN[spec])
-    elif ":" in spec:
-        factory = _resolve(spec)
+        impl = _registered(spec)
     else:
-        found = [ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name == spec]
-        if not found:
-            raise ImplementationNotFound(
-                f"no implementation {spec!r}; registered: {', '.join(registered_names())}, "
-                "or give 'package.module:factory'")
-        factory = found[0].load()
-    if _members_missing(factory) == [] and not isinstance(factory, type):
-        impl = factory
-    elif callable(factory):
         try:
-            impl = factory()
-        except Exception as e:
-            reason = failure_to_run(e)
-            if reason is not None:
-                raise ImplementationFailure(f"{spec!r} could not start: {reason}") from e
-            raise ImplementationNotFound(f"{spec!r}: creating the implementation failed: "
-                                         f"{type(e).__name__}: {one_line(e)}") from e
-    else:
-        raise ImplementationNotFound(f"{spec!r} is neither an implementation nor a factory of one")
+            impl = _made(spec, _resolve(spec) if ":" in spec else _entry_point(spec))
+        except ImportError as e:
+            raise ImplementationNotFound(f"{spec!r}: cannot import {spec.partition(':')[0]!r}: {e}") from e
     missing = _members_missing(impl)
     if missing:
         raise ImplementationNotFound(f"{spec!r} did not give an implementation: it has no "
                                      f"{', '.join(missing)} (needs {', '.join(REQUIRED_MEMBERS)})")
-    _check_features(spec, impl.features)
+    _check_members(spec, impl)
     return impl if all(hasattr(impl, member) for member in OPTIONAL_MEMBERS) else WithDefaults(impl)
+
+
+def _registered(name: str) -> Implementation:
+    """A registered implementation: an engine that does not import (an extra not installed) could not run."""
+    try:
+        return _made(name, _resolve(BUILTIN[name]))
+    except ImportError as e:
+        extra = f"pip install 'window-conformance[{EXTRAS[name]}]' installs it; " if name in EXTRAS else ""
+        raise ImplementationFailure(f"{name} could not run: its engine is missing ({one_line(e)}): {extra}"
+                                    "./dev setup installs every engine") from e
+
+
+def _entry_point(name: str) -> object:
+    """What an installed package registers as `name`; an unknown name suggests the nearest."""
+    found = [ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name == name]
+    if found:
+        return found[0].load()
+    names = registered_names()
+    nearest = difflib.get_close_matches(name, names, n=1)
+    raise ImplementationNotFound(
+        f"no implementation {name!r}" + (f" (did you mean {nearest[0]!r}?)" if nearest else "")
+        + f"; registered: {', '.join(names)}, or give 'package.module:factory' or 'exec:COMMAND'")
+
+
+def _made(spec: str, factory: object) -> Implementation:
+    """`factory` itself when it is an implementation, else what calling it gives. Its `ImportError`
+    goes to the caller; a failure to run (`failure_to_run`) could not start; any other exception is
+    the plug-in's own (a usage error)."""
+    if _members_missing(factory) == [] and not isinstance(factory, type):
+        return factory
+    if not callable(factory):
+        raise ImplementationNotFound(f"{spec!r} is neither an implementation nor a factory of one")
+    try:
+        return factory()
+    except ImportError:
+        raise
+    except Exception as e:
+        reason = failure_to_run(e)
+        if reason is not None:
+            raise ImplementationFailure(f"{spec!r} could not start: {reason}") from e
+        raise ImplementationNotFound(f"{spec!r}: creating the implementation failed: "
+                                     f"{type(e).__name__}: {one_line(e)}") from e
 
 
 def _members_missing(obj: object) -> list[str]:
     return [member for member in REQUIRED_MEMBERS if not hasattr(obj, member)]
 
 
-def _check_features(spec: str, features: object) -> None:
-    """Declared features must be names of `FEATURES`: a misspelled one would silently be untested."""
+def _check_members(spec: str, impl: Implementation) -> None:
+    """The name a report shows must be a non-empty string, the flags booleans, and the declared
+    features names of `FEATURES` (a misspelled one would silently be untested)."""
+    if not isinstance(impl.name, str) or not impl.name.strip():
+        raise ImplementationNotFound(f"{spec!r}: name must be a non-empty string, not {impl.name!r}")
+    for flag in OPTIONAL_MEMBERS:
+        if not isinstance(getattr(impl, flag, False), bool):
+            raise ImplementationNotFound(f"{spec!r}: {flag} must be True or False, not {getattr(impl, flag)!r}")
+    features = impl.features
     if not isinstance(features, frozenset | set) or not all(isinstance(f, str) for f in features):
         raise ImplementationNotFound(f"{spec!r}: features must be a frozenset of feature names")
     unknown = sorted(features - ALL_FEATURES)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -24,7 +25,17 @@ class Problem:
     rule: str
 
     def __str__(self) -> str:
-        return f"{self.path}: {self.rule}"
+        return f"{compact_path(self.path)}: {self.rule}"
+
+
+#: A step of a JSON path repeated four times or more (nested triggers, `.inner.inner.inner...`).
+_REPEATED_STEP = re.compile(r"((?:\.\w+|\[\d+\])+?)\1{3,}")
+
+
+def compact_path(path: str) -> str:
+    """`path` with a step repeated four times or more written once with its count:
+    `$.trigger(.inner){64}`, where the whole path would take hundreds of characters."""
+    return _REPEATED_STEP.sub(lambda m: f"({m.group(1)}){{{len(m.group(0)) // len(m.group(1))}}}", path)
 
 
 class CaseFormatError(ValueError):
@@ -33,8 +44,8 @@ class CaseFormatError(ValueError):
     def __init__(self, problems: list[Problem], source: str | None = None) -> None:
         self.problems = problems
         self.source = source
-        where = f"{source}: " if source else ""
-        super().__init__(where + "; ".join(map(str, problems)))
+        listed = "; ".join(map(str, problems))
+        super().__init__(f"{source}: {listed}" if source and problems else source or listed)
 
 
 class Problems:
@@ -129,8 +140,10 @@ class Fields:
         if value is MISSING:
             return 0
         if not is_long(value):
+            absent = f" (leave the field out for its default, {default})" if value is None and default not in (
+                MISSING, None) else ""
             self.problems.add(self.at(name), "must be an integer in Java long range "
-                                             f"[{LONG_MIN}, {LONG_MAX}], not {json_repr(value)}")
+                                             f"[{LONG_MIN}, {LONG_MAX}], not {json_repr(value)}{absent}")
             return 0
         if value < minimum:
             self.problems.add(self.at(name), f"must be >= {minimum}, not {value}")
@@ -213,5 +226,8 @@ def json_type(value: Any) -> str:
 
 
 def json_repr(value: Any) -> str:
-    text = repr(value) if not isinstance(value, dict | list) else json_type(value)
+    """`value` shortened, with JSON's words for `null`, `true` and `false`; an array or object by its type."""
+    if isinstance(value, dict | list):
+        return json_type(value)
+    text = json.dumps(value) if value is None or isinstance(value, bool) else repr(value)
     return text if len(text) <= 40 else text[:37] + "..."

@@ -1,6 +1,7 @@
 """The property suite's fixtures: the suite (the implementation under test and the reference), the
-tally of the features each test's cases exercise, and the rules about positions that a position-free
-implementation is not held to. The suite's options are `conformance.pytest_plugin`'s."""
+tally of the features each test's cases exercise, the rules about positions that a position-free
+implementation is not held to, and the tests that could not run once the implementation has broken
+down. The suite's options are `conformance.pytest_plugin`'s."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from conformance.prefetch.plugin import POSITIONS
 from conformance.profiles import register_profiles
 from conformance.properties.harness import Suite
 from strategies.situations import read_situations_with
+from window_contract.implementation import ImplementationFailure
 from window_contract.registry import load_implementation
 
 register_profiles()
@@ -19,8 +21,9 @@ register_profiles()
 @pytest.fixture(scope="session")
 def suite(request: pytest.FixtureRequest) -> Suite:
     """The suite; the strategies read what a case exercises through it (`strategies.situations`)."""
-    suite = Suite(load_implementation(request.config.getoption("window_impl")), load_implementation("reference"),
-                  timeout=request.config.getoption("window_request_timeout"))
+    timeout = request.config.getoption("window_request_timeout")
+    suite = Suite(load_implementation(request.config.getoption("window_impl"), timeout),
+                  load_implementation("reference"), timeout=timeout)
     read_situations_with(suite.situations)
     yield suite
     read_situations_with(None)
@@ -33,6 +36,15 @@ def positions_known(request: pytest.FixtureRequest) -> None:
     not run)."""
     if request.node.get_closest_marker(POSITIONS) and request.getfixturevalue("suite").impl.position_free:
         pytest.skip(NOT_APPLICABLE)
+
+
+@pytest.fixture(autouse=True)
+def not_broken_down(request: pytest.FixtureRequest) -> None:
+    """A test of an implementation that has broken down in this session (`harness.Breakdown`: it timed
+    out, or its process died twice) could not run, and does not wait for it again."""
+    if "suite" in request.fixturenames:
+        suite = request.getfixturevalue("suite")
+        suite.breakdown.check(suite.impl.name, ImplementationFailure)  # an Exception: pytest's own set-up goes on
 
 
 @pytest.fixture

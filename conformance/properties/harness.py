@@ -7,7 +7,10 @@ batch, ends with a batch of one minimal case.
 Every `run` call has a time limit (`REQUEST_TIMEOUT`, `--window-request-timeout`). When a call fails, the
 harness tells apart (`window_contract.implementation`) a bug of the implementation, which breaks the
 rule "run gives an observation for every case" for the case that raises alone, from a failure to
-run (a timeout, a dead engine), which stops the test as `CouldNotRun`: no counterexample.
+run (a timeout, a dead engine, an answer of the wrong types), which stops the test as `CouldNotRun`:
+no counterexample. An implementation that timed out, or whose process died twice, has broken down
+(`Breakdown`): the rest of the session's tests could not run either, at once, without waiting for it
+again.
 
 Where the answers come from is not a rule's business: the implementation by default, the prefetch
 plug-in's sources while it prefetches (`conformance.prefetch`).
@@ -25,6 +28,7 @@ from conformance.evidence import FeatureTally, PropertyViolation
 from conformance.properties.situations import observed_situations
 from conformance.properties.timeline import relabelled
 from strategies import case_batches
+from window_contract.answers import checked_observations
 from window_contract.case import Case, dumps_case
 from window_contract.difference import difference
 from window_contract.features import required_features
@@ -32,6 +36,8 @@ from window_contract.implementation import (
     REQUEST_TIMEOUT,
     CouldNotRun,
     Implementation,
+    ProcessDied,
+    TimedOut,
     failure_to_run,
     run_within,
 )
@@ -54,6 +60,36 @@ def property_settings(share: float = 1.0) -> settings:
     )
 
 
+class Breakdown:
+    """Whether the implementation under test has broken down in this test process: a `run` call timed
+    out (the next would wait as long), or its process died a second time. Then every later call
+    could not run at once: a hung implementation costs one timeout, not one per property.
+
+    It lives with the session's `Suite`, in each test process; under pytest-xdist every worker learns
+    it from its own first timeout, and the workers wait for theirs at the same time."""
+
+    #: Deaths of the implementation's process a session takes before it gives up on it.
+    DEATHS = 2
+
+    def __init__(self) -> None:
+        self.deaths = 0
+        self.reason: str | None = None
+
+    def note(self, failure: BaseException, reason: str) -> None:
+        """A failure to run, for `reason`: a timeout, or a process's death, counts."""
+        if isinstance(failure, TimedOut):
+            self.reason = f"it timed out earlier in this run ({reason})"
+        elif isinstance(failure, ProcessDied):
+            self.deaths += 1
+            if self.deaths >= self.DEATHS:
+                self.reason = f"its process died {self.deaths} times in this run (the last: {reason})"
+
+    def check(self, name: str, stop: type[BaseException] = CouldNotRun) -> None:
+        """`stop` (a failure to run) once the implementation has broken down."""
+        if self.reason is not None:
+            raise stop(f"{name} could not run: {self.reason}; its remaining properties are not run")
+
+
 class Suite:
     """The implementation under test and the reference, as the properties use them.
 
@@ -66,6 +102,7 @@ class Suite:
     def __init__(self, impl: Implementation, reference: Implementation, timeout: float = REQUEST_TIMEOUT) -> None:
         self.impl, self.reference, self.timeout = impl, reference, timeout
         self.answers: Callable[[list[Case]], list[Observation]] = self.call
+        self.breakdown = Breakdown()
         self._expected: dict[Case, Observation] = {}
 
     @property
@@ -114,13 +151,17 @@ class Suite:
         return cases[0], error
 
     def request(self, cases: list, impl: Implementation | None = None) -> list:
-        """One `run` call (of `impl`, by default the implementation) within `timeout` seconds; a
-        failure to run raises `CouldNotRun`."""
+        """One `run` call (of `impl`, by default the implementation, whose answer must be observations
+        of the format's types) within `timeout` seconds; a failure to run raises `CouldNotRun`, at once
+        when the implementation has broken down."""
+        self.breakdown.check(self.impl.name)
         try:
-            return run_within(impl or self.impl, cases, self.timeout)
+            answer = run_within(impl or self.impl, cases, self.timeout)
+            return answer if impl is not None else checked_observations(answer, self.impl.position_free)
         except Exception as e:
             reason = failure_to_run(e)
             if reason is not None:
+                self.breakdown.note(e, reason)
                 raise CouldNotRun(f"{self.impl.name} could not run: {reason}") from e
             raise
 

@@ -26,6 +26,7 @@ import pytest
 from hypothesis.internal import observability
 
 from conformance.evidence import NOT_APPLICABLE, PropertyViolation
+from conformance.exits import interrupt_on_signals, stop_when_orphaned
 from conformance.profiles import register_profiles
 from conformance.runner.events import (
     CollectError,
@@ -61,6 +62,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     fd = config.getoption("--run-events-fd")
     if fd is not None:
+        # A run that is stopped stops this process with SIGTERM, and one that dies leaves it behind: either
+        # way it stops as on Ctrl-C, and ends the processes it started (conformance.exits).
+        interrupt_on_signals()
+        stop_when_orphaned()
         # Observability would otherwise trace line coverage of every example (sys.settrace before
         # Python 3.12), which slows the suite several times; Hypothesis documents this switch.
         observability.OBSERVABILITY_COLLECT_COVERAGE = False

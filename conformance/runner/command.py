@@ -25,10 +25,15 @@ from conformance.runner.output import OutputError, OutputFolder
 from conformance.runner.progress import Progress, counted
 from conformance.runner.results import MESSAGE_LIMIT, ImplementationResult, Report, SuiteError
 from conformance.runner.session import DEFAULT_SUITE, SuiteOptions, SuiteRun
-from conformance.runner.verdict import EXIT_STATUS, USAGE_ERROR, implementation_outcome, verdict
-from conformance.usage import UsageError
+from conformance.runner.verdict import USAGE_ERROR, implementation_outcome, verdict
+from conformance.usage import UsageError, seconds
 from window_contract.features import FEATURES
-from window_contract.implementation import Implementation, ImplementationFailure, ImplementationNotFound
+from window_contract.implementation import (
+    REQUEST_TIMEOUT,
+    Implementation,
+    ImplementationFailure,
+    ImplementationNotFound,
+)
 from window_contract.process import ProcessImplementation
 from window_contract.registry import load_implementation, registered_names
 
@@ -45,8 +50,10 @@ exit status:
   1  an implementation differs: a property was violated (the minimal case is saved and replays)
   2  usage error: an unknown implementation or profile, a plug-in that does not import, an
      output folder that cannot be used
-  3  could not run: an engine was missing or died, a run call timed out, the suite did not
-     load; nothing differed in what did run
+  3  could not run: an engine was missing or died, a run call timed out, a plug-in answered
+     with the wrong types or ended the process, the suite did not load; nothing differed in
+     what did run
+  128+N  stopped by signal N (130: Ctrl-C, 143: SIGTERM); nothing left running
 
 examples:
   python -m conformance run --impl reference --impl spark
@@ -55,7 +62,8 @@ examples:
   python -m conformance run --impl flink --property matches_reference --out out/flink --force
 
 The output folder (default {DEFAULT_OUT}/) must be empty, or hold only what an earlier run wrote
-there: --force removes the files listed in that run's manifest and nothing else.
+there: --force replaces the files listed in that run's manifest and nothing else, once the new
+report is complete (a run that is stopped leaves the earlier report as it was).
 """
 
 
@@ -126,7 +134,7 @@ def add_run_command(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--request-timeout",
-        type=float,
+        type=seconds,
         metavar="SECONDS",
         help="how long one run call of an implementation may take before its cases count as not run "
         "(default: the suite's, 600)",
@@ -142,30 +150,29 @@ def positive(text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    """The run (the module's docstring). The output folder is taken before any suite runs, and the earlier
+    report in it stays until the new one is complete (`OutputFolder`); an implementation that cannot start
+    is in the report as could not run, and the others run. However the run ends, its test processes end
+    with it."""
     try:
-        specs = list(dict.fromkeys(args.impl or DEFAULT_IMPLEMENTATIONS))
-        implementations = [(spec, load_implementation(spec)) for spec in specs]
-        for _, impl in implementations:  # a process only said hello here; each test session starts its own
-            if isinstance(impl, ProcessImplementation):
-                impl.close()
         suite = check_suite(args.suite or [DEFAULT_SUITE])
         options = SuiteOptions(tuple(suite), args.profile, tuple(args.property), args.request_timeout,
                                seed_of(args.profile, args.seed))
+        implementations = load_all(list(dict.fromkeys(args.impl or DEFAULT_IMPLEMENTATIONS)), options.timeout)
         out = OutputFolder.claim(args.out, args.force)
     except (UsageError, ImplementationNotFound, OutputError) as e:
         print(f"error: {e}", file=sys.stderr)
         return USAGE_ERROR
-    except ImplementationFailure as e:
-        print(f"error: {e}", file=sys.stderr)
-        return EXIT_STATUS["could_not_run"]
+    runs: dict[int, SuiteRun | None] = {}
     shared = tempfile.TemporaryDirectory(prefix="conformance-recordings-")
     try:
         progress = Progress(sys.stderr)
-        runs: dict[int, SuiteRun] = {}
         recordings = shared_recordings([spec for spec, _ in implementations], Path(shared.name))
 
-        def start(i: int) -> SuiteRun:
+        def start(i: int) -> SuiteRun | None:
             spec, impl = implementations[i]
+            if isinstance(impl, Unstarted):
+                return None
             return SuiteRun(spec, options, out.file(log_of(impl)), recordings[i])
 
         results = []
@@ -173,17 +180,62 @@ def run(args: argparse.Namespace) -> int:
             # the runs of this implementation and the next jobs - 1 go on while this one is shown
             for j in range(i, min(i + args.jobs, len(implementations))):
                 runs[j] = runs.get(j) or start(j)
-            results.append(run_implementation(spec, impl, runs.pop(i), progress))
+            run_ = runs.pop(i)
+            results.append(unstarted_result(spec, impl, out, progress) if run_ is None
+                           else run_implementation(spec, impl, run_, progress))
         report = build_report(save_counterexamples(results, out), options, out.path)
 
         from reports import write_reports  # the renderers are needed only once there is something to render
 
-        out.note(write_reports(report.to_json(), out.path))
+        out.note(write_reports(report.to_json(), out.staging))
+        out.commit()
+    except BaseException:
+        for started in runs.values():
+            if started is not None:
+                started.stop()
+        out.abandon()
+        raise
     finally:
-        out.release()
         shared.cleanup()
     print_summary(report, out.path)
     return report.verdict.exit_status
+
+
+class Unstarted:
+    """An implementation that could not start (`ImplementationFailure` as it was loaded: a command
+    that does not start, a hello that breaks the protocol, an engine that is not installed)."""
+
+    def __init__(self, spec: str, failure: ImplementationFailure) -> None:
+        self.name, self.message = spec, str(failure)
+        self.features: frozenset[str] = frozenset()
+
+
+def load_all(specs: list[str], timeout: float | None) -> list[tuple[str, Implementation | Unstarted]]:
+    """Each implementation, or what kept it from starting; `ImplementationNotFound` for a name that names
+    none. A process only says hello here: each test session starts its own."""
+    loaded: list[tuple[str, Implementation | Unstarted]] = []
+    for spec in specs:
+        try:
+            impl = load_implementation(spec, timeout or REQUEST_TIMEOUT)
+        except ImplementationFailure as e:
+            loaded.append((spec, Unstarted(spec, e)))
+            continue
+        if isinstance(impl, ProcessImplementation):
+            impl.close()
+        loaded.append((spec, impl))
+    return loaded
+
+
+def unstarted_result(spec: str, impl: Unstarted, out: OutputFolder, progress: Progress) -> ImplementationResult:
+    """An implementation that could not start: no property ran, and its log says why."""
+    progress.implementation(impl.name, spec, costly=False)
+    progress.could_not_start(impl.message)
+    log = log_of(impl)
+    out.file(log).write_text(impl.message + "\n", encoding="utf-8")
+    errors = (SuiteError("", impl.message[-MESSAGE_LIMIT:]),)
+    return ImplementationResult(name=impl.name, spec=spec, features=(), properties=(), errors=errors,
+                                exit_status=None, log=log, duration=0.0, outcome="could_not_run",
+                                problems=(impl.message.splitlines()[0],))
 
 
 def seed_of(profile: str, seed: int | None) -> int | None:

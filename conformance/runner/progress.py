@@ -36,6 +36,9 @@ class Progress:
             self.stream.write(f"  starting {name}'s engine: the first property waits for it\n")
         self.stream.flush()
 
+    def could_not_start(self, message: str) -> None:
+        self._line(f"  ERROR {message.splitlines()[0] if message else 'could not start'}", final=True)
+
     def event(self, event: RunEvent) -> None:
         match event:
             case Started(property=name):

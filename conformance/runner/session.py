@@ -11,6 +11,7 @@ A child process per implementation, not `pytest.main` in the run's own process, 
 The child writes its events (`collector.py`) to an inherited pipe; its output goes to `log`.
 Several implementations' runs can go on at once (`SuiteRun`): each one's events are read in the
 background as they come, so that a child never waits on a full pipe while the terminal shows another's.
+A run that is stopped (an error, Ctrl-C, SIGTERM) stops its children, which end their own processes.
 
 The child's `sys.path` holds the current folder (where a user's `package.module:factory` is found)
 and then this project's root (see `conformance/__main__.py`): a plain folder of the user's named like
@@ -36,6 +37,8 @@ from conformance.runner.events import ProcessExited, RunEvent, loads_event
 DEFAULT_SUITE = Path(conformance.__file__).parent / "properties"
 #: The folder that holds this project's packages (`conformance`, `reports`, the implementations).
 PROJECT_ROOT = Path(conformance.__file__).resolve().parent.parent
+#: Seconds a test process has to end its own processes once told to stop, before it is killed.
+STOP_GRACE = 10.0
 
 
 @dataclass(frozen=True)
@@ -83,67 +86,63 @@ def pytest_command(spec: str, options: SuiteOptions, events_fd: int, recordings:
     return command
 
 
-def run_suite(spec: str, options: SuiteOptions, log: Path, recordings: Path | None = None) -> Iterator[RunEvent]:
-    """The events of one run of the suite against `spec`, ending with `ProcessExited`; with
-    `recordings`, a folder where it shares the drawing with the runs beside it."""
-    read_end, write_end = os.pipe()
-    command = pytest_command(spec, options, write_end, recordings)
-    yield from _events_of_child(command, read_end, write_end, options.profile, log)
-
-
-def _events_of_child(command: list[str], read_end: int, write_end: int, profile: str, log: Path) -> Iterator[RunEvent]:
+def _start_child(command: list[str], write_end: int, profile: str, log: Path) -> subprocess.Popen:
+    """The pytest process, writing its events to `write_end` and its output to `log`."""
     env = os.environ | {"HYPOTHESIS_PROFILE": profile}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.getcwd(), str(PROJECT_ROOT), env.get("PYTHONPATH")]))
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("w", encoding="utf-8") as out:
-        child = subprocess.Popen(
-            command,
-            pass_fds=[write_end],
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            env=env,
-        )
-        os.close(write_end)
-        try:
-            with os.fdopen(read_end, encoding="utf-8") as events:
-                for line in events:
-                    yield loads_event(line)
-        finally:
-            if child.poll() is None and sys.exc_info()[0] is not None:
-                child.terminate()
-            status = child.wait()
-    yield ProcessExited(status)
+        return subprocess.Popen(command, pass_fds=[write_end], stdin=subprocess.DEVNULL, stdout=out,
+                                stderr=subprocess.STDOUT, env=env)
 
 
 class SuiteRun:
-    """`run_suite`, started now: its events are read in a thread of their own and kept until
-    `events()` takes them; `duration` is the run's own time, from its start to its child's exit."""
+    """One implementation's run of the suite against `spec`, started now: pytest in a child process, whose
+    events are read in a thread of their own and kept until `events()` takes them, ending with
+    `ProcessExited`; with `recordings`, a folder where it shares the drawing with the runs beside it.
+    `duration` is the run's own time, from its start to its child's exit; `stop()` ends the child early."""
 
-    def __init__(self, *args, **kwargs) -> None:
-        self._events: queue.Queue[RunEvent | BaseException] = queue.Queue()
+    def __init__(self, spec: str, options: SuiteOptions, log: Path, recordings: Path | None = None) -> None:
+        self._events: queue.Queue[RunEvent] = queue.Queue()
         self.started, self.ended = time.monotonic(), None
-        self._reader = threading.Thread(target=self._read, args=(run_suite(*args, **kwargs),), daemon=True)
+        read_end, write_end = os.pipe()
+        try:
+            self.child = _start_child(pytest_command(spec, options, write_end, recordings), write_end,
+                                      options.profile, log)
+        except BaseException:
+            os.close(read_end)
+            raise
+        finally:
+            os.close(write_end)
+        self._reader = threading.Thread(target=self._read, args=(read_end,), daemon=True)
         self._reader.start()
 
-    def _read(self, events: Iterator[RunEvent]) -> None:
-        try:
-            for event in events:
-                if isinstance(event, ProcessExited):
-                    self.ended = time.monotonic()
-                self._events.put(event)
-        except BaseException as e:  # the child could not start: raised where the events are taken
-            self._events.put(e)
+    def _read(self, read_end: int) -> None:
+        with os.fdopen(read_end, encoding="utf-8") as events:
+            for line in events:
+                self._events.put(loads_event(line))
+        status = self.child.wait()
+        self.ended = time.monotonic()
+        self._events.put(ProcessExited(status))
 
     def events(self) -> Iterator[RunEvent]:
         """The run's events in order, waiting for each; the last is `ProcessExited`."""
         while True:
             event = self._events.get()
-            if isinstance(event, BaseException):
-                raise event
             yield event
             if isinstance(event, ProcessExited):
                 return
+
+    def stop(self, grace: float = STOP_GRACE) -> None:
+        """End the child before its time: SIGTERM, on which it ends its own processes (the collector's
+        `conformance.exits`), then SIGKILL if it is still there after `grace` seconds."""
+        if self.child.poll() is None:
+            self.child.terminate()
+        try:
+            self.child.wait(grace)
+        except subprocess.TimeoutExpired:
+            self.child.kill()
+            self.child.wait()
 
     @property
     def duration(self) -> float:

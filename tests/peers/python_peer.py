@@ -2,8 +2,11 @@
 to break the protocol: `python_peer.py [FAULT [ONCE_FILE]]`.
 
 FAULT is one of hang, crash, garbage, too_few, too_many, broken, error, retry_unsettled (a retry that
-does not match the nulls), retry_forever (every case, every time) (or none). With ONCE_FILE the fault
-happens only in the process that creates that file, so a process started again behaves.
+does not match the nulls), retry_forever (every case, every time), long_line (a line of 400 MiB without
+its newline), slow_hello (says hello after an hour), busy (starts a process of its own in its group,
+then neither answers nor reads its input) (or none). With ONCE_FILE the fault happens only in the process
+that creates that file, so a process started again behaves; busy's process names ONCE_FILE in its
+command line.
 Some modes are no fault: `position_free` says it is position-free and answers without positions, firing
 watermarks and input watermarks; `retry_once` leaves its first request's last case to retry, as real
 Flink does with the cases after one that never ends; `exiting` ends after each answer, saying so.
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import time
 
@@ -30,6 +34,8 @@ if len(sys.argv) > 2:
 
 reference = load_implementation("reference")
 features = sorted(reference.features)
+if fault == "slow_hello":
+    time.sleep(3600)
 print(json.dumps({"type": "hello", "protocol": "window-process/1", "name": "python-peer",
                   "features": features, "position_free": fault == "position_free"}), flush=True)
 
@@ -44,6 +50,15 @@ for line in sys.stdin:
     print(f"python-peer: request {request['id']} with {len(cases)} case(s), fault {fault}", file=sys.stderr,
           flush=True)
     if fault == "hang":
+        time.sleep(3600)
+    elif fault == "busy":
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)", sys.argv[2]])
+        time.sleep(3600)
+    elif fault == "long_line":
+        chunk = b"x" * 2**20
+        for _ in range(400):
+            sys.stdout.buffer.write(chunk)
+        sys.stdout.flush()
         time.sleep(3600)
     elif fault == "crash":
         sys.exit(7)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import sys
 import threading
 import time
 from pathlib import Path
@@ -135,3 +137,87 @@ class Costly(ReferenceImplementation):
 
     def run_requests(self, requests):
         return [self.run(list(request)) for request in requests]
+
+
+class Answering:
+    """The reference's features; what `run` gives back instead of observations is `answer(cases)`."""
+
+    features = ALL_FEATURES
+
+    def run(self, cases):
+        return self.answer(cases)
+
+
+class ExitsCleanly(Answering):
+    """`sys.exit(0)` from `run`: a plug-in that ends the process as if all were well."""
+
+    name = "exits-cleanly"
+
+    def answer(self, cases):
+        sys.exit(int(os.environ.get("EXIT_STATUS", "0")))
+
+
+class ExitsAtOnce(Answering):
+    """`os._exit(0)` from `run`: no exception, no `finally`, no `atexit`."""
+
+    name = "exits-at-once"
+
+    def answer(self, cases):
+        os._exit(0)
+
+
+class Interrupts(Answering):
+    """Raises `KeyboardInterrupt` from `run` (no signal came)."""
+
+    name = "interrupts"
+
+    def answer(self, cases):
+        raise KeyboardInterrupt
+
+
+class ReturnsNone(Answering):
+    name = "returns-none"
+
+    def answer(self, cases):
+        return None
+
+
+class ReturnsStrings(Answering):
+    name = "returns-strings"
+
+    def answer(self, cases):
+        return ["no firings"] * len(cases)
+
+
+class StringPositions(ReferenceImplementation):
+    """The reference's observations with every firing's `at` a string."""
+
+    def __init__(self):
+        super().__init__(name="string-positions")
+
+    def run(self, cases):
+        return [dataclasses.replace(o, firings=tuple(dataclasses.replace(f, at=str(f.at)) for f in o.firings))
+                for o in super().run(cases)]
+
+
+class AnswersNothing(Answering):
+    """An empty list whatever the cases: too few observations, a broken interface."""
+
+    name = "answers-nothing"
+
+    def answer(self, cases):
+        return []
+
+
+class NumberedName(ReferenceImplementation):
+    """The reference, named by a number: a report could not show it."""
+
+    def __init__(self):
+        super().__init__(name=12345)
+
+
+class HangingCostly(Hanging):
+    """A `run` that never returns, of an implementation the suite prefetches (as Spark and Flink)."""
+
+    name = "hanging-costly"
+    costly_calls = True
