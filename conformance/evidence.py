@@ -34,6 +34,9 @@ class FeatureTally(Counter):
 #: Why a rule about positions does not run against a position-free implementation: the test skips
 #: with this reason, and the run's report shows it as not applicable (not as a test that could not run).
 NOT_APPLICABLE = "not applicable: the rule is about positions and the implementation is position-free"
+#: Why a test that sent no case at all is not applicable: every example it drew fell outside the
+#: implementation's features (a rule about watermark generators, for an implementation that declares none).
+NO_CASE_SENT = "not applicable: no example had a case within the implementation's features"
 
 
 class PropertyViolation(AssertionError):

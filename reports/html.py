@@ -16,7 +16,16 @@ from reports.difference import account, summary
 from reports.matrix import situation_shares
 from reports.observations import case_lines, observation_lines, replay_command
 from reports.timeline import timeline_svg
-from reports.words import IMPLEMENTATION, OUTCOME, STATUS, counted, seed_text
+from reports.words import (
+    IMPLEMENTATION,
+    OUTCOME,
+    STATUS,
+    counted,
+    not_applicable,
+    outcome_text,
+    properties_counted,
+    seed_text,
+)
 
 CSS = Path(__file__).with_name("report.css")
 VERDICT_CLASS = {"conforms": "pass", "differs": "fail", "could_not_run": "error"}
@@ -60,10 +69,10 @@ def render_html(document: dict[str, Any]) -> str:
 def _implementations(document: dict[str, Any]) -> str:
     items = []
     for impl in document["implementations"]:
-        examples = sum(p["examples"] for p in impl["properties"])
+        examples = sum(p["examples"] for p in impl["properties"] if p["outcome"] != "not_applicable")
         items.append(
             f'<li class="{VERDICT_CLASS[impl["outcome"]]}"><b>{escape(impl["name"])}</b> '
-            f"{IMPLEMENTATION[impl['outcome']]}: {counted(len(impl['properties']), 'property', 'properties')}, "
+            f"{IMPLEMENTATION[impl['outcome']]}: {properties_counted([p['outcome'] for p in impl['properties']])}, "
             f"{counted(examples, 'example')}, {impl['duration']:.1f}s</li>"
         )
     return f'<ul class="impls">{"".join(items)}</ul><p class="meta">{COUNTS}</p>'
@@ -94,7 +103,9 @@ def _matrix(document: dict[str, Any]) -> str:
         "the implementation or its engine failed to answer (no verdict on its semantics). "
         "<b>unsupported</b>: the implementation does not declare it, so it gets no such case. "
         "<b>not exercised</b>: declared, but no generated case needed it.</p>"
-        f'<table class="matrix">{head}{"".join(rows)}</table></section>'
+        f'<table class="matrix">{head}{"".join(rows)}</table>'
+        + "".join(f'<p class="meta not-applicable">{escape(line)}</p>' for line in not_applicable(document))
+        + "</section>"
     )
 
 
@@ -192,7 +203,7 @@ def _coverage(document: dict[str, Any]) -> str:
         for prop in impl["properties"]:
             rows.append(
                 f'<tr><td class="property">{_property_name(prop["property"])}</td>'
-                f'<td class="outcome {prop["outcome"]}">{OUTCOME[prop["outcome"]]}</td>'
+                f'<td class="outcome {prop["outcome"]}">{escape(outcome_text(prop))}</td>'
                 f'<td class="num">{prop["examples"]}</td><td class="num">{prop["invalid_examples"]}</td>'
                 f'<td class="num">{prop["shrinks"]}</td><td class="num">{prop["duration"]:.2f}s</td>'
                 f'<td class="events">{escape(situation_shares(prop))}</td></tr>'

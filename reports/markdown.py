@@ -13,7 +13,16 @@ from reports.difference import account, summary
 from reports.matrix import situation_shares
 from reports.observations import case_lines, observation_lines, replay_command
 from reports.timeline import timeline_path
-from reports.words import IMPLEMENTATION, OUTCOME, STATUS, counted, seed_text
+from reports.words import (
+    IMPLEMENTATION,
+    OUTCOME,
+    STATUS,
+    counted,
+    not_applicable,
+    outcome_text,
+    properties_counted,
+    seed_text,
+)
 
 #: The matrix's statuses that need a reader's attention, in capitals or bold.
 STATUS_TEXT = STATUS | {"fail": "**FAIL**", "error": "**could not run**"}
@@ -39,10 +48,10 @@ def render_markdown(document: dict[str, Any]) -> str:
         "",
     ]
     for impl in document["implementations"]:
-        examples = sum(p["examples"] for p in impl["properties"])
+        examples = sum(p["examples"] for p in impl["properties"] if p["outcome"] != "not_applicable")
         lines.append(
             f"- **{impl['name']}** {IMPLEMENTATION[impl['outcome']]}: "
-            f"{counted(len(impl['properties']), 'property', 'properties')}, {counted(examples, 'example')}, "
+            f"{properties_counted([p['outcome'] for p in impl['properties']])}, {counted(examples, 'example')}, "
             f"{impl['duration']:.1f}s"
         )
     lines += [
@@ -81,7 +90,7 @@ def _matrix(document: dict[str, Any]) -> list[str]:
                 + ("" if c["status"] == "unsupported" else f" ({c['cases']})")
             )
         lines.append(f"| `{row['feature']}` | {_cell(row['description'])} | " + " | ".join(cells) + " |")
-    return lines + [""]
+    return lines + [""] + [line for text in not_applicable(document) for line in (text, "")]
 
 
 def _failures(document: dict[str, Any]) -> list[str]:
@@ -178,7 +187,7 @@ def _coverage(document: dict[str, Any]) -> list[str]:
         for prop in impl["properties"]:
             events = situation_shares(prop)
             lines.append(
-                f"| {prop['property']} | {OUTCOME[prop['outcome']]} | {prop['examples']} | "
+                f"| {prop['property']} | {_cell(outcome_text(prop))} | {prop['examples']} | "
                 f"{prop['invalid_examples']} | {prop['shrinks']} | {prop['duration']:.2f}s | "
                 f"{_cell(events)} |"
             )

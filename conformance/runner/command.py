@@ -27,6 +27,7 @@ from conformance.runner.results import MESSAGE_LIMIT, ImplementationResult, Repo
 from conformance.runner.session import DEFAULT_SUITE, SuiteOptions, SuiteRun
 from conformance.runner.verdict import EXIT_STATUS, USAGE_ERROR, implementation_outcome, verdict
 from conformance.usage import UsageError
+from reports.words import properties_counted
 from window_contract.features import FEATURES
 from window_contract.implementation import Implementation, ImplementationFailure, ImplementationNotFound
 from window_contract.process import ProcessImplementation
@@ -268,8 +269,8 @@ HEADS = {"conforms": "conforms", "differs": "DOES NOT CONFORM", "could_not_run":
 def print_summary(report: Report, out: Path) -> None:
     print()
     for impl in report.implementations:
-        examples = sum(p.examples for p in impl.properties)
-        print(f"{impl.name}: {HEADS[impl.outcome]} ({counted(len(impl.properties), 'property', 'properties')}, "
+        examples = sum(p.examples for p in impl.properties if p.ran)
+        print(f"{impl.name}: {HEADS[impl.outcome]} ({properties_counted([p.outcome for p in impl.properties])}, "
               f"{counted(examples, 'example')}, {impl.duration:.1f}s)")
         for problem in impl.problems:
             print(f"  - {problem}")

@@ -16,7 +16,8 @@ from typing import Any, Literal
 MESSAGE_LIMIT = 4000
 
 #: pytest's outcome of a property test: `failed` differs, `error` and `skipped` could not run;
-#: `not_applicable`: a rule about positions, not run against a position-free implementation.
+#: `not_applicable`: it sent no case (none of its examples fell within the implementation's features), or
+#: it is a rule about positions, not run against a position-free implementation; `message` says which.
 PropertyOutcome = Literal["passed", "failed", "error", "skipped", "not_applicable"]
 
 #: A run's, an implementation's or the verdict's outcome.
@@ -67,6 +68,11 @@ class PropertyResult:
     features: dict[str, int]
     failures: tuple[Failure, ...]
     message: str
+
+    @property
+    def ran(self) -> bool:
+        """Whether the property was held to anything: a property that is not applicable was not."""
+        return self.outcome != "not_applicable"
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> PropertyResult:

@@ -135,3 +135,13 @@ class Costly(ReferenceImplementation):
 
     def run_requests(self, requests):
         return [self.run(list(request)) for request in requests]
+
+
+class TumblingOnly(ReferenceImplementation):
+    """The reference, declaring tumbling windows alone: no watermark generator, so the rules about
+    generated watermarks send it no case."""
+
+    features = frozenset({"assigner.tumbling"})
+
+    def __init__(self) -> None:
+        super().__init__(name="tumbling-only")
