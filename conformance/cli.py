@@ -11,12 +11,14 @@ import argparse
 import contextlib
 import json
 import sys
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
 from conformance.corpus import add_corpus_command, is_corpus_index
 from conformance.runner.command import add_run_command
 from conformance.runner.feature_summary import feature_summary
+from conformance.runner.progress import counted
 from conformance.runner.verdict import EXIT_STATUS, USAGE_ERROR
 from conformance.usage import UsageError
 from window_contract.case import Case
@@ -85,18 +87,23 @@ def _label(path: Path, index: int, case: Case) -> str:
     return f"{path}#{index}" + (f" ({case.name})" if case.name else "")
 
 
+def _call(impl: Implementation, batch: list[Case], timeout: float) -> list[Observation]:
+    """One `run` call within `timeout`; a failure to run raises `ImplementationFailure`."""
+    try:
+        return run_within(impl, batch, timeout)
+    except Exception as e:
+        reason = failure_to_run(e)
+        if reason is not None:
+            raise ImplementationFailure(f"{impl.name} could not run: {reason}") from e
+        raise
+
+
 def _observe(impl: Implementation, cases: list[Case], timeout: float) -> list[Observation | Exception]:
     """An observation per case, or the exception `run` raised for that case alone (a bug of the
     plug-in: it differs). A failure to run raises `ImplementationFailure`."""
 
     def call(batch: list[Case]) -> list[Observation]:
-        try:
-            return run_within(impl, batch, timeout)
-        except Exception as e:
-            reason = failure_to_run(e)
-            if reason is not None:
-                raise ImplementationFailure(f"{impl.name} could not run: {reason}") from e
-            raise
+        return _call(impl, batch, timeout)
 
     if not cases:
         return []
@@ -126,17 +133,22 @@ def replay(args: argparse.Namespace) -> int:
     loaded = _load_all(args.files)
     # A plug-in's prints go to stderr: replay's stdout is JSON lines (or the check's verdict).
     with contextlib.redirect_stdout(sys.stderr):
-        impl = load_implementation((args.impl or ["reference"])[0])
+        spec = (args.impl or ["reference"])[0]
+        print(f"replay: loading {spec}", file=sys.stderr, flush=True)
+        impl = load_implementation(spec)
         supported = [(p, i, c) for p, i, c in loaded if required_features(c) <= impl.features]
+        print(f"replay: {impl.name} runs {counted(len(supported), 'case')} in one run call"
+              + (" (an engine's first job takes a while)" if impl.costly_calls else ""), file=sys.stderr, flush=True)
         answers = _observe(impl, [c for _, _, c in supported], args.request_timeout)
     by_case = {id(c): o for (_, _, c), o in zip(supported, answers, strict=True)}
+    unsupported = [c for _, _, c in loaded if id(c) not in by_case]
+    if unsupported:
+        print(_unsupported(impl, unsupported), file=sys.stderr)
     differing: set[int] = set()
     for path, index, case in loaded:
         label = _label(path, index, case)
         answer = by_case.get(id(case))
         if answer is None:
-            missing = sorted(required_features(case) - impl.features)
-            print(f"{label}: unsupported by {impl.name} (needs {', '.join(missing)})", file=sys.stderr)
             continue
         if isinstance(answer, Exception):
             differing.add(id(case))
@@ -145,6 +157,11 @@ def replay(args: argparse.Namespace) -> int:
             continue
         if not args.check:
             print(json.dumps({"case": label, "observation": observation_to_json(answer)}))
+            continue
+        broken = _property_broken(impl, case, answer, args.request_timeout, label)
+        if broken:
+            differing.add(id(case))
+            print(f"DIFFERS {label}: {case.violates.property}: " + broken.replace("\n", "\n  "))
             continue
         if case.expected is None:
             differing.add(id(case))
@@ -166,6 +183,30 @@ def replay(args: argparse.Namespace) -> int:
             raise NothingChecked(f"nothing was checked: {impl.name} supports none of the {len(loaded)} cases "
                                  "(give --allow-empty to accept that)")
     return 1 if differing else 0
+
+
+def _unsupported(impl: Implementation, cases: list[Case]) -> str:
+    """One line for the cases the implementation does not support, counted by the features they need."""
+    missing = Counter(f for case in cases for f in required_features(case) - impl.features)
+    needs = ", ".join(f"{feature} ({n})" for feature, n in sorted(missing.items(), key=lambda item: -item[1]))
+    return f"replay: {counted(len(cases), 'case')} unsupported by {impl.name}, not run; they need {needs}"
+
+
+def _property_broken(impl: Implementation, case: Case, answer: Observation, timeout: float, label: str) -> str | None:
+    """A saved counterexample's property checked again (`recheck`), or `None` for a case that names none."""
+    if case.violates is None:
+        return None
+    from conformance.properties.recheck import IncompleteCounterexample, recheck  # the suite, when a case names it
+
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            return recheck(case, answer, lambda cases: _call(impl, cases, timeout))
+    except IncompleteCounterexample as e:
+        raise UsageError(f"{label}: {e}") from None
+    except ImplementationFailure:
+        raise
+    except Exception as e:  # the plug-in's own exception: the rule "run gives an observation" is broken
+        return f"run raised {type(e).__name__}: {e} (run gives an observation for every case)"
 
 
 def explain(args: argparse.Namespace) -> int:

@@ -49,25 +49,28 @@ def case_lines(case: dict[str, Any]) -> list[str]:
     return lines
 
 
+def output_lines(observation: dict[str, Any]) -> list[tuple[int | None, str]]:
+    """Each output with its position, in the order the implementation emitted it: by position, and within
+    one position the watermark the operator received, then the firings and the late records as they came
+    (the order of firings within one position is a rule of its own: timers fire in timestamp order)."""
+    lines = [(w["at"], f"the operator's watermark becomes {time_text(w['watermark'])}")
+             for w in observation.get("watermarks", ())]
+    for f in observation["firings"]:
+        watermark = "not observed" if f["watermark"] is None else time_text(f["watermark"])
+        lines.append((f["at"], f"fire {f['key']} {window_text(f['window'])} values {f['values']} "
+                               f"ts {time_text(f['timestamp'])} (watermark {watermark})"))
+    for part in ("late", "dropped"):
+        lines += [(r["at"], f"{part} {r['key']}={r['value']} @ {time_text(r['ts'])}") for r in observation[part]]
+    return sorted(lines, key=lambda line: -1 if line[0] is None else line[0])
+
+
 def observation_lines(observation: dict[str, Any] | None) -> list[str]:
-    """What an implementation emitted, one line per output, by the position it happened at."""
+    """What an implementation emitted, one line per output, in the order it emitted them."""
     if observation is None:
         return ["(not observed)"]
-    lines = []
     error = observation.get("error")
-    if error:
-        lines.append(f"error ({error['kind']}): {error['message']}")
-    for w in observation.get("watermarks", ()):
-        lines.append(f"{_where(w['at'])}: the operator's watermark becomes {time_text(w['watermark'])}")
-    for f in sorted(observation["firings"], key=lambda f: (f["at"] or 0, f["key"], str(f["window"]))):
-        watermark = "not observed" if f["watermark"] is None else time_text(f["watermark"])
-        lines.append(
-            f"{_where(f['at'])}: fire {f['key']} {window_text(f['window'])} values {f['values']} "
-            f"ts {time_text(f['timestamp'])} (watermark {watermark})"
-        )
-    for part in ("late", "dropped"):
-        for r in sorted(observation[part], key=lambda r: (r["at"] or 0, r["key"], r["ts"])):
-            lines.append(f"{_where(r['at'])}: {part} {r['key']}={r['value']} @ {time_text(r['ts'])}")
+    lines = [f"error ({error['kind']}): {error['message']}"] if error else []
+    lines += [f"{_where(at)}: {text}" for at, text in output_lines(observation)]
     return lines or ["(no output)"]
 
 

@@ -180,6 +180,21 @@ def case_schema() -> dict[str, Any]:
                     "watermark_generator": optional(
                         "watermark_generator", "null: the case's own watermark events are the watermarks; "
                                                "otherwise one generator per channel, fed that channel's records"),
+                    "violates": {
+                        "type": "object", "required": ["property"], "additionalProperties": False,
+                        "description": "a counterexample that python -m conformance run saved: the property of "
+                                       "the suite it breaks, which replay --check checks again",
+                        "properties": {
+                            "property": {"type": "string", "description": "the property (the suite's test name "
+                                                                          "without test_)"},
+                            "batch": {"type": "array", "items": ref("case"),
+                                      "description": "a rule about batches: the cases of the run call the "
+                                                     "case was in, itself among them"},
+                            "original": {"$ref": "#/$defs/case",
+                                         "description": "a rule about a change that changes nothing: the case "
+                                                        "that the rule changed into this one"},
+                        },
+                    },
                 },
             },
             "window": vocabulary_schema(ASSIGNERS),

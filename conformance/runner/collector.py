@@ -188,7 +188,7 @@ class ExampleCounting:
         if call.excinfo is not None:
             reason = failure_to_run(call.excinfo.value)
             found = [(NOT_RUN, reason)] if reason is not None else [
-                ("violation", v.to_json()) for v in violations_in(call.excinfo.value)]
+                ("violation", v.to_json(property_name(item.name))) for v in violations_in(call.excinfo.value)]
             item.user_properties.extend(found)
             report.user_properties.extend(found)
         if call.when == "teardown":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import threading
 import time
@@ -145,3 +146,17 @@ class TumblingOnly(ReferenceImplementation):
 
     def __init__(self) -> None:
         super().__init__(name="tumbling-only")
+
+
+class BatchSensitive(ReferenceImplementation):
+    """The reference, except that a case run in a batch of several loses its last firing: its observation
+    depends on the batch it is run in."""
+
+    def __init__(self) -> None:
+        super().__init__(name="batch-sensitive")
+
+    def run(self, cases):
+        observations = super().run(cases)
+        if len(cases) < 2:
+            return observations
+        return [dataclasses.replace(o, firings=o.firings[:-1]) for o in observations]
