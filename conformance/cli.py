@@ -133,12 +133,11 @@ def replay(args: argparse.Namespace) -> int:
     loaded = _load_all(args.files)
     # A plug-in's prints go to stderr: replay's stdout is JSON lines (or the check's verdict).
     with contextlib.redirect_stdout(sys.stderr):
-        spec = (args.impl or ["reference"])[0]
-        print(f"replay: loading {spec}", file=sys.stderr, flush=True)
-        impl = load_implementation(spec)
+        impl = load_implementation((args.impl or ["reference"])[0])
         supported = [(p, i, c) for p, i, c in loaded if required_features(c) <= impl.features]
-        print(f"replay: {impl.name} runs {counted(len(supported), 'case')} in one run call"
-              + (" (an engine's first job takes a while)" if impl.costly_calls else ""), file=sys.stderr, flush=True)
+        if impl.costly_calls:  # an engine that starts a job (Spark, Flink) is silent for a while: say what it does
+            print(f"replay: {impl.name} starts its engine and runs {counted(len(supported), 'case')} in one run "
+                  "call", file=sys.stderr, flush=True)
         answers = _observe(impl, [c for _, _, c in supported], args.request_timeout)
     by_case = {id(c): o for (_, _, c), o in zip(supported, answers, strict=True)}
     unsupported = [c for _, _, c in loaded if id(c) not in by_case]
