@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from conformance.corpus import add_corpus_command, is_corpus_index
+from conformance.installation import PackageClash, prepare
 from conformance.runner.command import add_run_command
 from conformance.runner.feature_summary import feature_summary
 from conformance.runner.progress import counted
@@ -260,6 +261,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command (`python -m conformance` and the installed `window-conformance`)."""
+    try:
+        prepare(Path.cwd())
+    except PackageClash as e:
+        print(f"error: {e}", file=sys.stderr)
+        return USAGE_ERROR
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

@@ -10,6 +10,7 @@ from conformance.evidence import NOT_APPLICABLE, FeatureTally
 from conformance.prefetch.plugin import POSITIONS
 from conformance.profiles import register_profiles
 from conformance.properties.harness import Suite
+from conformance.pytest_plugin import DEFAULT_IMPLEMENTATION
 from strategies.situations import read_situations_with
 from window_contract.registry import load_implementation
 
@@ -19,7 +20,8 @@ register_profiles()
 @pytest.fixture(scope="session")
 def suite(request: pytest.FixtureRequest) -> Suite:
     """The suite; the strategies read what a case exercises through it (`strategies.situations`)."""
-    suite = Suite(load_implementation(request.config.getoption("window_impl")), load_implementation("reference"),
+    spec = request.config.getoption("window_impl") or DEFAULT_IMPLEMENTATION
+    suite = Suite(load_implementation(spec), load_implementation("reference"),
                   timeout=request.config.getoption("window_request_timeout"))
     read_situations_with(suite.situations)
     yield suite

@@ -14,12 +14,13 @@ import argparse
 import random
 import sys
 import tempfile
+from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 from conformance.profiles import PROFILES
 from conformance.runner.counterexamples import save_counterexamples, slug
-from conformance.runner.events import CollectError, Finished, ProcessExited, Started
+from conformance.runner.events import CollectError, Finished, ProcessExited, RunEvent, Started
 from conformance.runner.matrix import conformance_matrix
 from conformance.runner.output import OutputError, OutputFolder
 from conformance.runner.progress import Progress, counted
@@ -222,11 +223,21 @@ def log_of(impl: Implementation) -> str:
 def run_implementation(spec: str, impl: Implementation, run: SuiteRun, progress: Progress) -> ImplementationResult:
     """What the suite found for one implementation, as its run's events come."""
     progress.implementation(impl.name, spec, impl.costly_calls)
-    log = log_of(impl)
+
+    def shown() -> Iterator[RunEvent]:
+        for event in run.events():
+            progress.event(event)
+            yield event
+
+    return implementation_result(spec, impl, shown(), lambda: run.duration, log_of(impl))
+
+
+def implementation_result(spec: str, impl: Implementation, events: Iterable[RunEvent], duration: Callable[[], float],
+                          log: str) -> ImplementationResult:
+    """What the suite found for one implementation, from its run's events (`duration` is asked once they end)."""
     properties, errors = [], []
     exit_status, running = None, None
-    for event in run.events():
-        progress.event(event)
+    for event in events:
         match event:
             case Started(nodeid=nodeid):
                 running = nodeid
@@ -244,7 +255,7 @@ def run_implementation(spec: str, impl: Implementation, run: SuiteRun, progress:
     return ImplementationResult(
         name=impl.name, spec=spec, features=tuple(sorted(impl.features)), properties=tuple(properties),
         errors=tuple(errors), exit_status=exit_status, log=log,
-        duration=round(run.duration, 3), outcome=outcome, problems=problems,
+        duration=round(duration(), 3), outcome=outcome, problems=problems,
     )
 
 
