@@ -43,11 +43,11 @@ from window_contract.features import ALL_FEATURES, EXTREME_VALUES, FEATURES, req
 from window_contract.implementation import Implementation
 from window_contract.observation import Observation
 from window_contract.registry import load_implementation
+from window_contract.schemas import CORPUS_FORMAT
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
 
-CORPUS_FORMAT = "window-corpus/1"
 INDEX = "index.json"
 DEFAULT_OUT = Path("corpus")
 DEFAULT_PER_FEATURE = 12
