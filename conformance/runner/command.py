@@ -24,10 +24,11 @@ from conformance.runner.events import CollectError, Finished, ProcessExited, Run
 from conformance.runner.matrix import conformance_matrix
 from conformance.runner.output import OutputError, OutputFolder
 from conformance.runner.progress import Progress, counted
-from conformance.runner.results import MESSAGE_LIMIT, ImplementationResult, Report, SuiteError
+from conformance.runner.results import MESSAGE_LIMIT, ImplementationResult, Report, SuiteError, to_json
 from conformance.runner.session import DEFAULT_SUITE, SuiteOptions, SuiteRun
 from conformance.runner.verdict import EXIT_STATUS, USAGE_ERROR, implementation_outcome, verdict
 from conformance.usage import UsageError
+from reports.difference import account
 from reports.words import properties_counted
 from window_contract.features import FEATURES
 from window_contract.implementation import Implementation, ImplementationFailure, ImplementationNotFound
@@ -274,6 +275,16 @@ def build_report(results: list[ImplementationResult], options: SuiteOptions, out
     )
 
 
+def failure_lines(impl: ImplementationResult, out: Path) -> list[str]:
+    """For each counterexample: the property and its rule, what differs first, and the saved case."""
+    lines = []
+    for prop in impl.properties:
+        for failure in prop.failures:
+            lines += [f"{prop.property}: {failure.rule}", f"  first difference: {account(to_json(failure)).headline}",
+                      f"  minimal case: {out / failure.case_file}"]
+    return lines
+
+
 HEADS = {"conforms": "conforms", "differs": "DOES NOT CONFORM", "could_not_run": "COULD NOT RUN"}
 
 
@@ -285,9 +296,8 @@ def print_summary(report: Report, out: Path) -> None:
               f"{counted(examples, 'example')}, {impl.duration:.1f}s)")
         for problem in impl.problems:
             print(f"  - {problem}")
-        for prop in impl.properties:
-            for failure in prop.failures:
-                print(f"    {prop.property}: {failure.rule}\n      minimal case: {out / failure.case_file}")
+        for line in failure_lines(impl, out):
+            print(f"    {line}")
     if report.seed is not None:
         print(f"Examples drawn with seed {report.seed} (--seed {report.seed} draws them again)")
     print(f"\n{report.verdict.text}")

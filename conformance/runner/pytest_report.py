@@ -18,7 +18,7 @@ import pytest
 from hypothesis import settings
 
 from conformance.runner import collector
-from conformance.runner.command import build_report, implementation_result
+from conformance.runner.command import build_report, failure_lines, implementation_result
 from conformance.runner.counterexamples import save_counterexamples
 from conformance.runner.events import ProcessExited, RunEvent
 from conformance.runner.output import OutputError, OutputFolder
@@ -75,9 +75,7 @@ class ReportWriter:
             return
         terminalreporter.section("window-conformance")
         for impl in self.report.implementations:
-            for prop in impl.properties:
-                for failure in prop.failures:
-                    terminalreporter.write_line(f"{prop.property}: {failure.rule}\n  minimal case: "
-                                                f"{self.out.path / failure.case_file}")
+            for line in failure_lines(impl, self.out.path):
+                terminalreporter.write_line(line)
         terminalreporter.write_line(self.report.verdict.text)
         terminalreporter.write_line(f"Report: {self.out.path / 'index.html'} (and report.md, report.json, junit.xml)")
