@@ -14,7 +14,7 @@ from typing import Any
 
 from reports.difference import account, summary
 from reports.matrix import situation_shares
-from reports.observations import case_lines, observation_lines, replay_command
+from reports.observations import case_lines, replay_command, side_by_side
 from reports.timeline import timeline_svg
 from reports.words import (
     IMPLEMENTATION,
@@ -144,13 +144,7 @@ def _failure(
         + "</div><div>"
         + timeline_svg(failure["case"], reference, failure["actual"], title)
         + "</div></div>"
-        '<div class="side"><div class="reference"><h4>Reference</h4>'
-        + _pre(observation_lines(reference))
-        + '</div><div class="implementation"><h4>'
-        + escape(impl["name"])
-        + "</h4>"
-        + _pre(observation_lines(failure["actual"]))
-        + "</div></div>"
+        + _side_by_side(reference, failure["actual"], impl["name"], len(failure["case"]["events"]))
         + differences
         + replay
         + "<details><summary>the case as JSON</summary>"
@@ -158,6 +152,18 @@ def _failure(
         + "</details>"
         "</article>"
     )
+
+
+def _side_by_side(reference: dict[str, Any] | None, actual: dict[str, Any] | None, name: str, events: int) -> str:
+    """What the reference and the implementation emitted, a row per position, side by side."""
+    def cell(lines: list[str], side: str) -> str:
+        return f'<td class="{side}"><code>' + "<br>".join(escape(line) for line in lines) + "</code></td>"
+
+    rows = "".join(f'<tr><th class="where">{escape(where)}</th>{cell(left, "reference")}'
+                   f'{cell(right, "implementation")}</tr>'
+                   for where, left, right in side_by_side(reference, actual, events))
+    return (f'<table class="side"><tr><th></th><th class="reference">Reference</th>'
+            f'<th class="implementation">{escape(name)}</th></tr>{rows}</table>')
 
 
 def _errors(document: dict[str, Any]) -> str:

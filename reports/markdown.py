@@ -11,7 +11,7 @@ from typing import Any
 
 from reports.difference import account, summary
 from reports.matrix import situation_shares
-from reports.observations import case_lines, observation_lines, replay_command
+from reports.observations import case_lines, replay_command, side_by_side
 from reports.timeline import timeline_path
 from reports.words import (
     IMPLEMENTATION,
@@ -115,11 +115,10 @@ def _failures(document: dict[str, Any]) -> list[str]:
                 ]
                 if failure.get("case_file"):
                     lines += [f"![timeline]({timeline_path(failure)})", ""]
-                lines += ["| reference | " + _cell(impl["name"]) + " |", "|---|---|"]
-                left, right = observation_lines(reference), observation_lines(failure["actual"])
-                for i in range(max(len(left), len(right))):
-                    pair = [f"`{_cell(side[i])}`" if i < len(side) else "" for side in (left, right)]
-                    lines.append(f"| {pair[0]} | {pair[1]} |")
+                lines += ["| position | reference | " + _cell(impl["name"]) + " |", "|---|---|---|"]
+                for where, left, right in side_by_side(reference, failure["actual"], len(failure["case"]["events"])):
+                    pair = ["<br>".join(f"`{_cell(line)}`" for line in side) for side in (left, right)]
+                    lines.append(f"| {where} | {pair[0]} | {pair[1]} |")
                 lines.append("")
                 if what.lines:
                     lines += [f"{what.title}:", "", *(f"- {line}" for line in summary(what.lines)), ""]

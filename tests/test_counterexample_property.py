@@ -120,10 +120,10 @@ def test_a_file_that_names_a_comparison_without_its_cases_is_a_format_error(tmp_
 
 
 def test_the_report_shows_outputs_in_the_order_they_were_emitted():
-    from reports.observations import observation_lines
+    from reports.observations import side_by_side
     from window_contract.observation_json import observation_to_json
 
     case = Case(window=tumbling(1), events=[record("b", 1, ts=0), record("a", 2, ts=1)])
     [observation] = REFERENCE.run([case])
-    lines = observation_lines(observation_to_json(observation))
-    assert [line.split()[3] for line in lines] == ["b", "a"], lines  # the timer of [0, 1) fires first
+    [(where, lines, _)] = side_by_side(observation_to_json(observation), None, len(case.events))[1:]
+    assert where == "2: end of input" and [line.split()[1] for line in lines] == ["b", "a"], lines

@@ -125,7 +125,7 @@ def test_replay_checks_a_position_free_implementation_over_whole_cases(monkeypat
 
 def test_the_report_tells_a_position_free_difference_without_positions():
     from reports.difference import differences
-    from reports.observations import observation_lines
+    from reports.observations import output_lines
     from window_contract.case import case_to_json
 
     want = observed()
@@ -133,4 +133,5 @@ def test_the_report_tells_a_position_free_difference_without_positions():
     lacking = replace(got, firings=got.firings[1:])
     lines = differences(case_to_json(CASE), observation_to_json(want), observation_to_json(lacking))
     assert lines == ["firing of [0, 15) for key a in the case (values [1, 2]) is missing"]
-    assert observation_lines(observation_to_json(lacking))[0].startswith("somewhere (position-free): fire ")
+    at, text = output_lines(observation_to_json(lacking))[0]
+    assert at is None and text.startswith("fire ")
