@@ -99,7 +99,9 @@ def _matrix(document: dict[str, Any]) -> str:
         )
     return (
         '<section id="matrix"><h2>Conformance matrix</h2><p class="meta">Cases: how many generated cases '
-        "exercised the feature. <b>fail</b>: a minimal counterexample needs the feature. <b>could not run</b>: "
+        "exercised the feature. <b>in a failing case</b>: a minimal counterexample needs the feature, which says "
+        "where a difference was found, not that the feature causes it (shrinking may keep a feature by chance). "
+        "<b>could not run</b>: "
         "the implementation or its engine failed to answer (no verdict on its semantics). "
         "<b>unsupported</b>: the implementation does not declare it, so it gets no such case. "
         "<b>not exercised</b>: declared, but no generated case needed it.</p>"

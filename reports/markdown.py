@@ -25,7 +25,7 @@ from reports.words import (
 )
 
 #: The matrix's statuses that need a reader's attention, in capitals or bold.
-STATUS_TEXT = STATUS | {"fail": "**FAIL**", "error": "**could not run**"}
+STATUS_TEXT = STATUS | {"fail": "**in a failing case**", "error": "**could not run**"}
 VERDICT_MARK = {"conforms": "✅", "differs": "❌", "could_not_run": "⚠️"}
 
 
@@ -73,10 +73,11 @@ def _matrix(document: dict[str, Any]) -> list[str]:
     lines = [
         "## Conformance matrix",
         "",
-        "Cases: how many generated cases exercised the feature; **FAIL**: a minimal counterexample "
-        "needs the feature; **could not run**: the implementation or its engine failed to answer (no verdict "
-        "on its semantics); unsupported: not declared by the implementation; not exercised: declared, but "
-        "no generated case needed it.",
+        "Cases: how many generated cases exercised the feature; **in a failing case**: a minimal "
+        "counterexample needs the feature (which says where a difference was found, not that the feature causes "
+        "it: shrinking may have kept it by chance); **could not run**: the implementation or its engine failed "
+        "to answer (no verdict on its semantics); unsupported: not declared by the implementation; not exercised: "
+        "declared, but no generated case needed it.",
         "",
         "| feature | what it covers | " + " | ".join(names) + " |",
         "|---|---|" + "---|" * len(names),

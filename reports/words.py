@@ -8,7 +8,9 @@ these words instead; "could not run" is never a pass and never a failure.
 from __future__ import annotations
 
 #: A matrix cell's status.
-STATUS = {"pass": "pass", "fail": "fail", "error": "could not run", "unsupported": "unsupported",
+#: `fail` is not blame: the minimal case needs the feature, which shrinking may have chosen by chance (a
+#: timestamp of -1 in a case about lateness); it says where a difference was found.
+STATUS = {"pass": "pass", "fail": "in a failing case", "error": "could not run", "unsupported": "unsupported",
           "untested": "not exercised"}
 
 #: A property's outcome.

@@ -140,7 +140,8 @@ def test_every_rendering_names_the_seed_of_a_run_that_had_one():
 def test_markdown_has_verdict_matrix_side_by_side_and_coverage():
     md = render_markdown(document(GOOD, BAD, matrix=MATRIX))
     assert md.splitlines()[2] == "**❌ Does not conform: bad (agrees fails, crash could not run).**"
-    assert "| `assigner.tumbling` | tumbling windows | pass (100) | **FAIL** (100) |" in md
+    # a feature the minimal case needs is not blamed for the difference: shrinking may have kept it by chance
+    assert "| `assigner.tumbling` | tumbling windows | pass (100) | **in a failing case** (100) |" in md
     assert "| `offset` | a window offset other than 0 | not exercised (100) | unsupported |" in md
     # side by side, a row per position: what each emitted at the same position
     assert "| at 1 | `fire a [0, 10) values [1] ts 9 (watermark 9)` |  |" in md
