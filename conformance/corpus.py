@@ -228,14 +228,19 @@ def corpus(args: argparse.Namespace) -> int:
     if args.per_feature < 1:
         raise UsageError("--per-feature must be at least 1")
     entries, not_drawn = [], []
-    for feature in args.features:
+    print(f"corpus: drawing {args.per_feature} cases for each of {len(args.features)} features (seed {args.seed}), "
+          "then running them on the reference" + ("" if args.confirm == "none" else f" and {args.confirm}"),
+          file=sys.stderr, flush=True)
+    for n, feature in enumerate(args.features, 1):
         drawn = entries_for(feature, args.per_feature, args.seed)
         entries += drawn
         if not drawn:
             not_drawn.append(feature)
-        print(f"corpus: {feature}: {len(drawn)} cases" + ("" if drawn else " (no strategy draws it)"),
-              file=sys.stderr)
+        print(f"corpus: [{n}/{len(args.features)}] {feature}: {len(drawn)} cases"
+              + ("" if drawn else " (no strategy draws it)"), file=sys.stderr, flush=True)
     if args.confirm != "none":
+        print(f"corpus: running the {len(entries)} cases on {args.confirm} (one run call; an engine takes a while to "
+              "start)", file=sys.stderr, flush=True)
         impl = load_implementation(args.confirm)
         differing = disagreements(entries, impl)
         if differing:
