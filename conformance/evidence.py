@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from window_contract.case import Case, case_to_json, violates_to_json
+from window_contract.case import Case, case_to_json
 from window_contract.difference import difference
 from window_contract.features import required_features
 from window_contract.observation import Observation
@@ -44,7 +44,7 @@ class PropertyViolation(AssertionError):
 
     `expected` is the reference's observation where the property compares with it (or what the
     rule demands), `actual` the implementation's; `rule` says in one sentence what was broken.
-    `to_json(property)` adds what `replay --check` needs to check the property again (`violates`).
+    `calls` are what the run's collector keeps for `replay --check` to check the property again (`violates`).
     """
 
     def __init__(self, rule: str, case: Case, actual: Observation | None = None,
@@ -58,13 +58,10 @@ class PropertyViolation(AssertionError):
         self.detail = detail
         super().__init__(f"{rule}\n{detail}".rstrip())
 
-    def to_json(self, property_name: str) -> dict[str, Any]:
-        from conformance.properties.recheck import violates  # the suite's modules, loaded only once one failed
-
+    def to_json(self) -> dict[str, Any]:
         return {
             "rule": self.rule,
             "case": case_to_json(self.case),
-            "violates": violates_to_json(violates(property_name, self.case, self.calls)),
             "features": sorted(required_features(self.case)),
             "expected": None if self.expected is None else observation_to_json(self.expected),
             "actual": None if self.actual is None else observation_to_json(self.actual),

@@ -259,3 +259,13 @@ def test_every_schema_stands_alone():
     for path in SCHEMAS.glob("*.json"):
         refs = re.findall(r'"\$ref": "([^"]*)"', path.read_text(encoding="utf-8"))
         assert all(ref.startswith("#/") for ref in refs), path
+
+
+def test_the_protocol_links_the_features_table_of_the_format():
+    protocol = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
+    assert "[format.md](format.md#features)" in protocol
+    assert "\n### Features\n" in (ROOT / "docs" / "format.md").read_text(encoding="utf-8")
+    hello = json.loads((SCHEMAS / "window-process-1-hello.schema.json").read_text(encoding="utf-8"))
+    from window_contract.features import FEATURES
+
+    assert hello["properties"]["features"]["items"]["enum"] == list(FEATURES)

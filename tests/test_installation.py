@@ -110,3 +110,10 @@ def test_the_installed_command_finds_a_plugin_in_the_current_folder(tmp_path):
                            "--check"], cwd=folder, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "my-windows: " in done.stdout
+
+
+def test_the_packages_the_clash_check_knows_are_those_the_distribution_installs():
+    import tomllib
+
+    found = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"]
+    assert {name.rstrip("*") for name in found["find"]["include"]} == set(OWN_PACKAGES)

@@ -97,8 +97,7 @@ def document(*implementations, matrix=None, verdict=None, seed=None):
 
 
 def violation():
-    failure = PropertyViolation("agrees with the reference", CASE, actual=ACTUAL,
-                                expected=EXPECTED).to_json("agrees_with_reference")
+    failure = PropertyViolation("agrees with the reference", CASE, actual=ACTUAL, expected=EXPECTED).to_json()
     return failure | {"reference": observation_to_json(EXPECTED), "case_file": "counterexamples/x.json"}
 
 
@@ -211,8 +210,7 @@ def test_failure_headings_say_what_went_wrong():
 
 def test_an_invariants_failure_leads_with_the_propertys_own_account():
     failure = PropertyViolation("no firing before the watermark", CASE, actual=ACTUAL,
-                                detail="[0, 10) fired at position 0, before the watermark reached 9",
-                                ).to_json("event_time_window_never_fires_before_watermark_reaches_max_timestamp")
+                                detail="[0, 10) fired at position 0, before the watermark reached 9").to_json()
     failure |= {"reference": observation_to_json(EXPECTED), "case_file": "counterexamples/y.json"}
     what = account(failure)
     assert what.headline == "[0, 10) fired at position 0, before the watermark reached 9"

@@ -47,6 +47,7 @@ from conformance.runner.events import (
     dumps_event,
 )
 from conformance.runner.results import MESSAGE_LIMIT, Failure, PropertyResult, Statistics
+from window_contract.case import violates_to_json
 from window_contract.implementation import failure_to_run
 
 #: Phases whose test cases count as examples (Hypothesis gives an explicit example's no phase, `None`:
@@ -105,6 +106,14 @@ def violations_in(error: BaseException) -> list[PropertyViolation]:
     if isinstance(error, BaseExceptionGroup):
         return [v for inner in error.exceptions for v in violations_in(inner)]
     return []
+
+
+def violation_json(violation: PropertyViolation, name: str) -> dict[str, Any]:
+    """A violation of property `name` as the report holds it, with what `replay --check` needs to check the
+    property again: the batch or the original case its rule compared the case with (`violates`)."""
+    from conformance.properties.recheck import violates  # the suite's rules, loaded once one is broken
+
+    return violation.to_json() | {"violates": violates_to_json(violates(name, violation.case, violation.calls))}
 
 
 def property_name(test_name: str) -> str:
@@ -188,7 +197,7 @@ class ExampleCounting:
         if call.excinfo is not None:
             reason = failure_to_run(call.excinfo.value)
             found = [(NOT_RUN, reason)] if reason is not None else [
-                ("violation", v.to_json(property_name(item.name))) for v in violations_in(call.excinfo.value)]
+                ("violation", violation_json(v, property_name(item.name))) for v in violations_in(call.excinfo.value)]
             item.user_properties.extend(found)
             report.user_properties.extend(found)
         if call.when == "teardown":

@@ -30,7 +30,7 @@ _OPTIONAL_KEYS = ("violates", "reference", "case_file")
 
 @dataclass(frozen=True)
 class Failure:
-    """A property violation (`PropertyViolation.to_json(property)`), with what the run adds: the
+    """A property violation (`PropertyViolation.to_json()` and `violates`), with what the run adds: the
     reference's observation and the saved case file, relative to the output folder."""
 
     rule: str
