@@ -117,3 +117,15 @@ def test_the_packages_the_clash_check_knows_are_those_the_distribution_installs(
 
     found = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"]
     assert {name.rstrip("*") for name in found["find"]["include"]} == set(OWN_PACKAGES)
+
+
+def test_window_out_never_writes_over_a_users_files(tmp_path):
+    folder = project(tmp_path)
+    (folder / "out").mkdir()
+    (folder / "out" / "notes.txt").write_text("mine", encoding="utf-8")
+    done = subprocess.run([str(BIN / "pytest"), "--window-impl", "my_windows:MyWindows", "--window-out", "out",
+                           "-p", "no:cacheprovider"], cwd=folder, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 4, done.stdout + done.stderr
+    assert ("--window-out out: a report replaces only the files an earlier run listed in its .conformance-run.json, "
+            "and the folder has none: choose another folder") in done.stderr
+    assert (folder / "out" / "notes.txt").read_text(encoding="utf-8") == "mine"

@@ -36,7 +36,8 @@ def start_report(config: pytest.Config, out: Path) -> None:
     try:
         folder = OutputFolder.claim(out, force=True)
     except OutputError as e:
-        raise pytest.UsageError(str(e).replace("--out", "--window-out").replace("--force ", "")) from None
+        message = str(e).replace("--out ", "--window-out ").replace("--force removes", "a report replaces")
+        raise pytest.UsageError(message) from None
     writer = ReportWriter(config, folder)
     collector.register(config, writer.events.append, progress=False)
     config.pluginmanager.register(writer, "conformance-report")
