@@ -14,6 +14,7 @@ import errno
 import json
 import os
 import sys
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from conformance.exits import describe, exit_status
 from conformance.runner.command import add_run_command
 from conformance.runner.feature_summary import feature_summary
 from conformance.runner.output import is_run_file
+from conformance.runner.progress import counted
 from conformance.runner.verdict import EXIT_STATUS, USAGE_ERROR
 from conformance.usage import UsageError, seconds
 from window_contract.answers import checked_observations
@@ -117,24 +119,25 @@ class Unanswered(Exception):
         super().__init__(f"{what} ({rule})")
 
 
+def _call(impl: Implementation, batch: list[Case], timeout: float) -> list[Observation]:
+    """One `run` call within `timeout`, its answer held to the observation's types; a failure to run (a
+    timeout, a dead engine, an answer of the wrong types) raises `ImplementationFailure`."""
+    try:
+        return checked_observations(run_within(impl, batch, timeout), impl.position_free)
+    except Exception as e:
+        reason = failure_to_run(e)
+        if reason is not None:
+            raise ImplementationFailure(f"{impl.name} could not run: {reason}") from e
+        raise
+
+
 def _observe(impl: Implementation, cases: list[Case], timeout: float) -> list[Observation | Unanswered]:
     """An observation per case, or what `run` did instead for that case alone (a bug of the plug-in:
-    it differs). A failure to run (a timeout, a dead engine, an answer of the wrong types) raises
-    `ImplementationFailure`."""
-
-    def call(batch: list[Case]) -> list[Observation]:
-        try:
-            return checked_observations(run_within(impl, batch, timeout), impl.position_free)
-        except Exception as e:
-            reason = failure_to_run(e)
-            if reason is not None:
-                raise ImplementationFailure(f"{impl.name} could not run: {reason}") from e
-            raise
-
+    it differs). A failure to run raises `ImplementationFailure`."""
     if not cases:
         return []
     try:
-        observations = call(cases)
+        observations = _call(impl, cases, timeout)
         if len(observations) == len(cases):
             return observations
     except ImplementationFailure:
@@ -144,7 +147,7 @@ def _observe(impl: Implementation, cases: list[Case], timeout: float) -> list[Ob
     answers: list[Observation | Unanswered] = []
     for case in cases:
         try:
-            observations = call([case])
+            observations = _call(impl, [case], timeout)
         except ImplementationFailure:
             raise
         except Exception as e:
@@ -168,15 +171,19 @@ def replay(args: argparse.Namespace) -> int:
     with contextlib.redirect_stdout(sys.stderr):
         impl = load_implementation((args.impl or ["reference"])[0], args.request_timeout)
         supported = [(p, i, c) for p, i, c in loaded if required_features(c) <= impl.features]
+        if impl.costly_calls:  # an engine that starts a job (Spark, Flink) is silent for a while: say what it does
+            print(f"replay: {impl.name} starts its engine and runs {counted(len(supported), 'case')} in one run "
+                  "call", file=sys.stderr, flush=True)
         answers = _observe(impl, [c for _, _, c in supported], args.request_timeout)
     by_case = {id(c): o for (_, _, c), o in zip(supported, answers, strict=True)}
+    unsupported = [c for _, _, c in loaded if id(c) not in by_case]
+    if unsupported:
+        print(_unsupported(impl, unsupported), file=sys.stderr)
     differing: set[int] = set()
     for path, index, case in loaded:
         label = _label(path, index, case)
         answer = by_case.get(id(case))
         if answer is None:
-            missing = sorted(required_features(case) - impl.features)
-            print(f"{label}: unsupported by {impl.name} (needs {', '.join(missing)})", file=sys.stderr)
             continue
         if isinstance(answer, Unanswered):
             differing.add(id(case))
@@ -184,6 +191,11 @@ def replay(args: argparse.Namespace) -> int:
             continue
         if not args.check:
             print(json.dumps({"case": label, "observation": observation_to_json(answer)}))
+            continue
+        broken = _property_broken(impl, case, answer, args.request_timeout, label)
+        if broken:
+            differing.add(id(case))
+            print(f"DIFFERS {label}: {case.violates.property}: " + broken.replace("\n", "\n  "))
             continue
         if case.expected is None:
             differing.add(id(case))
@@ -212,6 +224,30 @@ def replay(args: argparse.Namespace) -> int:
             raise NothingChecked(f"nothing was checked: {impl.name} supports none of the {len(loaded)} cases "
                                  "(give --allow-empty to accept that)")
     return 1 if differing else 0
+
+
+def _unsupported(impl: Implementation, cases: list[Case]) -> str:
+    """One line for the cases the implementation does not support, counted by the features they need."""
+    missing = Counter(f for case in cases for f in required_features(case) - impl.features)
+    needs = ", ".join(f"{feature} ({n})" for feature, n in sorted(missing.items(), key=lambda item: -item[1]))
+    return f"replay: {counted(len(cases), 'case')} unsupported by {impl.name}, not run; they need {needs}"
+
+
+def _property_broken(impl: Implementation, case: Case, answer: Observation, timeout: float, label: str) -> str | None:
+    """A saved counterexample's property checked again (`recheck`), or `None` for a case that names none."""
+    if case.violates is None:
+        return None
+    from conformance.properties.recheck import IncompleteCounterexample, recheck  # the suite, when a case names it
+
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            return recheck(case, answer, lambda cases: _call(impl, cases, timeout))
+    except IncompleteCounterexample as e:
+        raise UsageError(f"{label}: {e}") from None
+    except ImplementationFailure:
+        raise
+    except Exception as e:  # the plug-in's own exception: the rule "run gives an observation" is broken
+        return f"run raised {type(e).__name__}: {e} (run gives an observation for every case)"
 
 
 def explain(args: argparse.Namespace) -> int:
@@ -274,6 +310,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command, in the process that runs it (`conformance.console` starts and supervises it)."""
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

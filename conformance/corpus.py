@@ -44,11 +44,11 @@ from window_contract.features import ALL_FEATURES, EXTREME_VALUES, FEATURES, req
 from window_contract.implementation import Implementation
 from window_contract.observation import Observation
 from window_contract.registry import load_implementation
+from window_contract.schemas import CORPUS_FORMAT
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
 
-CORPUS_FORMAT = "window-corpus/1"
 INDEX = "index.json"
 DEFAULT_OUT = Path("corpus")
 DEFAULT_PER_FEATURE = 12
@@ -231,8 +231,10 @@ def corpus(args: argparse.Namespace) -> int:
     except OutputError as e:
         raise UsageError(str(e)) from None
     try:
-        entries, not_drawn = drawn(args.features, args.per_feature, args.seed)
+        entries, not_drawn = drawn(args.features, args.per_feature, args.seed, args.confirm)
         if args.confirm != "none":
+            print(f"corpus: running the {len(entries)} cases on {args.confirm} (one run call; an engine takes a "
+                  "while to start)", file=sys.stderr, flush=True)
             impl = load_implementation(args.confirm)
             differing = disagreements(entries, impl)
             if differing:
@@ -250,16 +252,19 @@ def corpus(args: argparse.Namespace) -> int:
     return 0
 
 
-def drawn(features: Sequence[str], per_feature: int, seed: int) -> tuple[list[Entry], list[str]]:
-    """The entries of every feature, and the features no strategy draws."""
+def drawn(features: Sequence[str], per_feature: int, seed: int, confirm: str) -> tuple[list[Entry], list[str]]:
+    """The entries of every feature, and the features no strategy draws; `confirm` names the implementation
+    the cases will be confirmed on (`none`)."""
     entries, not_drawn = [], []
-    for feature in features:
+    print(f"corpus: drawing {per_feature} cases for each of {len(features)} features (seed {seed}), then running "
+          "them on the reference" + ("" if confirm == "none" else f" and {confirm}"), file=sys.stderr, flush=True)
+    for n, feature in enumerate(features, 1):
         found = entries_for(feature, per_feature, seed)
         entries += found
         if not found:
             not_drawn.append(feature)
-        print(f"corpus: {feature}: {len(found)} cases" + ("" if found else " (no strategy draws it)"),
-              file=sys.stderr)
+        print(f"corpus: [{n}/{len(features)}] {feature}: {len(found)} cases"
+              + ("" if found else " (no strategy draws it)"), file=sys.stderr, flush=True)
     return entries, not_drawn
 
 

@@ -34,6 +34,9 @@ class FeatureTally(Counter):
 #: Why a rule about positions does not run against a position-free implementation: the test skips
 #: with this reason, and the run's report shows it as not applicable (not as a test that could not run).
 NOT_APPLICABLE = "not applicable: the rule is about positions and the implementation is position-free"
+#: Why a test that sent no case at all is not applicable: every example it drew fell outside the
+#: implementation's features (a rule about watermark generators, for an implementation that declares none).
+NO_CASE_SENT = "not applicable: no example had a case within the implementation's features"
 
 
 class PropertyViolation(AssertionError):
@@ -41,11 +44,15 @@ class PropertyViolation(AssertionError):
 
     `expected` is the reference's observation where the property compares with it (or what the
     rule demands), `actual` the implementation's; `rule` says in one sentence what was broken.
+    `calls` are what the run's collector keeps for `replay --check` to check the property again (`violates`).
     """
 
     def __init__(self, rule: str, case: Case, actual: Observation | None = None,
-                 expected: Observation | None = None, detail: str = "") -> None:
+                 expected: Observation | None = None, detail: str = "",
+                 calls: tuple[tuple[Case, ...], ...] = ()) -> None:
         self.rule, self.case, self.actual, self.expected = rule, case, actual, expected
+        #: The `run` calls of the example that broke the rule (what a comparison of several runs compared).
+        self.calls = calls
         if not detail and expected is not None and actual is not None:
             detail = difference(expected, actual)
         self.detail = detail

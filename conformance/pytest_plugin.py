@@ -1,25 +1,48 @@
-"""The pytest plug-in of the window-conformance suite (the entry point `pytest11`): the suite's options,
-its markers, and the prefetch plug-in (`conformance.prefetch.plugin`).
+"""The pytest plug-in of the window-conformance suite (the entry point `pytest11`): in any project where the
+distribution is installed,
 
-    pytest conformance/properties --window-impl NAME [--window-prefetch auto|on|off]
+    pytest --window-impl NAME [--window-out DIR] [-n 2] [--hypothesis-profile ci] [--hypothesis-show-statistics]
+
+runs the property suite against NAME (a registered name, `package.module:factory` found from the current
+folder, or `exec:COMMAND`). Given no path, pytest collects the suite's own folder (`SUITE`), whatever the
+project's own `testpaths`, `python_files` or conftest files say (a project whose `python_functions` leaves out
+`test_*` adds `-o python_functions=test_*`); given paths, it collects those (this
+repository runs `pytest conformance/properties --window-impl NAME`). With `--window-out DIR` it writes the
+report and the counterexamples as `python -m conformance run` does (`conformance.runner.pytest_report`).
+
+It also declares the suite's markers and loads the prefetch plug-in (`conformance.prefetch.plugin`). Without
+`--window-impl`, it changes nothing in a project's own test run.
 """
 
 from __future__ import annotations
 
+from fnmatch import fnmatch
+from pathlib import Path
+
 import pytest
 
+from conformance.installation import PackageClash, prepare
+from conformance.prefetch import plugin as prefetch
 from conformance.prefetch.plugin import POSITIONS, REAL_BATCHES
 from conformance.usage import seconds
 from window_contract.implementation import REQUEST_TIMEOUT
 
-pytest_plugins = ["conformance.prefetch.plugin"]
+#: The property suite's folder.
+SUITE = Path(__file__).resolve().parent / "properties"
+#: The implementation the suite's conftest tests when `--window-impl` is not given.
+DEFAULT_IMPLEMENTATION = "reference"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("window-conformance", "the window-conformance property suite")
-    group.addoption("--window-impl", default="reference", metavar="NAME",
-                    help="the implementation under test: a registered name, package.module:factory or "
-                         "exec:COMMAND (a process: docs/protocol.md) (default: reference)")
+    group.addoption("--window-impl", default=None, metavar="NAME",
+                    help="run the window-conformance property suite against this implementation: a registered "
+                         "name, package.module:factory (found from the current folder) or exec:COMMAND (a process: "
+                         "docs/protocol.md); without paths, pytest collects the suite's own modules")
+    group.addoption("--window-out", default=None, metavar="DIR",
+                    help="write the report (report.json, index.html, report.md, junit.xml) and every "
+                         "counterexample as a case file there, as `python -m conformance run --out DIR --force` "
+                         "does: the folder must be empty or hold an earlier report")
     group.addoption("--window-prefetch", choices=("auto", "on", "off"), default="auto",
                     help="batch each property test's examples into a few run calls ahead of the test: "
                          "'auto' (default) when the implementation declares costly_calls = True")
@@ -31,8 +54,43 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "of each test (conformance/prefetch/recordings.py)")
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: list[str]) -> None:
+    """`--window-impl` without paths: the suite's folder, and only the suite's conftest (a project's own conftest
+    files are not the suite's)."""
+    known = early_config.known_args_namespace
+    if getattr(known, "window_impl", None) is None or known.file_or_dir:
+        return
+    args.append(str(SUITE))
+    known.file_or_dir = [str(SUITE)]
+    known.confcutdir = str(SUITE)
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Module | None:
+    """A module of the suite that a project's `python_files` leaves out is collected all the same."""
+    config = parent.config
+    if (config.getoption("window_impl") is None or file_path.parent != SUITE or not fnmatch(file_path.name, "test_*.py")
+            or any(fnmatch(file_path.name, pattern) for pattern in config.getini("python_files"))):
+        return None  # not the suite's, or pytest's own collection takes it
+    return pytest.Module.from_parent(parent, path=file_path)
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    # registered, not named in `pytest_plugins`: this module imported it already, and pytest would warn that it
+    # cannot rewrite its asserts
+    if not config.pluginmanager.is_registered(prefetch):
+        config.pluginmanager.register(prefetch, "conformance.prefetch.plugin")
     config.addinivalue_line("markers", f"{REAL_BATCHES}: never answer this test's run calls from the "
                                        "prefetch cache")
     config.addinivalue_line("markers", f"{POSITIONS}: a rule about when outputs happen, not applicable to a "
                                        "position-free implementation")
+    if config.getoption("window_impl") is None:
+        return
+    try:
+        prepare(config.invocation_params.dir)
+    except PackageClash as e:
+        raise pytest.UsageError(str(e)) from None
+    if config.getoption("window_out") is not None:
+        from conformance.runner.pytest_report import start_report  # the runner, only when a report is asked for
+
+        start_report(config, Path(config.getoption("window_out")))

@@ -14,9 +14,18 @@ from typing import Any
 
 from reports.difference import account, summary
 from reports.matrix import situation_shares
-from reports.observations import case_lines, observation_lines, replay_command
+from reports.observations import case_lines, replay_command, side_by_side
 from reports.timeline import timeline_svg
-from reports.words import IMPLEMENTATION, OUTCOME, STATUS, counted, seed_text
+from reports.words import (
+    IMPLEMENTATION,
+    OUTCOME,
+    STATUS,
+    counted,
+    not_applicable,
+    outcome_text,
+    properties_counted,
+    seed_text,
+)
 
 CSS = Path(__file__).with_name("report.css")
 VERDICT_CLASS = {"conforms": "pass", "differs": "fail", "could_not_run": "error"}
@@ -60,10 +69,10 @@ def render_html(document: dict[str, Any]) -> str:
 def _implementations(document: dict[str, Any]) -> str:
     items = []
     for impl in document["implementations"]:
-        examples = sum(p["examples"] for p in impl["properties"])
+        examples = sum(p["examples"] for p in impl["properties"] if p["outcome"] != "not_applicable")
         items.append(
             f'<li class="{VERDICT_CLASS[impl["outcome"]]}"><b>{escape(impl["name"])}</b> '
-            f"{IMPLEMENTATION[impl['outcome']]}: {counted(len(impl['properties']), 'property', 'properties')}, "
+            f"{IMPLEMENTATION[impl['outcome']]}: {properties_counted([p['outcome'] for p in impl['properties']])}, "
             f"{counted(examples, 'example')}, {impl['duration']:.1f}s</li>"
         )
     return f'<ul class="impls">{"".join(items)}</ul><p class="meta">{COUNTS}</p>'
@@ -90,11 +99,15 @@ def _matrix(document: dict[str, Any]) -> str:
         )
     return (
         '<section id="matrix"><h2>Conformance matrix</h2><p class="meta">Cases: how many generated cases '
-        "exercised the feature. <b>fail</b>: a minimal counterexample needs the feature. <b>could not run</b>: "
+        "exercised the feature. <b>in a failing case</b>: a minimal counterexample needs the feature, which says "
+        "where a difference was found, not that the feature causes it (shrinking may keep a feature by chance). "
+        "<b>could not run</b>: "
         "the implementation or its engine failed to answer (no verdict on its semantics). "
         "<b>unsupported</b>: the implementation does not declare it, so it gets no such case. "
         "<b>not exercised</b>: declared, but no generated case needed it.</p>"
-        f'<table class="matrix">{head}{"".join(rows)}</table></section>'
+        f'<table class="matrix">{head}{"".join(rows)}</table>'
+        + "".join(f'<p class="meta not-applicable">{escape(line)}</p>' for line in not_applicable(document))
+        + "</section>"
     )
 
 
@@ -133,13 +146,7 @@ def _failure(
         + "</div><div>"
         + timeline_svg(failure["case"], reference, failure["actual"], title)
         + "</div></div>"
-        '<div class="side"><div class="reference"><h4>Reference</h4>'
-        + _pre(observation_lines(reference))
-        + '</div><div class="implementation"><h4>'
-        + escape(impl["name"])
-        + "</h4>"
-        + _pre(observation_lines(failure["actual"]))
-        + "</div></div>"
+        + _side_by_side(reference, failure["actual"], impl["name"], len(failure["case"]["events"]))
         + differences
         + replay
         + "<details><summary>the case as JSON</summary>"
@@ -147,6 +154,18 @@ def _failure(
         + "</details>"
         "</article>"
     )
+
+
+def _side_by_side(reference: dict[str, Any] | None, actual: dict[str, Any] | None, name: str, events: int) -> str:
+    """What the reference and the implementation emitted, a row per position, side by side."""
+    def cell(lines: list[str], side: str) -> str:
+        return f'<td class="{side}"><code>' + "<br>".join(escape(line) for line in lines) + "</code></td>"
+
+    rows = "".join(f'<tr><th class="where">{escape(where)}</th>{cell(left, "reference")}'
+                   f'{cell(right, "implementation")}</tr>'
+                   for where, left, right in side_by_side(reference, actual, events))
+    return (f'<table class="side"><tr><th></th><th class="reference">Reference</th>'
+            f'<th class="implementation">{escape(name)}</th></tr>{rows}</table>')
 
 
 def _errors(document: dict[str, Any]) -> str:
@@ -192,7 +211,7 @@ def _coverage(document: dict[str, Any]) -> str:
         for prop in impl["properties"]:
             rows.append(
                 f'<tr><td class="property">{_property_name(prop["property"])}</td>'
-                f'<td class="outcome {prop["outcome"]}">{OUTCOME[prop["outcome"]]}</td>'
+                f'<td class="outcome {prop["outcome"]}">{escape(outcome_text(prop))}</td>'
                 f'<td class="num">{prop["examples"]}</td><td class="num">{prop["invalid_examples"]}</td>'
                 f'<td class="num">{prop["shrinks"]}</td><td class="num">{prop["duration"]:.2f}s</td>'
                 f'<td class="events">{escape(situation_shares(prop))}</td></tr>'

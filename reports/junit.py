@@ -3,7 +3,8 @@
 A property that differs is a `<failure>`: for a violation its text is the rule, the difference and
 the command that replays the minimal case. A property that could not run (outcome `error`, or
 `skipped`: it did not run either) is an `<error>`, never a failure and never a pass, and so is a
-module of the suite that did not load or a test process that ended.
+module of the suite that did not load or a test process that ended. A property that does not apply to the
+implementation (`not_applicable`) is `<skipped>`, with the reason.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ NOT_RUN = ("error", "skipped")
 
 def render_junit(document: dict[str, Any]) -> str:
     root = ET.Element("testsuites", name="window-conformance")
-    totals = {"tests": 0, "failures": 0, "errors": 0}
+    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     for impl in document["implementations"]:
         suite = ET.SubElement(root, "testsuite", name=impl["name"], time=f"{impl['duration']:.3f}")
         counts = dict.fromkeys(totals, 0)
@@ -55,6 +56,9 @@ def render_junit(document: dict[str, Any]) -> str:
             elif prop["outcome"] == "failed":
                 counts["failures"] += 1
                 ET.SubElement(case, "failure", message=f"{prop['property']} failed").text = prop["message"]
+            elif prop["outcome"] == "not_applicable":
+                counts["skipped"] += 1
+                ET.SubElement(case, "skipped", message=prop["message"] or "not applicable")
             elif prop["outcome"] in NOT_RUN:
                 counts["errors"] += 1
                 ET.SubElement(

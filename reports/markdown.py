@@ -11,12 +11,21 @@ from typing import Any
 
 from reports.difference import account, summary
 from reports.matrix import situation_shares
-from reports.observations import case_lines, observation_lines, replay_command
+from reports.observations import case_lines, replay_command, side_by_side
 from reports.timeline import timeline_path
-from reports.words import IMPLEMENTATION, OUTCOME, STATUS, counted, seed_text
+from reports.words import (
+    IMPLEMENTATION,
+    OUTCOME,
+    STATUS,
+    counted,
+    not_applicable,
+    outcome_text,
+    properties_counted,
+    seed_text,
+)
 
 #: The matrix's statuses that need a reader's attention, in capitals or bold.
-STATUS_TEXT = STATUS | {"fail": "**FAIL**", "error": "**could not run**"}
+STATUS_TEXT = STATUS | {"fail": "**in a failing case**", "error": "**could not run**"}
 VERDICT_MARK = {"conforms": "✅", "differs": "❌", "could_not_run": "⚠️"}
 
 
@@ -39,10 +48,10 @@ def render_markdown(document: dict[str, Any]) -> str:
         "",
     ]
     for impl in document["implementations"]:
-        examples = sum(p["examples"] for p in impl["properties"])
+        examples = sum(p["examples"] for p in impl["properties"] if p["outcome"] != "not_applicable")
         lines.append(
             f"- **{impl['name']}** {IMPLEMENTATION[impl['outcome']]}: "
-            f"{counted(len(impl['properties']), 'property', 'properties')}, {counted(examples, 'example')}, "
+            f"{properties_counted([p['outcome'] for p in impl['properties']])}, {counted(examples, 'example')}, "
             f"{impl['duration']:.1f}s"
         )
     lines += [
@@ -64,10 +73,11 @@ def _matrix(document: dict[str, Any]) -> list[str]:
     lines = [
         "## Conformance matrix",
         "",
-        "Cases: how many generated cases exercised the feature; **FAIL**: a minimal counterexample "
-        "needs the feature; **could not run**: the implementation or its engine failed to answer (no verdict "
-        "on its semantics); unsupported: not declared by the implementation; not exercised: declared, but "
-        "no generated case needed it.",
+        "Cases: how many generated cases exercised the feature; **in a failing case**: a minimal "
+        "counterexample needs the feature (which says where a difference was found, not that the feature causes "
+        "it: shrinking may have kept it by chance); **could not run**: the implementation or its engine failed "
+        "to answer (no verdict on its semantics); unsupported: not declared by the implementation; not exercised: "
+        "declared, but no generated case needed it.",
         "",
         "| feature | what it covers | " + " | ".join(names) + " |",
         "|---|---|" + "---|" * len(names),
@@ -81,7 +91,7 @@ def _matrix(document: dict[str, Any]) -> list[str]:
                 + ("" if c["status"] == "unsupported" else f" ({c['cases']})")
             )
         lines.append(f"| `{row['feature']}` | {_cell(row['description'])} | " + " | ".join(cells) + " |")
-    return lines + [""]
+    return lines + [""] + [line for text in not_applicable(document) for line in (text, "")]
 
 
 def _failures(document: dict[str, Any]) -> list[str]:
@@ -106,11 +116,10 @@ def _failures(document: dict[str, Any]) -> list[str]:
                 ]
                 if failure.get("case_file"):
                     lines += [f"![timeline]({timeline_path(failure)})", ""]
-                lines += ["| reference | " + _cell(impl["name"]) + " |", "|---|---|"]
-                left, right = observation_lines(reference), observation_lines(failure["actual"])
-                for i in range(max(len(left), len(right))):
-                    pair = [f"`{_cell(side[i])}`" if i < len(side) else "" for side in (left, right)]
-                    lines.append(f"| {pair[0]} | {pair[1]} |")
+                lines += ["| position | reference | " + _cell(impl["name"]) + " |", "|---|---|---|"]
+                for where, left, right in side_by_side(reference, failure["actual"], len(failure["case"]["events"])):
+                    pair = ["<br>".join(f"`{_cell(line)}`" for line in side) for side in (left, right)]
+                    lines.append(f"| {where} | {pair[0]} | {pair[1]} |")
                 lines.append("")
                 if what.lines:
                     lines += [f"{what.title}:", "", *(f"- {line}" for line in summary(what.lines)), ""]
@@ -178,7 +187,7 @@ def _coverage(document: dict[str, Any]) -> list[str]:
         for prop in impl["properties"]:
             events = situation_shares(prop)
             lines.append(
-                f"| {prop['property']} | {OUTCOME[prop['outcome']]} | {prop['examples']} | "
+                f"| {prop['property']} | {_cell(outcome_text(prop))} | {prop['examples']} | "
                 f"{prop['invalid_examples']} | {prop['shrinks']} | {prop['duration']:.2f}s | "
                 f"{_cell(events)} |"
             )

@@ -1,22 +1,41 @@
 """A Spark application: replay a Parquet event log through Flink's window semantics, Parquet out.
 
-    spark-submit --master spark://HOST:7077 --py-files window_conformance.zip spark_impl/replay_job.py \\
+    spark-submit --master spark://HOST:7077 --py-files /tmp/window_conformance.zip spark_impl/replay_job.py \\
         --events s3a://bucket/events/ --out s3a://bucket/windows/ --sliding 10000 1000 \\
         --lateness 1000 --bound 2000 --every 1000
 
-The events need the columns `key`, `ts` (long ms), `payload` and `arrival` (`flink_windows`); the
-outputs are written to `OUT/firings`, `OUT/late` and `OUT/dropped`, each by one action of the cluster.
+The outputs are written to `OUT/firings`, `OUT/late` and `OUT/dropped`, each by one action of the cluster.
 The session is the one `spark-submit` makes (its `--master` and `--conf` apply); nothing runs on the
-driver but planning. `window_conformance.zip` holds the packages `conformance` and `spark_impl`
-(`zip -r window_conformance.zip conformance spark_impl`).
+driver but planning. `/tmp/window_conformance.zip` holds the packages the executors import, `window_contract`
+and `spark_impl` (`zip -r /tmp/window_conformance.zip window_contract spark_impl`).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+from collections.abc import Callable
+from typing import Any
 
 from spark_impl.api import BoundedOutOfOrderness, flink_windows
-from window_contract.case import WindowSpec, session, sliding, tumbling
+from window_contract.case import GENERATORS, WindowSpec, session, sliding, tumbling
+
+COLUMNS = """\
+input columns (each name is an option):
+  --key key               the key (any type, compared as a string)
+  --timestamp ts          the event timestamp, long milliseconds
+  --payload payload       the payload, any type (an integral one rides along as the value)
+  --arrival arrival       a unique long giving the order in which the operator sees the records
+  --channel COLUMN        with --generator: the record's input channel, 0 to --channels - 1
+  --processing-time COLUMN  with a periodic --generator: when the record arrives, ms (never going back)
+
+watermarks, exactly one of:
+  --bound B [--every N]   max ts seen - B - 1 after every N records (default 1000), one channel
+  --generator TYPE        Flink's generator per channel (bounded_out_of_orderness needs --generator-bound),
+                          emitting every --interval ms of processing time (default 200) or after every record
+                          (--punctuated), a silent channel idle after --idleness ms, merged over --channels
+  --watermarks PATH       a Parquet table of (arrival, watermark) rows: that watermark right after that record
+"""
 
 
 def window_of(args: argparse.Namespace) -> WindowSpec:
@@ -29,26 +48,69 @@ def window_of(args: argparse.Namespace) -> WindowSpec:
     return {"tumbling": tumbling, "sliding": sliding, "session": session}[name](*value)
 
 
-def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def watermark_arguments(args: argparse.Namespace, read_parquet: Callable[[str], Any]) -> dict[str, Any]:
+    """`flink_windows`'s watermark arguments from the options: the shorthand, a generator with its channels
+    and processing time, or a table of watermarks."""
+    chosen = [name for name in ("bound", "generator", "watermarks") if getattr(args, name) is not None]
+    if len(chosen) != 1:
+        raise SystemExit("error: give exactly one of --bound B, --generator TYPE or --watermarks PATH")
+    if args.bound is not None:
+        return {"watermarks": BoundedOutOfOrderness(args.bound, args.every)}
+    if args.watermarks is not None:
+        return {"watermarks": read_parquet(args.watermarks)}
+    kind = {k.tag: k for k in GENERATORS}[args.generator]
+    fields = {f.name for f in dataclasses.fields(kind)}
+    if ("bound" in fields) != (args.generator_bound is not None):
+        raise SystemExit(f"error: --generator {args.generator} " + ("needs" if "bound" in fields else "takes no")
+                         + " --generator-bound")
+    options = {"interval": args.interval, "punctuated": args.punctuated, "idleness": args.idleness}
+    generator = kind(**options, **({"bound": args.generator_bound} if "bound" in fields else {}))
+    return {"watermarks": generator, "channel": args.channel, "channels": args.channels,
+            "processing_time": args.processing_time}
+
+
+def job_arguments(args: argparse.Namespace, read_parquet: Callable[[str], Any]) -> dict[str, Any]:
+    """Every argument of `flink_windows` but the events, from the options."""
+    return {"window": window_of(args), "allowed_lateness": args.lateness, "late_side_output": not args.drop_late,
+            "key": args.key, "timestamp": args.timestamp, "payload": args.payload, "arrival": args.arrival,
+            **watermark_arguments(args, read_parquet)}
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0], epilog=COLUMNS,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--events", required=True, help="Parquet folder or file of the events")
     p.add_argument("--out", required=True, help="folder for firings/, late/ and dropped/ (Parquet)")
     p.add_argument("--tumbling", type=int, nargs=1, metavar="SIZE")
     p.add_argument("--sliding", type=int, nargs=2, metavar=("SIZE", "SLIDE"))
     p.add_argument("--session", type=int, nargs=1, metavar="GAP")
     p.add_argument("--lateness", type=int, default=0, help="allowed lateness, ms")
-    p.add_argument("--bound", type=int, required=True, help="out-of-orderness of the watermarks, ms")
-    p.add_argument("--every", type=int, default=1000, help="records between watermarks")
     p.add_argument("--drop-late", action="store_true", help="no side output: late records go to dropped/")
-    args = p.parse_args(argv)
-    window = window_of(args)
+    for column in ("key", "timestamp", "payload", "arrival"):
+        p.add_argument(f"--{column}", default="ts" if column == "timestamp" else column, metavar="COLUMN",
+                       help=f"the {column} column (default: %(default)s)")
+    p.add_argument("--bound", type=int, help="shorthand watermarks: max ts seen - BOUND - 1, ms")
+    p.add_argument("--every", type=int, default=1000, help="with --bound: records between watermarks")
+    p.add_argument("--generator", choices=list(GENERATORS.tags), help="Flink's watermark generator, per channel")
+    p.add_argument("--generator-bound", type=int, metavar="MS", help="the generator's out-of-orderness bound")
+    p.add_argument("--interval", type=int, default=200, metavar="MS",
+                   help="periodic emission every MS of processing time (default: 200; 0: none)")
+    p.add_argument("--punctuated", action="store_true", help="a watermark after every record")
+    p.add_argument("--idleness", type=int, metavar="MS", help="a silent channel is idle after MS (withIdleness)")
+    p.add_argument("--channel", metavar="COLUMN", help="the input channel column")
+    p.add_argument("--channels", type=int, default=1, help="how many input channels (default: 1)")
+    p.add_argument("--processing-time", metavar="COLUMN", help="the processing-time column")
+    p.add_argument("--watermarks", metavar="PATH", help="Parquet of (arrival, watermark) rows")
+    return p
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parser().parse_args(argv)
 
     from pyspark.sql import SparkSession
 
     spark = SparkSession.builder.appName("flink-windows-replay").getOrCreate()
-    out = flink_windows(spark.read.parquet(args.events), window, allowed_lateness=args.lateness,
-                        late_side_output=not args.drop_late,
-                        watermarks=BoundedOutOfOrderness(args.bound, args.every))
+    out = flink_windows(spark.read.parquet(args.events), **job_arguments(args, spark.read.parquet))
     for name in ("firings", "late", "dropped"):
         getattr(out, name).write.mode("overwrite").parquet(f"{args.out.rstrip('/')}/{name}")
 

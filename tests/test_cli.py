@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -147,7 +148,7 @@ def test_impl_by_module_and_factory_and_unsupported_cases(tmp_path, good, capsys
     """))
     monkeypatch.syspath_prepend(str(tmp_path))
     code, out, err = run(capsys, "replay", "--check", "--impl", "my_impl:Nothing", str(good))
-    assert f"{good}#0 (small): unsupported by nothing (needs assigner.tumbling)" in err
+    assert "replay: 1 case unsupported by nothing, not run; they need assigner.tumbling (1)" in err
     assert out.splitlines()[-1] == "nothing: 0 of 0 cases agree with their expected observation, 1 unsupported"
     # Nothing was checked: that is not a pass (exit 3), unless the user accepts it.
     assert code == 3 and "error: nothing was checked: nothing supports none of the 1 cases" in err
@@ -283,3 +284,19 @@ def test_python_dash_m_conformance_runs_as_a_program(good):
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert "1 of 1 cases agree" in done.stdout
+
+
+def test_unsupported_cases_are_counted_by_feature_in_one_line_and_the_run_is_announced(capsys):
+    corpus = str(Path(__file__).resolve().parents[1] / "corpus")
+    assert main(["replay", corpus, "--impl", "examples.naive_windows:NaiveWindows", "--check"]) == 1
+    out, err = capsys.readouterr()
+    [line] = [line for line in err.splitlines() if "unsupported" in line]
+    assert re.match(r"replay: \d+ cases unsupported by naive-windows, not run; they need allowed_lateness \(\d+\), ",
+                    line), line
+    assert "DIFFERS" in out
+
+
+def test_replay_on_an_engine_that_starts_a_job_says_so_before_it_starts(capsys):
+    good = Path(__file__).resolve().parents[1] / "cases" / "tumbling"
+    assert main(["replay", str(good), "--impl", "report_fixture_suite.fixture_impls:Costly", "--check"]) == 0
+    assert capsys.readouterr().err.startswith("replay: costly starts its engine and runs ")

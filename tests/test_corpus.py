@@ -207,3 +207,15 @@ def test_replay_check_prints_the_summary_between_the_case_lines_and_the_verdict(
     assert code == 1 and out.startswith("DIFFERS")
     assert out.splitlines()[-2].split() == ["assigner.tumbling", "1", "0", "1", "0"]
     assert out.splitlines()[-1] == "reference: 0 of 1 cases agree with their expected observation"
+
+
+def test_corpus_says_what_it_does_while_it_works(tmp_path, capsys):
+    from conformance.cli import main
+
+    assert main(["corpus", "--features", "assigner.tumbling", "offset", "--per-feature", "2", "--confirm",
+                 "reference", "--out", str(tmp_path / "corpus")]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == ("corpus: drawing 2 cases for each of 2 features (seed 0), then running them on the reference "
+                        "and reference")
+    assert lines[1:3] == ["corpus: [1/2] assigner.tumbling: 2 cases", "corpus: [2/2] offset: 2 cases"]
+    assert lines[3].startswith("corpus: running the 4 cases on reference (one run call")

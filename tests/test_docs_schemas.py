@@ -221,3 +221,51 @@ def test_the_documented_equivalence_compares_cases_that_never_end_before_either_
         assert documented(observation_to_json(never_ends), observation_to_json(other)) == equivalent(
             never_ends, other)
     assert equivalent(never_ends, stopped_early) and not equivalent(never_ends, moved)
+
+
+OFFLINE = {"HTTP_PROXY": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9", "NO_PROXY": ""}
+
+
+def test_off_the_shelf_validators_take_the_schemas_offline(tmp_path):
+    """The commands docs/format.md gives, with every network request refused: each schema is one file."""
+    import os
+    import subprocess
+    import sys
+
+    tool = Path(sys.executable).parent / "check-jsonschema"
+    cases = sorted(str(p) for p in (ROOT / "corpus").glob("*.json") if p.name != "index.json")
+    env = os.environ | OFFLINE
+    for schema, files in (("window-case-1", cases), ("window-corpus-1", [str(ROOT / "corpus" / "index.json")])):
+        done = subprocess.run([str(tool), "--schemafile", str(SCHEMAS / f"{schema}.schema.json"), *files],
+                              capture_output=True, text=True, env=env, timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"format": "window-case/1", "window": {"assigner": "tumbling", "size": 10},
+                               "events": [], "expected": {"format": "window-observation/1", "firings": [{}]}}))
+    rejected = subprocess.run([str(tool), "--schemafile", str(SCHEMAS / "window-case-1.schema.json"), str(bad)],
+                              capture_output=True, text=True, env=env, timeout=300)
+    assert rejected.returncode == 1 and "firings" in rejected.stdout + rejected.stderr
+    plain = subprocess.run([sys.executable, "-W", "ignore", "-m", "jsonschema", "-i", cases[0],
+                            str(SCHEMAS / "window-case-1.schema.json")], capture_output=True, text=True, env=env)
+    assert plain.returncode == 0, plain.stderr
+
+
+def test_the_corpus_index_follows_its_schema():
+    Draft202012Validator(json.loads((SCHEMAS / "window-corpus-1.schema.json").read_text(encoding="utf-8"))).validate(
+        json.loads((ROOT / "corpus" / "index.json").read_text(encoding="utf-8")))
+
+
+def test_every_schema_stands_alone():
+    for path in SCHEMAS.glob("*.json"):
+        refs = re.findall(r'"\$ref": "([^"]*)"', path.read_text(encoding="utf-8"))
+        assert all(ref.startswith("#/") for ref in refs), path
+
+
+def test_the_protocol_links_the_features_table_of_the_format():
+    protocol = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
+    assert "[format.md](format.md#features)" in protocol
+    assert "\n### Features\n" in (ROOT / "docs" / "format.md").read_text(encoding="utf-8")
+    hello = json.loads((SCHEMAS / "window-process-1-hello.schema.json").read_text(encoding="utf-8"))
+    from window_contract.features import FEATURES
+
+    assert hello["properties"]["features"]["items"]["enum"] == list(FEATURES)

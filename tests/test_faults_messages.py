@@ -48,7 +48,8 @@ def test_a_dead_spark_jvm_is_named_not_only_a_refused_connection():
 def test_spark_without_java_names_java():
     done = conformance("replay", "cases/seeds", "--impl", "spark", env=(("PATH", "/nonexistent"), ("JAVA_HOME", "")))
     assert done.returncode == 3, done.stderr
-    assert done.stderr == ("error: spark could not run: Spark needs Java 17 to start its JVM: no java on the PATH, "
+    assert done.stderr == ("replay: spark starts its engine and runs 3 cases in one run call\n"
+                           "error: spark could not run: Spark needs Java 17 to start its JVM: no java on the PATH, "
                            "and JAVA_HOME is unset\n")
 
 

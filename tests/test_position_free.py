@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from report_fixture_suite.running import ROOT, run_once
 
+from conformance.evidence import NOT_APPLICABLE
 from window_contract import Case, record, session, tumbling, watermark
 from window_contract.case_json import load_cases
 from window_contract.difference import difference
@@ -110,7 +111,7 @@ def test_the_positional_properties_are_not_applicable_and_the_others_hold():
     outcomes = {p["property"]: p["outcome"] for p in run.implementation("python-peer")["properties"]}
     assert outcomes.pop("firing_watermark_is_the_current_watermark") == "not_applicable"
     assert outcomes and set(outcomes.values()) == {"passed"}, outcomes
-    assert "not applicable (position-free)" in (run.out / "report.md").read_text(encoding="utf-8")
+    assert NOT_APPLICABLE in (run.out / "report.md").read_text(encoding="utf-8")
 
 
 def test_replay_checks_a_position_free_implementation_over_whole_cases(monkeypatch, capsys):
@@ -124,7 +125,7 @@ def test_replay_checks_a_position_free_implementation_over_whole_cases(monkeypat
 
 def test_the_report_tells_a_position_free_difference_without_positions():
     from reports.difference import differences
-    from reports.observations import observation_lines
+    from reports.observations import output_lines
     from window_contract.case import case_to_json
 
     want = observed()
@@ -132,4 +133,5 @@ def test_the_report_tells_a_position_free_difference_without_positions():
     lacking = replace(got, firings=got.firings[1:])
     lines = differences(case_to_json(CASE), observation_to_json(want), observation_to_json(lacking))
     assert lines == ["firing of [0, 15) for key a in the case (values [1, 2]) is missing"]
-    assert observation_lines(observation_to_json(lacking))[0].startswith("somewhere (position-free): fire ")
+    at, text = output_lines(observation_to_json(lacking))[0]
+    assert at is None and text.startswith("fire ")

@@ -18,4 +18,26 @@ def test_a_purging_trigger_inside_a_processing_timeout_trigger_purges():
     assert late_firings_contain_everything_the_window_held(case, case.expected) is None
     # The same firings without the purge break the rule: the late firing lacks what the window held.
     unpurged = replace(case, trigger=replace(case.trigger, inner=case.trigger.inner.inner))
-    assert "lacks [1]" in late_firings_contain_everything_the_window_held(unpurged, case.expected)
+    assert "lacks the values [1]" in late_firings_contain_everything_the_window_held(unpurged, case.expected)
+
+
+def test_a_checks_account_is_in_the_case_formats_words():
+    """No Python repr (`Firing(at=3, ...)`, `Record(..., channel=0)`), the late output the case has (dropped
+    without a side output), and the end of input named as such."""
+    from conformance.properties.test_event_time import fires_once_watermark_passes_max_timestamp
+    from conformance.properties.test_firings import firing_timestamp_is_max_timestamp
+    from conformance.properties.test_lateness import side_output_exactly_for_late_elements
+    from window_contract import Case, record, tumbling, watermark
+    from window_contract.observation import Firing, Observation, TimeWindow
+
+    case = Case(window=tumbling(10), events=[record("a", 1, ts=5), watermark(9), record("a", 2, ts=3)])
+    wrong_timestamp = Observation((Firing(1, "a", TimeWindow(0, 10), 5, (1,), 9),))
+    assert firing_timestamp_is_max_timestamp(case, wrong_timestamp) == (
+        "the firing of [0, 10) for key a at position 1 (values [1]) carries timestamp 5, not its maxTimestamp 9")
+    assert side_output_exactly_for_late_elements(case, wrong_timestamp) == (
+        "the dropped records should be a=2 @ 3 at position 2, not none: exactly the records whose every window is "
+        "late and ts + allowedLateness <= watermark")
+    at_the_end = Case(window=tumbling(10), events=[record("a", 1, ts=0)])
+    assert fires_once_watermark_passes_max_timestamp(at_the_end, Observation()) == (
+        "[0, 10) of key a holds record a=1 @ 0 but does not fire at the end of input, where the watermark becomes "
+        "+inf (Long.MAX_VALUE), at or past its maxTimestamp 9")

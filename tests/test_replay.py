@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import io
 from pathlib import Path
 
 import pytest
@@ -13,7 +12,7 @@ from hypothesis import strategies as st
 from hypothesis.internal import observability
 
 from conformance.prefetch.replay import keeping, replaying
-from conformance.runner.collector import RunCollector
+from conformance.runner.collector import ExampleCounting
 from window_contract.implementation import CouldNotRun
 
 #: What the bodies below saw, in order, and when they fail (`FAIL_FROM`: from which drawn number on).
@@ -109,7 +108,7 @@ def test_a_failure_to_run_stops_the_replay_at_once():
 def test_the_run_counts_a_replayed_test_by_its_examples_and_events_and_one_handed_back_by_its_last_run():
     with keeping(numbers) as examples:
         numbers(fixture="f")
-    collector = RunCollector(io.StringIO())
+    collector = ExampleCounting(None)
     collector.pytest_runtest_logstart("t.py::test_x", ("t.py", 1, "test_x"))
     with observability.with_observability_callback(collector.observe):
         replaying(numbers, tuple(examples), lambda: None)(fixture="f")
@@ -119,7 +118,7 @@ def test_the_run_counts_a_replayed_test_by_its_examples_and_events_and_one_hande
     FAIL_FROM["n"] = 500
     with observability.with_observability_callback(collector.observe), pytest.raises(AssertionError):
         replaying(numbers, tuple(examples), lambda: None)(fixture="f")
-    alone = RunCollector(io.StringIO())
+    alone = ExampleCounting(None)
     alone.pytest_runtest_logstart("t.py::test_x", ("t.py", 1, "test_x"))
     with observability.with_observability_callback(alone.observe), pytest.raises(AssertionError):
         numbers(fixture="f")

@@ -194,6 +194,10 @@ const failures = [...document.querySelectorAll("article.failure")].map((article)
     what: (article.querySelector(".what") || {}).textContent || "",
     differences: [...article.querySelectorAll("ul.differences li")].map((li) => li.textContent),
     differencesOverflow: [...article.querySelectorAll("ul.differences")].some((u) => u.scrollWidth > u.clientWidth),
+    caseClipped: [...article.querySelectorAll(".case-and-picture pre")].some((p) => p.scrollWidth > p.clientWidth),
+    caseText: article.querySelector(".case-and-picture pre").innerText,
+    sideRows: [...article.querySelectorAll("table.side tr")].slice(1).map((tr) =>
+      [...tr.children].map((cell) => cell.innerText)),
     markerSize: Math.min(...rings.concat(crosses).map((r) => r.width)),
     ringsOnCrosses: rings.filter((r) => crosses.some((c) => overlap(r, c))).length,
   };
@@ -231,3 +235,29 @@ def test_a_failing_report_is_laid_out_to_be_read(tmp_path):
         assert not failure["differencesOverflow"]
         assert failure["markerSize"] >= 12, "firing markers too small to see"
         assert failure["ringsOnCrosses"] == 0, "the reference's and the implementation's firings overlap"
+
+
+def test_the_minimal_case_is_not_clipped_and_the_outputs_line_up_by_position(tmp_path):
+    """A case whose first line is long (allowed lateness Long.MAX_VALUE) shows whole, and what the reference and
+    the implementation emitted at the same position stands in one row."""
+    from dataclasses import replace
+
+    from test_report_render import BAD, GOOD, MATRIX, document, violation
+
+    from reports import render_html
+    from window_contract.case import case_to_json
+    from window_contract.case_json import case_from_json
+
+    failure = violation()
+    failure["case"] = case_to_json(replace(case_from_json(failure["case"]), allowed_lateness=2**63 - 1,
+                                           late_side_output=True, channels=2))
+    bad = BAD | {"properties": [BAD["properties"][0] | {"failures": [failure]}, *BAD["properties"][1:]]}
+    page = tmp_path / "index.html"
+    page.write_text(render_html(document(GOOD, bad, matrix=MATRIX)), encoding="utf-8")
+    [shown] = laid_out(page, tmp_path)["failures"]
+    assert not shown["caseClipped"] and "allowed lateness 9223372036854775807" in shown["caseText"]
+    assert shown["sideRows"] == [
+        ["at 1", "fire a [0, 10) values [1] ts 9 (watermark 9)", ""],
+        ["at 2", "dropped a=2 @ 3", ""],
+        ["3: end of input", "", "fire a [0, 10) values [1, 2] ts 9 (watermark +inf (Long.MAX_VALUE))"],
+    ]

@@ -6,6 +6,7 @@ machinery is the same, and a run takes seconds.
 
 from __future__ import annotations
 
+import re
 from xml.etree import ElementTree as ET
 
 import pytest
@@ -48,6 +49,9 @@ def test_summary_names_the_failure_and_its_case_file():
         in run.stdout
     )
     assert run.stdout.rstrip().endswith("(and report.md, report.json, junit.xml)")
+    # what differs, under the property: the reference fires a window the older formula does not
+    assert re.search(r"agrees_with_reference: .*\n +first difference: (extra )?firing of \[-?\d+, -?\d+\) for key a ",
+                     run.stdout), run.stdout
 
 
 def test_every_report_file_is_written():

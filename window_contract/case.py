@@ -30,7 +30,7 @@ from window_contract.observation_json import observation_to_json
 #: The public names: the case, each kind of the vocabulary (a new kind adds its class here too) and the
 #: functions that read like Flink's API.
 __all__ = [
-    "Case", "CASE_FORMAT", "case_to_json", "dumps_case",
+    "Case", "CASE_FORMAT", "Violates", "case_to_json", "dumps_case",
     # window assigners
     "Tumbling", "Sliding", "Session", "DynamicSession", "Global", "Count",
     "tumbling", "sliding", "session", "global_window", "count_window",
@@ -594,6 +594,8 @@ class Case:
     watermark_generator: WatermarkGenerator | None = None
     name: str | None = None
     expected: Observation | None = field(default=None, compare=False)
+    #: A saved counterexample: the property of the suite it breaks (`replay --check` checks it again).
+    violates: Violates | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         # Accept any iterable of events in the Python API; store a tuple so the case stays hashable.
@@ -623,6 +625,18 @@ class Case:
         return json.dumps(case_to_json(self))
 
 
+@dataclass(frozen=True)
+class Violates:
+    """The property of the suite that a saved counterexample breaks (`violates` in the case format): its name
+    (the test's without `test_`), and what the rule compared the case with, so that `replay --check` checks
+    the same rule again: the `batch` of cases it was run in (a rule about batches), or the `original` case
+    the rule changed into this one (a rule about a change that changes nothing)."""
+
+    property: str
+    batch: tuple[Case, ...] = ()
+    original: Case | None = None
+
+
 # --- writing JSON: the canonical form of each kind, event and case -----------------------------
 
 
@@ -646,6 +660,17 @@ def case_to_json(case: Case) -> dict[str, Any]:
         doc["watermark_generator"] = kind_to_json(GENERATORS, case.watermark_generator)
     if case.expected is not None:
         doc["expected"] = observation_to_json(case.expected)
+    if case.violates is not None:
+        doc["violates"] = violates_to_json(case.violates)
+    return doc
+
+
+def violates_to_json(violates: Violates) -> dict[str, Any]:
+    doc: dict[str, Any] = {"property": violates.property}
+    if violates.batch:
+        doc["batch"] = [case_to_json(c) for c in violates.batch]
+    if violates.original is not None:
+        doc["original"] = case_to_json(violates.original)
     return doc
 
 

@@ -43,6 +43,7 @@ from window_contract.case import (
     Time,
     TriggerSpec,
     Tumbling,
+    Violates,
     Vocabulary,
     Watermark,
     WindowSpec,
@@ -66,6 +67,14 @@ def case_from_json(doc: Any, path: str = "$", source: str | None = None) -> Case
     case = _read_case(doc, path, problems)
     problems.raise_if_any(source)
     return case
+
+
+def violates_from_json(doc: Any, path: str = "$.violates") -> Violates:
+    """A case's `violates` from parsed JSON; raises `CaseFormatError` listing every problem."""
+    problems = Problems()
+    violates = _read_violates(doc, path, problems)
+    problems.raise_if_any(None)
+    return violates
 
 
 def cases_from_json(doc: Any, source: str | None = None) -> list[Case]:
@@ -120,6 +129,7 @@ def _read_case(doc: Any, path: str, problems: Problems) -> Case:
     generator = _read_kind(GENERATORS, f.take("watermark_generator", None), f.at("watermark_generator"), problems,
                            optional=True)
     expected_doc = f.take("expected", None)
+    violates = _read_violates(f.take("violates", None), f.at("violates"), problems)
     f.done()
     expected = None
     if expected_doc is not None:
@@ -135,7 +145,20 @@ def _read_case(doc: Any, path: str, problems: Problems) -> Case:
                 trigger=trigger, evictor=evictor, allowed_lateness=lateness,
                 late_side_output=side_output, end_of_input=end_of_input, channels=channels,
                 watermark_generator=generator, name=name,
-                expected=expected)
+                expected=expected, violates=violates)
+
+
+def _read_violates(doc: Any, path: str, problems: Problems) -> Violates | None:
+    """The property a saved counterexample breaks, and the cases its rule compares it with."""
+    if doc is None:
+        return None
+    f = Fields(doc, path, problems)
+    name = f.take_str("property")
+    batch = f.take_list("batch", lambda item, p: _read_case(item, p, problems), [])
+    original = f.take("original", None)
+    f.done()
+    return Violates(name or "", tuple(batch),
+                    None if original is None else _read_case(original, f.at("original"), problems))
 
 
 def _read_kind(vocabulary: Vocabulary, doc: Any, path: str, problems: Problems, optional: bool = False,

@@ -14,8 +14,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from deepdiff import DeepDiff
-
 from window_contract.equivalence import as_compared, equivalent
 from window_contract.observation import Observation
 from window_contract.observation_json import observation_to_json
@@ -25,6 +23,8 @@ def delta(expected: Observation, actual: Observation, positions: bool = True) ->
     """What `actual` changes of `expected`, as DeepDiff's JSON; `{}` when they are equivalent."""
     if equivalent(expected, actual, positions):
         return {}
+    from deepdiff import DeepDiff  # only for a difference: it imports pandas when installed (a second, 90 MB)
+
     a, b = (observation_to_json(o) for o in as_compared(expected, actual, positions))
     for doc in (a, b):
         for firing in doc.get("firings", ()):

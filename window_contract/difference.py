@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from window_contract.case import Record
 from window_contract.equivalence import as_compared
 from window_contract.facts import LONG_MAX, LONG_MIN
 from window_contract.observation import Error, Firing, InputWatermark, LateRecord, Observation
@@ -124,6 +125,17 @@ def _firing_name(f: Firing) -> str:
     return f"firing of {f.window!r} for key {_key(f.key)}"
 
 
+def firing_text(f: Firing, events: int | None = None) -> str:
+    """A firing in the case format's words, where it happened in a case of `events` events:
+    `the firing of [0, 10) for key a at position 3 (values [1, 2])`."""
+    return f"the {_firing_name(f)} {Positions(events)(f.at)} (values {list(f.values)})"
+
+
+def record_text(r: LateRecord | Record) -> str:
+    """A record (an event, or a late output) in the case format's words: `record a=1 @ 5`."""
+    return _record_name(r)
+
+
 def _changes(want: Firing, got: Firing) -> list[str]:
     changes = []
     if want.values != got.values:
@@ -155,7 +167,7 @@ def _firings(missing: list[Firing], extra: list[Firing], where: Positions) -> li
     return found
 
 
-def _record_name(r: LateRecord) -> str:
+def _record_name(r: LateRecord | Record) -> str:
     return f"record {_key(r.key)}={r.value} @ {time_text(r.ts)}"
 
 

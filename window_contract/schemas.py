@@ -2,9 +2,15 @@
 
 `window-case-1.schema.json` states every kind of assigner, trigger, evictor, watermark generator and
 event from its class in `window_contract.case` (its tag, its fields and their types, its docstring),
-and `window-process-1-hello.schema.json` the feature names of `window_contract.features`; the other
-schemas of `docs/schemas/` hold nothing of the vocabulary and are written by hand. A test checks that
-the committed files are what `window_contract.documents` writes (with the tables of docs/format.md).
+`window-process-1-hello.schema.json` and `window-corpus-1.schema.json` (the corpus's `index.json`) the
+feature names of `window_contract.features`. The observation's and the error message's schemas hold nothing
+of the vocabulary and are written by hand.
+
+Each schema that refers to another holds it (`bundled`): the case schema the observation's, the run request
+the case's, the observations answer the observation's. A schema is then one self-contained file, which
+off-the-shelf validators take without fetching anything (`check-jsonschema --schemafile`, `python -m
+jsonschema`). A test checks that the committed files are what `window_contract.documents` writes (with the
+tables of docs/format.md).
 """
 
 from __future__ import annotations
@@ -34,6 +40,8 @@ from window_contract.features import FEATURES
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 BASE = "https://window-conformance.invalid/schemas/"
+#: The format of a corpus's `index.json` (`python -m conformance corpus` writes it).
+CORPUS_FORMAT = "window-corpus/1"
 
 
 def ref(name: str) -> dict[str, str]:
@@ -117,8 +125,28 @@ def event_schema(kind: type[EventKind]) -> dict[str, Any]:
             "properties": properties}
 
 
-def case_schema() -> dict[str, Any]:
-    """`window-case-1.schema.json`."""
+def bundled(schema: dict[str, Any], name: str, document: dict[str, Any]) -> dict[str, Any]:
+    """`schema` holding the schema `document` as its definition `name` (draft 2020-12's `$defs`): `document`'s
+    own references (`#/$defs/...`) made to point inside that definition, its `$schema` and `$id` left out."""
+    inner = _moved({k: v for k, v in document.items() if k not in ("$schema", "$id")}, f"#/$defs/{name}/")
+    return schema | {"$defs": schema.get("$defs", {}) | {name: inner}}
+
+
+def _moved(value: Any, prefix: str) -> Any:
+    if isinstance(value, dict):
+        return {k: (prefix + v.removeprefix("#/") if k == "$ref" and v.startswith("#/") else _moved(v, prefix))
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [_moved(v, prefix) for v in value]
+    return value
+
+
+def case_schema(observation: dict[str, Any]) -> dict[str, Any]:
+    """`window-case-1.schema.json`, holding `observation` (the observation's schema) for `expected`."""
+    return bundled(_case_schema(), "observation", observation)
+
+
+def _case_schema() -> dict[str, Any]:
     optional = lambda name, text: {"description": text, "oneOf": [{"type": "null"}, ref(name)],  # noqa: E731
                                    "default": None}
     return {
@@ -172,7 +200,7 @@ def case_schema() -> dict[str, Any]:
                         "type": "boolean", "default": True,
                         "description": "a bounded source: after the last event the operator gets "
                                        "Watermark(Long.MAX_VALUE)"},
-                    "expected": {"oneOf": [{"type": "null"}, {"$ref": "window-observation-1.schema.json"}],
+                    "expected": {"oneOf": [{"type": "null"}, ref("observation")],
                                  "description": "what Flink emits for the case"},
                     "channels": {"$ref": "#/$defs/long", "minimum": 1, "default": 1,
                                  "description": "parallel upstream instances (input channels) feeding the one "
@@ -180,6 +208,21 @@ def case_schema() -> dict[str, Any]:
                     "watermark_generator": optional(
                         "watermark_generator", "null: the case's own watermark events are the watermarks; "
                                                "otherwise one generator per channel, fed that channel's records"),
+                    "violates": {
+                        "type": "object", "required": ["property"], "additionalProperties": False,
+                        "description": "a counterexample that python -m conformance run saved: the property of "
+                                       "the suite it breaks, which replay --check checks again",
+                        "properties": {
+                            "property": {"type": "string", "description": "the property (the suite's test name "
+                                                                          "without test_)"},
+                            "batch": {"type": "array", "items": ref("case"),
+                                      "description": "a rule about batches: the cases of the run call the "
+                                                     "case was in, itself among them"},
+                            "original": {"$ref": "#/$defs/case",
+                                         "description": "a rule about a change that changes nothing: the case "
+                                                        "that the rule changed into this one"},
+                        },
+                    },
                 },
             },
             "window": vocabulary_schema(ASSIGNERS),
@@ -225,8 +268,112 @@ def hello_schema() -> dict[str, Any]:
     }
 
 
-#: The generated schemas, by file name.
-GENERATED = {"window-case-1.schema.json": case_schema, "window-process-1-hello.schema.json": hello_schema}
+REQUEST_ID = {"type": "integer", "minimum": 1,
+              "description": "the request's number: 1, 2, ... in one conversation with the suite (a process started "
+                            "again after a fault goes on counting)"}
+
+
+def run_schema(observation: dict[str, Any]) -> dict[str, Any]:
+    """`window-process-1-run.schema.json`, holding the case's schema."""
+    schema = {
+        "$schema": DRAFT,
+        "$id": BASE + "window-process-1-run.schema.json",
+        "title": "window-process/1 run request: a batch of cases, from the suite on the process's stdin",
+        "description": "One line. The process answers it with one observations or error message, before the next "
+                       "request comes.",
+        "type": "object",
+        "required": ["type", "id", "cases"],
+        "additionalProperties": False,
+        "properties": {
+            "type": {"const": "run"},
+            "id": REQUEST_ID,
+            "cases": {"type": "array", "items": ref("window-case-1"),
+                      "description": "the cases, each a window-case/1 document"},
+        },
+    }
+    return bundled(schema, "window-case-1", case_schema(observation))
+
+
+def observations_schema(observation: dict[str, Any]) -> dict[str, Any]:
+    """`window-process-1-observations.schema.json`, holding the observation's schema."""
+    schema = {
+        "$schema": DRAFT,
+        "$id": BASE + "window-process-1-observations.schema.json",
+        "title": "window-process/1 answer: one observation per case of a run request, on the process's stdout",
+        "description": (
+            "One line. Fewer or more observations than the request's cases, or one that breaks window-observation/1, "
+            "is a failure to run every case of the request; a specification Flink rejects is an observation with an "
+            "invalid_spec error, not an error message. An engine that could not run some cases (real Flink, after a "
+            "case that never ends) leaves null in their place, lists them in retry, and the suite sends them again "
+            "in a later request."),
+        "type": "object",
+        "required": ["type", "id", "observations"],
+        "additionalProperties": False,
+        "properties": {
+            "type": {"const": "observations"},
+            "id": REQUEST_ID,
+            "observations": {"type": "array", "items": {"oneOf": [ref("window-observation-1"), {"type": "null"}]},
+                             "description": "in the order of the request's cases; null exactly for the cases listed "
+                                            "in retry"},
+            "retry": {"type": "array", "items": {"type": "integer", "minimum": 0}, "uniqueItems": True, "default": [],
+                      "description": "the indices (from 0, ascending) of the cases the process did not run, whose "
+                                     "observations are null: the suite sends them again in a later request. An "
+                                     "answer that retries every case of its request is a fault (no progress)"},
+            "exiting": {"type": "boolean", "default": False,
+                        "description": "true when the process ends after this answer (its engine is no longer "
+                                       "usable); the suite starts the command again for the next request"},
+        },
+    }
+    return bundled(schema, "window-observation-1", observation)
+
+
+def corpus_schema() -> dict[str, Any]:
+    """`window-corpus-1.schema.json`: a corpus's `index.json`, with the feature names as an enum."""
+    feature = {"enum": list(FEATURES)}
+    return {
+        "$schema": DRAFT,
+        "$id": BASE + "window-corpus-1.schema.json",
+        "title": "window-corpus/1: the index of a corpus of cases with their expected observations",
+        "description": "corpus/index.json, written by python -m conformance corpus: which file holds each case, the "
+                       "features it needs and what it exercises (README, 'The corpus').",
+        "type": "object",
+        "required": ["format", "seed", "per_feature", "files", "not_drawn", "cases"],
+        "additionalProperties": False,
+        "properties": {
+            "format": {"const": CORPUS_FORMAT},
+            "seed": {"type": "integer", "description": "the drawing seed (corpus --seed)"},
+            "per_feature": {"type": "integer", "minimum": 1, "description": "cases drawn per feature"},
+            "files": {"type": "object", "additionalProperties": {"type": "string"},
+                      "description": "each case file (<feature>.json, {\"cases\": [...]} in window-case/1) and "
+                                     "the feature it was drawn for, described"},
+            "not_drawn": {"type": "array", "items": feature, "description": "features no strategy reaches"},
+            "cases": {"type": "array", "items": {
+                "type": "object",
+                "required": ["file", "index", "name", "features", "exercises"],
+                "additionalProperties": False,
+                "properties": {
+                    "file": {"type": "string", "description": "the case file, relative to the index"},
+                    "index": {"type": "integer", "minimum": 0, "description": "the case's index in the file's cases"},
+                    "name": {"type": "string"},
+                    "features": {"type": "array", "items": feature, "uniqueItems": True,
+                                 "description": "the features the case needs: run it only when an engine has every "
+                                                "one of them"},
+                    "exercises": {"type": "array", "items": {"type": "string"},
+                                  "description": "what the case exercises (late firings, side output, session "
+                                                 "merges, ...)"},
+                },
+            }},
+        },
+    }
+
+
+def generated(observation: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The generated schemas, by file name, given the observation's (written by hand)."""
+    return {"window-case-1.schema.json": case_schema(observation),
+            "window-process-1-hello.schema.json": hello_schema(),
+            "window-process-1-run.schema.json": run_schema(observation),
+            "window-process-1-observations.schema.json": observations_schema(observation),
+            "window-corpus-1.schema.json": corpus_schema()}
 
 
 def text(schema: dict[str, Any]) -> str:

@@ -11,6 +11,7 @@ from conformance.evidence import NOT_APPLICABLE, FeatureTally
 from conformance.prefetch.plugin import POSITIONS
 from conformance.profiles import register_profiles
 from conformance.properties.harness import Suite
+from conformance.pytest_plugin import DEFAULT_IMPLEMENTATION
 from strategies.situations import read_situations_with
 from window_contract.implementation import ImplementationFailure
 from window_contract.registry import load_implementation
@@ -22,7 +23,7 @@ register_profiles()
 def suite(request: pytest.FixtureRequest) -> Suite:
     """The suite; the strategies read what a case exercises through it (`strategies.situations`)."""
     timeout = request.config.getoption("window_request_timeout")
-    suite = Suite(load_implementation(request.config.getoption("window_impl"), timeout),
+    suite = Suite(load_implementation(request.config.getoption("window_impl") or DEFAULT_IMPLEMENTATION, timeout),
                   load_implementation("reference"), timeout=timeout)
     read_situations_with(suite.situations)
     yield suite

@@ -22,6 +22,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from hypothesis import HealthCheck, note, settings
+from hypothesis.control import current_build_context
+from hypothesis.errors import InvalidArgument
 from hypothesis.strategies import DataObject
 
 from conformance.evidence import FeatureTally, PropertyViolation
@@ -90,6 +92,33 @@ class Breakdown:
             raise stop(f"{name} could not run: {self.reason}; its remaining properties are not run")
 
 
+class ExampleCalls:
+    """The `run` calls of the example running now (Hypothesis's build context tells one example from the next).
+    A violation keeps them: a rule that compares several runs is checked again from them (`recheck.py`)."""
+
+    def __init__(self) -> None:
+        self.example: object = None
+        self.calls: list[tuple[Case, ...]] = []
+
+    def note(self, cases: Sequence[Case]) -> None:
+        if _example() is not self.example:
+            self.example, self.calls = _example(), []
+        self.calls.append(tuple(cases))
+
+    def of_this_example(self) -> tuple[tuple[Case, ...], ...]:
+        return tuple(self.calls) if self.example is not None and _example() is self.example else ()
+
+
+def _example() -> object:
+    try:
+        return current_build_context()
+    except InvalidArgument:  # not within a Hypothesis example
+        return None
+
+
+CALLS = ExampleCalls()
+
+
 class Suite:
     """The implementation under test and the reference, as the properties use them.
 
@@ -124,6 +153,7 @@ class Suite:
         unfit = [c for c in cases if not self.fits(c)]
         assert not unfit, f"the suite built a case the implementation does not support: {unfit[0]}"
         tally.add(cases)
+        CALLS.note(cases)
         return self.answers(cases)
 
     def call(self, cases: list[Case]) -> list[Observation]:
@@ -184,7 +214,7 @@ class Suite:
 def violation(rule: str, case: Case, actual: Observation | None, detail: str,
               expected: Observation | None = None) -> PropertyViolation:
     note(f"the case, as JSON:\n{dumps_case(case)}")
-    return PropertyViolation(rule, case, actual, expected, detail)
+    return PropertyViolation(rule, case, actual, expected, detail, calls=CALLS.of_this_example())
 
 
 def run_and_check(data: DataObject, suite: Suite, tally: FeatureTally, rule: str, check: Check) -> None:

@@ -18,6 +18,7 @@ from conformance.properties.timeline import (
     max_timestamp,
 )
 from window_contract.case import Count, ProcessingTimeoutTrigger, PurgingTrigger
+from window_contract.difference import Positions, firing_text, record_text, time_text
 
 
 def never_fires_before_watermark_reaches_max_timestamp(case, observation):
@@ -26,8 +27,9 @@ def never_fires_before_watermark_reaches_max_timestamp(case, observation):
     timeline = Timeline(case)
     for f in observation.firings:
         if timeline.watermark_at(f.at) < max_timestamp(f.window):
-            return (f"{f} fires at position {f.at}, where the watermark {timeline.watermark_at(f.at)} has "
-                    f"not reached maxTimestamp {max_timestamp(f.window)}")
+            return (f"{firing_text(f, len(case.events))} comes where the watermark "
+                    f"{time_text(timeline.watermark_at(f.at))} has not reached its maxTimestamp "
+                    f"{time_text(max_timestamp(f.window))}")
     return None
 
 
@@ -54,13 +56,14 @@ def fires_once_watermark_passes_max_timestamp(case, observation):
             if due is None:
                 continue
             fired = [f for f in firings_of(observation.firings, arrival.record.key, window) if f.at == due]
+            where = Positions(len(case.events))(due)
             if not fired:
-                return (f"{window!r} of key {arrival.record.key!r} holds value {arrival.record.value} but "
-                        f"does not fire at position {due}, where the watermark reaches "
-                        f"{max_timestamp(window)}")
+                return (f"{window!r} of key {arrival.record.key} holds {record_text(arrival.record)} but does not "
+                        f"fire {where}, where the watermark becomes {time_text(timeline.watermark_at(due))}, at or "
+                        f"past its maxTimestamp {time_text(max_timestamp(window))}")
             if case.evictor is None and not any(arrival.record.value in f.values for f in fired):
-                return (f"{window!r} of key {arrival.record.key!r} fires at position {due} without value "
-                        f"{arrival.record.value}, which it holds")
+                return (f"{window!r} of key {arrival.record.key} fires {where} without "
+                        f"{record_text(arrival.record)}, which it holds")
     return None
 
 
@@ -97,7 +100,8 @@ def late_firings_contain_everything_the_window_held(case, observation):
         before = held.get((f.key, f.window), Counter())
         now = Counter(f.values)
         if before - now:
-            return (f"{f} lacks {sorted((before - now).elements())}, which an earlier firing of the "
+            return (f"{firing_text(f, len(case.events))} lacks the values {sorted((before - now).elements())}, "
+                    "which an earlier firing of the "
                     "same window held and nothing purged")
         held[(f.key, f.window)] = now
     return None

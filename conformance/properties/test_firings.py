@@ -8,24 +8,30 @@ from hypothesis import strategies as st
 
 from conformance.properties.harness import property_settings, run_and_check
 from conformance.properties.timeline import Timeline, has_event_time_trigger, max_timestamp
-from window_contract.case import Count, Global, ProcessingTime, Watermark
+from window_contract.case import Count, Global, ProcessingTime, Watermark, case_to_json
+from window_contract.difference import firing_text, record_text, time_text
 from window_contract.observation import GlobalWindow, TimeWindow
+
+
+def _firings(case, observation):
+    """Each firing with its words (`the firing of [0, 10) for key a at position 3 (values [1])`)."""
+    return [(f, firing_text(f, len(case.events))) for f in observation.firings]
 
 
 def fired_values_lie_in_their_window(case, observation):
     arrivals = Timeline(case).by_value()
-    for f in observation.firings:
+    for f, text in _firings(case, observation):
         for value in f.values:
             arrival = arrivals.get(value)
             if arrival is None:
-                return f"{f} fires value {value}, which never arrived"
+                return f"{text} fires value {value}, which never arrived"
             if f.at is not None and arrival.at > f.at:
-                return f"{f} fires value {value}, which had not arrived by position {f.at}"
+                return f"{text} fires value {value}, which had not arrived by then"
             if arrival.record.key != f.key:
-                return f"{f} fires value {value} of key {arrival.record.key!r}"
+                return f"{text} fires {record_text(arrival.record)} of another key"
             t = arrival.record.ts if case.time == "event" else arrival.processing_time
             if isinstance(f.window, TimeWindow) and not f.window.start <= t < f.window.end:
-                return f"{f} fires value {value} whose time {t} lies outside {f.window!r}"
+                return f"{text} fires value {value} whose time {t} lies outside {f.window!r}"
     return None
 
 
@@ -40,11 +46,12 @@ def test_fired_values_lie_in_their_window(data, suite, tally):
 
 def firing_timestamp_is_max_timestamp(case, observation):
     global_windows = isinstance(case.window, Global | Count)
-    for f in observation.firings:
+    for f, text in _firings(case, observation):
         if isinstance(f.window, GlobalWindow) != global_windows:
-            return f"{f} has a {type(f.window).__name__} for a {type(case.window).__name__} assigner"
+            return f"{text} has a {type(f.window).__name__} for a {case_to_json(case)['window']['assigner']} assigner"
         if f.timestamp != max_timestamp(f.window):
-            return f"{f} carries timestamp {f.timestamp}, not maxTimestamp {max_timestamp(f.window)}"
+            return (f"{text} carries timestamp {time_text(f.timestamp)}, not its maxTimestamp "
+                    f"{time_text(max_timestamp(f.window))}")
     return None
 
 
@@ -59,10 +66,10 @@ def test_firing_timestamp_is_max_timestamp(data, suite, tally):
 
 def firing_watermark_is_the_current_watermark(case, observation):
     timeline = Timeline(case)
-    for f in observation.firings:
+    for f, text in _firings(case, observation):
         if 0 <= f.at < len(timeline.watermarks) and f.watermark != timeline.watermark_at(f.at):
-            return (f"{f} reports watermark {f.watermark}; the current watermark at position {f.at} is "
-                    f"{timeline.watermark_at(f.at)} (non-increasing watermarks are ignored)")
+            return (f"{text} reports the watermark {time_text(f.watermark)}; the current watermark there is "
+                    f"{time_text(timeline.watermark_at(f.at))} (non-increasing watermarks are ignored)")
     return None
 
 
@@ -88,7 +95,7 @@ def outputs_come_in_event_order(case, observation):
         event = case.events[r.at] if r.at < end else None
         if (r.key, r.value, r.ts) != (getattr(event, "key", None), getattr(event, "value", None),
                                       getattr(event, "ts", None)):
-            return f"late record {r} is not the record that arrived at position {r.at}"
+            return f"the late {record_text(r)} at position {r.at} is not the record that arrived there"
     if observation.late and not case.late_side_output:
         return "late records went to a side output that was not requested"
     if observation.dropped and case.late_side_output:
@@ -139,9 +146,9 @@ def has_evictor(case) -> bool:
 
 def no_empty_firing_without_evictor(case, observation):
     if not has_evictor(case):
-        for f in observation.firings:
+        for f, text in _firings(case, observation):
             if not f.values:
-                return f"{f} calls the window function with no values and no evictor"
+                return f"{text} calls the window function with no values and no evictor"
     return None
 
 

@@ -16,6 +16,7 @@ from conformance.properties.timeline import (
     is_event_time,
 )
 from window_contract.case import MERGING_ASSIGNERS
+from window_contract.difference import firing_text, record_text, time_text
 from window_contract.observation import TimeWindow
 
 
@@ -30,8 +31,9 @@ def nothing_accepted_after_cleanup_time(case, observation):
         for value in f.values:
             arrival = arrivals.get(value)
             if arrival is not None and arrival.watermark >= cleanup:
-                return (f"{f} holds value {value}, which arrived at position {arrival.at} when the "
-                        f"watermark {arrival.watermark} had reached the cleanup time {cleanup}")
+                return (f"{firing_text(f, len(case.events))} holds {record_text(arrival.record)}, which arrived "
+                        f"at position {arrival.at} when the watermark {time_text(arrival.watermark)} had reached "
+                        f"the cleanup time {time_text(cleanup)}")
     return None
 
 
@@ -49,6 +51,13 @@ def _late_records(observation) -> set[tuple]:
     return {(r.at, r.key, r.value, r.ts) for r in observation.late + observation.dropped}
 
 
+def _records_text(records: set[tuple]) -> str:
+    """Late records `(at, key, value, ts)` in the case format's words, by position."""
+    if not records:
+        return "none"
+    return ", ".join(f"{key}={value} @ {time_text(ts)} at position {at}" for at, key, value, ts in sorted(records))
+
+
 def side_output_exactly_for_late_elements(case, observation):
     if observation.error is not None or isinstance(case.window, MERGING_ASSIGNERS):
         return None  # a merged window decides for sessions: the differential property checks them
@@ -62,8 +71,9 @@ def side_output_exactly_for_late_elements(case, observation):
                 expected.add((arrival.at, r.key, r.value, r.ts))
     actual = _late_records(observation)
     if actual != expected:
-        return (f"late records (at, key, value, ts) should be {sorted(expected)}, not {sorted(actual)}: "
-                "exactly the elements whose every window is late and ts + allowedLateness <= watermark")
+        part = "late (side output)" if case.late_side_output else "dropped"
+        return (f"the {part} records should be {_records_text(expected)}, not {_records_text(actual)}: exactly the "
+                "records whose every window is late and ts + allowedLateness <= watermark")
     return None
 
 
@@ -89,7 +99,7 @@ def every_record_is_accounted_for(case, observation):
             continue
         fired = (f for f in observation.firings if f.key == r.key and f.at >= arrival.at)
         if not any(r.value in f.values for f in fired):
-            return (f"record {r} (position {arrival.at}) is in no firing, not late and not outside every "
+            return (f"{record_text(r)} (position {arrival.at}) is in no firing, not late and not outside every "
                     "window, although the input ends")
     return None
 

@@ -21,7 +21,7 @@ from window_contract.case import (
     Watermark,
     WatermarkStatus,
 )
-from window_contract.difference import difference
+from window_contract.difference import difference, record_text
 from window_contract.facts import LONG_MAX, LONG_MIN
 from window_contract.observation import Observation, remapped
 
@@ -128,7 +128,8 @@ def records_within_bound_are_not_late(case: Case, observation: Observation) -> s
             continue
         disorder = 0 if highest is None else highest - e.ts
         if at in late and disorder <= bound:
-            return f"record {e} at position {at} is late, but its disorder {disorder} is within the bound {bound}"
+            return (f"{record_text(e)} at position {at} is late, but its disorder {disorder} is within the bound "
+                    f"{bound}")
         highest = e.ts if highest is None else max(highest, e.ts)
     return None
 

@@ -1,18 +1,27 @@
-"""The pytest plug-in of `python -m conformance run`: what happened in one run of the property suite.
+"""The pytest plug-in of `python -m conformance run` (and of `pytest --window-out`): what happened in one
+run of the property suite.
 
 `run` starts pytest on the suite once per implementation (`session.py`) with `-p
 conformance.runner.collector --run-events-fd N`. This plug-in writes the run's events (`events.py`),
-one JSON object a line, to that file descriptor.
+one JSON object a line, to that file descriptor. Under `pytest --window-impl NAME --window-out DIR`
+(`conformance.pytest_plugin`) the same two halves gather the results in the user's own pytest session,
+pytest-xdist's workers included, and `conformance.runner.pytest_report` writes the report.
 
-Examples and statistics come from Hypothesis's observability callbacks (one observation per test
-case; Hypothesis documents `add_observability_callback` and its relatives in
-`hypothesis.internal.observability` as public API): the `hypothesis.event()`s of the generated
-examples are the situations the suite covered, and the `shrink` phase's test cases say that
-Hypothesis is shrinking a failure.
+It has two halves, because under pytest-xdist a test runs in a worker and its reports reach the
+controller:
 
-A test that raised is told apart here: a `PropertyViolation` (or any other exception of the test or
-the implementation) is a difference (`failed`); a failure to run (`window_contract.implementation.
-failure_to_run`: a timeout, a dead or missing engine) is an `error` with its one-line reason.
+- `ExampleCounting`, where the test runs: examples and statistics come from Hypothesis's observability
+  callbacks (one observation per test case; Hypothesis documents `add_observability_callback` and its
+  relatives in `hypothesis.internal.observability` as public API): the `hypothesis.event()`s of the
+  generated examples are the situations the suite covered, and the `shrink` phase's test cases say that
+  Hypothesis is shrinking a failure. A test that raised is told apart here: a `PropertyViolation` (or any
+  other exception of the test or the implementation) is a difference; a failure to run
+  (`window_contract.implementation.failure_to_run`: a timeout, a dead or missing engine) is an error with
+  its one-line reason. All of it goes into the test's `user_properties`, which cross pytest-xdist.
+- `ResultAssembly`, where the reports arrive: each test's `PropertyResult`. A test that passed without
+  sending a single case to the implementation (its `features` tally counts no `cases`: every example fell
+  outside the implementation's features) is `not_applicable`, as is a rule about positions that a
+  position-free implementation skips; neither is a pass.
 """
 
 from __future__ import annotations
@@ -20,12 +29,13 @@ from __future__ import annotations
 import os
 import time
 from collections import Counter
-from typing import IO, Any
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from hypothesis.internal import observability
 
-from conformance.evidence import NOT_APPLICABLE, PropertyViolation
+from conformance.evidence import NO_CASE_SENT, NOT_APPLICABLE, PropertyViolation
 from conformance.exits import interrupt_on_signals, stop_when_orphaned
 from conformance.profiles import register_profiles
 from conformance.runner.events import (
@@ -38,12 +48,15 @@ from conformance.runner.events import (
     dumps_event,
 )
 from conformance.runner.results import MESSAGE_LIMIT, Failure, PropertyResult, Statistics
+from window_contract.case import violates_to_json
 from window_contract.implementation import failure_to_run
 
 #: Phases whose test cases count as examples (Hypothesis gives an explicit example's no phase, `None`:
 #: a replayed test's, `properties/replay.py`); `shrink` attempts are counted apart.
 EXAMPLE_PHASES = ("explicit", "reuse", "generate", "target", None)
 PROGRESS_INTERVAL = 0.1
+#: The `user_properties` a test's run leaves for its result: its examples, and why it could not run.
+EXAMPLES, NOT_RUN = "examples", "not_run"
 
 # The suite's own conftest may register the profiles too; registering is idempotent, and doing it
 # here lets `HYPOTHESIS_PROFILE` name one before Hypothesis's plug-in loads it.
@@ -66,10 +79,29 @@ def pytest_configure(config: pytest.Config) -> None:
         # way it stops as on Ctrl-C, and ends the processes it started (conformance.exits).
         interrupt_on_signals()
         stop_when_orphaned()
-        # Observability would otherwise trace line coverage of every example (sys.settrace before
-        # Python 3.12), which slows the suite several times; Hypothesis documents this switch.
-        observability.OBSERVABILITY_COLLECT_COVERAGE = False
-        config.pluginmanager.register(RunCollector(os.fdopen(fd, "w", encoding="utf-8")), "conformance-run")
+        stream = os.fdopen(fd, "w", encoding="utf-8")
+
+        def emit(event: RunEvent) -> None:
+            stream.write(dumps_event(event) + "\n")
+            stream.flush()
+
+        register(config, emit, closing=stream.close)
+
+
+def register(config: pytest.Config, emit: Callable[[RunEvent], None], closing: Callable[[], None] = lambda: None,
+             progress: bool = True) -> None:
+    """Both halves in this process (a pytest-xdist worker takes only `ExampleCounting`, the controller
+    only `ResultAssembly`); `emit` gets the run's events, with the examples so far when `progress`."""
+    # Observability would otherwise trace line coverage of every example (sys.settrace before
+    # Python 3.12), which slows the suite several times; Hypothesis documents this switch.
+    observability.OBSERVABILITY_COLLECT_COVERAGE = False
+    worker = hasattr(config, "workerinput")
+    distributed = not worker and getattr(config.option, "dist", "no") != "no"
+    if not distributed:
+        config.pluginmanager.register(ExampleCounting(emit if progress and not worker else None),
+                                      "conformance-examples")
+    if not worker:
+        config.pluginmanager.register(ResultAssembly(emit, closing), "conformance-run")
 
 
 def violations_in(error: BaseException) -> list[PropertyViolation]:
@@ -79,6 +111,14 @@ def violations_in(error: BaseException) -> list[PropertyViolation]:
     if isinstance(error, BaseExceptionGroup):
         return [v for inner in error.exceptions for v in violations_in(inner)]
     return []
+
+
+def violation_json(violation: PropertyViolation, name: str) -> dict[str, Any]:
+    """A violation of property `name` as the report holds it, with what `replay --check` needs to check the
+    property again: the batch or the original case its rule compared the case with (`violates`)."""
+    from conformance.properties.recheck import violates  # the suite's rules, loaded once one is broken
+
+    return violation.to_json() | {"violates": violates_to_json(violates(name, violation.case, violation.calls))}
 
 
 def property_name(test_name: str) -> str:
@@ -114,25 +154,24 @@ class ExampleCounter:
                 if not k.startswith("target:") and phase in EXAMPLE_PHASES
             )
 
+    def to_json(self) -> dict[str, Any]:
+        return {"examples": self.examples, "invalid": self.invalid, "shrinks": self.shrinks,
+                "events": dict(self.events.most_common()), "text": self.statistics_text}
+
 
 def _event_label(name: str, payload: Any) -> str:
     return name if payload in ("", None) else f"{name}: {payload}"
 
 
-class RunCollector:
-    def __init__(self, stream: IO[str]) -> None:
-        self.stream = stream
+class ExampleCounting:
+    """Where a test runs: its examples, and what it raised, into its `user_properties`."""
+
+    def __init__(self, progress: Callable[[RunEvent], None] | None) -> None:
+        self.progress = progress
         self.counter = ExampleCounter()
         self.run_start: float | None = None
         self.current: str | None = None
         self.last_progress = 0.0
-        self.outcome: dict[str, Any] = {}
-
-    def emit(self, event: RunEvent) -> None:
-        self.stream.write(dumps_event(event) + "\n")
-        self.stream.flush()
-
-    # --- Hypothesis ---------------------------------------------------------------------------
 
     def observe(self, observation: Any) -> None:
         if observation.run_start != self.run_start:
@@ -141,80 +180,92 @@ class RunCollector:
             self.counter, self.run_start = ExampleCounter(), observation.run_start
         self.counter.observe(observation)
         now = time.monotonic()
-        if self.current is not None and now - self.last_progress >= PROGRESS_INTERVAL:
+        if self.progress and self.current is not None and now - self.last_progress >= PROGRESS_INTERVAL:
             self.last_progress = now
-            self.emit(Examples(self.current, self.counter.examples, self.counter.shrinks))
-
-    # --- pytest -------------------------------------------------------------------------------
+            self.progress(Examples(self.current, self.counter.examples, self.counter.shrinks))
 
     def pytest_runtest_logstart(self, nodeid: str, location: tuple) -> None:
         self.current, self.counter, self.run_start = nodeid, ExampleCounter(), None
-        self.outcome = {"outcome": "passed", "duration": 0.0, "message": "", "not_run": None}
-        self.emit(Started(nodeid, property_name(location[2].split(".")[-1])))
 
     @pytest.hookimpl(wrapper=True, trylast=True)
     def pytest_pyfunc_call(self, pyfuncitem: pytest.Function):
-        # The innermost wrapper: a prefetched test's recording pass (conftest.py) runs outside it,
+        # The innermost wrapper: a prefetched test's recording pass (conformance/prefetch) runs outside it,
         # so only the real pass's examples are counted.
         with observability.with_observability_callback(self.observe):
             return (yield)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo):
+        if call.when == "call":
+            item.user_properties.append((EXAMPLES, self.counter.to_json()))
         report = yield
         if call.excinfo is not None:
             reason = failure_to_run(call.excinfo.value)
-            if reason is not None:
-                self.outcome["not_run"] = reason
-                return report
-            # Stored in user_properties (not only here) so the evidence also crosses pytest-xdist.
-            for violation in violations_in(call.excinfo.value):
-                entry = ("violation", violation.to_json())
-                item.user_properties.append(entry)
-                report.user_properties.append(entry)
+            found = [(NOT_RUN, reason)] if reason is not None else [
+                ("violation", violation_json(v, property_name(item.name))) for v in violations_in(call.excinfo.value)]
+            item.user_properties.extend(found)
+            report.user_properties.extend(found)
+        if call.when == "teardown":
+            self.current = None
         return report
+
+
+class ResultAssembly:
+    """Where a test's reports arrive: its `PropertyResult`, and the run's events, to `emit`."""
+
+    def __init__(self, emit: Callable[[RunEvent], None], closing: Callable[[], None]) -> None:
+        self.emit, self.closing = emit, closing
+        self.outcome: dict[str, Any] = {}
+
+    def pytest_runtest_logstart(self, nodeid: str, location: tuple) -> None:
+        self.outcome = {"outcome": "passed", "duration": 0.0, "message": ""}
+        self.emit(Started(nodeid, property_name(location[2].split(".")[-1])))
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.outcome["duration"] += report.duration
-        self.outcome["user_properties"] = report.user_properties
         if report.failed:
-            not_run = self.outcome["not_run"]
-            if not_run is not None:
-                self.outcome["outcome"], self.outcome["message"] = "error", not_run
+            not_run = [value for key, value in report.user_properties if key == NOT_RUN]
+            if not_run:
+                self.outcome["outcome"], self.outcome["message"] = "error", not_run[0]
             else:
                 # A failing setup or teardown is an error of the test, not a violation of the property.
                 self.outcome["outcome"] = "failed" if report.when == "call" else "error"
                 self.outcome["message"] = report.longreprtext[-MESSAGE_LIMIT:]
         elif report.skipped and self.outcome["outcome"] == "passed":
             message = str(report.longrepr[-1]) if isinstance(report.longrepr, tuple) else ""
-            self.outcome["outcome"] = "not_applicable" if message.endswith(NOT_APPLICABLE) else "skipped"
+            message = message.removeprefix("Skipped: ")
+            self.outcome["outcome"] = "not_applicable" if message == NOT_APPLICABLE else "skipped"
             self.outcome["message"] = message
         if report.when == "teardown":
             self.emit_result(report)
 
     def emit_result(self, report: pytest.TestReport) -> None:
-        properties = self.outcome.pop("user_properties", [])
+        properties = report.user_properties
         features: Counter[str] = Counter()
+        examples = {"examples": 0, "invalid": 0, "shrinks": 0, "events": {}, "text": ""}
         for key, value in properties:
             if key == "features":
                 features.update(value)
+            elif key == EXAMPLES:
+                examples = value
         failures = tuple(Failure.from_json(value) for key, value in properties if key == "violation")
-        counter = self.counter
+        outcome, message = self.outcome["outcome"], self.outcome["message"]
+        if outcome == "passed" and not features["cases"]:
+            outcome, message = "not_applicable", NO_CASE_SENT
         self.emit(Finished(PropertyResult(
             property=property_name(report.location[2].split(".")[-1]),
             nodeid=report.nodeid,
-            outcome=self.outcome["outcome"],
+            outcome=outcome,
             duration=round(self.outcome["duration"], 3),
-            examples=counter.examples,
-            invalid_examples=counter.invalid,
-            shrinks=counter.shrinks,
-            statistics=Statistics(dict(counter.events.most_common()), counter.statistics_text),
+            examples=examples["examples"],
+            invalid_examples=examples["invalid"],
+            shrinks=examples["shrinks"],
+            statistics=Statistics(examples["events"], examples["text"]),
             features=dict(sorted(features.items())),
             failures=failures,
             # A violation explains itself; anything else needs its message.
-            message="" if failures else self.outcome["message"],
+            message="" if failures else message,
         )))
-        self.current = None
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
@@ -222,4 +273,4 @@ class RunCollector:
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         self.emit(SessionFinished(int(exitstatus)))
-        self.stream.close()
+        self.closing()

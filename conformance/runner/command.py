@@ -14,19 +14,22 @@ import argparse
 import random
 import sys
 import tempfile
+from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 from conformance.profiles import PROFILES
 from conformance.runner.counterexamples import save_counterexamples, slug
-from conformance.runner.events import CollectError, Finished, ProcessExited, Started
+from conformance.runner.events import CollectError, Finished, ProcessExited, RunEvent, Started
 from conformance.runner.matrix import conformance_matrix
 from conformance.runner.output import OutputError, OutputFolder
 from conformance.runner.progress import Progress, counted
-from conformance.runner.results import MESSAGE_LIMIT, ImplementationResult, Report, SuiteError
+from conformance.runner.results import MESSAGE_LIMIT, ImplementationResult, Report, SuiteError, to_json
 from conformance.runner.session import DEFAULT_SUITE, SuiteOptions, SuiteRun
 from conformance.runner.verdict import USAGE_ERROR, implementation_outcome, verdict
 from conformance.usage import UsageError, seconds
+from reports.difference import account
+from reports.words import properties_counted
 from window_contract.features import FEATURES
 from window_contract.implementation import (
     REQUEST_TIMEOUT,
@@ -273,11 +276,21 @@ def log_of(impl: Implementation) -> str:
 def run_implementation(spec: str, impl: Implementation, run: SuiteRun, progress: Progress) -> ImplementationResult:
     """What the suite found for one implementation, as its run's events come."""
     progress.implementation(impl.name, spec, impl.costly_calls)
-    log = log_of(impl)
+
+    def shown() -> Iterator[RunEvent]:
+        for event in run.events():
+            progress.event(event)
+            yield event
+
+    return implementation_result(spec, impl, shown(), lambda: run.duration, log_of(impl))
+
+
+def implementation_result(spec: str, impl: Implementation, events: Iterable[RunEvent], duration: Callable[[], float],
+                          log: str) -> ImplementationResult:
+    """What the suite found for one implementation, from its run's events (`duration` is asked once they end)."""
     properties, errors = [], []
     exit_status, running = None, None
-    for event in run.events():
-        progress.event(event)
+    for event in events:
         match event:
             case Started(nodeid=nodeid):
                 running = nodeid
@@ -295,7 +308,7 @@ def run_implementation(spec: str, impl: Implementation, run: SuiteRun, progress:
     return ImplementationResult(
         name=impl.name, spec=spec, features=tuple(sorted(impl.features)), properties=tuple(properties),
         errors=tuple(errors), exit_status=exit_status, log=log,
-        duration=round(run.duration, 3), outcome=outcome, problems=problems,
+        duration=round(duration(), 3), outcome=outcome, problems=problems,
     )
 
 
@@ -314,20 +327,29 @@ def build_report(results: list[ImplementationResult], options: SuiteOptions, out
     )
 
 
+def failure_lines(impl: ImplementationResult, out: Path) -> list[str]:
+    """For each counterexample: the property and its rule, what differs first, and the saved case."""
+    lines = []
+    for prop in impl.properties:
+        for failure in prop.failures:
+            lines += [f"{prop.property}: {failure.rule}", f"  first difference: {account(to_json(failure)).headline}",
+                      f"  minimal case: {out / failure.case_file}"]
+    return lines
+
+
 HEADS = {"conforms": "conforms", "differs": "DOES NOT CONFORM", "could_not_run": "COULD NOT RUN"}
 
 
 def print_summary(report: Report, out: Path) -> None:
     print()
     for impl in report.implementations:
-        examples = sum(p.examples for p in impl.properties)
-        print(f"{impl.name}: {HEADS[impl.outcome]} ({counted(len(impl.properties), 'property', 'properties')}, "
+        examples = sum(p.examples for p in impl.properties if p.ran)
+        print(f"{impl.name}: {HEADS[impl.outcome]} ({properties_counted([p.outcome for p in impl.properties])}, "
               f"{counted(examples, 'example')}, {impl.duration:.1f}s)")
         for problem in impl.problems:
             print(f"  - {problem}")
-        for prop in impl.properties:
-            for failure in prop.failures:
-                print(f"    {prop.property}: {failure.rule}\n      minimal case: {out / failure.case_file}")
+        for line in failure_lines(impl, out):
+            print(f"    {line}")
     if report.seed is not None:
         print(f"Examples drawn with seed {report.seed} (--seed {report.seed} draws them again)")
     print(f"\n{report.verdict.text}")

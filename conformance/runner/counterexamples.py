@@ -5,8 +5,9 @@ reference's observation as `expected` (`window-case/1`), so that
 
     python -m conformance replay FILE --impl NAME --check
 
-fails for the implementation that broke the property. The reference runs here, in the run, because
-the reports only render.
+fails for the implementation that broke the property: the file names the property (`violates`) with what
+its rule compared the case with, and `replay --check` checks that property again. The reference runs
+here, in the run, because the reports only render.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import re
 from conformance.runner.output import OutputFolder
 from conformance.runner.results import Failure, ImplementationResult, PropertyResult
 from window_contract.case import case_to_json
-from window_contract.case_json import case_from_json
+from window_contract.case_json import case_from_json, violates_from_json
 from window_contract.observation_json import observation_to_json
 from window_contract.registry import load_implementation
 
@@ -54,7 +55,8 @@ def save_counterexamples(
     def saved(impl: ImplementationResult, prop: PropertyResult, failure: Failure) -> Failure:
         case, observation = next(answers)
         name = unique_name(f"{slug(impl.name)}--{slug(prop.property)}", used)
-        named = dataclasses.replace(case, name=case.name or f"{prop.property} on {impl.name}", expected=observation)
+        named = dataclasses.replace(case, name=case.name or f"{prop.property} on {impl.name}", expected=observation,
+                                    violates=violates_from_json(failure.violates or {"property": prop.property}))
         out.file(f"{FOLDER}/{name}").write_text(json.dumps(case_to_json(named), indent=2) + "\n", encoding="utf-8")
         return dataclasses.replace(failure, reference=observation_to_json(observation), case_file=f"{FOLDER}/{name}")
 

@@ -3,7 +3,9 @@
 A feature (row) of an implementation (column) is
 
 - `unsupported` when the implementation does not declare it (the suite never sends it such cases);
-- `fail` when the minimal case of a violation needs it;
+- `fail` when the minimal case of a violation needs it: where a difference was found, not its cause (shrinking
+  may keep a feature by chance, a timestamp of -1 in a case about lateness), so the reports say "in a failing
+  case";
 - `error` when it is declared and something of this implementation could not run (a property, a
   module, the process): what was not run may have needed the feature, so no pass is claimed;
 - `untested` when it is declared but no generated case exercised it;

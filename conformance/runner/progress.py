@@ -48,7 +48,7 @@ class Progress:
             case Examples(examples=examples, shrinks=shrinks):
                 self._running(examples, shrinks)
             case Finished(result=r):
-                why = f"  {r.message}" if r.outcome == "error" else ""
+                why = f"  {r.message}" if r.outcome in ("error", "not_applicable") else ""
                 self._line(f"  {MARKS[r.outcome]:<5} {r.property}  {counted(r.examples, 'example')}"
                            f"  {r.duration:.1f}s{why}", final=True)
             case CollectError(nodeid=nodeid):

@@ -16,19 +16,21 @@ from typing import Any, Literal
 MESSAGE_LIMIT = 4000
 
 #: pytest's outcome of a property test: `failed` differs, `error` and `skipped` could not run;
-#: `not_applicable`: a rule about positions, not run against a position-free implementation.
+#: `not_applicable`: it sent no case (none of its examples fell within the implementation's features), or
+#: it is a rule about positions, not run against a position-free implementation; `message` says which.
 PropertyOutcome = Literal["passed", "failed", "error", "skipped", "not_applicable"]
 
 #: A run's, an implementation's or the verdict's outcome.
 Outcome = Literal["conforms", "differs", "could_not_run"]
 
-#: Keys a failure has only once the run has saved its case file (the schema has no null for them).
-_LATER_KEYS = ("reference", "case_file")
+#: Keys a failure may lack (the schema has no null for them): what the rule compares the case with (a
+#: violation of another suite may not say), and what it has once the run has saved its case file.
+_OPTIONAL_KEYS = ("violates", "reference", "case_file")
 
 
 @dataclass(frozen=True)
 class Failure:
-    """A property violation (`PropertyViolation.to_json()`), with what the run adds: the
+    """A property violation (`PropertyViolation.to_json()` and `violates`), with what the run adds: the
     reference's observation and the saved case file, relative to the output folder."""
 
     rule: str
@@ -37,6 +39,8 @@ class Failure:
     expected: dict[str, Any] | None
     actual: dict[str, Any] | None
     difference: str
+    #: The case format's `violates`: the property, and the cases its rule compared the case with.
+    violates: dict[str, Any] | None = None
     reference: dict[str, Any] | None = None
     case_file: str | None = None
 
@@ -67,6 +71,11 @@ class PropertyResult:
     features: dict[str, int]
     failures: tuple[Failure, ...]
     message: str
+
+    @property
+    def ran(self) -> bool:
+        """Whether the property was held to anything: a property that is not applicable was not."""
+        return self.outcome != "not_applicable"
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> PropertyResult:
@@ -150,7 +159,7 @@ def to_json(value: Any) -> Any:
     if dataclasses.is_dataclass(value):
         data = {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
         if isinstance(value, Failure):
-            data = {k: v for k, v in data.items() if not (k in _LATER_KEYS and v is None)}
+            data = {k: v for k, v in data.items() if not (k in _OPTIONAL_KEYS and v is None)}
         if isinstance(value, ImplementationResult | Verdict):
             data["conforms"] = value.conforms
         return data

@@ -31,12 +31,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import conformance
+from conformance.installation import PROJECT_ROOT
 from conformance.runner.events import ProcessExited, RunEvent, loads_event
 
 #: The property suite that `run` uses unless told otherwise.
 DEFAULT_SUITE = Path(conformance.__file__).parent / "properties"
-#: The folder that holds this project's packages (`conformance`, `reports`, the implementations).
-PROJECT_ROOT = Path(conformance.__file__).resolve().parent.parent
 #: Seconds a test process has to end its own processes once told to stop, before it is killed.
 STOP_GRACE = 10.0
 

@@ -47,6 +47,8 @@ def failures_to_run(
     found += [f"{p.property} {_VERBS[p.outcome]}" for p in properties if p.outcome in ("error", "skipped")]
     if not properties and not found:
         found.append("no property ran")
+    elif not any(p.ran for p in properties) and not found:
+        found.append("no property applies to the features it declares")
     if exit_status not in (0, 1) and not found and not differences(properties):
         found.append(f"the suite ended abnormally (pytest exit status {exit_status})")
     return found

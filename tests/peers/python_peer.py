@@ -5,8 +5,9 @@ FAULT is one of hang, crash, garbage, too_few, too_many, broken, error, retry_un
 does not match the nulls), retry_forever (every case, every time), long_line (a line of 400 MiB without
 its newline), slow_hello (says hello after an hour), busy (starts a process of its own in its group,
 then neither answers nor reads its input) (or none). With ONCE_FILE the fault happens only in the process
-that creates that file, so a process started again behaves; busy's process names ONCE_FILE in its
-command line.
+that creates that file, so a process started again behaves; busy is busy in every process (a run starts
+one to say hello before its test session starts another), and its process names ONCE_FILE in its command
+line.
 Some modes are no fault: `position_free` says it is position-free and answers without positions, firing
 watermarks and input watermarks; `retry_once` leaves its first request's last case to retry, as real
 Flink does with the cases after one that never ends; `exiting` ends after each answer, saying so.
@@ -26,7 +27,7 @@ from window_contract.equivalence import without_positions
 from window_contract.observation_json import observation_to_json
 
 fault = sys.argv[1] if len(sys.argv) > 1 else "none"
-if len(sys.argv) > 2:
+if len(sys.argv) > 2 and fault != "busy":
     try:
         os.close(os.open(sys.argv[2], os.O_CREAT | os.O_EXCL))
     except FileExistsError:

@@ -221,3 +221,27 @@ class HangingCostly(Hanging):
 
     name = "hanging-costly"
     costly_calls = True
+
+
+class TumblingOnly(ReferenceImplementation):
+    """The reference, declaring tumbling windows alone: no watermark generator, so the rules about
+    generated watermarks send it no case."""
+
+    features = frozenset({"assigner.tumbling"})
+
+    def __init__(self) -> None:
+        super().__init__(name="tumbling-only")
+
+
+class BatchSensitive(ReferenceImplementation):
+    """The reference, except that a case run in a batch of several loses its last firing: its observation
+    depends on the batch it is run in."""
+
+    def __init__(self) -> None:
+        super().__init__(name="batch-sensitive")
+
+    def run(self, cases):
+        observations = super().run(cases)
+        if len(cases) < 2:
+            return observations
+        return [dataclasses.replace(o, firings=o.firings[:-1]) for o in observations]
