@@ -35,6 +35,7 @@ BUILTIN: dict[str, str] = {
     "kafka-streams": "engines.jvm:kafka_streams",
     "kafka-streams-updates": "engines.jvm:kafka_streams_updates",
     "bytewax": "engines.venv_engines:bytewax",
+    "hazelcast-jet": "engines.jvm:hazelcast_jet",
 }
 
 
