@@ -11,7 +11,8 @@ import windowconformance.protocol.WindowCase;
 /**
  * What the case's source plays ({@link CaseSourceP}): the case's records, and the watermarks it lists in Jet's terms
  * ({@link Mapping#jetWatermark}), each only if it increases, as Flink's input ignores one that does not (Jet fails a job
- * whose watermarks do not increase); whether a generator makes the watermarks instead; whether the input ends; the key
+ * whose watermarks do not increase); whether a generator makes the watermarks instead (a {@code processing_time} event
+ * moves a clock the job reads nowhere: the source's idle timeout is off and no window emits early results); whether the input ends; the key
  * of the sentinel (none of the case's); the sliding-window policy whose walk the source counts (none for sessions);
  * and the run the job reports to ({@link Collected}).
  */

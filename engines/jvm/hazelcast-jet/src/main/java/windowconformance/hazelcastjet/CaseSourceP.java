@@ -30,12 +30,12 @@ import java.util.List;
  */
 final class CaseSourceP extends AbstractProcessor {
 
-    /** The window ends a case may make the sliding-window stage walk: a few hundredths of a second. */
-    static final long WALK_LIMIT = 1_000_000;
+    /** The window ends a case may make the sliding-window stage walk: about a second of Jet's time. */
+    static final long WALK_LIMIT = 10_000_000;
 
     /** The {@code runtime} error of a case stopped so. */
     static final String STOPPED = "Hazelcast Jet walks every window end up to each watermark, empty ones included: "
-            + "this case's walk passes 1,000,000 window ends (stopped)";
+            + "this case's walk passes 10,000,000 window ends (stopped)";
 
     private final CaseScript script;
     private final EventTimePolicy<? super SourceEvent.Item> policy;

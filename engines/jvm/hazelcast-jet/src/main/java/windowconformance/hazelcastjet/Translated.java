@@ -29,7 +29,7 @@ final class Translated {
         require(c.generator() == null || c.generator().punctuated() && c.generator().idleness() == null,
                 "periodic emission or idleness");
         for (WindowCase.Event e : c.events()) {
-            require(e instanceof WindowCase.Record || e instanceof WindowCase.Watermark, "this event");
+            require(!(e instanceof WindowCase.ChannelEvent), "channel events");
         }
     }
 
