@@ -68,6 +68,10 @@ final class Collected {
         watermarksEmitted++;
     }
 
+    private synchronized void ended() {
+        notifyAll();
+    }
+
     synchronized void watermarkObserved() {
         watermarksObserved++;
         notifyAll();
@@ -89,9 +93,10 @@ final class Collected {
      * observing stage, after the results it made. The job is then cancelled.
      */
     void awaitEnd(Job job) throws InterruptedException {
+        job.getFuture().whenComplete((result, failure) -> ended());
         synchronized (this) {
             while (!job.getFuture().isDone() && !(taken.contains(SENTINEL) && watermarksObserved == watermarksEmitted)) {
-                wait(5);
+                wait();
             }
         }
         if (!job.getFuture().isDone()) {
