@@ -13,7 +13,7 @@ import windowconformance.protocol.WindowCase;
  * ({@link Mapping#jetWatermark}), each only if it increases, as Flink's input ignores one that does not (Jet fails a job
  * whose watermarks do not increase); whether a generator makes the watermarks instead (a {@code processing_time} event
  * moves a clock the job reads nowhere: the source's idle timeout is off and no window emits early results); whether the input ends; the key
- * of the sentinel (none of the case's); the sliding-window policy whose walk the source counts (none for sessions);
+ * of the sentinel (none of the case's); the sliding-window policy whose walk the source counts ({@link WindowEndWalk}; none for sessions);
  * and the run the job reports to ({@link Collected}).
  */
 record CaseScript(List<SourceEvent> events, boolean generated, boolean endOfInput, int eventCount, String sentinelKey,
@@ -33,11 +33,6 @@ record CaseScript(List<SourceEvent> events, boolean generated, boolean endOfInpu
         }
         return new CaseScript(events, c.generator() != null, c.endOfInput(), c.events().size(), sentinelKey(c),
                 slidingPolicy, run);
-    }
-
-    /** A fresh count of the sliding-window stage's walk, or null for session windows, which do not walk. */
-    WindowEndWalk walk() {
-        return slidingPolicy == null ? null : new WindowEndWalk(slidingPolicy);
     }
 
     private static String sentinelKey(WindowCase c) {

@@ -30,7 +30,7 @@ import java.util.List;
  */
 final class CaseSourceP extends AbstractProcessor {
 
-    /** The window ends a case may make the sliding-window stage walk: about a second of Jet's time. */
+    /** The window ends a case may make the sliding-window stage walk: about a second and a half of CPU. */
     static final long WALK_LIMIT = 10_000_000;
 
     /** The {@code runtime} error of a case stopped so. */
@@ -56,7 +56,7 @@ final class CaseSourceP extends AbstractProcessor {
     protected void init(Context context) {
         mapper = new EventTimeMapper<>(policy);
         mapper.addPartitions(1);
-        walk = script.walk();
+        walk = new WindowEndWalk(script.slidingPolicy());
     }
 
     @Override
@@ -67,7 +67,7 @@ final class CaseSourceP extends AbstractProcessor {
             }
             if (next < script.events().size()) {
                 pending = send(script.events().get(next++));
-            } else if (script.endOfInput() && within(walk == null ? 0 : walk.endOfInput())) {
+            } else if (script.endOfInput() && within(walk.endOfInput())) {
                 return true;
             } else {
                 pending = script.endOfInput() ? stopAt(script.eventCount()) : sentinel();
@@ -81,7 +81,7 @@ final class CaseSourceP extends AbstractProcessor {
     private Traverser<Object> send(SourceEvent e) {
         List<Object> out = emitted(e);
         for (Object o : out) {
-            if (o instanceof Watermark wm && !within(walk == null ? 0 : walk.watermark(wm.timestamp()))) {
+            if (o instanceof Watermark wm && !within(walk.watermark(wm.timestamp()))) {
                 return stopAt(e.index());
             }
         }
@@ -89,7 +89,7 @@ final class CaseSourceP extends AbstractProcessor {
             if (o instanceof Watermark wm) {
                 lastWatermark = wm.timestamp();
                 Collected.of(script.run()).watermarkEmitted();
-            } else if (walk != null) {
+            } else {
                 walk.record(((SourceEvent.Item) e).ts());
             }
         }

@@ -5,9 +5,9 @@ import com.hazelcast.function.SupplierEx;
 import com.hazelcast.jet.aggregate.AggregateOperation;
 import com.hazelcast.jet.aggregate.AggregateOperation1;
 import com.hazelcast.jet.core.ProcessorMetaSupplier;
+import com.hazelcast.jet.core.ProcessorSupplier;
 import com.hazelcast.jet.core.SlidingWindowPolicy;
 import com.hazelcast.jet.core.WatermarkPolicy;
-import com.hazelcast.jet.core.ProcessorSupplier;
 import com.hazelcast.jet.pipeline.Pipeline;
 import com.hazelcast.jet.pipeline.Sinks;
 import com.hazelcast.jet.pipeline.SlidingWindowDefinition;
@@ -43,7 +43,7 @@ record JetJob(Pipeline pipeline, CaseScript script) {
         Translated.check(c);
         Long allowedLag = c.generator() == null ? null : Mapping.allowedLag(c.generator());
         if (allowedLag != null) {
-            WatermarkPolicy.limitingLag(allowedLag);
+            WatermarkPolicy.limitingLag(allowedLag);   // withTimestamps' own check, met before the window's
         }
         WindowDefinition window = window(c.window());
         CaseScript script = CaseScript.of(c, window instanceof SlidingWindowDefinition sliding

@@ -1,7 +1,6 @@
 package windowconformance.hazelcastjet;
 
 import com.hazelcast.jet.core.SlidingWindowPolicy;
-import java.io.Serializable;
 import java.util.TreeSet;
 
 /**
@@ -22,22 +21,27 @@ import java.util.TreeSet;
  *       higherFrameTs(wm)} and the frames of the windows it completed are evicted;</li>
  *   <li>the end of input walks, when a frame still holds data, up to {@code topTs + windowSize - frameSize}.</li>
  * </ul>
+ *
+ * Session windows do not walk ({@code SessionWindowP} closes sessions from a sorted map of their ends): without a
+ * sliding-window policy, every count is 0.
  */
-final class WindowEndWalk implements Serializable {
-
-    private static final long serialVersionUID = 1L;
+final class WindowEndWalk {
 
     private final SlidingWindowPolicy policy;
     private final TreeSet<Long> frames = new TreeSet<>();
     private long nextWinToEmit = Long.MIN_VALUE;
     private long topTs = Long.MIN_VALUE;
 
+    /** The walk of the stage with {@code policy}, or of none when it is null. */
     WindowEndWalk(SlidingWindowPolicy policy) {
         this.policy = policy;
     }
 
     /** A record at {@code ts} reaches the stage. */
     void record(long ts) {
+        if (policy == null) {
+            return;
+        }
         long frameTs = policy.higherFrameTs(ts);
         if (frameTs >= nextWinToEmit) {
             frames.add(frameTs);
@@ -47,6 +51,9 @@ final class WindowEndWalk implements Serializable {
 
     /** The window ends the stage walks for watermark {@code wm}, which then reaches it. */
     long watermark(long wm) {
+        if (policy == null) {
+            return 0;
+        }
         long walked = walk(wm);
         frames.headSet(wm - policy.windowSize() + policy.frameSize(), true).clear();
         nextWinToEmit = policy.higherFrameTs(wm);
@@ -55,7 +62,7 @@ final class WindowEndWalk implements Serializable {
 
     /** The window ends the stage walks at the end of its input. */
     long endOfInput() {
-        return frames.isEmpty() ? 0 : walk(topTs + policy.windowSize() - policy.frameSize());
+        return policy == null || frames.isEmpty() ? 0 : walk(topTs + policy.windowSize() - policy.frameSize());
     }
 
     private long walk(long wm) {
