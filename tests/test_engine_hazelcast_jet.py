@@ -165,6 +165,7 @@ EXPLAINED = {
     and re.search(r"extra dropped record", f["difference"]),
     "touching_sessions.json": _sessions,
     "late_per_record.json": _sessions,
+    "session_closes_later.json": lambda f: _sessions(f) and not f["case"].get("end_of_input", True),
     "throttled_watermark.json": lambda f: _sessions(f) and f["case"].get("watermark_generator") is not None,
     "session_gap_accepted.json": lambda f: _sessions(f) and f["case"]["window"]["gap"] <= 0,
     "size_not_multiple_of_slide.json": lambda f: "windowSize must be integer multiple of slideBy" in f["difference"],
