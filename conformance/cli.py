@@ -14,7 +14,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from conformance.census import add_census_command
 from conformance.corpus import add_corpus_command, is_corpus_index
+from conformance.divergences import DEFAULT_LIST, attribute, divergence_list, explained
 from conformance.runner.command import add_run_command
 from conformance.runner.feature_summary import feature_summary
 from conformance.runner.verdict import EXIT_STATUS, USAGE_ERROR
@@ -123,7 +125,11 @@ def _observe(impl: Implementation, cases: list[Case], timeout: float) -> list[Ob
 def replay(args: argparse.Namespace) -> int:
     if len(args.impl or []) > 1:
         raise UsageError("replay takes one --impl: run it once per implementation (run checks several at once)")
+    if args.divergences is not None and not args.check:
+        raise UsageError("--divergences goes with --check")
     loaded = _load_all(args.files)
+    divergences = (None if args.divergences is None
+                   else divergence_list(args.divergences, (args.impl or ["reference"])[0]))
     # A plug-in's prints go to stderr: replay's stdout is JSON lines (or the check's verdict).
     with contextlib.redirect_stdout(sys.stderr):
         impl = load_implementation((args.impl or ["reference"])[0])
@@ -151,7 +157,12 @@ def replay(args: argparse.Namespace) -> int:
             print(f"DIFFERS {label}: the case has no expected observation to check against")
             continue
         diff = difference(case.expected, answer, len(case.events), positions=not impl.position_free)
-        if diff:
+        if diff and divergences is not None:
+            found = attribute(case, case.expected, answer, divergences, positions=not impl.position_free)
+            if found.explained_by is None:
+                differing.add(id(case))
+            print(json.dumps(found.to_json(label)) if args.json else explained(label, found))
+        elif diff:
             differing.add(id(case))
             print(f"DIFFERS {label}:\n  " + diff.replace("\n", "\n  "))
     if args.check:
@@ -160,7 +171,9 @@ def replay(args: argparse.Namespace) -> int:
                      else "differ" if id(c) in differing else "agree") for _, _, c in loaded]
         if loaded:  # the table feature by feature, then the verdict as the last line
             print("\n".join(feature_summary(outcomes)))
-        print(f"{impl.name}: {checked - len(differing)} of {checked} cases agree with their expected observation"
+        agreeing = ("agree with their expected observation" if divergences is None
+                    else "agree with their expected observation or differ only as listed divergences explain")
+        print(f"{impl.name}: {checked - len(differing)} of {checked} cases {agreeing}"
               + (f", {len(loaded) - checked} unsupported" if len(loaded) > checked else ""))
         if not checked and not args.allow_empty:
             raise NothingChecked(f"nothing was checked: {impl.name} supports none of the {len(loaded)} cases "
@@ -201,6 +214,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--check", action="store_true", help="compare each case with its expected observation")
     p.add_argument("--allow-empty", action="store_true",
                    help="with --check, exit 0 even when no case could be checked (all unsupported)")
+    p.add_argument("--divergences", nargs="?", const=DEFAULT_LIST, default=None, metavar="FILE", type=Path,
+                   help="with --check, say of each case that differs which of the engine's listed divergences "
+                        "explain it, or what is left unexplained (exit 1 then); the list is "
+                        "cases/engines/<impl>/divergences.toml unless FILE names another")
+    p.add_argument("--json", action="store_true",
+                   help="with --divergences, write the attributions as JSON lines ({case, explained_by, "
+                        "unexplained}) instead of words")
     p.add_argument("--request-timeout", type=float, default=REQUEST_TIMEOUT, metavar="SECONDS",
                    help=f"how long the run call may take before its cases count as not run "
                         f"(default: {REQUEST_TIMEOUT:g})")
@@ -216,6 +236,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.set_defaults(func=explain)
     add_run_command(sub)
     add_corpus_command(sub)
+    add_census_command(sub)
     return parser
 
 

@@ -67,6 +67,7 @@ from window_contract.case import (
 )
 from window_contract.facts import LONG_MAX, LONG_MIN, MAX_WINDOW_NUM, NEVER_ENDS, RUNAWAY_TIMERS
 from window_contract.implementation import ImplementationFailure
+from window_contract.java_hash import hash_set_order
 from window_contract.observation import Error, Firing, GlobalWindow, LateRecord, Observation, TimeWindow
 
 try:
@@ -146,7 +147,9 @@ class HeapState:
 
 
 class HeapListState(HeapState, InternalListState):
-    """`HeapListState`: merging appends the sources' lists to the target's, in the sources' order."""
+    """The JVM's `ListState<byte[]>` behind every merging state of a PyFlink job (`BeamBagStateHandler`):
+    merging appends the sources' lists to the target's, as the heap list state's `mergeNamespaces` does, in
+    the order of the `HashSet` the JVM collects the source namespaces in (`window_contract.java_hash`)."""
 
     def get(self) -> list:
         return list(self.table.get(self.slot(), ()))
@@ -161,31 +164,28 @@ class HeapListState(HeapState, InternalListState):
         self.table[self.slot()] = list(values)
 
     def merge_namespaces(self, target, sources) -> None:
-        merged = [v for source in sources for v in self.table.pop(self.slot(source), ())]
+        merged = [v for source in hash_set_order(sources) for v in self.table.pop(self.slot(source), ())]
         if merged:
             self.table.setdefault(self.slot(target), []).extend(merged)
 
 
-class HeapReducingState(HeapState, InternalReducingState):
-    """`HeapReducingState` with the descriptor's reduce function."""
+class HeapReducingState(HeapListState, InternalReducingState):
+    """PyFlink's `SynchronousReducingRuntimeState` over the JVM's bag: its value is the bag's first element;
+    `add` reduces that one with the new value (the descriptor's reduce function) into a bag of one; merging
+    appends the sources' bags without reducing (`HeapListState.merge_namespaces`), so after a merge the value
+    is the target's own, or else the first source's."""
 
     def __init__(self, backend: KeyedStateBackend, descriptor) -> None:
         super().__init__(backend, descriptor.get_name())
         self.reduce = descriptor.get_reduce_function().reduce
 
     def get(self):
-        return self.table.get(self.slot())
+        bag = self.table.get(self.slot())
+        return bag[0] if bag else None
 
     def add(self, value) -> None:
-        current = self.table.get(self.slot())
-        self.table[self.slot()] = value if current is None else self.reduce(current, value)
-
-    def merge_namespaces(self, target, sources) -> None:
-        for source in sources:
-            value = self.table.pop(self.slot(source), None)
-            if value is not None:
-                current = self.table.get(self.slot(target))
-                self.table[self.slot(target)] = value if current is None else self.reduce(current, value)
+        current = self.get()
+        self.table[self.slot()] = [value if current is None else self.reduce(current, value)]
 
 
 class HeapValueState(HeapState, InternalValueState):

@@ -9,6 +9,10 @@ command for `--impl exec:`.
 The window operator's input watermarks come from Flink's own classes too: per channel the case's
 generator behind `TimestampsAndWatermarksOperator`'s emitter, timed by the case's processing-time
 events, and `StatusWatermarkValve` merging the channels (`CaseWatermarks.java`).
+
+The same runner runs Flink SQL's windows (`flink_impl/sql.py`, `sql/`: `flink-sql`, `flink-sql-legacy`) and
+Flink 1.20, the LTS release (`flink-1.20`, `flink-sql-1.20`: its jars from Maven, `flink-1.20/pom.xml`, and a
+shim of its own, `shims/flink-1.20`).
 """
 
 from flink_impl.implementation import FlinkImplementation

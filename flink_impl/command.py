@@ -2,8 +2,9 @@
 
 `python -m flink_impl` prints it (compiling the runner first if this build is not cached), so that
 real Flink runs wherever a process can: `--impl "exec:$(python -m flink_impl)"` is the `flink`
-implementation without its launcher. The runner states nothing of the contract itself: its one
-argument carries the name, the features (`window_contract.features`), the limits and the contract's facts
+implementation without its launcher (`python -m flink_impl flink-sql` the SQL one, and so on). The
+runner states nothing of the contract itself: its one argument carries the name, the features
+(`window_contract.features`), the API its jobs are written in, the limits and the contract's facts
 (`window_contract.facts`) it needs.
 """
 
@@ -14,9 +15,9 @@ import os
 import shlex
 from dataclasses import asdict, dataclass
 
-from flink_impl.toolchain import MAIN_CLASS, compiled_classes, find_toolchain
+from flink_impl.toolchain import MAIN_CLASS, compiled_classes, find_build
 from window_contract.facts import NEVER_ENDS, TOO_MANY_WINDOWS, WINDOWS_PER_ELEMENT_LIMIT
-from window_contract.features import FEATURES
+from window_contract.features import ALL_FEATURES, FEATURES
 
 NAME = "flink"
 JVM_OPTIONS = ["-Xmx1g", "-XX:+UseSerialGC"]
@@ -33,16 +34,37 @@ class Limits:
     output_limit: int = 100_000
 
 
-def contract_argument(limits: Limits) -> str:
+@dataclass(frozen=True)
+class Variant:
+    """One implementation on the runner: its name, the Flink release it runs, the API its jobs are written in
+    (`datastream`: `Runner`'s `CaseBranch`; `sql`, `sql-legacy`: `sql/SqlBranch.java`), the features it declares
+    and its default limits."""
+
+    name: str
+    release: str
+    api: str
+    features: frozenset[str]
+    limits: Limits = Limits()
+
+
+#: Real Flink 2.3's DataStream API: every feature.
+FLINK = Variant(NAME, "2.3", "datastream", ALL_FEATURES)
+#: The same harness on Flink 1.20, the LTS release.
+FLINK_1_20 = Variant("flink-1.20", "1.20", "datastream", ALL_FEATURES)
+
+
+def contract_argument(limits: Limits, variant: Variant = FLINK) -> str:
     """The runner's one argument (`Contract.java`): what it takes from the contract, as JSON."""
-    return json.dumps({"name": NAME, "features": list(FEATURES), "limits": asdict(limits),
-                       "never_ends": NEVER_ENDS, "windows_per_element_limit": WINDOWS_PER_ELEMENT_LIMIT,
+    features = [name for name in FEATURES if name in variant.features]  # in the contract's order
+    return json.dumps({"name": variant.name, "features": features, "api": variant.api,
+                       "limits": asdict(limits), "never_ends": NEVER_ENDS,
+                       "windows_per_element_limit": WINDOWS_PER_ELEMENT_LIMIT,
                        "too_many_windows": TOO_MANY_WINDOWS}, separators=(",", ":"))
 
 
-def runner_command(limits: Limits | None = None) -> str:
+def runner_command(limits: Limits | None = None, variant: Variant = FLINK) -> str:
     """The runner's command line, quoted as a shell would split it (`exec:` splits it so)."""
-    toolchain = find_toolchain()
-    classpath = os.pathsep.join([str(compiled_classes(toolchain)), str(toolchain.flink_dist)])
-    return shlex.join([str(toolchain.java), *JVM_OPTIONS, "-cp", classpath, MAIN_CLASS,
-                       contract_argument(limits or Limits())])
+    build = find_build(variant.release, sql=variant.api != "datastream")
+    classpath = os.pathsep.join([str(compiled_classes(build)), *map(str, build.jars)])
+    return shlex.join([str(build.java), *JVM_OPTIONS, "-cp", classpath, MAIN_CLASS,
+                       contract_argument(limits or variant.limits, variant)])

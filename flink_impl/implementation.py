@@ -11,31 +11,30 @@ import threading
 import weakref
 from collections.abc import Sequence
 
-from flink_impl.command import NAME, Limits, runner_command
+from flink_impl.command import FLINK, FLINK_1_20, Limits, Variant, runner_command
 from window_contract.case import Case
-from window_contract.features import ALL_FEATURES
 from window_contract.implementation import REQUEST_TIMEOUT, ImplementationFailure
 from window_contract.observation import Observation
 from window_contract.process import ProcessImplementation
 
-#: The runner of each `Limits` in use: implementations with equal limits share one JVM, and the
-#: default limits' runner lives as long as the Python process (starting one takes seconds).
-_runners: weakref.WeakValueDictionary[Limits, ProcessImplementation] = weakref.WeakValueDictionary()
+#: The runner of each variant and `Limits` in use: implementations with equal ones share one JVM, and
+#: the default limits' runners live as long as the Python process (starting one takes seconds).
+_runners: weakref.WeakValueDictionary[tuple[Variant, Limits], ProcessImplementation] = weakref.WeakValueDictionary()
 _runners_lock = threading.Lock()
 
 
-def runner(limits: Limits) -> ProcessImplementation:
-    """The started runner for these limits, shared in this Python process."""
+def runner(limits: Limits, variant: Variant = FLINK) -> ProcessImplementation:
+    """The started runner of `variant` for these limits, shared in this Python process."""
     with _runners_lock:
-        process = _runners.get(limits)
+        process = _runners.get((variant, limits))
         if process is None:
-            process = ProcessImplementation(runner_command(limits), label="the Flink runner")
-            if (process.name, process.features, process.costly_calls) != (NAME, ALL_FEATURES, True):
+            process = ProcessImplementation(runner_command(limits, variant), label="the Flink runner")
+            if (process.name, process.features, process.costly_calls) != (variant.name, variant.features, True):
                 process.close()
                 raise ImplementationFailure(f"the Flink runner said hello as {process.name!r} with other "
                                             "features or flags than flink_impl declares")
-            _runners[limits] = process
-            if limits == Limits():
+            _runners[variant, limits] = process
+            if limits == variant.limits:
                 atexit.register(process.close)
         return process
 
@@ -48,24 +47,24 @@ class FlinkImplementation:
     starts at the first `run` call.
     """
 
-    name = NAME
     #: Every feature is replayed exactly. Processing time included: the window operator's processing-time
     #: service is the case's clock, which its `processing_time` events move (`CaseProcessingTime.java`,
     #: with real Flink's rule that a timer for t fires once the clock passes t), and the channels'
     #: generators, their periodic emission and idleness run on the same clock (`CaseWatermarks.java`).
-    features = ALL_FEATURES
+    variant = FLINK
     #: A `run` call is one or more Flink jobs: the suite prefetches each property's cases in a few large calls.
     costly_calls = True
     position_free = False
 
     def __init__(self, limits: Limits | None = None, timeout: float = REQUEST_TIMEOUT) -> None:
-        self.limits, self.timeout = limits or Limits(), timeout
+        self.limits, self.timeout = limits or self.variant.limits, timeout
+        self.name, self.features = self.variant.name, self.variant.features
         self._runner: ProcessImplementation | None = None
 
     def start(self) -> None:
         """Start the runner's JVM ahead of the first call (the suite does it while it records)."""
         if self._runner is None:
-            self._runner = runner(self.limits)
+            self._runner = runner(self.limits, self.variant)
 
     def run(self, cases: Sequence[Case]) -> list[Observation]:
         return self.run_bounded(cases, self.timeout)
@@ -76,3 +75,10 @@ class FlinkImplementation:
             return []
         self.start()
         return self._runner.run_bounded(cases, timeout)
+
+
+class Flink120Implementation(FlinkImplementation):
+    """The same harness on Apache Flink 1.20.3, the LTS release (its jars from Maven Central, `flink-1.20/pom.xml`),
+    every feature: the README's "What changes between Flink 1.20 and 2.3" is what the suite finds."""
+
+    variant = FLINK_1_20

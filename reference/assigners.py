@@ -3,7 +3,8 @@
 Models `org.apache.flink.streaming.api.windowing.assigners`: the tumbling, sliding and session
 assigners in event and processing time, and `GlobalWindows`. Constructors check Flink's
 preconditions and raise `InvalidSpec` with Flink's message; `repr` is the expression that builds
-the assigner in Flink's API.
+the assigner in Flink's API. Each class names the kinds of the format it models (`@models`,
+`reference.kinds`) and builds itself from one (`from_kind`), with the case's window-start formula.
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ from collections.abc import Callable
 
 from reference.errors import InvalidSpec, JobFailure
 from reference.javalong import LONG_MIN, l2i, labs, ladd, ldiv, lrem, lsub
+from reference.kinds import models
 from reference.windows import GLOBAL_WINDOW, TimeWindow, Window, WindowStart, get_window_start_with_offset
+from window_contract import case
 from window_contract.facts import DYNAMIC_GAP_MESSAGE, MAX_WINDOW_NUM, TOO_MANY_WINDOWS, WINDOWS_PER_ELEMENT_LIMIT
 
 NO_TIMESTAMP_MESSAGE = ("Record has Long.MIN_VALUE timestamp (= no timestamp marker). "
@@ -46,10 +49,15 @@ def _element_time(assigner: WindowAssigner, timestamp: int, current_processing_t
     return timestamp
 
 
+@models(case.Tumbling)
 class TumblingWindows(WindowAssigner):
     """`TumblingEventTimeWindows` / `TumblingProcessingTimeWindows`:
     `[N * size + offset, (N + 1) * size + offset)`; requires `abs(offset) < size` (Java `Math.abs`).
     """
+
+    @classmethod
+    def from_kind(cls, kind: case.Tumbling, window_start: WindowStart) -> TumblingWindows:
+        return cls(kind.size, kind.offset, kind.time == "event", window_start)
 
     def __init__(self, size: int, offset: int, event_time: bool,
                  window_start: WindowStart = get_window_start_with_offset) -> None:
@@ -77,6 +85,7 @@ class TumblingWindows(WindowAssigner):
         return f"{self.name}.of({self.size}, offset={self.offset})"
 
 
+@models(case.Sliding)
 class SlidingWindows(WindowAssigner):
     """`SlidingEventTimeWindows` / `SlidingProcessingTimeWindows`: windows of `size` every `slide`.
 
@@ -86,6 +95,10 @@ class SlidingWindows(WindowAssigner):
     An element given more than `WINDOWS_PER_ELEMENT_LIMIT` windows, wrapped or not, stops the case
     with the contract's `TOO_MANY_WINDOWS` (`window_contract.facts`).
     """
+
+    @classmethod
+    def from_kind(cls, kind: case.Sliding, window_start: WindowStart) -> SlidingWindows:
+        return cls(kind.size, kind.slide, kind.offset, kind.time == "event", window_start)
 
     def __init__(self, size: int, slide: int, offset: int, event_time: bool,
                  window_start: WindowStart = get_window_start_with_offset) -> None:
@@ -138,11 +151,16 @@ class RecentWindows(dict[int, TimeWindow]):
         return window
 
 
+@models(case.Session)
 class SessionWindows(WindowAssigner):
     """`EventTimeSessionWindows` / `ProcessingTimeSessionWindows`: `[t, t + gap)`, merged with every
     window it intersects (touching included) by the `MergingWindowSet`."""
 
     is_merging = True
+
+    @classmethod
+    def from_kind(cls, kind: case.Session, window_start: WindowStart) -> SessionWindows:
+        return cls(kind.gap, kind.time == "event")
 
     def __init__(self, gap: int, event_time: bool) -> None:
         self.is_event_time = event_time
@@ -165,11 +183,16 @@ class SessionWindows(WindowAssigner):
 GAP_EXTRACTORS: dict[str, Callable[[int], int]] = {"value": lambda value: value}
 
 
+@models(case.DynamicSession)
 class DynamicSessionWindows(SessionWindows):
     """`DynamicEventTimeSessionWindows` / `DynamicProcessingTimeSessionWindows` (`withDynamicGap`):
     `[t, t + gap)` with the gap the extractor gives each element, merged as session windows are. Its
     constructor checks nothing; `assignWindows` throws `IllegalArgumentException` for a gap <= 0, which
     fails the job at that element."""
+
+    @classmethod
+    def from_kind(cls, kind: case.DynamicSession, window_start: WindowStart) -> DynamicSessionWindows:
+        return cls(kind.gap_extractor, kind.time == "event")
 
     def __init__(self, gap_extractor: str, event_time: bool) -> None:
         self.is_event_time = event_time
@@ -187,11 +210,17 @@ class DynamicSessionWindows(SessionWindows):
         return f"{self.name}.withDynamicGap({self.gap_extractor})"
 
 
+@models(case.Global, case.Count)
 class GlobalWindows(WindowAssigner):
     """`GlobalWindows`: every element in the one `GlobalWindow`; default trigger `NeverTrigger`.
 
     `isEventTime()` is false: the global window is never late and has no cleanup timer.
     """
+
+    @classmethod
+    def from_kind(cls, kind: case.Global | case.Count, window_start: WindowStart) -> GlobalWindows:
+        """`countWindow` is `GlobalWindows` too: `build_operator` sets its trigger and evictor."""
+        return cls()
 
     is_event_time = False
 

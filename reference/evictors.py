@@ -2,12 +2,15 @@
 
 Models `org.apache.flink.streaming.api.windowing.evictors`. The contents are the window's list of
 `(value, timestamp)` in arrival order, changed in place as Flink's `Iterator.remove()` changes it.
+Each class names the kind of the format it models (`@models`, `reference.kinds`).
 """
 
 from __future__ import annotations
 
 from reference.delta import DELTA_FUNCTIONS
 from reference.javalong import lsub
+from reference.kinds import models
+from window_contract import case
 
 Contents = list[tuple[int, int]]
 
@@ -35,6 +38,7 @@ class Evictor:
         return ", doEvictAfter=true" if self.do_evict_after else ""
 
 
+@models(case.CountEvictor)
 class CountEvictor(Evictor):
     """`CountEvictor`: keeps the last `max_count` elements by arrival.
 
@@ -54,6 +58,7 @@ class CountEvictor(Evictor):
         del elements[:max(0, min(lsub(size, self.max_count), size))]
 
 
+@models(case.TimeEvictor)
 class TimeEvictor(Evictor):
     """`TimeEvictor`: keeps the elements with `timestamp > max(timestamp) - windowSize`."""
 
@@ -71,6 +76,7 @@ class TimeEvictor(Evictor):
         elements[:] = [e for e in elements if e[1] > cutoff]
 
 
+@models(case.DeltaEvictor)
 class DeltaEvictor(Evictor):
     """`DeltaEvictor`: removes every element whose `getDelta(element, last) >= threshold`, where `last`
     is the window's last element by arrival (`Iterables.getLast`), compared with itself too."""

@@ -11,13 +11,13 @@ receives is recorded when the case observes them.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
-from reference import windows as model_windows
+from reference.dialects import FLINK, Dialect
 from reference.errors import InvalidSpec, JobFailure
 from reference.javalong import LONG_MAX
 from reference.job import build_operator
 from reference.operator import WindowOperator
+from reference.output import Collector
 from reference.trace import NO_TRACE, TraceListener
 from reference.watermarks.inputs import OperatorInputs, check_watermark_strategy
 from reference.windows import (
@@ -27,53 +27,7 @@ from reference.windows import (
 )
 from window_contract.case import Case, EndOfChannel, ProcessingTime, Record, Watermark, WatermarkStatus
 from window_contract.features import ALL_FEATURES
-from window_contract.observation import Error, Firing, GlobalWindow, InputWatermark, LateRecord, Observation, TimeWindow
-
-
-@dataclass
-class Collector:
-    """Collects the operator's output, stamped with the position of the event being processed.
-
-    Outputs are kept as plain tuples and turned into the contract's types once, at the end.
-    """
-
-    at: int = 0
-    firings: list[tuple] = field(default_factory=list)
-    late: list[tuple] = field(default_factory=list)
-    dropped: list[tuple] = field(default_factory=list)
-    #: `(at, watermark)` of every watermark the operator received, or None when the case does not observe them.
-    watermarks: list[tuple] | None = None
-
-    def emit(self, key, window, values, watermark):
-        self.firings.append((self.at, key, window, values, watermark))
-
-    def side_output(self, key, value, timestamp):
-        self.late.append((self.at, key, value, timestamp))
-
-    def drop(self, key, value, timestamp):
-        self.dropped.append((self.at, key, value, timestamp))
-
-    def input_watermark(self, watermark):
-        if self.watermarks is not None:
-            self.watermarks.append((self.at, watermark))
-
-    def observation(self, error: Error | None = None) -> Observation:
-        windows: dict[model_windows.Window, tuple[TimeWindow | GlobalWindow, int]] = {}
-        firings = []
-        for at, key, window, values, wm in self.firings:
-            fired = windows.get(window)
-            if fired is None:  # one window fires for many keys: converted once
-                fired = windows[window] = (_fired_window(window), window.max_timestamp())
-            firings.append(Firing(at, key, fired[0], fired[1], tuple(values), wm))
-        watermarks = None if self.watermarks is None else tuple(InputWatermark(*w) for w in self.watermarks)
-        return Observation(tuple(firings), tuple(LateRecord(*r) for r in self.late),
-                           tuple(LateRecord(*r) for r in self.dropped), error, watermarks)
-
-
-def _fired_window(window: model_windows.Window) -> TimeWindow | GlobalWindow:
-    if isinstance(window, model_windows.TimeWindow):
-        return TimeWindow(window.start, window.end)
-    return GlobalWindow()
+from window_contract.observation import Error, Observation
 
 
 def drive(case: Case, operator: WindowOperator, inputs: OperatorInputs, collector: Collector,
@@ -109,14 +63,16 @@ def drive(case: Case, operator: WindowOperator, inputs: OperatorInputs, collecto
 
 
 def simulate(case: Case, listener: TraceListener = NO_TRACE,
-             window_start: WindowStart = get_window_start_with_offset) -> Observation:
-    """The observation Flink gives for `case`; `listener` is told of each step."""
-    collector = Collector(watermarks=[] if case.observes_watermarks else None)
+             window_start: WindowStart = get_window_start_with_offset, dialect: Dialect = FLINK) -> Observation:
+    """The observation Flink gives for `case`; `listener` is told of each step. With another `dialect`
+    (`reference.dialects`), what an engine that changes some of Flink's rules gives."""
+    collector = dialect.collector(watermarks=[] if case.observes_watermarks else None)
     try:
         if case.watermark_generator is not None:
             check_watermark_strategy(case.watermark_generator)
-        operator = build_operator(case, collector, listener, window_start)
-        inputs = OperatorInputs(case, _receiving(operator, collector), listener)
+        operator = build_operator(case, collector, listener, window_start, dialect)
+        receive = _receiving(dialect.deciding(operator.process_watermark), collector)
+        inputs = OperatorInputs(case, dialect.received(receive, case.watermark_generator is not None), listener)
     except InvalidSpec as e:
         return collector.observation(Error("invalid_spec", str(e)))
     try:
@@ -126,12 +82,12 @@ def simulate(case: Case, listener: TraceListener = NO_TRACE,
     return collector.observation()
 
 
-def _receiving(operator: WindowOperator, collector: Collector):
+def _receiving(process_watermark, collector: Collector):
     """The operator's `processWatermark`, recording each watermark it receives."""
-    def process_watermark(watermark: int) -> None:
+    def receiving(watermark: int) -> None:
         collector.input_watermark(watermark)
-        operator.process_watermark(watermark)
-    return process_watermark
+        process_watermark(watermark)
+    return receiving
 
 
 class ReferenceImplementation:
@@ -140,11 +96,12 @@ class ReferenceImplementation:
     name = "reference"
     features = ALL_FEATURES
 
-    def __init__(self, window_start: WindowStart = get_window_start_with_offset, name: str = "reference"):
-        self.window_start, self.name = window_start, name
+    def __init__(self, window_start: WindowStart = get_window_start_with_offset, name: str = "reference",
+                 dialect: Dialect = FLINK):
+        self.window_start, self.name, self.dialect = window_start, name, dialect
 
     def run(self, cases: Sequence[Case]) -> list[Observation]:
-        return [simulate(case, window_start=self.window_start) for case in cases]
+        return [simulate(case, window_start=self.window_start, dialect=self.dialect) for case in cases]
 
 
 def flink_1_12_variant() -> ReferenceImplementation:

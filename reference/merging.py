@@ -9,16 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from reference.windows import TimeWindow, merge_windows
+from reference.windows import TimeWindow
 
 #: `(merge result, merged windows, state window of the result, state windows merged into it)`
 MergeFunction = Callable[[TimeWindow, list[TimeWindow], TimeWindow, list[TimeWindow]], None]
 
 
 class MergingWindowSet:
-    """`MergingWindowSet`: the in-flight windows of one key, each mapped to its state window."""
+    """`MergingWindowSet`: the in-flight windows of one key, each mapped to its state window; `merge` is
+    `TimeWindow.mergeWindows` (`reference.windows.merge_windows`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, merge: Callable[[list[TimeWindow]], list[tuple[TimeWindow, set[TimeWindow]]]]) -> None:
+        self.merge = merge
         self.mapping: dict[TimeWindow, TimeWindow] = {}
 
     def get_state_window(self, window: TimeWindow) -> TimeWindow | None:
@@ -39,7 +41,7 @@ class MergingWindowSet:
         when the new window lies within one in-flight window, which then stays as it is. The steps
         and their comments are Flink's.
         """
-        merge_results = merge_windows([*self.mapping, new_window])
+        merge_results = self.merge([*self.mapping, new_window])
 
         result_window = new_window
         merged_new_window = False

@@ -18,7 +18,7 @@ from reference.merging import MergingWindowSet
 from reference.timers import InternalTimer, InternalTimerService
 from reference.trace import NO_TRACE, TraceListener
 from reference.triggers import Trigger, TriggerResult
-from reference.windows import TimeWindow, Window
+from reference.windows import TimeWindow, Window, merge_windows
 
 CONTINUE = TriggerResult.CONTINUE  # a trigger's usual answer: nothing to do
 
@@ -135,10 +135,14 @@ class WindowOperator:
         cleanup timer."""
         return self.is_event_time and cleanup_time <= self.timers.current_watermark
 
+    def with_lateness(self, time: int) -> int:
+        """`time + allowedLateness`, a Java `long` sum that wraps (with a huge lateness a positive
+        timestamp can become "late")."""
+        return ladd(time, self.allowed_lateness)
+
     def is_element_late(self, timestamp: int) -> bool:
-        """`WindowOperator.isElementLate`: `timestamp + allowedLateness <= watermark`, a Java `long`
-        sum that wraps (with a huge lateness a positive timestamp can become "late")."""
-        return self.is_event_time and ladd(timestamp, self.allowed_lateness) <= self.timers.current_watermark
+        """`WindowOperator.isElementLate`: `timestamp + allowedLateness <= watermark`."""
+        return self.is_event_time and self.with_lateness(timestamp) <= self.timers.current_watermark
 
     def register_cleanup_timer(self, cleanup_time: int) -> None:
         """`WindowOperator.registerCleanupTimer`: a timer, in the assigner's notion of time, for the
@@ -232,8 +236,11 @@ class WindowOperator:
     def merging_window_set(self, key: str) -> MergingWindowSet:
         merging = self.merging_window_sets.get(key)
         if merging is None:
-            merging = self.merging_window_sets[key] = MergingWindowSet()
+            merging = self.merging_window_sets[key] = MergingWindowSet(self.merge_windows)
         return merging
+
+    #: `TimeWindow.mergeWindows`, which the key's `MergingWindowSet` merges with.
+    merge_windows = staticmethod(merge_windows)
 
     def merge(self, key: str, merge_result: TimeWindow, merged_windows: list[TimeWindow],
               state_window_result: TimeWindow, merged_state_windows: list[TimeWindow]) -> None:
@@ -242,7 +249,7 @@ class WindowOperator:
         merges its state, the merged windows' triggers and cleanup timers are cleared, and their
         contents move into the result's state window."""
         if self.is_event_time:
-            if ladd(merge_result.max_timestamp(), self.allowed_lateness) <= self.timers.current_watermark:
+            if self.with_lateness(merge_result.max_timestamp()) <= self.timers.current_watermark:
                 raise JobFailure(
                     "The end timestamp of an event-time window cannot become earlier than the current "
                     f"watermark by merging. Current watermark: {self.timers.current_watermark} "

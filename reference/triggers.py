@@ -3,6 +3,7 @@
 Models `org.apache.flink.streaming.api.windowing.triggers` (Flink 2.x). Each trigger answers one
 question per callback with a `TriggerResult`; the window operator is the only place that acts on it.
 A trigger keeps its own per-window state through the `TriggerContext` (Flink's partitioned state).
+Each class names the kind of the format it models (`@models`, `reference.kinds`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ from typing import Protocol
 from reference.delta import DELTA_FUNCTIONS
 from reference.errors import JobFailure
 from reference.javalong import ladd, lrem, lsub
+from reference.kinds import models
 from reference.windows import Window
+from window_contract import case
 from window_contract.facts import CONTINUOUS_PROCESSING_TIME_NULL_MESSAGE
 
 
@@ -90,6 +93,7 @@ class Trigger:
         return f"{type(self).__name__}.create()"
 
 
+@models(case.EventTimeTrigger)
 class EventTimeTrigger(Trigger):
     """`EventTimeTrigger`: fires once the watermark passes the window's `maxTimestamp`.
 
@@ -119,6 +123,7 @@ class EventTimeTrigger(Trigger):
         ctx.delete_event_time_timer(window.max_timestamp())
 
 
+@models(case.ProcessingTimeTrigger)
 class ProcessingTimeTrigger(Trigger):
     """`ProcessingTimeTrigger`: fires once processing time passes the window's `maxTimestamp` (see `timers.py`)."""
 
@@ -140,6 +145,7 @@ class ProcessingTimeTrigger(Trigger):
         ctx.delete_processing_time_timer(window.max_timestamp())
 
 
+@models(case.CountTrigger)
 class CountTrigger(Trigger):
     """`CountTrigger`: fires when `maxCount` elements arrived since the last firing (the count is
     reset on firing); merged windows add up their counts."""
@@ -225,6 +231,7 @@ class _ContinuousTrigger(Trigger):
             ctx.set_state(self.STATE, None)
 
 
+@models(case.ContinuousEventTimeTrigger)
 class ContinuousEventTimeTrigger(_ContinuousTrigger):
     """`ContinuousEventTimeTrigger` (Flink 2.x): fires every `interval` of event time and at the
     window's end; an element for a window the watermark has passed fires it at once."""
@@ -247,6 +254,7 @@ class ContinuousEventTimeTrigger(_ContinuousTrigger):
         return self.on_timer(time, window, ctx)
 
 
+@models(case.ContinuousProcessingTimeTrigger)
 class ContinuousProcessingTimeTrigger(_ContinuousTrigger):
     """`ContinuousProcessingTimeTrigger` (Flink 2.x): fires every `interval` of processing time,
     aligned to the processing time of the window's first element, and at the window's end."""
@@ -270,6 +278,7 @@ class ContinuousProcessingTimeTrigger(_ContinuousTrigger):
         return self.on_timer(time, window, ctx)
 
 
+@models(case.PurgingTrigger)
 class PurgingTrigger(Trigger):
     """`PurgingTrigger`: turns every FIRE of the nested trigger into FIRE_AND_PURGE."""
 
@@ -300,6 +309,7 @@ class PurgingTrigger(Trigger):
         self.nested.clear(window, ctx)
 
 
+@models(case.NeverTrigger)
 class NeverTrigger(Trigger):
     """`GlobalWindows.NeverTrigger`: never fires; it cannot merge."""
 
@@ -307,6 +317,7 @@ class NeverTrigger(Trigger):
         return "GlobalWindows.NeverTrigger()"
 
 
+@models(case.DeltaTrigger)
 class DeltaTrigger(Trigger):
     """`DeltaTrigger`: fires when `getDelta(last, element) > threshold` (strictly; a `double`
     comparison), where `last` is its "last-element" state. The window's first element only becomes
@@ -337,6 +348,7 @@ class DeltaTrigger(Trigger):
         ctx.set_state(self.STATE, None)
 
 
+@models(case.ProcessingTimeoutTrigger)
 class ProcessingTimeoutTrigger(Trigger):
     """`ProcessingTimeoutTrigger`: the nested trigger, plus a processing-time timeout.
 

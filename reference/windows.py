@@ -85,8 +85,10 @@ def get_window_start_with_offset_flink_1_12(timestamp: int, offset: int, window_
 _start = attrgetter("start")
 
 
-def merge_windows(windows: Iterable[TimeWindow]) -> list[tuple[TimeWindow, set[TimeWindow]]]:
-    """`TimeWindow.mergeWindows`: sort by start, merge runs of intersecting windows.
+def merge_windows(windows: Iterable[TimeWindow], intersects: Callable[[TimeWindow, TimeWindow], bool] =
+                  TimeWindow.intersects) -> list[tuple[TimeWindow, set[TimeWindow]]]:
+    """`TimeWindow.mergeWindows`: sort by start, merge runs of intersecting windows (`intersects`: Flink's
+    `TimeWindow.intersects`, unless a dialect says otherwise).
 
     Returns `(merge result, merged windows)` for each run of more than one distinct window.
     """
@@ -94,7 +96,7 @@ def merge_windows(windows: Iterable[TimeWindow]) -> list[tuple[TimeWindow, set[T
     current: TimeWindow | None = None
     members: set[TimeWindow] = set()
     for candidate in sorted(windows, key=_start):
-        if current is not None and current.intersects(candidate):
+        if current is not None and intersects(current, candidate):
             current = current.cover(candidate)
             members.add(candidate)
             continue

@@ -20,10 +20,10 @@ import heapq
 from dataclasses import dataclass, field
 from itertools import count
 
-from spark_impl import triggers
 from spark_impl.delta import get_delta
 from spark_impl.javalong import LONG_MAX, LONG_MIN, add, sub
 from spark_impl.spec import OperatorSpec
+from spark_impl.triggers import TriggerFailure, decisions
 from spark_impl.windows import AssignerFailure, assign_windows, max_timestamp, merge_windows
 from window_contract.case import CountEvictor, DeltaEvictor, TimeEvictor
 from window_contract.facts import NEVER_ENDS, RUNAWAY_TIMERS
@@ -85,6 +85,7 @@ class KeyedWindowOperator:
 
     def __init__(self, spec: OperatorSpec, key: str) -> None:
         self.spec, self.key = spec, key
+        self.trigger = decisions(spec.trigger)
         self.watermark = LONG_MIN
         self.processing_time = 0
         self.contents: dict = {}  # state window -> [(value, ts)] in arrival order; absent when empty
@@ -165,7 +166,7 @@ class KeyedWindowOperator:
                 state_window = window
             skipped = False
             self.contents.setdefault(state_window, []).append((value, ts))
-            fire, purge = self._trigger(triggers.on_element, ts, window)
+            fire, purge = self._trigger(self.trigger.on_element, ts, window)
             if fire:
                 self._emit(window, state_window)
             if purge:
@@ -177,8 +178,8 @@ class KeyedWindowOperator:
 
     def _trigger(self, method, time: int, window) -> tuple[bool, bool]:
         try:
-            return method(self.spec.trigger, self, time, window)
-        except triggers.TriggerFailure as e:
+            return method(self, time, window)
+        except TriggerFailure as e:
             raise JobFailure(str(e)) from None
 
     def _emit(self, window, state_window) -> None:
@@ -216,7 +217,7 @@ class KeyedWindowOperator:
 
     def _clear_all_state(self, window, state_window) -> None:
         self.contents.pop(state_window, None)
-        triggers.clear(self.spec.trigger, self, window)
+        self.trigger.clear(self, window)
         if self.spec.is_merging:
             self.merging.pop(window, None)
 
@@ -226,14 +227,14 @@ class KeyedWindowOperator:
             return
         self.watermark = time
         for timer in self.event_timers.due(time):
-            self._on_timer(*timer, triggers.on_event_time, cleans_up=self.spec.is_event_time)
+            self._on_timer(*timer, self.trigger.on_event_time, cleans_up=self.spec.is_event_time)
 
     def advance_processing_time(self, time: int) -> None:
         """The clock moves to `time` (never back); a timer for t fires once the clock has passed t, as
         `SystemProcessingTimeService` schedules it `t - now + 1` ms ahead (at once when t is past)."""
         self.processing_time = max(self.processing_time, time)
         for timer in self.processing_timers.due(self.processing_time - 1):
-            self._on_timer(*timer, triggers.on_processing_time, cleans_up=not self.spec.is_event_time)
+            self._on_timer(*timer, self.trigger.on_processing_time, cleans_up=not self.spec.is_event_time)
 
     # --- MergingWindowSet ---------------------------------------------------------------------
 
@@ -264,9 +265,9 @@ class KeyedWindowOperator:
             raise JobFailure("The end timestamp of a processing-time window cannot become earlier than the "
                              "current processing time by merging. Current processing time: "
                              f"{self.processing_time} window: {name}")
-        triggers.on_merge(self.spec.trigger, self, cover, merged)
+        self.trigger.on_merge(self, cover, merged)
         for w in merged:
-            triggers.clear(self.spec.trigger, self, w)
+            self.trigger.clear(self, w)
             self._cleanup_timer(w, register=False)
         for sw in merged_state_windows:
             moved = self.contents.pop(sw, [])

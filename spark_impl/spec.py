@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from spark_impl.javalong import div, java_abs
+from spark_impl.triggers import decisions
 from spark_impl.watermarks import api_time_message, job_start_message
 from window_contract.case import (
     MERGING_ASSIGNERS,
@@ -19,13 +20,11 @@ from window_contract.case import (
     Count,
     CountEvictor,
     CountTrigger,
-    DeltaTrigger,
     DynamicSession,
     EventTimeTrigger,
     EvictorSpec,
     Global,
     NeverTrigger,
-    ProcessingTimeoutTrigger,
     ProcessingTimeTrigger,
     PurgingTrigger,
     Session,
@@ -68,19 +67,11 @@ def window_message(case: Case) -> str | None:
     if isinstance(w, Session) and w.gap <= 0:
         return f"{_time_name(w.time)}SessionWindows parameters must satisfy 0 < size"
     if isinstance(w, MERGING_ASSIGNERS):  # withDynamicGap checks its gaps only as records arrive
-        if not can_merge(case.trigger or default_trigger(w)):
+        if not decisions(case.trigger or default_trigger(w)).can_merge:  # Trigger.canMerge()
             return MERGING_TRIGGER_MESSAGE
     if case.allowed_lateness < 0:  # WindowOperatorBuilder.allowedLateness, after the assigner and trigger
         return NEGATIVE_LATENESS_MESSAGE
     return None
-
-
-def can_merge(trigger: TriggerSpec) -> bool:
-    """`Trigger.canMerge()`: every trigger of the format but `NeverTrigger`, `ProcessingTimeoutTrigger`
-    and `DeltaTrigger` (which do not override it); `PurgingTrigger` delegates."""
-    while isinstance(trigger, PurgingTrigger):
-        trigger = trigger.inner
-    return not isinstance(trigger, NeverTrigger | ProcessingTimeoutTrigger | DeltaTrigger)
 
 
 def default_trigger(window) -> TriggerSpec:

@@ -1,29 +1,21 @@
 """Flink's triggers as decisions on one window, for the per-key simulation (`spark_impl.operator`).
 
-Each function mirrors the method of the same name of Flink's `Trigger` subclass
-(`org.apache.flink.streaming.api.windowing.triggers`); `ctx` is the operator's trigger context for the
-current key: the watermark, the processing time, timers and partitioned trigger state. A result is
-`(fire, purge)`, Flink's `TriggerResult`.
+Each class decides for one kind of the format (`window_contract.case`) and mirrors the `Trigger`
+subclass of the same name (`org.apache.flink.streaming.api.windowing.triggers`), method by method;
+`ctx` is the operator's trigger context for the current key: the watermark, the processing time, timers
+and partitioned trigger state. A result is `(fire, purge)`, Flink's `TriggerResult`. `decisions(spec)`
+is the trigger a case names; a new kind is one class here.
 """
 
 from __future__ import annotations
 
-from typing import Protocol
+import dataclasses
+from typing import ClassVar, Protocol
 
 from spark_impl.delta import get_delta
 from spark_impl.javalong import add, rem, sub
 from spark_impl.windows import max_timestamp
-from window_contract.case import (
-    ContinuousEventTimeTrigger,
-    ContinuousProcessingTimeTrigger,
-    CountTrigger,
-    DeltaTrigger,
-    EventTimeTrigger,
-    ProcessingTimeoutTrigger,
-    ProcessingTimeTrigger,
-    PurgingTrigger,
-    TriggerSpec,
-)
+from window_contract import case as spec
 from window_contract.facts import CONTINUOUS_PROCESSING_TIME_NULL_MESSAGE
 
 CONTINUE = (False, False)
@@ -34,7 +26,6 @@ FIRE = (True, False)
 COUNT, FIRE_TIME, TIMEOUT = "count", "fire-time", "timeout"
 #: `DeltaTrigger`'s state: the value of the last element that fired (the window's first one to begin with).
 LAST_ELEMENT = "last-element"
-
 
 
 class TriggerContext(Protocol):
@@ -56,186 +47,302 @@ class TriggerFailure(Exception):
     """An exception a Flink trigger throws (it fails the job)."""
 
 
-def _purging(result: tuple[bool, bool]) -> tuple[bool, bool]:
-    """`PurgingTrigger`: FIRE becomes FIRE_AND_PURGE."""
-    return (True, True) if result[0] else result
+class Trigger:
+    """A trigger's decisions for one window: by default it continues, keeps nothing and cannot merge
+    (`Trigger.canMerge()` is false unless a trigger says otherwise). `kind` is the format's kind it
+    decides for; the fields of that kind are its attributes."""
+
+    kind: ClassVar[type]
+    can_merge: ClassVar[bool] = False
+    by_kind: ClassVar[dict[type, type[Trigger]]] = {}
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if "kind" in cls.__dict__:
+            Trigger.by_kind[cls.kind] = cls
+
+    def __init__(self, trigger) -> None:
+        for f in dataclasses.fields(trigger):
+            value = getattr(trigger, f.name)
+            setattr(self, f.name, decisions(value) if isinstance(value, spec.Kind) else value)
+
+    def on_element(self, ctx: TriggerContext, ts: int, window) -> tuple[bool, bool]:
+        return CONTINUE
+
+    def on_event_time(self, ctx: TriggerContext, time: int, window) -> tuple[bool, bool]:
+        return CONTINUE
+
+    def on_processing_time(self, ctx: TriggerContext, time: int, window) -> tuple[bool, bool]:
+        return CONTINUE
+
+    def clear(self, ctx: TriggerContext, window) -> None:
+        pass
+
+    def on_merge(self, ctx: TriggerContext, window, merged: list) -> None:
+        pass
 
 
-def on_element(t: TriggerSpec, ctx: TriggerContext, ts: int, window) -> tuple[bool, bool]:
-    m = max_timestamp(window)
-    match t:
-        case ProcessingTimeoutTrigger(inner, timeout, reset_timer_on_new_record, _):
-            result = on_element(inner, ctx, ts, window)
-            if result[0]:  # the nested trigger fired: the timeout goes with it
-                clear(t, ctx, window)
-                return result
-            pending = ctx.get_state(TIMEOUT, window)
-            if pending is not None and reset_timer_on_new_record:
-                ctx.delete_processing_timer(pending, window)
-                pending = None
-            if pending is None:
-                due = add(ctx.processing_time, timeout)
-                ctx.set_state(TIMEOUT, window, due)
-                ctx.register_processing_timer(due, window)
-            return result
-        case PurgingTrigger(inner):
-            return _purging(on_element(inner, ctx, ts, window))
-        case EventTimeTrigger():
-            if m <= ctx.watermark:
-                return FIRE
-            ctx.register_event_timer(m, window)
-            return CONTINUE
-        case ProcessingTimeTrigger():
-            ctx.register_processing_timer(m, window)
-            return CONTINUE
-        case CountTrigger(count):
-            n = add(ctx.get_state(COUNT, window) or 0, 1)
-            if n >= count:
-                ctx.set_state(COUNT, window, None)
-                return FIRE
-            ctx.set_state(COUNT, window, n)
-            return CONTINUE
-        case DeltaTrigger(threshold, delta_function):
-            # The first element is only remembered; an element fires when its delta to the remembered
-            # one exceeds the threshold (strictly), and is remembered instead.
-            last = ctx.get_state(LAST_ELEMENT, window)
-            if last is not None and not get_delta(delta_function, last, ctx.element) > threshold:
-                return CONTINUE
-            ctx.set_state(LAST_ELEMENT, window, ctx.element)
-            return CONTINUE if last is None else FIRE
-        case ContinuousEventTimeTrigger(interval):
-            if m <= ctx.watermark:
-                return FIRE
-            ctx.register_event_timer(m, window)
-            if ctx.get_state(FIRE_TIME, window) is None:
-                _register_next(t, ctx, sub(ts, _rem(ts, interval)), window)
-            return CONTINUE
-        case ContinuousProcessingTimeTrigger(interval):
-            now = ctx.processing_time
-            if ctx.get_state(FIRE_TIME, window) is None:
-                _register_next(t, ctx, sub(now, _rem(now, interval)), window)
-            return CONTINUE
-    return CONTINUE  # NeverTrigger
+def decisions(trigger) -> Trigger:
+    """The decisions of the trigger a case names (`trigger`, a kind of `window_contract.case`)."""
+    return Trigger.by_kind[type(trigger)](trigger)
 
 
-def _timed_out(t: ProcessingTimeoutTrigger, ctx: TriggerContext, result: tuple[bool, bool],
-               window) -> tuple[bool, bool]:
-    """`ProcessingTimeoutTrigger` on any timer of the window: FIRE, keeping the nested trigger's purge."""
-    if t.should_clear_on_timeout:
-        clear(t, ctx, window)
-    return (True, result[1])
+class EventTimeTrigger(Trigger):
+    kind = spec.EventTimeTrigger
+    can_merge = True
 
-
-def on_event_time(t: TriggerSpec, ctx: TriggerContext, time: int, window) -> tuple[bool, bool]:
-    match t:
-        case ProcessingTimeoutTrigger(inner):
-            return _timed_out(t, ctx, on_event_time(inner, ctx, time, window), window)
-        case PurgingTrigger(inner):
-            return _purging(on_event_time(inner, ctx, time, window))
-        case EventTimeTrigger():
-            return FIRE if time == max_timestamp(window) else CONTINUE
-        case ContinuousEventTimeTrigger():
-            if time == max_timestamp(window):
-                return FIRE
-            if ctx.get_state(FIRE_TIME, window) == time:
-                ctx.set_state(FIRE_TIME, window, None)
-                _register_next(t, ctx, time, window)
-                return FIRE
-    return CONTINUE
-
-
-def on_processing_time(t: TriggerSpec, ctx: TriggerContext, time: int, window) -> tuple[bool, bool]:
-    match t:
-        case ProcessingTimeoutTrigger(inner):
-            return _timed_out(t, ctx, on_processing_time(inner, ctx, time, window), window)
-        case PurgingTrigger(inner):
-            return _purging(on_processing_time(inner, ctx, time, window))
-        case ProcessingTimeTrigger():
+    def on_element(self, ctx, ts, window):
+        m = max_timestamp(window)
+        if m <= ctx.watermark:
             return FIRE
-        case ContinuousProcessingTimeTrigger():
-            if time == max_timestamp(window):
-                return FIRE
-            fire_time = ctx.get_state(FIRE_TIME, window)
-            if fire_time is None:  # Flink calls fireTimestampState.get().equals(time)
-                raise TriggerFailure(CONTINUOUS_PROCESSING_TIME_NULL_MESSAGE)
-            if fire_time == time:
-                ctx.set_state(FIRE_TIME, window, None)
-                _register_next(t, ctx, time, window)
-                return FIRE
-    return CONTINUE
+        ctx.register_event_timer(m, window)
+        return CONTINUE
+
+    def on_event_time(self, ctx, time, window):
+        return FIRE if time == max_timestamp(window) else CONTINUE
+
+    def clear(self, ctx, window):
+        ctx.delete_event_timer(max_timestamp(window), window)
+
+    def on_merge(self, ctx, window, merged):
+        m = max_timestamp(window)
+        if m > ctx.watermark:
+            ctx.register_event_timer(m, window)
 
 
-def clear(t: TriggerSpec, ctx: TriggerContext, window) -> None:
-    match t:
-        case ProcessingTimeoutTrigger(inner):
-            pending = ctx.get_state(TIMEOUT, window)
-            if pending is not None:
-                ctx.delete_processing_timer(pending, window)
-                ctx.set_state(TIMEOUT, window, None)
-            clear(inner, ctx, window)
-        case PurgingTrigger(inner):
-            clear(inner, ctx, window)
-        case EventTimeTrigger():
-            ctx.delete_event_timer(max_timestamp(window), window)
-        case ProcessingTimeTrigger():
-            ctx.delete_processing_timer(max_timestamp(window), window)
-        case CountTrigger():
+class ProcessingTimeTrigger(Trigger):
+    kind = spec.ProcessingTimeTrigger
+    can_merge = True
+
+    def on_element(self, ctx, ts, window):
+        ctx.register_processing_timer(max_timestamp(window), window)
+        return CONTINUE
+
+    def on_processing_time(self, ctx, time, window):
+        return FIRE
+
+    def clear(self, ctx, window):
+        ctx.delete_processing_timer(max_timestamp(window), window)
+
+    def on_merge(self, ctx, window, merged):
+        m = max_timestamp(window)
+        if m > ctx.processing_time:
+            ctx.register_processing_timer(m, window)
+
+
+class CountTrigger(Trigger):
+    kind = spec.CountTrigger
+    can_merge = True
+    count: int
+
+    def on_element(self, ctx, ts, window):
+        n = add(ctx.get_state(COUNT, window) or 0, 1)
+        if n >= self.count:
             ctx.set_state(COUNT, window, None)
-        case DeltaTrigger():
-            ctx.set_state(LAST_ELEMENT, window, None)
-        case ContinuousEventTimeTrigger() | ContinuousProcessingTimeTrigger():
-            # Deletes only the pending fire timer, not the one at maxTimestamp (Flink 2.x).
-            fire_time = ctx.get_state(FIRE_TIME, window)
-            if fire_time is not None:
-                _delete_timer(t, ctx, fire_time, window)
-                ctx.set_state(FIRE_TIME, window, None)
+            return FIRE
+        ctx.set_state(COUNT, window, n)
+        return CONTINUE
+
+    def clear(self, ctx, window):
+        ctx.set_state(COUNT, window, None)
+
+    def on_merge(self, ctx, window, merged):
+        ctx.merge_state(COUNT, window, merged, add)
 
 
-def on_merge(t: TriggerSpec, ctx: TriggerContext, window, merged: list) -> None:
-    m = max_timestamp(window)
-    match t:
-        case PurgingTrigger(inner):
-            on_merge(inner, ctx, window, merged)
-        case EventTimeTrigger():
-            if m > ctx.watermark:
-                ctx.register_event_timer(m, window)
-        case ProcessingTimeTrigger():
-            if m > ctx.processing_time:
-                ctx.register_processing_timer(m, window)
-        case CountTrigger():
-            ctx.merge_state(COUNT, window, merged, add)
-        case ContinuousEventTimeTrigger() | ContinuousProcessingTimeTrigger():
-            ctx.merge_state(FIRE_TIME, window, merged, min)
-            fire_time = ctx.get_state(FIRE_TIME, window)
-            if fire_time is not None:
-                _register_timer(t, ctx, fire_time, window)
+class DeltaTrigger(Trigger):
+    """It cannot merge."""
+
+    kind = spec.DeltaTrigger
+    threshold: float
+    delta_function: str
+
+    def on_element(self, ctx, ts, window):
+        # The first element is only remembered; an element fires when its delta to the remembered
+        # one exceeds the threshold (strictly), and is remembered instead.
+        last = ctx.get_state(LAST_ELEMENT, window)
+        if last is not None and not get_delta(self.delta_function, last, ctx.element) > self.threshold:
+            return CONTINUE
+        ctx.set_state(LAST_ELEMENT, window, ctx.element)
+        return CONTINUE if last is None else FIRE
+
+    def clear(self, ctx, window):
+        ctx.set_state(LAST_ELEMENT, window, None)
 
 
-def _rem(a: int, b: int) -> int:
-    try:
-        return rem(a, b)
-    except ArithmeticError as e:  # interval 0: Flink's `timestamp % interval` throws
-        raise TriggerFailure(str(e)) from None
+class _Continuous(Trigger):
+    """What the two continuous triggers share: a "fire-time" state, the next fire time registered on
+    their own clock, and the window's end."""
+
+    can_merge = True
+    interval: int
+
+    def register_timer(self, ctx: TriggerContext, time: int, window) -> None:
+        raise NotImplementedError
+
+    def delete_timer(self, ctx: TriggerContext, time: int, window) -> None:
+        raise NotImplementedError
+
+    def register_next(self, ctx: TriggerContext, time: int, window) -> None:
+        """`registerNextFireTimestamp`: the next fire time, capped at the window's maxTimestamp."""
+        nxt = min(add(time, self.interval), max_timestamp(window))
+        current = ctx.get_state(FIRE_TIME, window)
+        ctx.set_state(FIRE_TIME, window, nxt if current is None else min(current, nxt))
+        self.register_timer(ctx, nxt, window)
+
+    def aligned(self, time: int) -> int:
+        """`time - time % interval` (Java's truncating `%`); an interval of 0 throws, failing the job."""
+        try:
+            return sub(time, rem(time, self.interval))
+        except ArithmeticError as e:
+            raise TriggerFailure(str(e)) from None
+
+    def clear(self, ctx, window):
+        # Deletes only the pending fire timer, not the one at maxTimestamp (Flink 2.x).
+        fire_time = ctx.get_state(FIRE_TIME, window)
+        if fire_time is not None:
+            self.delete_timer(ctx, fire_time, window)
+            ctx.set_state(FIRE_TIME, window, None)
+
+    def on_merge(self, ctx, window, merged):
+        ctx.merge_state(FIRE_TIME, window, merged, min)
+        fire_time = ctx.get_state(FIRE_TIME, window)
+        if fire_time is not None:
+            self.register_timer(ctx, fire_time, window)
 
 
-def _register_next(t, ctx: TriggerContext, time: int, window) -> None:
-    """`registerNextFireTimestamp`: the next fire time, capped at the window's maxTimestamp."""
-    nxt = min(add(time, t.interval), max_timestamp(window))
-    current = ctx.get_state(FIRE_TIME, window)
-    ctx.set_state(FIRE_TIME, window, nxt if current is None else min(current, nxt))
-    _register_timer(t, ctx, nxt, window)
+class ContinuousEventTimeTrigger(_Continuous):
+    kind = spec.ContinuousEventTimeTrigger
 
-
-def _register_timer(t, ctx: TriggerContext, time: int, window) -> None:
-    if isinstance(t, ContinuousEventTimeTrigger):
+    def register_timer(self, ctx, time, window):
         ctx.register_event_timer(time, window)
-    else:
+
+    def delete_timer(self, ctx, time, window):
+        ctx.delete_event_timer(time, window)
+
+    def on_element(self, ctx, ts, window):
+        m = max_timestamp(window)
+        if m <= ctx.watermark:
+            return FIRE
+        ctx.register_event_timer(m, window)
+        if ctx.get_state(FIRE_TIME, window) is None:
+            self.register_next(ctx, self.aligned(ts), window)
+        return CONTINUE
+
+    def on_event_time(self, ctx, time, window):
+        if time == max_timestamp(window):
+            return FIRE
+        if ctx.get_state(FIRE_TIME, window) == time:
+            ctx.set_state(FIRE_TIME, window, None)
+            self.register_next(ctx, time, window)
+            return FIRE
+        return CONTINUE
+
+
+class ContinuousProcessingTimeTrigger(_Continuous):
+    kind = spec.ContinuousProcessingTimeTrigger
+
+    def register_timer(self, ctx, time, window):
         ctx.register_processing_timer(time, window)
 
-
-def _delete_timer(t, ctx: TriggerContext, time: int, window) -> None:
-    if isinstance(t, ContinuousEventTimeTrigger):
-        ctx.delete_event_timer(time, window)
-    else:
+    def delete_timer(self, ctx, time, window):
         ctx.delete_processing_timer(time, window)
 
+    def on_element(self, ctx, ts, window):
+        now = ctx.processing_time
+        if ctx.get_state(FIRE_TIME, window) is None:
+            self.register_next(ctx, self.aligned(now), window)
+        return CONTINUE
+
+    def on_processing_time(self, ctx, time, window):
+        if time == max_timestamp(window):
+            return FIRE
+        fire_time = ctx.get_state(FIRE_TIME, window)
+        if fire_time is None:  # Flink calls fireTimestampState.get().equals(time)
+            raise TriggerFailure(CONTINUOUS_PROCESSING_TIME_NULL_MESSAGE)
+        if fire_time == time:
+            ctx.set_state(FIRE_TIME, window, None)
+            self.register_next(ctx, time, window)
+            return FIRE
+        return CONTINUE
+
+
+class PurgingTrigger(Trigger):
+    """FIRE becomes FIRE_AND_PURGE; it merges when its nested trigger does."""
+
+    kind = spec.PurgingTrigger
+    inner: Trigger
+
+    @property
+    def can_merge(self) -> bool:
+        return self.inner.can_merge
+
+    @staticmethod
+    def purging(result: tuple[bool, bool]) -> tuple[bool, bool]:
+        return (True, True) if result[0] else result
+
+    def on_element(self, ctx, ts, window):
+        return self.purging(self.inner.on_element(ctx, ts, window))
+
+    def on_event_time(self, ctx, time, window):
+        return self.purging(self.inner.on_event_time(ctx, time, window))
+
+    def on_processing_time(self, ctx, time, window):
+        return self.purging(self.inner.on_processing_time(ctx, time, window))
+
+    def clear(self, ctx, window):
+        self.inner.clear(ctx, window)
+
+    def on_merge(self, ctx, window, merged):
+        self.inner.on_merge(ctx, window, merged)
+
+
+class NeverTrigger(Trigger):
+    """`GlobalWindows.NeverTrigger`: never fires; it cannot merge."""
+
+    kind = spec.NeverTrigger
+
+
+class ProcessingTimeoutTrigger(Trigger):
+    """The nested trigger plus a processing-time timeout; every timer of the window FIREs it. It cannot
+    merge."""
+
+    kind = spec.ProcessingTimeoutTrigger
+    inner: Trigger
+    timeout: int
+    reset_timer_on_new_record: bool
+    should_clear_on_timeout: bool
+
+    def on_element(self, ctx, ts, window):
+        result = self.inner.on_element(ctx, ts, window)
+        if result[0]:  # the nested trigger fired: the timeout goes with it
+            self.clear(ctx, window)
+            return result
+        pending = ctx.get_state(TIMEOUT, window)
+        if pending is not None and self.reset_timer_on_new_record:
+            ctx.delete_processing_timer(pending, window)
+            pending = None
+        if pending is None:
+            due = add(ctx.processing_time, self.timeout)
+            ctx.set_state(TIMEOUT, window, due)
+            ctx.register_processing_timer(due, window)
+        return result
+
+    def timed_out(self, ctx: TriggerContext, result: tuple[bool, bool], window) -> tuple[bool, bool]:
+        """On any timer of the window: FIRE, keeping the nested trigger's purge."""
+        if self.should_clear_on_timeout:
+            self.clear(ctx, window)
+        return (True, result[1])
+
+    def on_event_time(self, ctx, time, window):
+        return self.timed_out(ctx, self.inner.on_event_time(ctx, time, window), window)
+
+    def on_processing_time(self, ctx, time, window):
+        return self.timed_out(ctx, self.inner.on_processing_time(ctx, time, window), window)
+
+    def clear(self, ctx, window):
+        pending = ctx.get_state(TIMEOUT, window)
+        if pending is not None:
+            ctx.delete_processing_timer(pending, window)
+            ctx.set_state(TIMEOUT, window, None)
+        self.inner.clear(ctx, window)

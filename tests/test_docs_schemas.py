@@ -23,11 +23,11 @@ from reference.implementation import ReferenceImplementation
 from strategies.cases import cases as generated_cases
 from window_contract.case import case_to_json
 from window_contract.case_json import case_files, cases_from_json, load_cases
+from window_contract.documents import expected as generated_documents
 from window_contract.equivalence import equivalent, without_positions
 from window_contract.facts import NEVER_ENDS
 from window_contract.observation import Error, LateRecord, Observation
 from window_contract.observation_json import observation_from_json, observation_to_json
-from window_contract.schemas import GENERATED, text
 from window_contract.validation import CaseFormatError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,11 +46,11 @@ def _validator(name: str) -> Draft202012Validator:
     return Draft202012Validator(schemas[name], registry=registry)
 
 
-def test_the_schemas_of_the_vocabulary_are_what_it_generates():
-    """`window-case-1` and the hello are generated from the vocabulary table: after a change of it,
-    `python -m window_contract.schemas docs/schemas` writes them again."""
-    for name, schema in GENERATED.items():
-        assert (SCHEMAS / name).read_text(encoding="utf-8") == text(schema()), name
+def test_the_documents_of_the_vocabulary_are_what_it_generates():
+    """`window-case-1`, the hello and the tables of docs/format.md are generated from the vocabulary table:
+    after a change of it, `python -m window_contract.documents docs` writes them again."""
+    for path, text in generated_documents(ROOT / "docs").items():
+        assert path.read_text(encoding="utf-8") == text, path
 
 
 CASE = _validator("window-case-1.schema.json")

@@ -93,6 +93,13 @@ def test_importing_the_contract_loads_no_other_package_of_the_project():
     assert {m.split(".")[0] for m in loaded} & set(PACKAGES) == {CONTRACT}
 
 
+def test_every_kind_of_the_vocabulary_is_public():
+    from window_contract.case import ASSIGNERS, EVENTS, EVICTORS, GENERATORS, TRIGGERS
+
+    kinds = {kind.__name__ for vocabulary in (ASSIGNERS, TRIGGERS, EVICTORS, GENERATORS, EVENTS) for kind in vocabulary}
+    assert kinds <= set(window_contract.__all__)
+
+
 def test_the_contracts_public_names_are_its_all():
     public = {name for name in vars(window_contract) if not name.startswith("_")}
     modules_of = {name for name in public if type(getattr(window_contract, name)).__name__ == "module"}

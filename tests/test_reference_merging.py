@@ -8,6 +8,7 @@ import pytest
 
 from reference.merging import MergingWindowSet
 from reference.windows import TimeWindow as W
+from reference.windows import merge_windows
 
 
 class MergeRecorder:
@@ -31,7 +32,7 @@ class MergeRecorder:
 
 @pytest.fixture
 def ws():
-    return MergingWindowSet()
+    return MergingWindowSet(merge_windows)
 
 
 @pytest.fixture

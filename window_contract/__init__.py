@@ -16,46 +16,8 @@ Write a case in a few lines, in Flink's words::
     case = Case(window=tumbling(1000), events=[record("a", 1, ts=999), watermark(999)])
 """
 
-from window_contract.case import (
-    AscendingTimestampExtractor,
-    BoundedOutOfOrdernessTimestampExtractor,
-    BoundedOutOfOrdernessWatermarks,
-    Case,
-    ContinuousEventTimeTrigger,
-    ContinuousProcessingTimeTrigger,
-    Count,
-    CountEvictor,
-    CountTrigger,
-    DeltaEvictor,
-    DeltaTrigger,
-    DynamicSession,
-    EndOfChannel,
-    EventTimeTrigger,
-    Global,
-    MonotonousWatermarks,
-    NeverTrigger,
-    ProcessingTime,
-    ProcessingTimeoutTrigger,
-    ProcessingTimeTrigger,
-    PurgingTrigger,
-    Record,
-    Session,
-    Sliding,
-    TimeEvictor,
-    Tumbling,
-    Watermark,
-    WatermarkStatus,
-    case_to_json,
-    count_window,
-    global_window,
-    processing_time,
-    purging,
-    record,
-    session,
-    sliding,
-    tumbling,
-    watermark,
-)
+from window_contract import case
+from window_contract.case import *  # noqa: F403 (the case and the vocabulary's kinds: case.__all__)
 from window_contract.case_json import case_from_json, cases_from_json, load_cases
 from window_contract.difference import difference
 from window_contract.equivalence import equivalent
@@ -76,24 +38,12 @@ from window_contract.registry import load_implementation
 from window_contract.validation import CaseFormatError
 
 __all__ = [
-    # the case, in Flink's words
-    "Case", "record", "watermark", "processing_time",
-    "Record", "Watermark", "ProcessingTime", "WatermarkStatus", "EndOfChannel",
-    # window assigners
-    "Tumbling", "Sliding", "Session", "DynamicSession", "Global", "Count",
-    "tumbling", "sliding", "session", "global_window", "count_window",
-    # triggers and evictors
-    "EventTimeTrigger", "ProcessingTimeTrigger", "CountTrigger", "ContinuousEventTimeTrigger",
-    "ContinuousProcessingTimeTrigger", "PurgingTrigger", "NeverTrigger", "ProcessingTimeoutTrigger",
-    "DeltaTrigger", "purging", "CountEvictor", "TimeEvictor", "DeltaEvictor",
-    # watermark generators
-    "BoundedOutOfOrdernessWatermarks", "MonotonousWatermarks", "BoundedOutOfOrdernessTimestampExtractor",
-    "AscendingTimestampExtractor",
+    *case.__all__,
+    # JSON
+    "case_from_json", "cases_from_json", "load_cases", "observation_to_json", "observation_from_json",
+    "CaseFormatError",
     # the observation
     "Observation", "Firing", "LateRecord", "InputWatermark", "Error", "TimeWindow", "GlobalWindow",
-    # JSON
-    "case_to_json", "case_from_json", "cases_from_json", "load_cases", "observation_to_json",
-    "observation_from_json", "CaseFormatError",
     # features, facts, agreement
     "FEATURES", "required_features", "LONG_MIN", "LONG_MAX", "equivalent", "difference",
     # implementations

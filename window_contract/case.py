@@ -27,6 +27,27 @@ from typing import Any, ClassVar, Generic, Literal, NamedTuple, TypeVar
 from window_contract.observation import Observation
 from window_contract.observation_json import observation_to_json
 
+#: The public names: the case, each kind of the vocabulary (a new kind adds its class here too) and the
+#: functions that read like Flink's API.
+__all__ = [
+    "Case", "CASE_FORMAT", "case_to_json", "dumps_case",
+    # window assigners
+    "Tumbling", "Sliding", "Session", "DynamicSession", "Global", "Count",
+    "tumbling", "sliding", "session", "global_window", "count_window",
+    # triggers
+    "EventTimeTrigger", "ProcessingTimeTrigger", "CountTrigger", "ContinuousEventTimeTrigger",
+    "ContinuousProcessingTimeTrigger", "PurgingTrigger", "NeverTrigger", "ProcessingTimeoutTrigger", "DeltaTrigger",
+    "purging",
+    # evictors
+    "CountEvictor", "TimeEvictor", "DeltaEvictor",
+    # watermark generators
+    "BoundedOutOfOrdernessWatermarks", "MonotonousWatermarks", "BoundedOutOfOrdernessTimestampExtractor",
+    "AscendingTimestampExtractor",
+    # events
+    "Record", "Watermark", "ProcessingTime", "WatermarkStatus", "EndOfChannel", "record", "watermark",
+    "processing_time",
+]
+
 #: The `format` of a case document.
 CASE_FORMAT = "window-case/1"
 

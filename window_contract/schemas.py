@@ -4,9 +4,7 @@
 event from its class in `window_contract.case` (its tag, its fields and their types, its docstring),
 and `window-process-1-hello.schema.json` the feature names of `window_contract.features`; the other
 schemas of `docs/schemas/` hold nothing of the vocabulary and are written by hand. A test checks that
-the committed files are what this module writes:
-
-    python -m window_contract.schemas docs/schemas     # write them again after a change of the vocabulary
+the committed files are what `window_contract.documents` writes (with the tables of docs/format.md).
 """
 
 from __future__ import annotations
@@ -14,8 +12,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-import sys
-from pathlib import Path
 from typing import Any, get_args, get_type_hints
 
 from window_contract.case import (
@@ -137,7 +133,7 @@ def case_schema() -> dict[str, Any]:
             "channel's end, no watermark events beside a watermark_generator, and the combinations Java's "
             "types forbid (docs/format.md, 'Rules beyond the schema'). Flink's own preconditions (size > 0, "
             "abs(offset) < size, ...) are not format rules: a case that breaks them is valid and observes an "
-            "invalid_spec error. Generated from the vocabulary table (window_contract/schemas.py)."),
+            "invalid_spec error. Generated from the vocabulary table (python -m window_contract.documents)."),
         "oneOf": [ref("case"), {"type": "object", "required": ["cases"], "additionalProperties": False,
                                 "properties": {"cases": {"type": "array", "items": ref("case")}}}],
         "$defs": {
@@ -235,12 +231,3 @@ GENERATED = {"window-case-1.schema.json": case_schema, "window-process-1-hello.s
 
 def text(schema: dict[str, Any]) -> str:
     return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
-
-
-def write(folder: Path) -> None:
-    for name, schema in GENERATED.items():
-        (folder / name).write_text(text(schema()), encoding="utf-8")
-
-
-if __name__ == "__main__":
-    write(Path(sys.argv[1] if len(sys.argv) > 1 else "docs/schemas"))

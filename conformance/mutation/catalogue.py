@@ -208,8 +208,8 @@ CATALOGUE = [
     # --- countWindow followed by .trigger / .evictor ---------------------------------------
     mutant("count_window_trigger_drops_evictor",
            "countWindow(size, slide).trigger(t) drops the CountEvictor(size) that countWindow set",
-           ("job", "build_operator", "        trigger = build_trigger(case.trigger)\n",
-            "        trigger, evictor = build_trigger(case.trigger), None\n")),
+           ("job", "build_operator", "        trigger = build(case.trigger, dialect.models)\n",
+            "        trigger, evictor = build(case.trigger, dialect.models), None\n")),
     mutant("count_window_keeps_its_trigger", "countWindow's CountTrigger stays when the job sets another trigger",
            ("job", "build_operator", "if case.trigger is not None:",
             "if case.trigger is not None and not isinstance(case.window, spec.Count):")),

@@ -67,6 +67,9 @@ final class CaseClockWindowOperator {
         public <T extends StreamOperator<OUT>> T createStreamOperator(StreamOperatorParameters<OUT> task) {
             CaseProcessingTime caseService = new CaseProcessingTime();
             CaseRun.get(caseId).processingTime = caseService;
+            // Flink 2.x's SimpleOperatorFactory takes the service from the parameters, Flink 1.20's from its own
+            // field, which the task sets (ProcessingTimeServiceAware) before it creates the operator.
+            processingTimeService = caseService;
             return super.createStreamOperator(new StreamOperatorParameters<>(task.getContainingTask(),
                     task.getStreamConfig(), task.getOutput(), () -> caseService, task.getOperatorEventDispatcher(),
                     task.getMailboxExecutor()));

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ArrayNode;
@@ -26,6 +27,8 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.util.RawV
  */
 final class CaseRun {
     private static final AtomicInteger NEXT_ID = new AtomicInteger();
+    /** Orders the ends and failures of every case, to tell which came before a job's first failure. */
+    private static final AtomicLong MOMENTS = new AtomicLong();
     private static final Map<Integer, CaseRun> ACTIVE = new ConcurrentHashMap<>();
     private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
 
@@ -42,11 +45,19 @@ final class CaseRun {
     private final List<String> dropped = new ArrayList<>();
     /** The window operator's input watermarks, or null when the case does not observe them. */
     private final List<String> watermarks;
+    /**
+     * The event during which the window operator's input received each watermark (they only increase), for an API
+     * whose outputs reach their recorder in another thread ({@link #eventOfWatermark}).
+     */
+    private final Map<Long, Integer> watermarkEvents = new ConcurrentHashMap<>();
     private ObjectNode error;
     /** Set when the replay operator receives the case's first event. */
     private volatile boolean started;
     /** Set when the replay operator has forwarded the last event: nothing can happen after it. */
     private volatile boolean finished;
+    /** When the case finished and when it failed ({@link #MOMENTS}), 0 until then. */
+    private volatile long finishedAt;
+    private volatile long failedAt;
     /** The case was not replayed because another case did not end: it must run again elsewhere. */
     private boolean retry;
 
@@ -91,10 +102,13 @@ final class CaseRun {
         if (watermarks != null) {
             watermarks.clear();
         }
+        watermarkEvents.clear();
         error = null;
         replayThread = null;
         started = false;
         finished = false;
+        finishedAt = 0;
+        failedAt = 0;
     }
 
     void start() {
@@ -106,7 +120,18 @@ final class CaseRun {
     }
 
     void finish() {
+        finishedAt = MOMENTS.incrementAndGet();
         finished = true;
+    }
+
+    /** When the case finished, or 0 (an order, not a time: {@link #failedAt}). */
+    long finishedAt() {
+        return finishedAt;
+    }
+
+    /** When the case failed while running, or 0. */
+    long failedAt() {
+        return failedAt;
     }
 
     boolean finished() {
@@ -133,6 +158,7 @@ final class CaseRun {
     /** The first failure ends the case (a failed job runs nothing after it). */
     synchronized void runtimeError(Throwable failure) {
         if (error == null) {
+            failedAt = MOMENTS.incrementAndGet();
             Throwable root = rootCause(failure);
             error = errorNode("runtime", root.getMessage() != null ? root.getMessage() : root.toString());
         }
@@ -170,6 +196,11 @@ final class CaseRun {
 
     /** A record of the late-data side output: `late` if the case asked for it, else `dropped`. */
     synchronized void lateRecord(Element e, boolean sideOutput) {
+        lateRecordAt(at, e, sideOutput);
+    }
+
+    /** A late record that left the window operator during event {@code at}. */
+    synchronized void lateRecordAt(int at, Element e, boolean sideOutput) {
         checkOutputLimit();
         ObjectNode node = JSON.objectNode().put("at", at).put("key", e.key).put("value", e.value).put("ts", e.ts);
         (sideOutput ? late : dropped).add(node.toString());
@@ -177,9 +208,15 @@ final class CaseRun {
 
     /** A watermark the window operator receives, during the current event. */
     synchronized void receivedWatermark(long watermark) {
+        watermarkEvents.put(watermark, at);
         if (watermarks != null) {
             watermarks.add(JSON.objectNode().put("at", at).put("watermark", watermark).toString());
         }
+    }
+
+    /** The event during which the window operator received {@code watermark}, or null if it never did. */
+    Integer eventOfWatermark(long watermark) {
+        return watermarkEvents.get(watermark);
     }
 
     synchronized ObjectNode observation() {

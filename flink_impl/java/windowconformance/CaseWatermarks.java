@@ -1,9 +1,7 @@
 package windowconformance;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.runtime.event.WatermarkEvent;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
-import org.apache.flink.streaming.api.operators.Output;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.io.PushingAsyncDataInput.DataOutput;
 import org.apache.flink.streaming.runtime.streamrecord.LatencyMarker;
@@ -130,7 +128,7 @@ final class CaseWatermarks {
     }
 
     /** The output of one channel's TimestampsAndWatermarksOperator: that channel of the valve. */
-    private final class ValveInput implements Output<Object> {
+    private final class ValveInput extends OutputShim<Object> {
         private final int channel;
 
         ValveInput(int channel) {
@@ -177,11 +175,6 @@ final class CaseWatermarks {
         @Override
         public void emitRecordAttributes(RecordAttributes recordAttributes) {
             throw new UnsupportedOperationException("no record attributes");
-        }
-
-        @Override
-        public void emitWatermark(WatermarkEvent watermark) {
-            throw new UnsupportedOperationException("no generalized watermarks");
         }
 
         @Override

@@ -15,6 +15,8 @@ final class Contract {
 
     private final String name;
     private final JsonNode features;
+    /** The API the cases' jobs are written in ({@link Api#named}); {@code datastream} when absent. */
+    final String api;
     /** Cases per Flink job. */
     final int branchesPerJob;
     /** A job still running after this long is replaying a case that does not end. */
@@ -33,6 +35,7 @@ final class Contract {
         if (features == null || !features.isArray()) {
             throw new IllegalArgumentException("'features' must be an array of feature names");
         }
+        api = contract.has("api") ? text(contract, "api") : "datastream";
         JsonNode limits = contract.path("limits");
         branchesPerJob = positive(limits, "branches_per_job");
         jobTimeoutSeconds = positive(limits, "job_timeout_seconds");

@@ -1,10 +1,8 @@
 package windowconformance;
 
-import org.apache.flink.runtime.event.WatermarkEvent;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
-import org.apache.flink.streaming.runtime.io.PushingAsyncDataInput.DataOutput;
 import org.apache.flink.streaming.runtime.streamrecord.LatencyMarker;
 import org.apache.flink.streaming.runtime.streamrecord.RecordAttributes;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
@@ -105,7 +103,7 @@ public final class EventReplayOperator extends AbstractStreamOperator<Element>
     }
 
     /** The valve's output: the window operator's input, where the case observes its watermarks. */
-    private final class WindowOperatorInput implements DataOutput<Element> {
+    private final class WindowOperatorInput extends DataOutputShim<Element> {
         @Override
         public void emitWatermark(Watermark mark) {
             run.receivedWatermark(mark.getTimestamp());
@@ -130,11 +128,6 @@ public final class EventReplayOperator extends AbstractStreamOperator<Element>
         @Override
         public void emitRecordAttributes(RecordAttributes recordAttributes) {
             throw new UnsupportedOperationException("no record attributes");
-        }
-
-        @Override
-        public void emitWatermark(WatermarkEvent watermark) {
-            throw new UnsupportedOperationException("no generalized watermarks");
         }
     }
 }

@@ -72,10 +72,10 @@ final class GeneratorSpec {
                 strategy = WatermarkStrategy.forMonotonousTimestamps();
                 break;
             case "legacy_bounded_out_of_orderness":
-                strategy = new LegacyBoundedOutOfOrderness(Duration.ofMillis(spec.get("bound").asLong()));
+                strategy = LegacyStrategy.of(new LegacyBoundedOutOfOrderness(Duration.ofMillis(spec.get("bound").asLong())));
                 break;
             case "legacy_ascending":
-                strategy = new LegacyAscending();
+                strategy = LegacyStrategy.of(new LegacyAscending());
                 break;
             default:
                 throw new CaseBranch.UnsupportedCase("watermark generator " + spec.get("type"));

@@ -31,13 +31,15 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 final class JobRunner {
     private final MiniCluster cluster;
     private final Configuration jobConfiguration;
+    private final Api api;
     private int branchesPerJob;
     private long timeoutSeconds;
     private boolean spent;
 
-    JobRunner(MiniCluster cluster, Configuration jobConfiguration) {
+    JobRunner(MiniCluster cluster, Configuration jobConfiguration, Api api) {
         this.cluster = cluster;
         this.jobConfiguration = jobConfiguration;
+        this.api = api;
     }
 
     /** True once a job was abandoned: its task thread still runs, the process must end. */
@@ -62,9 +64,10 @@ final class JobRunner {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(jobConfiguration);
         env.setParallelism(1);
         DataStream<ReplayEvent> source = CaseBranch.source(env, runs);
+        Api.Branches branches = api.forJob(env);
         List<CaseRun> running = new ArrayList<>();
         for (CaseRun run : runs) {
-            if (addBranch(env, source, run)) {
+            if (addBranch(env, branches, source, run)) {
                 running.add(run);
             }
         }
@@ -87,11 +90,12 @@ final class JobRunner {
     }
 
     /** False if Flink rejects the case's specification: then it is an invalid_spec case, not a branch. */
-    private static boolean addBranch(StreamExecutionEnvironment env, DataStream<ReplayEvent> source, CaseRun run) {
+    private static boolean addBranch(StreamExecutionEnvironment env, Api.Branches branches,
+                                     DataStream<ReplayEvent> source, CaseRun run) {
         List<Transformation<?>> transformations = env.getTransformations();
         int before = transformations.size();
         try {
-            CaseBranch.add(source, run);
+            branches.add(source, run);
             return true;
         } catch (CaseBranch.UnsupportedCase e) {
             throw e;
@@ -103,20 +107,53 @@ final class JobRunner {
     }
 
     private void rerunAfterFailure(List<CaseRun> running, JobExecutionException jobFailure) throws Exception {
+        // The first case that failed made the job fail; what ended or failed after it may have been cut short by
+        // that. Flink 2.x stops the task thread at the failure; on Flink 1.20 a branch after the failing one was
+        // seen to go on and end, its endless timer loop stopped by the task's cancellation as if it had ended. With
+        // an API whose branches run in several threads, a case's replay may have ended while its outputs were
+        // still on their way: only its failure is known.
+        CaseRun first = null;
+        for (CaseRun run : running) {
+            if (run.failed() && (first == null || run.failedAt() < first.failedAt())) {
+                first = run;
+            }
+        }
         List<CaseRun> cutShort = new ArrayList<>();
         for (CaseRun run : running) {
-            if (!run.failed() && !run.finished()) {
+            boolean endedBefore = api.branchesRecordTheirFailures() && run.finished()
+                    && (first == null || run.finishedAt() < first.failedAt());
+            if (run != first && !endedBefore) {
                 cutShort.add(run);
             }
         }
         if (cutShort.size() == running.size()) {
-            // No branch saw the failure happen: it is not a case's doing.
-            throw jobFailure;
+            if (api.branchesRecordTheirFailures()) {
+                // No branch saw the failure happen: it is not a case's doing.
+                throw jobFailure;
+            }
+            runApart(running, jobFailure);
+            return;
         }
         for (CaseRun run : cutShort) {
             run.reset();
         }
         runJob(cutShort);
+    }
+
+    /**
+     * A failed job of an API whose branches run in several threads, which no branch saw fail (its window aggregate
+     * failed in a task of its own): each case runs again in a job of its own, and a job of one case that fails is
+     * that case's failure.
+     */
+    private void runApart(List<CaseRun> running, JobExecutionException jobFailure) throws Exception {
+        if (running.size() == 1) {
+            running.get(0).runtimeError(jobFailure);
+            return;
+        }
+        for (CaseRun run : running) {
+            run.reset();
+            runJob(List.of(run));
+        }
     }
 
     /**

@@ -69,7 +69,7 @@ public final class Runner {
             say(protocol, contract.hello());
             BlockingQueue<Optional<String>> requests = readStdin();
             cluster = startCluster();
-            JobRunner jobs = new JobRunner(cluster, jobConfiguration());
+            JobRunner jobs = new JobRunner(cluster, jobConfiguration(), Api.named(contract.api));
             Optional<String> line;
             while (!jobs.spent() && (line = requests.take()).isPresent()) {
                 say(protocol, answer(jobs, contract, MAPPER.readTree(line.get())));

@@ -18,7 +18,7 @@ import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
  * contract stops a case whose assignment yields more than {@code limit} windows for one element, wrapped or not, or
  * runs out of memory in the loop, with one message. The windows are Flink's; this class only counts them.
  */
-final class WrappedAssignmentLimit extends WindowAssigner<Object, TimeWindow> {
+final class WrappedAssignmentLimit extends WindowAssignerShim<Object, TimeWindow> {
     private static final long serialVersionUID = 1L;
 
     private final WindowAssigner<Object, TimeWindow> flink;

@@ -1,0 +1,348 @@
+"""`python -m conformance census --impl NAME`: hunt an engine's unlisted divergences from Flink.
+
+A census draws many cases the engine declares (from the suite's strategies, weighted toward the families
+where engines differ: merges, lateness boundaries, gaps, watermarks that Flink makes, the ends of the `long`
+range, rejected specifications), runs them through the engine and the reference, and attributes each
+difference to the engine's listed divergences (`conformance.divergences`). What no listed divergence
+explains is shrunk to a minimal case (events removed and parts of the specification dropped while the
+difference stays unexplained), confirmed on real Flink, and saved in the census's folder: a new divergence
+to list, an adapter's bug, or the engine's own (a crash or a stall is its bug report).
+
+The folder keeps every case's attribution as it is made (`census.jsonl`), so a census of a slow engine
+stopped half-way goes on from there when run again with the same options.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import dataclasses
+import hashlib
+import json
+import re
+import sys
+import time
+import zlib
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from conformance.divergences import Attribution, attribute, engine_divergences, read_divergences
+from conformance.profiles import without_local_constants
+from conformance.usage import UsageError
+from window_contract.case import Case, case_to_json
+from window_contract.case_json import case_from_json
+from window_contract.equivalence import equivalent
+from window_contract.features import required_features
+from window_contract.implementation import Implementation, failure_to_run, run_within
+from window_contract.observation import Observation
+from window_contract.observation_json import observation_to_json
+from window_contract.registry import load_implementation
+from window_contract.validation import CaseFormatError
+
+RESULTS = "census.jsonl"
+SUMMARY = "census.json"
+DEFAULT_CASES = 2000
+BATCH = 100
+#: Seconds one batch of the engine may take before its cases are run one by one.
+TIMEOUT = 600.0
+
+
+def drawn_cases(features: frozenset[str], count: int, seed: int) -> list[Case]:
+    """`count` cases that need only `features`, drawn by Hypothesis from `seed` (the same arguments draw
+    the same cases): a case of the general strategy mostly; one with watermarks that Flink makes, and one
+    at the ends of the `long` range, where the engine declares them."""
+    from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+    from hypothesis import seed as hypothesis_seed
+
+    from strategies import cases, extreme_cases
+    from strategies.watermarks import generated_watermark_cases
+    from strategies.weights import weighted
+
+    branches = [(6, cases(features, report=False))]
+    if any(f.startswith("watermark.") for f in features) or "channels" in features:
+        branches.append((2, generated_watermark_cases(features)))
+    if "extreme_values" in features:
+        branches.append((1, extreme_cases(features)))
+    found: list[Case] = []
+
+    @settings(database=None, max_examples=count * 4, phases=[Phase.generate], deadline=None, derandomize=False,
+              suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet)
+    @hypothesis_seed(seed ^ zlib.crc32(b"census"))
+    @given(weighted(*branches) if len(branches) > 1 else branches[0][1])
+    def collect(case: Case) -> None:
+        if len(found) < count and required_features(case) <= features:
+            found.append(case)
+        if len(found) >= count:
+            raise _Enough
+
+    with contextlib.suppress(_Enough), without_local_constants():
+        collect()
+    return found
+
+
+class _Enough(Exception):
+    pass
+
+
+def digest(case: Case) -> str:
+    return hashlib.sha256(json.dumps(case_to_json(case), sort_keys=True).encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the census found for one case: its attribution, or why the engine could not run it."""
+
+    index: int
+    digest: str
+    explained_by: tuple[str, ...] | None
+    unexplained: dict[str, Any] | None = None
+    could_not_run: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"index": self.index, "digest": self.digest,
+                "explained_by": None if self.explained_by is None else list(self.explained_by),
+                "unexplained": self.unexplained, "could_not_run": self.could_not_run}
+
+    @staticmethod
+    def from_json(doc: dict[str, Any]) -> Outcome:
+        explained = doc["explained_by"]
+        return Outcome(doc["index"], doc["digest"], None if explained is None else tuple(explained),
+                       doc["unexplained"], doc["could_not_run"])
+
+    @property
+    def is_unexplained(self) -> bool:
+        return self.explained_by is None and self.could_not_run is None
+
+
+class Census:
+    """One engine's census: its divergences, the reference as Flink, and how cases are run through it."""
+
+    def __init__(self, impl: Implementation, divergences, timeout: float = TIMEOUT) -> None:
+        from reference.implementation import ReferenceImplementation
+
+        self.impl, self.divergences, self.timeout = impl, divergences, timeout
+        self.reference = ReferenceImplementation()
+        self.positions = not impl.position_free
+
+    def observe(self, cases: Sequence[Case]) -> list[Observation | str]:
+        """The engine's observation of each case, or why it could not run it (a batch that fails is run
+        case by case, so one crash or stall costs only its own case)."""
+        try:
+            observations = run_within(self.impl, list(cases), self.timeout)
+            if len(observations) == len(cases):
+                return list(observations)
+        except Exception as e:  # noqa: BLE001 - the engine's own failure: each case alone tells which
+            if len(cases) == 1:
+                return [failure_to_run(e) or f"run raised {type(e).__name__}: {e}"]
+        if len(cases) == 1:
+            return [f"{len(observations)} observations for one case"]
+        return [answer for case in cases for answer in self.observe([case])]
+
+    def attribute(self, case: Case, answer: Observation | str) -> Attribution | str:
+        if isinstance(answer, str):
+            return answer
+        [flink] = self.reference.run([case])
+        return attribute(case, flink, answer, self.divergences, self.positions)
+
+    def unexplained(self, case: Case) -> bool:
+        [answer] = self.observe([case])
+        found = self.attribute(case, answer)
+        return not isinstance(found, str) and found.explained_by is None
+
+    def shrink(self, case: Case) -> Case:
+        """A smaller case whose difference stays unexplained: events removed (the engine runs every
+        candidate of a round in one batch), then parts of the specification back to their defaults."""
+        while True:
+            smaller = [c for c in simplifications(case) if required_features(c) <= self.impl.features]
+            if not smaller:
+                return case
+            answers = self.observe(smaller)
+            for candidate, answer in zip(smaller, answers, strict=True):
+                found = self.attribute(candidate, answer)
+                if not isinstance(found, str) and found.explained_by is None:
+                    case = candidate
+                    break
+            else:
+                return case
+
+
+def simplifications(case: Case) -> list[Case]:
+    """Cases one step simpler than `case` that are still valid cases: an event fewer, then the allowed
+    lateness, the side output, the trigger, the evictor or the watermark generator's idleness at its default."""
+    steps = [replace(case, events=case.events[:i] + case.events[i + 1:]) for i in range(len(case.events))]
+    steps += [replace(case, **{name: value}) for name, value in
+              (("allowed_lateness", 0), ("late_side_output", False), ("trigger", None), ("evictor", None))
+              if getattr(case, name) != value]
+    valid = []
+    for candidate in steps:
+        try:
+            valid.append(case_from_json(case_to_json(candidate)))
+        except CaseFormatError:
+            continue
+    return valid
+
+
+def census(args: argparse.Namespace) -> int:
+    if args.cases < 1:
+        raise UsageError("--cases must be at least 1")
+    impl = load_implementation(args.impl)
+    divergences = read_divergences(args.divergences) if args.divergences else engine_divergences(args.impl)
+    out: Path = args.out or Path("census") / args.impl.replace("/", "-").replace(":", "-")
+    out.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    say(f"census of {impl.name}: {len(divergences)} listed divergences; drawing {args.cases} cases (seed {args.seed})")
+    cases = drawn_cases(impl.features, args.cases, args.seed)
+    done = _resumed(out / RESULTS, cases)
+    if done:
+        say(f"census: {len(done)} cases attributed before, going on from there")
+    engine = Census(impl, divergences, args.request_timeout)
+    todo = [i for i in range(len(cases)) if i not in done]
+    with (out / RESULTS).open("a", encoding="utf-8") as results:
+        for start in range(0, len(todo), args.batch):
+            chunk = todo[start:start + args.batch]
+            for i, answer in zip(chunk, engine.observe([cases[i] for i in chunk]), strict=True):
+                found = engine.attribute(cases[i], answer)
+                outcome = (Outcome(i, digest(cases[i]), None, could_not_run=found) if isinstance(found, str)
+                           else Outcome(i, digest(cases[i]), found.explained_by, found.unexplained))
+                done[i] = outcome
+                results.write(json.dumps(outcome.to_json()) + "\n")
+            results.flush()
+            say(f"census: {len(done)} of {len(cases)} cases, {sum(o.is_unexplained for o in done.values())} "
+                f"unexplained ({time.monotonic() - started:.0f} s)")
+    minimal = _shrunk(engine, cases, done, out, args.shrink, args.confirm)
+    summary = _summary(impl.name, cases, done, minimal, time.monotonic() - started)
+    (out / SUMMARY).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    print("\n".join(table(summary)))
+    return 1 if summary["unexplained"]["cases"] else 0
+
+
+def say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def _resumed(path: Path, cases: Sequence[Case]) -> dict[int, Outcome]:
+    """The outcomes an earlier run of the same census wrote (a line of another case is ignored)."""
+    done: dict[int, Outcome] = {}
+    if not path.is_file():
+        return done
+    for line in path.read_text(encoding="utf-8").splitlines():
+        with contextlib.suppress(ValueError, KeyError):
+            outcome = Outcome.from_json(json.loads(line))
+            if outcome.index < len(cases) and outcome.digest == digest(cases[outcome.index]):
+                done[outcome.index] = outcome
+    return done
+
+
+def _shrunk(engine: Census, cases: Sequence[Case], done: dict[int, Outcome], out: Path, most: int,
+            confirm: str) -> list[dict[str, Any]]:
+    """Each of the first `most` unexplained cases shrunk, the distinct minimal cases saved with their
+    expected observation (confirmed on `confirm`, unless `none`)."""
+    kinds: dict[str, list[int]] = {}
+    for i, o in sorted(done.items()):
+        if o.is_unexplained:
+            kinds.setdefault(signature(o.unexplained), []).append(i)
+    minimal: dict[str, tuple[Case, list[int]]] = {}
+    for origins in list(kinds.values())[:most]:
+        say(f"census: shrinking case {origins[0]} (and {len(origins) - 1} more unexplained the same way)")
+        small = engine.shrink(cases[origins[0]])
+        minimal.setdefault(digest(small), (small, []))[1].extend(origins)
+    if not minimal:
+        return []
+    found = [small for small, _ in minimal.values()]
+    expected = engine.reference.run(found)
+    notes = [""] * len(found)
+    if confirm != "none":
+        confirmed = load_implementation(confirm).run(found)
+        for n, (ours, theirs) in enumerate(zip(expected, confirmed, strict=True)):
+            if not equivalent(ours, theirs):
+                notes[n] = f"the reference differs from {confirm} here: {confirm}'s observation is expected"
+        expected = confirmed
+    saved = []
+    for n, ((small, origins), observation) in enumerate(zip(minimal.values(), expected, strict=True)):
+        name = f"unexplained-{n + 1}.json"
+        named = dataclasses.replace(small, name=f"census of {engine.impl.name}: unexplained #{n + 1}",
+                                    expected=observation)
+        (out / name).write_text(json.dumps(case_to_json(named), indent=2) + "\n", encoding="utf-8")
+        [answer] = engine.observe([small])
+        saved.append({"file": name, "from_cases": origins, "note": notes[n],
+                      "engine": answer if isinstance(answer, str) else observation_to_json(answer)})
+    return saved
+
+
+def signature(delta: dict[str, Any]) -> str:
+    """How an unexplained difference looks, without its numbers: the error the engine failed with, in its words,
+    or else the kinds of change and the fields they touch (`root['firings'][3]['window']` is `firings.window`);
+    cases alike are shrunk once."""
+    shapes, errors = set(), set()
+    for change, paths in delta.items():
+        for path, value in (paths.items() if isinstance(paths, dict) else ()):
+            shapes.add((change, ".".join(re.findall(r"\['(\w+)'\]", path))))
+            new = value.get("new_value") if isinstance(value, dict) else None
+            if isinstance(new, dict) and isinstance(new.get("message"), str):
+                errors.add(re.sub(r"-?\d+", "N", new["message"]))
+    return json.dumps(sorted(errors) if errors else sorted(shapes))
+
+
+def _summary(name: str, cases: Sequence[Case], done: dict[int, Outcome], minimal: list[dict[str, Any]],
+             seconds: float) -> dict[str, Any]:
+    total = len(cases)
+    by_divergence: Counter[str] = Counter()
+    example: dict[str, int] = {}
+    for i, o in sorted(done.items()):
+        for d in o.explained_by or ():
+            by_divergence[d] += 1
+            example.setdefault(d, i)
+    return {
+        "engine": name, "cases": total, "seconds": round(seconds, 1),
+        "agree": sum(o.explained_by == () for o in done.values()),
+        "unexplained": {"cases": sum(o.is_unexplained for o in done.values()), "minimal": minimal},
+        "could_not_run": {"cases": sum(o.could_not_run is not None for o in done.values()),
+                          "examples": sorted({o.could_not_run for o in done.values() if o.could_not_run})[:5]},
+        "divergences": {d: {"cases": n, "example_case": example[d]} for d, n in by_divergence.most_common()},
+    }
+
+
+def table(summary: dict[str, Any]) -> list[str]:
+    """The census as a table: unexplained first, then each divergence by the cases it explains."""
+    total = summary["cases"]
+
+    def row(label: str, count: int, note: str = "") -> str:
+        return f"{label:<46} {count:>6} {count / total:>7.1%}  {note}"
+
+    lines = [f"{'':<46} {'cases':>6} {'share':>7}", row("unexplained", summary["unexplained"]["cases"],
+                                                      " ".join(m["file"] for m in summary["unexplained"]["minimal"]))]
+    lines.append(row("could not run", summary["could_not_run"]["cases"],
+                     "; ".join(summary["could_not_run"]["examples"])))
+    lines += [row(d, v["cases"], f"e.g. case {v['example_case']}") for d, v in summary["divergences"].items()]
+    lines.append(row("agree with Flink", summary["agree"]))
+    lines.append(f"{summary['engine']}: {total} cases in {summary['seconds']:.0f} s")
+    return lines
+
+
+def add_census_command(sub: argparse._SubParsersAction) -> None:
+    c = sub.add_parser("census", help="hunt an engine's unlisted divergences from Flink",
+                       description=__doc__.split("\n\n")[0].split(": ", 1)[1],
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    c.add_argument("--impl", required=True, metavar="NAME",
+                   help="the engine: a registered name, module:factory or exec:COMMAND")
+    c.add_argument("--cases", type=int, default=DEFAULT_CASES, metavar="N",
+                   help=f"cases to draw (default {DEFAULT_CASES})")
+    c.add_argument("--seed", type=int, default=0, metavar="S", help="the drawing's seed (default 0)")
+    c.add_argument("--out", type=Path, default=None, metavar="DIR",
+                   help="where the census keeps its results and minimal cases (default census/<impl>); run again "
+                        "with the same options, it goes on where it stopped")
+    c.add_argument("--divergences", type=Path, default=None, metavar="FILE",
+                   help="the engine's divergence list (default cases/engines/<impl>/divergences.toml)")
+    c.add_argument("--batch", type=int, default=BATCH, metavar="N", help=f"cases per run call (default {BATCH})")
+    c.add_argument("--shrink", type=int, default=10, metavar="N",
+                   help="shrink one unexplained case of each of at most N kinds (cases whose differences look "
+                        "alike are one kind; default 10)")
+    c.add_argument("--confirm", default="flink", metavar="NAME",
+                   help="the implementation that confirms each minimal case's expected observation (default "
+                        "flink, real Flink; none: the reference's)")
+    c.add_argument("--request-timeout", type=float, default=TIMEOUT, metavar="SECONDS",
+                   help=f"how long one run call may take (default {TIMEOUT:g})")
+    c.set_defaults(func=census)

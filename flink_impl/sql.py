@@ -1,0 +1,62 @@
+"""Flink SQL's windows on the real runtime: `flink-sql`, `flink-sql-legacy` and `flink-sql-1.20`.
+
+Each case runs as the SQL query a Flink SQL user writes for the same job (`sql/SqlBranch.java`,
+`sql/SqlQueries.java`): its events a table on a DataStream, its window a window table function (`TUMBLE`,
+`HOP`, `SESSION`; `flink-sql-legacy`: a legacy group window, `GROUP BY k, TUMBLE(rowtime, ...)`), its key a
+`GROUP BY` column, the window's contents `ARRAY_AGG`. The runner is Flink's own, as for `flink` (the same JVM
+process, protocol and batching), run with the table jars.
+
+Declared, because SQL's window table functions can say them:
+
+- tumbling, sliding (`HOP`) and session windows, with offsets (`TUMBLE` and `HOP` take one);
+- `allowed_lateness`: a user sets `table.exec.emit.allow-lateness`, which the window table functions
+  ignore (the README's section says what that changes);
+- negative timestamps and watermarks, listed watermarks (the table's `SOURCE_WATERMARK()`), channels
+  merged by the window operator's input, their statuses and ends.
+
+Not declared, so never sent here: global and count windows, dynamic sessions, triggers and evictors (a
+window table function has none: it fires once, when the watermark passes the window), processing time
+(`PROCTIME()` is the wall clock), the late-data side output (SQL has none), input without end (SQL drops
+late records without a trace: only at the end of a bounded input is a record that no firing holds known to
+be dropped), watermark generators (`WATERMARK FOR rowtime AS ...` is emitted by `WatermarkAssignerOperator` on a
+periodic timer of its task's wall clock, which the runner does not drive yet),
+and extreme values (SQL's intervals end at 999,999 days, and a `TIMESTAMP(3)` read out of a query wraps
+beyond 2^31 days already: the README's section).
+"""
+
+from __future__ import annotations
+
+from flink_impl.command import Limits, Variant
+from flink_impl.implementation import FlinkImplementation
+
+FEATURES = frozenset({
+    "assigner.tumbling", "assigner.sliding", "assigner.session", "offset", "allowed_lateness",
+    "negative_timestamps", "channels", "channel.status", "channel.end",
+})
+
+#: No SQL case runs for ever (a window fires once, at the watermark, or at a late record), so the job timeout only
+#: guards against a stuck job: a job of 128 queries (two tasks each) takes seconds to deploy on a loaded machine.
+SQL_LIMITS = Limits(job_timeout_seconds=300)
+
+FLINK_SQL = Variant("flink-sql", "2.3", "sql", FEATURES, SQL_LIMITS)
+FLINK_SQL_1_20 = Variant("flink-sql-1.20", "1.20", "sql", FEATURES, SQL_LIMITS)
+#: The legacy group windows take no offset (`TUMBLE(rowtime, size, time)`'s third argument is a time of day).
+FLINK_SQL_LEGACY = Variant("flink-sql-legacy", "2.3", "sql-legacy", FEATURES - {"offset"}, SQL_LIMITS)
+
+
+class FlinkSqlImplementation(FlinkImplementation):
+    """Flink 2.3's SQL window table functions, on the runner's MiniCluster (module docstring)."""
+
+    variant = FLINK_SQL
+
+
+class FlinkSql120Implementation(FlinkImplementation):
+    """Flink 1.20's SQL window table functions."""
+
+    variant = FLINK_SQL_1_20
+
+
+class FlinkSqlLegacyImplementation(FlinkImplementation):
+    """Flink 2.3's legacy SQL group windows (`GROUP BY k, TUMBLE(rowtime, ...)`)."""
+
+    variant = FLINK_SQL_LEGACY

@@ -1,0 +1,314 @@
+"""Dialects: the model with some of Flink's rules switched to another engine's.
+
+An engine under test differs from Flink in listed ways (its divergences, `conformance/divergences.py`);
+those that are a rule of window semantics are a switch here, named for the rule it changes. A `Dialect` is
+a set of switches, `FLINK` none of them: `simulate(case, dialect=...)` (`reference.implementation`) then
+predicts what such an engine emits, and the suite says of a difference between an engine and Flink which of
+its divergences explain it. A dialect describes another engine and is checked against it (its divergence
+cases, `tests/test_divergences.py`); it never answers for it in a run.
+
+Each switch overrides one method of the model (a mixin of the operator, a trigger class, the collector, the
+watermark the operator receives), so that Flink's own path is the model unchanged.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import Literal
+
+from reference.errors import JobFailure
+from reference.operator import Context
+from reference.output import Collector
+from reference.triggers import ContinuousEventTimeTrigger
+from reference.windows import TimeWindow, merge_windows
+from window_contract import case
+from window_contract.facts import LONG_MAX, LONG_MIN
+from window_contract.java_hash import hash_set_order
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """The rules of the model an engine changes; every default is Flink's."""
+
+    #: `TimeWindow.intersects` merges sessions that touch (`[0, 5)` and `[5, 10)`); False: only sessions
+    #: that overlap merge.
+    sessions_merge_when_touching: bool = True
+    #: `WindowOperator` cleans a window up, and drops what comes for it, once the watermark reaches its
+    #: cleanup time, `maxTimestamp + allowedLateness`; True: only once the watermark has passed it.
+    drop_when_past_cleanup_strictly: bool = False
+    #: A merging assigner merges the element's window first, and the merged window decides lateness; False:
+    #: the element's own window decides, before any merge (a late element never joins a live session).
+    merges_before_lateness: bool = True
+    #: A firing carries `window.maxTimestamp()`; "trigger_time": the timestamp of the record, or the time of
+    #: the timer, whose processing fired the window.
+    firing_timestamp: Literal["max_timestamp", "trigger_time"] = "max_timestamp"
+    #: The timestamp of a firing of the global window (its `maxTimestamp()`, `Long.MAX_VALUE`, in Flink).
+    global_window_timestamp: int = LONG_MAX
+    #: Java `long`: `maxTimestamp + allowedLateness` saturates (the cleanup time) or wraps (an element's
+    #: lateness, a merge's check); "unbounded": integers that never overflow.
+    long_arithmetic: Literal["java", "unbounded"] = "java"
+    #: `ContinuousEventTimeTrigger` aligns its first fire time with Java's truncating `%`; "floor": with a
+    #: floor modulo (negative timestamps align down, an interval of 0 fails in Python's words).
+    remainder: Literal["truncating", "floor"] = "truncating"
+    #: What a watermark generator's output gains before the operator receives it (an engine whose watermark
+    #: is `max - bound` where Flink's generator gives `max - bound - 1`: 1).
+    generated_watermark_offset: int = 0
+    #: A window fires, and turns late, when the watermark reaches its `maxTimestamp` (`end - 1`); "end":
+    #: only when it reaches the window's end.
+    windows_close_at: Literal["max_timestamp", "end"] = "max_timestamp"
+    #: The operator's watermark before the first one arrives (`Long.MIN_VALUE` in Flink).
+    initial_watermark: int = LONG_MIN
+    #: A trigger's reducing state (`CountTrigger`'s count, a continuous trigger's next fire time) merges by
+    #: reducing (`mergePartitionedState`); "first_of_bag": a bag of the merged windows' values whose value is
+    #: its first, the merged window's own or else the first merged window's in the JVM's `HashSet` order (a
+    #: PyFlink job's reducing state, kept in the JVM's list state).
+    trigger_state_merges: Literal["reduce", "first_of_bag"] = "reduce"
+
+    def switched(self) -> dict[str, object]:
+        """The switches not at Flink's default."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if getattr(self, f.name) != f.default}
+
+    def operator_class(self, base: type) -> type:
+        """`base` (`WindowOperator` or `EvictingWindowOperator`) with the mixins of this dialect's switches."""
+        mixins = [mixin for applies, mixin in MIXINS if applies(self)]
+        return type(base.__name__, (*mixins, base), {"dialect": self}) if mixins else base
+
+    @property
+    def models(self) -> dict[type, type]:
+        """The trigger classes this dialect swaps in, by the kind of the format they model."""
+        return {case.ContinuousEventTimeTrigger: FloorAlignedContinuousEventTimeTrigger} \
+            if self.remainder == "floor" else {}
+
+    @property
+    def decides_on_less(self) -> int:
+        """How much less than the watermark it receives the operator decides on (`windows_close_at`)."""
+        return 1 if self.windows_close_at == "end" else 0
+
+    def collector(self, watermarks: list | None) -> Collector:
+        if (self.firing_timestamp, self.global_window_timestamp, self.decides_on_less) == (
+                "max_timestamp", LONG_MAX, 0):
+            return Collector(watermarks=watermarks)
+        return StampingCollector(self, watermarks=watermarks)
+
+    def received(self, receive: Callable[[int], None], generated: bool) -> Callable[[int], None]:
+        """How the operator receives a watermark, before it is recorded: a generated one gains
+        `generated_watermark_offset`, and one not above `initial_watermark` never arrives."""
+        offset = self.generated_watermark_offset if generated else 0
+        if not offset and self.initial_watermark == LONG_MIN:
+            return receive
+
+        def received(watermark: int) -> None:
+            watermark = watermark if watermark == LONG_MAX else watermark + offset
+            if watermark > self.initial_watermark:
+                receive(watermark)
+        return received
+
+    def deciding(self, process_watermark: Callable[[int], None]) -> Callable[[int], None]:
+        """What the operator decides on, after the watermark is recorded (`decides_on_less`)."""
+        return _shifted(process_watermark, -self.decides_on_less)
+
+
+def _shifted(receive: Callable[[int], None], shift: int) -> Callable[[int], None]:
+    if not shift:
+        return receive
+    return lambda watermark: receive(watermark if watermark == LONG_MAX else watermark + shift)
+
+
+FLINK = Dialect()
+
+
+class StampingCollector(Collector):
+    """A collector whose firings carry another timestamp than `maxTimestamp()` (`firing_timestamp`,
+    `global_window_timestamp`: the operator tells it the time it processes, `TriggerTime`), or the engine's
+    watermark where the operator decides on less (`decides_on_less`)."""
+
+    def __init__(self, dialect: Dialect, watermarks: list | None) -> None:
+        super().__init__(watermarks=watermarks)
+        self.dialect, self.trigger_time, self.stamps = dialect, 0, []
+
+    def emit(self, key, window, values, watermark):
+        # the operator decides on one less than the engine's watermark (`decides_on_less`): it reports the engine's
+        told = watermark if watermark in (LONG_MIN, LONG_MAX) else watermark + self.dialect.decides_on_less
+        super().emit(key, window, values, told)
+        if self.dialect.firing_timestamp == "trigger_time":
+            self.stamps.append(self.trigger_time)
+        else:
+            self.stamps.append(window.max_timestamp() if isinstance(window, TimeWindow)
+                               else self.dialect.global_window_timestamp)
+
+    def observation(self, error=None):
+        observed = super().observation(error)
+        return dataclasses.replace(observed, firings=tuple(
+            dataclasses.replace(firing, timestamp=stamp) for firing, stamp in zip(observed.firings, self.stamps,
+                                                                                   strict=True)))
+
+
+class FloorAlignedContinuousEventTimeTrigger(ContinuousEventTimeTrigger):
+    """`remainder="floor"`: the first fire time is `time - time % interval` with a floor modulo."""
+
+    def first_fire_from(self, time: int) -> int:
+        try:
+            return time - time % self.interval
+        except ZeroDivisionError as e:
+            raise JobFailure(f"ZeroDivisionError: {e}") from None
+
+
+# --- operator mixins: one a switch ---------------------------------------------------------------
+
+
+def overlaps(a: TimeWindow, b: TimeWindow) -> bool:
+    """Two windows that share a millisecond (touching ones do not)."""
+    return a.start < b.end and a.end > b.start
+
+
+class TouchingSessionsStayApart:
+    """`sessions_merge_when_touching=False`: sessions merge only when they overlap."""
+
+    merge_windows = staticmethod(partial(merge_windows, intersects=overlaps))
+
+
+class DropWhenPastCleanupStrictly:
+    """`drop_when_past_cleanup_strictly=True`: a window lives until the watermark has passed its cleanup time
+    (`maxTimestamp + allowedLateness`): it is cleaned up one millisecond later, at `end + allowedLateness`
+    (an engine that expires a window once the watermark passes its end plus the lateness), and an element
+    is late only once `timestamp + allowedLateness < watermark`."""
+
+    def cleanup_time(self, window):
+        cleanup_time = super().cleanup_time(window)
+        return cleanup_time if cleanup_time == LONG_MAX and self.dialect.long_arithmetic == "java" else cleanup_time + 1
+
+    def is_element_late(self, timestamp):
+        return self.is_event_time and self.with_lateness(timestamp) < self.timers.current_watermark
+
+
+class LatenessBeforeMerge:
+    """`merges_before_lateness=False`: the element's own window decides its lateness before any merge."""
+
+    def add_to_merging_windows(self, key, element, timestamp, windows):
+        live = []
+        for window in windows:
+            if self.is_window_late(self.cleanup_time(window)):
+                self.listener.window_late(key, window)
+            else:
+                live.append(window)
+        return super().add_to_merging_windows(key, element, timestamp, live) if live else True
+
+
+class TriggerTime:
+    """`firing_timestamp` or `global_window_timestamp`: the collector learns the time of the record or timer
+    the operator processes, before it can fire."""
+
+    def add_to_window(self, key, element, timestamp, window, state_window, cleanup_time):
+        self.output.trigger_time = timestamp
+        super().add_to_window(key, element, timestamp, window, state_window, cleanup_time)
+
+    def on_event_time(self, timer):
+        self.output.trigger_time = timer[0]
+        super().on_event_time(timer)
+
+    def on_processing_time(self, timer):
+        self.output.trigger_time = timer[0]
+        super().on_processing_time(timer)
+
+
+class UnboundedArithmetic:
+    """`long_arithmetic="unbounded"`: `time + allowedLateness` never wraps and the cleanup time never
+    saturates (a window cleaned up past `Long.MAX_VALUE` never is)."""
+
+    def with_lateness(self, time):
+        return time + self.allowed_lateness
+
+    def cleanup_time(self, window):
+        max_timestamp = window.max_timestamp()
+        return self.with_lateness(max_timestamp) if self.is_event_time else max_timestamp
+
+    def register_cleanup_timer(self, cleanup_time):
+        if cleanup_time < LONG_MAX:
+            super().register_cleanup_timer(cleanup_time)
+
+    def delete_cleanup_timer(self, window):
+        if self.cleanup_time(window) < LONG_MAX:
+            super().delete_cleanup_timer(window)
+
+
+class FirstOfBagContext(Context):
+    """`trigger_state_merges="first_of_bag"`: a merge keeps the merged window's own value, or else the value
+    of the first merged window that has one, in the order the JVM's `HashSet` iterates them
+    (`window_contract.java_hash`) when PyFlink sends them in its own set's order (`python_set_order`)."""
+
+    __slots__ = ("adding",)
+
+    def merge_state(self, name, reduce):
+        state = self.op.trigger_state
+        sent = python_set_order([*self.merged_windows, self.adding], self.adding)
+        values = [v for w in hash_set_order(sent) if (v := state.pop((self.key, w, name), None)) is not None]
+        if values and (self.key, self.window, name) not in state:
+            state[(self.key, self.window, name)] = values[0]
+
+
+class _PyFlinkTimeWindow:
+    """A window hashed as PyFlink's `TimeWindow.__hash__`: `start + mod_inverse((end << 1) + 1)`."""
+
+    __slots__ = ("window",)
+
+    def __init__(self, window: TimeWindow) -> None:
+        self.window = window
+
+    def __hash__(self) -> int:
+        x = (self.window.end << 1) + 1
+        inverse = x * x * x  # PyFlink's mod_inverse, in Python's unbounded integers
+        for _ in range(3):
+            inverse *= 2 - x * inverse
+        return self.window.start + inverse
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _PyFlinkTimeWindow) and self.window == other.window
+
+
+def python_set_order(windows: list[TimeWindow], added: TimeWindow) -> list[TimeWindow]:
+    """The merged windows in the order PyFlink's `TimeWindow.merge_windows` yields them: a Python set, filled
+    in the windows' order, from which the window being added is removed."""
+    merged = set()
+    for window in sorted(windows):
+        merged.add(_PyFlinkTimeWindow(window))
+    merged.discard(_PyFlinkTimeWindow(added))
+    return [w.window for w in merged]
+
+
+class MergesTriggerStateAsABag:
+    """`trigger_state_merges="first_of_bag"`: the trigger's context merges its state as `FirstOfBagContext`
+    does, told which window the element being merged brought."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.trigger_context = FirstOfBagContext(self)
+
+    def add_to_merging_windows(self, key, element, timestamp, windows):
+        for window in windows:  # a session assigner gives one
+            self.trigger_context.adding = window
+        return super().add_to_merging_windows(key, element, timestamp, windows)
+
+
+class StartsAtWatermark:
+    """`initial_watermark`: the operator's watermark before the first one arrives (with
+    `windows_close_at="end"`, the operator decides on one less, as on every watermark; `Dialect.received`
+    keeps the watermarks below it away)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.timers.current_watermark = self.dialect.initial_watermark - self.dialect.decides_on_less
+
+
+#: Which mixin each switch brings, when it is not at Flink's default.
+MIXINS: list[tuple[Callable[[Dialect], bool], type]] = [
+    (lambda d: not d.sessions_merge_when_touching, TouchingSessionsStayApart),
+    (lambda d: d.drop_when_past_cleanup_strictly, DropWhenPastCleanupStrictly),
+    (lambda d: not d.merges_before_lateness, LatenessBeforeMerge),
+    (lambda d: d.firing_timestamp != "max_timestamp", TriggerTime),
+    (lambda d: d.long_arithmetic == "unbounded", UnboundedArithmetic),
+    (lambda d: d.initial_watermark != LONG_MIN, StartsAtWatermark),
+    (lambda d: d.trigger_state_merges == "first_of_bag", MergesTriggerStateAsABag),
+]

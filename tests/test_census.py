@@ -1,0 +1,62 @@
+"""The census (`python -m conformance census`) on engines whose rules the tests know: the reference in a dialect.
+
+An engine that keeps touching sessions apart is explained, case by case, by a list that names that rule; with a
+list that does not, the census reports the difference as unexplained, shrinks it to a minimal case (its
+`expected` the reference's observation) and exits 1; run again, it goes on from what it wrote.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from dialect_impls import Counting
+from engine_readme import ROOT
+
+from conformance.cli import main
+from conformance.divergences import LIST
+from window_contract.case_json import load_cases
+
+BEAM_LIST = ROOT / "cases" / "engines" / "beam" / LIST
+
+
+def census(out, divergences, *extra: str) -> int:
+    return main(["census", "--impl", "dialect_impls:touching_sessions_stay_apart", "--cases", "40",
+                 "--divergences", str(divergences), "--out", str(out), "--confirm", "none", *extra])
+
+
+def test_an_engine_its_list_explains_has_nothing_unexplained(tmp_path, capsys):
+    assert census(tmp_path / "census", BEAM_LIST) == 0
+    summary = json.loads((tmp_path / "census" / "census.json").read_text())
+    assert summary["unexplained"]["cases"] == 0 and summary["cases"] == 40
+    assert summary["divergences"]["beam.touching-sessions"]["cases"] > 0
+    assert "beam.touching-sessions" in capsys.readouterr().out
+
+
+@pytest.fixture
+def other_list(tmp_path):
+    path = tmp_path / LIST
+    path.write_text('[[divergence]]\nid = "x.lateness"\ntitle = "t"\ncase = "c.json"\n'
+                    'switches = { drop_when_past_cleanup_strictly = true }\n')
+    return path
+
+
+def test_what_the_list_does_not_explain_is_shrunk_and_saved(tmp_path, other_list):
+    assert census(tmp_path / "census", other_list, "--shrink", "2") == 1
+    summary = json.loads((tmp_path / "census" / "census.json").read_text())
+    assert summary["unexplained"]["cases"] > 0
+    for minimal in summary["unexplained"]["minimal"]:
+        [case] = load_cases(tmp_path / "census" / minimal["file"])
+        assert case.expected is not None and len(case.events) <= 3
+        assert case.window.__class__.__name__ in ("Session", "DynamicSession")
+
+
+def test_a_census_run_again_goes_on_from_what_it_wrote(tmp_path, other_list):
+    args = ["census", "--impl", "dialect_impls:Counting", "--cases", "40", "--divergences", str(BEAM_LIST),
+            "--out", str(tmp_path / "census"), "--confirm", "none"]
+    Counting.RUNS.clear()
+    assert main(args) == 0
+    first = sum(Counting.RUNS)
+    Counting.RUNS.clear()
+    assert main(args) == 0
+    assert first >= 40 and sum(Counting.RUNS) == 0

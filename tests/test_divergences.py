@@ -1,0 +1,193 @@
+"""Every engine's listed divergences (`cases/engines/<engine>/divergences.toml`) as rules the suite applies.
+
+For each engine with a list: the list reads and names its case files; the README's section on the engine links
+exactly them; each case differs on the engine from its `expected` observation (Flink's, which the reference
+gives too), and the divergence that documents it explains the difference (alone, or with those the attribution
+needs beside it). The dialect switches and the explainers are checked on their own below.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from engine_readme import ROOT, engine_section, linked_divergence_files
+
+from conformance.divergences import (
+    ENGINES,
+    LIST,
+    DivergenceListError,
+    accepts,
+    attribute,
+    beyond,
+    engine_divergences,
+    fails,
+    message,
+    read_divergences,
+    rejects,
+)
+from reference.dialects import FLINK, Dialect
+from reference.implementation import ReferenceImplementation, simulate
+from window_contract import Case, record, session, tumbling, watermark
+from window_contract.case import ContinuousEventTimeTrigger, CountTrigger, Global
+from window_contract.case_json import load_cases
+from window_contract.equivalence import equivalent
+from window_contract.observation import Error, Observation
+from window_contract.registry import load_implementation
+
+LISTED = sorted(path.parent.name for path in ENGINES.glob(f"*/{LIST}"))
+
+
+def test_the_engines_of_the_round_list_their_divergences():
+    assert {"pyflink-python", "beam", "spark-streaming"} <= set(LISTED)
+
+
+@pytest.mark.parametrize("engine", LISTED)
+def test_the_list_reads_and_the_readme_links_exactly_its_case_files(engine):
+    divergences = engine_divergences(engine)
+    assert divergences and all(d.case_file.is_file() and d.id.startswith(f"{engine}.") for d in divergences)
+    assert linked_divergence_files(engine_section(engine), engine) == {d.case_file.name for d in divergences}
+
+
+@pytest.mark.parametrize("engine", LISTED)
+def test_each_case_differs_on_its_engine_as_its_divergence_explains(engine):
+    divergences = engine_divergences(engine)
+    items = [(d, n, case) for d in divergences for n, case in enumerate(load_cases(d.case_file))]
+    impl = load_implementation(engine)
+    try:
+        observed = impl.run([case for _, _, case in items])
+    finally:
+        getattr(impl, "close", lambda: None)()
+    positions = not impl.position_free
+    for (d, n, case), actual in zip(items, observed, strict=True):
+        [flink] = ReferenceImplementation().run([case])
+        assert equivalent(case.expected, flink), f"{d.case_file.name}#{n}: the reference is not Flink here"
+        assert not equivalent(case.expected, actual, positions), f"{d.case_file.name}#{n} no longer differs"
+        found = attribute(case, case.expected, actual, divergences, positions, prefer=d.id)
+        assert found.explained_by is not None and d.id in found.explained_by, (d.id, n, found)
+
+
+# --- the dialect switches, each on the model alone ------------------------------------------------
+
+
+def firings(observation: Observation) -> list[tuple]:
+    return [(f.window, f.timestamp, f.values) for f in observation.firings]
+
+
+def test_flinks_dialect_is_the_model_itself():
+    case = Case(window=session(5), allowed_lateness=3, events=[record("a", 1, 0), watermark(20), record("a", 2, 18)])
+    assert simulate(case, dialect=FLINK) == simulate(case) and FLINK.switched() == {}
+
+
+def test_touching_sessions_stay_apart_when_only_overlapping_ones_merge():
+    case = Case(window=session(5), events=[record("a", 1, 0), record("a", 2, 5)])
+    assert len(simulate(case).firings) == 1
+    assert len(simulate(case, dialect=Dialect(sessions_merge_when_touching=False)).firings) == 2
+
+
+def test_a_window_that_lives_past_its_cleanup_time_fires_again_for_a_record_at_the_watermark():
+    case = Case(window=tumbling(10), events=[record("a", 1, 3), watermark(9), record("a", 2, 5)])
+    late = simulate(case, dialect=Dialect(drop_when_past_cleanup_strictly=True))
+    assert [f.values for f in late.firings] == [(1,), (1, 2)] and not late.dropped
+    assert [d.value for d in simulate(case).dropped] == [2]
+
+
+def test_lateness_decided_before_a_merge_drops_what_a_merge_would_rescue():
+    case = Case(window=session(5), events=[record("a", 1, 8), watermark(10), record("a", 2, 4)])
+    assert [f.values for f in simulate(case).firings] == [(1, 2)]
+    strict = simulate(case, dialect=Dialect(merges_before_lateness=False))
+    assert [f.values for f in strict.firings] == [(1,)] and [d.value for d in strict.dropped] == [2]
+
+
+def test_a_firing_stamped_with_its_trigger_time_and_the_global_windows_own_timestamp():
+    counted = Case(window=tumbling(10), trigger=CountTrigger(1), events=[record("a", 1, 3)])
+    assert [f.timestamp for f in simulate(counted, dialect=Dialect(firing_timestamp="trigger_time")).firings] == [3]
+    glob = Case(window=Global(), trigger=CountTrigger(1), events=[record("a", 1, 3)])
+    assert [f.timestamp for f in simulate(glob, dialect=Dialect(global_window_timestamp=7)).firings] == [7]
+
+
+def test_unbounded_arithmetic_never_cleans_up_a_window_past_long_max():
+    case = Case(window=tumbling(10), allowed_lateness=2**63 - 1,
+                events=[record("a", 1, 3), watermark(2**63 - 1), record("a", 2, 4)])
+    assert [d.value for d in simulate(case).dropped] == [2]
+    assert [f.values for f in simulate(case, dialect=Dialect(long_arithmetic="unbounded")).firings][-1] == (1, 2)
+
+
+def test_a_floor_remainder_aligns_a_negative_fire_time_down():
+    case = Case(window=tumbling(10), trigger=ContinuousEventTimeTrigger(5), end_of_input=False,
+                events=[record("a", 1, -7), watermark(-5)])
+    assert not simulate(case).firings
+    assert [f.values for f in simulate(case, dialect=Dialect(remainder="floor")).firings] == [(1,)]
+
+
+def test_windows_that_close_at_their_end_and_a_watermark_that_starts_at_zero():
+    case = Case(window=tumbling(10), end_of_input=False, events=[record("a", 1, 3), watermark(9)])
+    assert firings(simulate(case)) and not simulate(case, dialect=Dialect(windows_close_at="end")).firings
+    early = Case(window=tumbling(10, -5), end_of_input=False, events=[record("a", 1, -7)])
+    assert [d.value for d in simulate(early, dialect=Dialect(initial_watermark=0)).dropped] == [1]
+
+
+# --- explainers -------------------------------------------------------------------------------------
+
+
+CASE = Case(window=tumbling(10), events=[record("a", 1, 3)])
+FINE = Observation()
+
+
+def rejected(text: str) -> Observation:
+    return Observation.invalid_spec(text)
+
+
+def failed(text: str) -> Observation:
+    return Observation(error=Error("runtime", text))
+
+
+def test_each_explainer_says_what_it_accounts_for_and_nothing_else():
+    assert accepts("cannot be negative")(CASE, rejected("The allowed lateness cannot be negative."), FINE)
+    assert not accepts("cannot be negative")(CASE, rejected("other"), FINE)
+    assert rejects("positive")(CASE, FINE, rejected("must be a positive integer"))
+    assert not rejects("positive")(CASE, rejected("x"), rejected("must be a positive integer"))
+    assert message("^ValueError")(CASE, rejected("size > 0"), rejected("ValueError: size"))
+    assert not message("^ValueError")(CASE, FINE, rejected("ValueError: size"))
+    assert fails("stalled")(CASE, FINE, failed("the pipeline stalled"))
+    assert not fails("stalled")(CASE, failed("the pipeline stalled"), failed("the pipeline stalled"))
+    assert beyond(100)(Case(window=tumbling(10), events=[record("a", 1, 101)]), FINE, FINE)
+    assert not beyond(100)(CASE, FINE, FINE)
+
+
+def test_a_list_that_breaks_its_format_is_refused_naming_the_entry(tmp_path):
+    path = tmp_path / LIST
+    path.write_text('[[divergence]]\nid = "x.y"\ntitle = "t"\ncase = "c.json"\nswitches = { no_such = 1 }\n')
+    with pytest.raises(DivergenceListError, match="divergence 1 \\(x.y\\): no_such is no switch"):
+        read_divergences(path)
+    path.write_text('[[divergence]]\nid = "x.y"\ntitle = "t"\ncase = "c.json"\n')
+    with pytest.raises(DivergenceListError, match="exactly one of switches"):
+        read_divergences(path)
+
+
+def test_replay_with_divergences_names_them_and_fails_on_what_is_left(tmp_path):
+    """The touching-sessions case on an implementation of Beam's dialect: explained with Beam's list; an
+    unexplained difference (a list without it) is printed as a delta and exits 1."""
+    case = ROOT / "cases" / "engines" / "beam" / "touching_sessions.json"
+    impl = "dialect_impls:touching_sessions_stay_apart"
+    args = [sys.executable, "-m", "conformance", "replay", str(case), "--impl", impl, "--check", "--divergences"]
+    env = {"PYTHONPATH": f"{ROOT}:{ROOT / 'tests'}"}
+    beam_list = str(ROOT / "cases" / "engines" / "beam" / LIST)
+    explained = subprocess.run([*args, beam_list, "--json"], cwd=ROOT, capture_output=True, text=True, env=env)
+    lines = [json.loads(line) for line in explained.stdout.splitlines() if line.startswith("{")]
+    assert explained.returncode == 0 and lines and all(line["explained_by"] == ["beam.touching-sessions"]
+                                                       for line in lines), explained.stdout + explained.stderr
+    other = tmp_path / LIST
+    other.write_text('[[divergence]]\nid = "x.lateness"\ntitle = "t"\ncase = "c.json"\n'
+                     'switches = { drop_when_past_cleanup_strictly = true }\n')
+    left = subprocess.run([*args, str(other)], cwd=ROOT, capture_output=True, text=True, env=env)
+    assert left.returncode == 1 and "UNEXPLAINED" in left.stdout and "iterable_item" in left.stdout
+
+
+def test_trigger_state_that_merges_as_a_bag_keeps_one_sessions_count():
+    case = Case(window=session(10), trigger=CountTrigger(3),
+                events=[record("a", 1, 0), record("a", 2, 16), record("a", 3, 8), record("a", 4, 9)])
+    assert [f.at for f in simulate(case).firings][:1] == [2]
+    assert [f.at for f in simulate(case, dialect=Dialect(trigger_state_merges="first_of_bag")).firings][:1] == [3]

@@ -1,0 +1,188 @@
+"""The `flink-sql` and `flink-sql-legacy` engines: Flink SQL's windows on Flink 2.3's runtime.
+
+The mapping is checked on hand cases through the runner, as the suite runs it (positions tied to the watermark
+or the late record that caused a firing, dropped records found at the end of input, deterministic rejections),
+and every divergence from Flink's DataStream API is a case file under `cases/engines/flink-sql/` or
+`cases/engines/flink-sql-legacy/` that the README's section on Flink SQL links: each differs on its engine and
+agrees on `reference` (and `replay --impl flink --check` holds their expected observations to real Flink).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from engine_readme import ROOT, assert_the_suite_finds_what_the_section_names, linked_divergence_files
+
+from flink_impl.sql import FLINK_SQL, FLINK_SQL_LEGACY
+from window_contract import Case, load_implementation, record, session, tumbling, watermark
+from window_contract.case import Sliding
+from window_contract.case_json import case_files, load_cases
+from window_contract.difference import difference
+from window_contract.features import required_features
+from window_contract.observation import Firing, LateRecord, Observation, TimeWindow
+
+pytestmark = pytest.mark.flink
+
+SECTION = (ROOT / "README.md").read_text().split(
+    "## What changes when a Flink job moves from the DataStream API to Flink SQL", 1)[1].split("\n## ", 1)[0]
+#: The section's two parts, one a dialect: `### Window table functions (flink-sql)`, `### Legacy group windows ...`.
+DIALECTS = {"flink-sql": SECTION.split("\n### Window table functions", 1)[1].split("\n### ", 1)[0],
+            "flink-sql-legacy": SECTION.split("\n### Legacy group windows", 1)[1].split("\n### ", 1)[0]}
+#: Hand cases from `cases/` on which both dialects agree with Flink.
+AGREEING = ["cases/seeds", "cases/sessions/merging.json", "cases/timers", "cases/lateness/side_output_and_dropped.json",
+            "cases/watermarks/valve.json", "cases/watermarks/end_of_channel.json", "cases/sliding/window_budget.json"]
+
+
+@pytest.fixture(scope="module", params=["flink-sql", "flink-sql-legacy"])
+def engine(request):
+    return load_implementation(request.param)
+
+
+@pytest.fixture(scope="module")
+def reference():
+    return load_implementation("reference")
+
+
+def test_declares_what_sql_windows_express():
+    """Tumbling, sliding and session windows with listed watermarks; no triggers, evictors, count or global
+    windows, processing time, late side output or open input; the legacy group windows take no offset."""
+    for variant in (FLINK_SQL, FLINK_SQL_LEGACY):
+        assert not any(f.startswith(("trigger.", "evictor.", "watermark.")) for f in variant.features)
+        assert {"assigner.count", "assigner.global", "assigner.dynamic_session", "time.processing",
+                "late_side_output", "unbounded_input", "extreme_values"}.isdisjoint(variant.features)
+        assert {"assigner.tumbling", "assigner.sliding", "assigner.session", "allowed_lateness",
+                "negative_timestamps", "channels"} <= variant.features
+    assert "offset" in FLINK_SQL.features and "offset" not in FLINK_SQL_LEGACY.features
+
+
+def test_a_firing_is_placed_at_the_watermark_that_fired_it_and_a_late_record_at_its_own_event(engine):
+    """The window aggregate runs behind an exchange: its outputs are tied to the watermark that follows them; a
+    record that no firing holds at the end of input was dropped, during its own event."""
+    case = Case(window=tumbling(10), events=[record("a", 1, ts=3), record("b", 2, ts=9), watermark(8), watermark(9),
+                                             record("a", 3, ts=10), watermark(20), record("a", 4, ts=10)])
+    [observed] = engine.run([case])
+    assert observed == Observation(
+        firings=(Firing(3, "a", TimeWindow(0, 10), 9, (1,), 9), Firing(3, "b", TimeWindow(0, 10), 9, (2,), 9),
+                 Firing(5, "a", TimeWindow(10, 20), 19, (3,), 20)),
+        dropped=(LateRecord(6, "a", 4, 10),))
+
+
+def test_the_legacy_late_firing_is_placed_at_the_late_record():
+    """`late-fire.delay` 0 fires a window again on every late record, as `EventTimeTrigger` does within the
+    allowed lateness: the update is placed at the newest record it holds, under the watermark then."""
+    case = Case(window=tumbling(10), allowed_lateness=5,
+                events=[record("a", 1, ts=3), watermark(9), record("a", 2, ts=4), watermark(14), record("a", 3, ts=5)])
+    [observed] = load_implementation("flink-sql-legacy").run([case])
+    assert observed == Observation(
+        firings=(Firing(1, "a", TimeWindow(0, 10), 9, (1,), 9), Firing(2, "a", TimeWindow(0, 10), 9, (1, 2), 9)),
+        dropped=(LateRecord(4, "a", 3, 5),))
+
+
+def test_sessions_merge_when_they_touch(engine):
+    """Both dialects merge `[0, 5)` and `[5, 10)`, as `TimeWindow.intersects` does."""
+    [observed] = engine.run([Case(window=session(5), events=[record("a", 1, ts=0), record("a", 2, ts=5),
+                                                            record("a", 3, ts=11)])])
+    assert [(f.window, f.values) for f in observed.firings] == [(TimeWindow(0, 10), (1, 2)),
+                                                                (TimeWindow(11, 16), (3,))]
+
+
+def test_a_rejection_names_no_plan_and_reads_the_same_in_any_batch():
+    """The planner's message for a query it cannot plan counts its anonymous tables; the runner keeps the rest."""
+    legacy = load_implementation("flink-sql-legacy")
+    rejected = Case(window=session(5), allowed_lateness=10, events=[record("a", 1, ts=0)])
+    alone = legacy.run([rejected])[0]
+    assert alone.error.kind == "invalid_spec"
+    assert alone.error.message == "Session window doesn't support EMIT strategy currently."
+    assert legacy.run([Case(window=tumbling(10), events=[record("a", 1, ts=0)]), rejected])[1] == alone
+
+
+@pytest.mark.parametrize("path", AGREEING)
+def test_hand_cases_agree_with_flink(engine, path):
+    cases = [c for p in case_files([ROOT / path]) for c in load_cases(p) if required_features(c) <= engine.features]
+    assert cases, f"{path} has no case {engine.name} supports"
+    for case, observation in zip(cases, engine.run(cases), strict=True):
+        assert not difference(case.expected, observation, len(case.events)), case.name
+
+
+def divergence_cases(engine: str) -> list[tuple[str, int, Case]]:
+    folder = ROOT / "cases" / "engines" / engine
+    return [(p.name, i, c) for p in sorted(folder.glob("*.json")) for i, c in enumerate(load_cases(p))]
+
+
+def test_each_divergence_differs_on_its_engine_and_agrees_on_the_reference(engine, reference):
+    found = divergence_cases(engine.name)
+    assert found, "no divergence case files"
+    cases = [case for _, _, case in found]
+    assert all(required_features(case) <= engine.features for case in cases)
+    for (name, index, case), observation in zip(found, engine.run(cases), strict=True):
+        assert difference(case.expected, observation, len(case.events)), f"{name}#{index} no longer differs"
+        assert not difference(case.expected, reference.run([case])[0], len(case.events)), f"{name}#{index}"
+
+
+@pytest.mark.parametrize("dialect", sorted(DIALECTS))
+def test_the_readme_links_exactly_the_divergence_files(dialect):
+    folder = ROOT / "cases" / "engines" / dialect
+    assert linked_divergence_files(DIALECTS[dialect], dialect) == {p.name for p in folder.glob("*.json")}
+
+
+def test_a_sliding_size_that_is_no_multiple_of_the_slide_is_rejected_by_hop_only():
+    """`HOP` slices windows into slides; the legacy `HOP` group window does not."""
+    case = Case(window=Sliding(10, 3), events=[record("a", 1, ts=0)])
+    [tvf] = load_implementation("flink-sql").run([case])
+    [legacy] = load_implementation("flink-sql-legacy").run([case])
+    assert tvf.error is not None and "integral multiple of slide" in tvf.error.message
+    assert legacy.error is None and len(legacy.firings) == 4
+
+
+#: Where Flink reads a TIMESTAMP(3) back as a LocalDateTime with an int count of days (timestamp_range.json).
+DAYS_WRAP = 2**31 * 86_400_000
+
+
+def reaches_the_day_limit(failure) -> bool:
+    case = failure["case"]
+    window = case["window"]
+    reach = max(window.get("size", 0), window.get("gap", 0))
+    return any(abs(e["record"]["ts"]) + reach >= DAYS_WRAP for e in case["events"] if "record" in e)
+
+
+def watermark_at_or_below_zero(failure) -> bool:
+    return any(e.get("watermark", 1) <= 0 for e in failure["case"]["events"])
+
+
+#: Which README point (its case file) explains a minimal counterexample of the suite, per dialect.
+EXPLAINED = {
+    "flink-sql": {
+        "timestamp_range.json": reaches_the_day_limit,
+        "interval_range.json": lambda f: "exceeds precision of DAY(6) field" in f["difference"],
+        "nonpositive_watermark.json": watermark_at_or_below_zero,
+        "allowed_lateness.json": lambda f: f["case"]["allowed_lateness"] > 0,
+        "negative_lateness.json": lambda f: f["case"]["allowed_lateness"] < 0,
+        "hop_size_multiple.json": lambda f: "integral multiple of slide" in f["difference"],
+        "hop_offset.json": lambda f: "abs(offset) < slide" in f["difference"],
+        "messages.json": lambda f: re.search(r"invalid_spec: .* not invalid_spec", f["difference"]),
+    },
+    "flink-sql-legacy": {
+        "timestamp_range.json": reaches_the_day_limit,
+        "interval_range.json": lambda f: "exceeds precision of DAY(6) field" in f["difference"],
+        "session_lateness.json": lambda f: "doesn't support EMIT strategy" in f["difference"],
+        "no_window.json": lambda f: f["case"]["window"]["assigner"] == "sliding"
+        and f["case"]["window"]["size"] < f["case"]["window"]["slide"],
+        "negative_lateness.json": lambda f: f["case"]["allowed_lateness"] < 0,
+        "messages.json": lambda f: re.search(r"invalid_spec: .* not invalid_spec", f["difference"]),
+    },
+}
+
+#: The property run against each dialect in CI: a Flink SQL job costs a planning of its query (about 0.1 s a case on a
+#: loaded machine) and shrinking a timestamp takes minutes of them, so one property whose minimal case the README names
+#: (the whole `ci-slow` run's other findings are in the README), on `ci-slow`'s examples.
+SUITE_PROPERTIES = ("side_output_exactly_for_elements_whose_every_window_is_late",)
+
+
+@pytest.mark.parametrize("dialect", sorted(DIALECTS))
+def test_the_suite_finds_the_divergences_the_readme_names(tmp_path, dialect):
+    """The property suite (profile `ci-slow`, `SUITE_PROPERTIES`) against the dialect: it differs, on exactly the
+    properties its part of the README lists, and every minimal counterexample shows a difference one of its points
+    explains."""
+    assert_the_suite_finds_what_the_section_names(tmp_path / "report", dialect, DIALECTS[dialect], EXPLAINED[dialect],
+                                                  properties=SUITE_PROPERTIES, timeout=1200)
