@@ -24,8 +24,8 @@ from window_contract.observation import Error, Firing, LateRecord, Observation, 
 SECTION = readme_section("Hazelcast Jet")
 DIVERGENCES = ROOT / "cases" / "engines" / "hazelcast-jet"
 #: The adapter's stop for a case whose watermarks would make Jet's window stage walk too far (CaseSourceP).
-WALK_STOPPED = ("Hazelcast Jet walks every window end up to each watermark, empty ones included: this case's walk "
-                "passes 10,000,000 window ends (stopped)")
+WALK_STOPPED = ("Hazelcast Jet walks every window end up to each watermark, empty ones included, and combines each "
+                "window from its frames: this case's walk passes 10,000,000 frames (stopped)")
 
 
 @pytest.fixture(scope="module")
@@ -121,12 +121,15 @@ def test_jets_rejections_and_the_contracts_window_limit(engine):
 
 
 def test_a_walk_past_the_limit_stops_the_case_where_it_would_start(engine):
-    """Jet's window stage walks every window end up to a watermark: the adapter counts the walk before the source
-    sends the watermark, and stops the case there, with what Jet emitted before."""
+    """Jet's window stage walks every window end up to a watermark: the adapter counts the frames it visits before
+    the source sends the watermark, and stops the case there, with what Jet emitted before."""
     case = Case(window=tumbling(1), events=[record("a", 1, ts=5), watermark(10), record("a", 2, ts=20),
                                             watermark(10**8), record("a", 3, ts=30)])
     assert observe(engine, case) == Observation(firings=(result(TimeWindow(5, 6), (1,)),),
                                                 error=Error("runtime", WALK_STOPPED))
+    # a sliding window is combined from its 10,000 frames at each of the 5,001 window ends up to the watermark
+    sliding = Case(window=Sliding(10_000, 1), events=[record("a", 1, ts=0), watermark(5_000)])
+    assert observe(engine, sliding) == Observation(error=Error("runtime", WALK_STOPPED))
 
 
 def test_cases_in_one_request_answer_as_each_alone(engine):

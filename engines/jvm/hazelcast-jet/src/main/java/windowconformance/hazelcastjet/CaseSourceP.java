@@ -24,18 +24,18 @@ import java.util.List;
  *       or one the source stops, ends instead with the sentinel, a record on a key of its own at the last watermark
  *       (so never late), and the source then waits to be cancelled ({@link Collected#awaitEnd}).</li>
  *   <li>Before it sends what makes the sliding-window stage walk its window ends ({@link WindowEndWalk}), the source
- *       counts them: a case whose walk would pass {@link #WALK_LIMIT} stops at that event, as if its input went no
- *       further, and says so ({@link Collected#stoppedAt}).</li>
+ *       counts the frames the stage will visit: a case whose walk would pass {@link #WALK_LIMIT} stops at that event,
+ *       as if its input went no further, and says so ({@link Collected#stoppedAt}).</li>
  * </ul>
  */
 final class CaseSourceP extends AbstractProcessor {
 
-    /** The window ends a case may make the sliding-window stage walk: about a second and a half of CPU. */
+    /** The frames a case may make the sliding-window stage visit: about a second and a half of CPU. */
     static final long WALK_LIMIT = 10_000_000;
 
     /** The {@code runtime} error of a case stopped so. */
-    static final String STOPPED = "Hazelcast Jet walks every window end up to each watermark, empty ones included: "
-            + "this case's walk passes 10,000,000 window ends (stopped)";
+    static final String STOPPED = "Hazelcast Jet walks every window end up to each watermark, empty ones included, "
+            + "and combines each window from its frames: this case's walk passes 10,000,000 frames (stopped)";
 
     private final CaseScript script;
     private final EventTimePolicy<? super SourceEvent.Item> policy;
@@ -113,8 +113,8 @@ final class CaseSourceP extends AbstractProcessor {
         return out;
     }
 
-    private boolean within(long steps) {
-        walked += steps;
+    private boolean within(long frames) {
+        walked = Math.min(WALK_LIMIT + 1, walked + Math.min(frames, WALK_LIMIT + 1));
         return walked <= WALK_LIMIT;
     }
 

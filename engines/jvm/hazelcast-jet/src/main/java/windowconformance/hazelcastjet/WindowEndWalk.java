@@ -4,13 +4,15 @@ import com.hazelcast.jet.core.SlidingWindowPolicy;
 import java.util.TreeSet;
 
 /**
- * The window ends Jet's sliding-window stage walks ({@code SlidingWindowP}), counted by the stage's own rules before
- * the source sends what makes it walk. Jet emits a watermark's results by walking every window end from the first it
- * has not emitted up to the watermark, one frame (slide) at a time, empty ones included
- * ({@code windowTraverserAndEvictor}: {@code range(startingWindowTs(wm), wm, frameSize)}), and the end of its input
- * likewise up to the last window of its top frame ({@code flushBuffers}); a watermark far ahead is a walk of billions
- * (about 60 ns a window end on this machine's cores, both stages together), and Flink's
- * {@code Watermark(Long.MAX_VALUE)} one of about {@code 2^63 / slide}. The rules, from {@code SlidingWindowP}:
+ * The work of Jet's sliding-window stage ({@code SlidingWindowP}), counted by the stage's own rules before the source
+ * sends what causes it. Jet emits a watermark's results by walking every window end from the first it has not emitted
+ * up to the watermark, one frame (slide) at a time, empty ones included ({@code windowTraverserAndEvictor}:
+ * {@code range(startingWindowTs(wm), wm, frameSize)}), and the end of its input likewise up to the last window of its
+ * top frame ({@code flushBuffers}); at each window end it combines the window from its {@code size / slide} frames
+ * ({@code computeWindow}: {@code recomputeWindow}, as the aggregation has no deduct function; a tumbling window is its
+ * one frame). The count is of frames visited: a watermark far ahead is a walk of billions (about 140 ns a window end
+ * of a tumbling window on this machine, both stages together), and Flink's {@code Watermark(Long.MAX_VALUE)} one of
+ * about {@code 2^63 / slide} window ends. The rules, from {@code SlidingWindowP}:
  *
  * <ul>
  *   <li>a record goes to the frame {@code higherFrameTs(ts)}, unless that frame is below {@code nextWinToEmit}
@@ -49,7 +51,7 @@ final class WindowEndWalk {
         }
     }
 
-    /** The window ends the stage walks for watermark {@code wm}, which then reaches it. */
+    /** The frames the stage visits for watermark {@code wm}, which then reaches it. */
     long watermark(long wm) {
         if (policy == null) {
             return 0;
@@ -60,7 +62,7 @@ final class WindowEndWalk {
         return walked;
     }
 
-    /** The window ends the stage walks at the end of its input. */
+    /** The frames the stage visits at the end of its input. */
     long endOfInput() {
         return policy == null || frames.isEmpty() ? 0 : walk(topTs + policy.windowSize() - policy.frameSize());
     }
@@ -76,6 +78,8 @@ final class WindowEndWalk {
         }
         // SlidingWindowP.range: LongStream.iterate(start, n -> n + step).limit(1 + (end - start) / step); a negative
         // limit (the difference overflowed) fails the job at once, which Jet then does itself
-        return start > wm ? 0 : Math.max(0, 1 + (wm - start) / policy.frameSize());
+        long ends = start > wm ? 0 : Math.max(0, 1 + (wm - start) / policy.frameSize());
+        long framesPerWindow = policy.windowSize() / policy.frameSize();
+        return ends > Long.MAX_VALUE / framesPerWindow ? Long.MAX_VALUE : ends * framesPerWindow;
     }
 }
