@@ -54,3 +54,9 @@ def kafka_streams_updates() -> ProcessImplementation:
     """`kafka-streams-updates`: the same jobs without `suppress`, Kafka Streams' default: a result on every update."""
     return ProcessImplementation(command("kafka-streams", "windowconformance.kafkastreams.KafkaStreamsEngine",
                                          "--emit=updates"))
+
+
+def hazelcast_jet() -> ProcessImplementation:
+    """`hazelcast-jet`: each case as a Hazelcast Jet pipeline, a light job on a member embedded in the process
+    (engines/jvm/hazelcast-jet/)."""
+    return ProcessImplementation(command("hazelcast-jet", "windowconformance.hazelcastjet.HazelcastJetEngine"))

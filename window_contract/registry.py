@@ -43,6 +43,7 @@ BUILTIN: dict[str, str] = {
     "bytewax": "engines.venv_engines:bytewax",
     "quix-streams": "engines.venv_engines:quix_streams",
     "pathway": "engines.venv_engines:pathway",
+    "hazelcast-jet": "engines.jvm:hazelcast_jet",
 }
 
 #: The extra of this package (pyproject.toml) that installs what a registered implementation imports;
