@@ -69,8 +69,9 @@ class Dialect:
     #: PyFlink job's reducing state, kept in the JVM's list state).
     trigger_state_merges: Literal["reduce", "first_of_bag"] = "reduce"
     #: Only watermarks move the operator's watermark; True, in a case that lists its watermarks: a record
-    #: moves it too, to the record's timestamp less one, before the operator takes the record (a stream
-    #: time that is the largest timestamp seen, for every key: Kafka Streams).
+    #: moves it too, to the record's timestamp less one, once the operator has taken the record (as a
+    #: punctuated `forMonotonousTimestamps()` would beside the listed watermarks: a stream time that is the
+    #: largest timestamp seen, for every key: Kafka Streams).
     records_advance_watermark: bool = False
     #: `SlidingEventTimeWindows` gives a record every window that holds it; True: only those that start at 0
     #: or later (Kafka Streams' `TimeWindows.windowsFor`).
@@ -98,6 +99,11 @@ class Dialect:
     #: A session fires, is cleaned up and turns late when the watermark reaches its `maxTimestamp`; "end": when
     #: it reaches the session's end, one millisecond later (Bytewax's `_SessionWindowerLogic.close_for`).
     session_fires_at: Literal["max_timestamp", "end"] = "max_timestamp"
+    #: Event time ends at `Long.MAX_VALUE` (a bounded input's last watermark); "max_minus_window": at
+    #: `Long.MAX_VALUE - size` (`- gap` for sessions), the last time whose windows end without overflow, so
+    #: that no watermark goes beyond what a record there gives (Kafka Streams' stream time, which only a record
+    #: moves: `TimeWindows.windowsFor` fails beyond).
+    event_time_ends: Literal["long_max", "max_minus_window"] = "long_max"
 
     def switched(self) -> dict[str, object]:
         """The switches not at Flink's default."""
@@ -147,6 +153,8 @@ class Dialect:
         one pair in Flink; an operator and inputs per key (`watermark_scope`, `key_state_discarded_when_empty`);
         inputs that take each record as a watermark too (`records_advance_watermark`)."""
         advance = self.records_advance_watermark and driven.watermark_generator is None
+        if self.event_time_ends == "max_minus_window":
+            build = partial(_ending, build, last_watermark(driven))
         if self.watermark_scope == "key" or self.key_state_discarded_when_empty:
             keyed = KeyedParts(self, driven, build, advance)
             return keyed, keyed
@@ -350,7 +358,7 @@ class StartsAtWatermark:
 
 class RecordsAdvance:
     """`records_advance_watermark`: the inputs take a record as a watermark at its timestamp less one, on its
-    channel, before the operator takes the record (the inputs ignore it unless it raises the channel's)."""
+    channel, once the operator has taken the record (ignored unless it raises the channel's watermark)."""
 
     def __init__(self, inputs) -> None:
         self.inputs = inputs
@@ -358,10 +366,9 @@ class RecordsAdvance:
     def __getattr__(self, name):
         return getattr(self.inputs, name)
 
-    def timestamp(self, record: case.Record) -> int:
-        timestamp = self.inputs.timestamp(record)
+    def after_element(self, record: case.Record, timestamp: int) -> None:
+        self.inputs.after_element(record, timestamp)
         self.inputs.process_watermark(case.Watermark(timestamp - 1, record.channel))
-        return timestamp
 
 
 class _SlidingFromZero:
@@ -490,6 +497,37 @@ class SessionFiresAtEnd:
         super().emit_window_contents(key, window, state_window, contents)
 
 
+def last_watermark(driven: case.Case) -> int:
+    """`event_time_ends="max_minus_window"`: the watermark a record at `Long.MAX_VALUE - size` (`- gap`) gives,
+    the generator's lag behind it (a listed watermark's: one) taken off."""
+    match driven.window:
+        case case.Tumbling(size) | case.Sliding(size):
+            end = LONG_MAX - size
+        case case.Session(gap):
+            end = LONG_MAX - gap
+        case _:
+            return LONG_MAX
+    match driven.watermark_generator:
+        case case.BoundedOutOfOrdernessWatermarks(bound):
+            return end - bound - 1
+        case case.BoundedOutOfOrdernessTimestampExtractor(bound):
+            return end - bound
+    return end - 1
+
+
+def _ending(build: Callable[[], tuple], last: int) -> tuple:
+    """`build()`'s operator and inputs, whose inputs deliver no watermark beyond `last`."""
+    operator, inputs = build()
+    deliver, delivered = inputs.deliver, [LONG_MIN]
+
+    def ending(watermark: int) -> None:
+        if min(watermark, last) > delivered[0]:
+            delivered[0] = min(watermark, last)
+            deliver(delivered[0])
+    inputs.deliver = ending
+    return operator, inputs
+
+
 class _Clock:
     """What `drive` reads of an operator's timers: the processing time."""
 
@@ -545,8 +583,6 @@ class KeyedParts:
         return [record.key] if self.own_clocks else list(self.parts)
 
     def timestamp(self, record: case.Record) -> int:
-        if self.advance:
-            self.process_watermark(case.Watermark(record.ts - 1, record.channel))
         stamps = {key: self.parts[key][1].timestamp(record) for key in self.receivers(record)}
         return stamps[record.key]
 
@@ -554,6 +590,8 @@ class KeyedParts:
         for key in self.receivers(record):
             self.parts[key][1].after_element(record, timestamp)
         self.discard_empty(self.receivers(record))
+        if self.advance:
+            self.process_watermark(case.Watermark(timestamp - 1, record.channel))
 
     def process_watermark(self, watermark):
         for _, inputs in self.parts.values():
