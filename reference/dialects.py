@@ -19,10 +19,11 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Literal
 
+from reference.assigners import SlidingWindows
 from reference.errors import JobFailure
-from reference.operator import Context
+from reference.operator import Context, EvictingWindowOperator
 from reference.output import Collector
-from reference.triggers import ContinuousEventTimeTrigger
+from reference.triggers import ContinuousEventTimeTrigger, Trigger, TriggerResult
 from reference.windows import TimeWindow, merge_windows
 from window_contract import case
 from window_contract.facts import LONG_MAX, LONG_MIN
@@ -43,8 +44,9 @@ class Dialect:
     #: the element's own window decides, before any merge (a late element never joins a live session).
     merges_before_lateness: bool = True
     #: A firing carries `window.maxTimestamp()`; "trigger_time": the timestamp of the record, or the time of
-    #: the timer, whose processing fired the window.
-    firing_timestamp: Literal["max_timestamp", "trigger_time"] = "max_timestamp"
+    #: the timer, whose processing fired the window; "max_record_timestamp": the largest timestamp of the
+    #: records the window holds.
+    firing_timestamp: Literal["max_timestamp", "trigger_time", "max_record_timestamp"] = "max_timestamp"
     #: The timestamp of a firing of the global window (its `maxTimestamp()`, `Long.MAX_VALUE`, in Flink).
     global_window_timestamp: int = LONG_MAX
     #: Java `long`: `maxTimestamp + allowedLateness` saturates (the cleanup time) or wraps (an element's
@@ -71,6 +73,42 @@ class Dialect:
     #: trigger's state and timers go), so a later element can merge into it and fire it again with them (Beam's
     #: direct runner keeps an expired session's state in its active window set).
     merging_windows_outlive_cleanup: bool = False
+    #: Only watermarks move the operator's watermark; True, in a case that lists its watermarks: a record
+    #: moves it too, to the record's timestamp less one, once the operator has taken the record (as a
+    #: punctuated `forMonotonousTimestamps()` would beside the listed watermarks: a stream time that is the
+    #: largest timestamp seen, for every key: Kafka Streams).
+    records_advance_watermark: bool = False
+    #: `SlidingEventTimeWindows` gives a record every window that holds it; True: only those that start at 0
+    #: or later (Kafka Streams' `TimeWindows.windowsFor`).
+    sliding_windows_from_zero: bool = False
+    #: A session fires as `[first, last + gap)`; "last_record": as `[first, last + 1)`, its records' first and
+    #: last timestamps (Kafka Streams' `SessionWindow`, both ends inclusive); merging is unchanged.
+    session_window_end: Literal["gap_after_last", "last_record"] = "gap_after_last"
+    #: A session window is late once the watermark reaches its cleanup time; True: once the watermark has
+    #: passed it, while it still fires and is cleaned up when the watermark reaches it (Kafka Streams' session
+    #: aggregate and `suppress`).
+    session_late_strictly: bool = False
+    #: The trigger decides when a window fires; "every_update": every element a window takes fires it with its
+    #: contents so far, and nothing else does (Kafka Streams without `suppress`).
+    emits: Literal["on_trigger", "every_update"] = "on_trigger"
+    #: A record goes to each of its windows that is not late; "behind_watermark": a record behind the watermark
+    #: (`timestamp + allowedLateness <= watermark`) is late whatever its windows (Bytewax).
+    late_records: Literal["per_window", "behind_watermark"] = "per_window"
+    #: The operator's watermark holds for every key; "key": each key has a watermark of its own, from a
+    #: generator that sees only its records (listed watermarks still reach every key) (Bytewax's clocks).
+    watermark_scope: Literal["operator", "key"] = "operator"
+    #: A key's state lives as long as the job; True: a key that holds no window after an event that reached it
+    #: is discarded with its watermark, and starts again from `Long.MIN_VALUE` and the watermarks it is sent
+    #: next; a session assigner keeps its keys (Bytewax's `_WindowLogic._is_empty`).
+    key_state_discarded_when_empty: bool = False
+    #: A session fires, is cleaned up and turns late when the watermark reaches its `maxTimestamp`; "end": when
+    #: it reaches the session's end, one millisecond later (Bytewax's `_SessionWindowerLogic.close_for`).
+    session_fires_at: Literal["max_timestamp", "end"] = "max_timestamp"
+    #: Event time ends at `Long.MAX_VALUE` (a bounded input's last watermark); "max_minus_window": at
+    #: `Long.MAX_VALUE - size` (`- gap` for sessions), the last time whose windows end without overflow, so
+    #: that no watermark goes beyond what a record there gives (Kafka Streams' stream time, which only a record
+    #: moves: `TimeWindows.windowsFor` fails beyond).
+    event_time_ends: Literal["long_max", "max_minus_window"] = "long_max"
 
     def switched(self) -> dict[str, object]:
         """The switches not at Flink's default."""
@@ -115,6 +153,19 @@ class Dialect:
         """What the operator decides on, after the watermark is recorded (`decides_on_less`)."""
         return _shifted(process_watermark, -self.decides_on_less)
 
+    def parts(self, driven: case.Case, build: Callable[[], tuple]) -> tuple:
+        """The window operator and its inputs that drive `case` (`reference.implementation.drive`): `build()`'s
+        one pair in Flink; an operator and inputs per key (`watermark_scope`, `key_state_discarded_when_empty`);
+        inputs that take each record as a watermark too (`records_advance_watermark`)."""
+        advance = self.records_advance_watermark and driven.watermark_generator is None
+        if self.event_time_ends == "max_minus_window":
+            build = partial(_ending, build, last_watermark(driven))
+        if self.watermark_scope == "key" or self.key_state_discarded_when_empty:
+            keyed = KeyedParts(self, driven, build, advance)
+            return keyed, keyed
+        operator, inputs = build()
+        return operator, RecordsAdvance(inputs) if advance else inputs
+
 
 def _shifted(receive: Callable[[int], None], shift: int) -> Callable[[int], None]:
     if not shift:
@@ -138,7 +189,7 @@ class StampingCollector(Collector):
         # the operator decides on one less than the engine's watermark (`decides_on_less`): it reports the engine's
         told = watermark if watermark in (LONG_MIN, LONG_MAX) else watermark + self.dialect.decides_on_less
         super().emit(key, window, values, told)
-        if self.dialect.firing_timestamp == "trigger_time":
+        if self.dialect.firing_timestamp != "max_timestamp":
             self.stamps.append(self.trigger_time)
         else:
             self.stamps.append(window.max_timestamp() if isinstance(window, TimeWindow)
@@ -318,14 +369,295 @@ class StartsAtWatermark:
         self.timers.current_watermark = self.dialect.initial_watermark - self.dialect.decides_on_less
 
 
+# --- Kafka Streams and Bytewax: stream time, record timestamps, sessions, keys --------------------
+
+
+class RecordsAdvance:
+    """`records_advance_watermark`: the inputs take a record as a watermark at its timestamp less one, on its
+    channel, once the operator has taken the record (ignored unless it raises the channel's watermark)."""
+
+    def __init__(self, inputs) -> None:
+        self.inputs = inputs
+
+    def __getattr__(self, name):
+        return getattr(self.inputs, name)
+
+    def after_element(self, record: case.Record, timestamp: int) -> None:
+        self.inputs.after_element(record, timestamp)
+        self.inputs.process_watermark(case.Watermark(timestamp - 1, record.channel))
+
+
+class _SlidingFromZero:
+    """A sliding assigner that gives only the windows starting at 0 or later (`sliding_windows_from_zero`)."""
+
+    def __init__(self, assigner) -> None:
+        self.assigner = assigner
+
+    def __getattr__(self, name):
+        return getattr(self.assigner, name)
+
+    def assign_windows(self, timestamp, current_processing_time, value=0):
+        return [w for w in self.assigner.assign_windows(timestamp, current_processing_time, value) if w.start >= 0]
+
+
+class SlidingWindowsFromZero:
+    """`sliding_windows_from_zero=True`: a sliding assigner starts no window before 0."""
+
+    def __init__(self, assigner, *args, **kwargs):
+        if isinstance(assigner, SlidingWindows):
+            assigner = _SlidingFromZero(assigner)
+        super().__init__(assigner, *args, **kwargs)
+
+
+class FromRecordTimestamps:
+    """`firing_timestamp="max_record_timestamp"`, `session_window_end="last_record"`: the window keeps its
+    records' timestamps; a firing carries the largest of them, and a session is reported as `[first, last + 1)`
+    (before an evictor evicts anything)."""
+
+    keeps_timestamps = True
+
+    def emit_window_contents(self, key, window, state_window, contents):
+        last = max(timestamp for _, timestamp in contents)
+        if self.dialect.firing_timestamp == "max_record_timestamp":
+            self.output.trigger_time = last
+        if self.dialect.session_window_end == "last_record" and self.assigner.is_merging:
+            window = TimeWindow(window.start, last + 1)
+        if not isinstance(self, EvictingWindowOperator):  # the evicting operator keeps them itself
+            contents = [value for value, _ in contents]
+        super().emit_window_contents(key, window, state_window, contents)
+
+
+class SessionLateStrictly:
+    """`session_late_strictly=True`: a merging window is late only once the watermark has passed its cleanup
+    time; a record that comes when the watermark is at it opens the window again (it fired and was cleaned up
+    then): the trigger decides on it (`EventTimeTrigger` fires it, past its `maxTimestamp`), and the window is
+    cleaned up at once, as its cleanup timer is due."""
+
+    def is_window_late(self, cleanup_time):
+        if not self.assigner.is_merging:
+            return super().is_window_late(cleanup_time)
+        return self.is_event_time and cleanup_time < self.timers.current_watermark
+
+    def add_to_window(self, key, element, timestamp, window, state_window, cleanup_time):
+        super().add_to_window(key, element, timestamp, window, state_window, cleanup_time)
+        if self.assigner.is_merging and self.is_event_time and cleanup_time == self.timers.current_watermark:
+            self.delete_cleanup_timer(window)
+            self.clear_all_state(key, window, state_window, self.merging_window_sets[key])
+
+
+class EveryUpdateTrigger(Trigger):
+    """`emits="every_update"`: every element fires its window with the contents so far; no timer fires it."""
+
+    can_merge = True
+
+    def on_element(self, timestamp, window, ctx):
+        return TriggerResult.FIRE
+
+    def __repr__(self) -> str:
+        return "every update"
+
+
+class EmitsEveryUpdate:
+    """`emits="every_update"`: the window's trigger is `EveryUpdateTrigger` (the cleanup is unchanged); a merge
+    fires the merged window once, for the element that merged it."""
+
+    def __init__(self, assigner, trigger, *args, **kwargs):
+        super().__init__(assigner, EveryUpdateTrigger(), *args, **kwargs)
+
+
+class LateBehindWatermark:
+    """`late_records="behind_watermark"`: a record behind the watermark (`isElementLate`) goes to no window, to
+    the side output or dropped; any other record goes to all its windows (none of which is late)."""
+
+    def process_element(self, key, value, timestamp):
+        if not self.is_element_late(timestamp):
+            return super().process_element(key, value, timestamp)
+        if self.late_data_output:
+            self.listener.side_output(key, value, timestamp)
+            self.output.side_output(key, value, timestamp)
+        else:
+            self.listener.dropped(key, value, timestamp)
+            self.output.drop(key, value, timestamp)
+        return None
+
+
+class _SessionsToEnd:
+    """A merging assigner whose windows reach one millisecond further, `[start, end + 1)`."""
+
+    def __init__(self, assigner) -> None:
+        self.assigner = assigner
+
+    def __getattr__(self, name):
+        return getattr(self.assigner, name)
+
+    def assign_windows(self, timestamp, current_processing_time, value=0):
+        return [TimeWindow(w.start, w.end + 1)
+                for w in self.assigner.assign_windows(timestamp, current_processing_time, value)]
+
+
+class SessionFiresAtEnd:
+    """`session_fires_at="end"`: the operator keeps a session `[start, end)` as `[start, end + 1)`, which only
+    overlapping windows merge (records at most the gap apart, as before), so that its `maxTimestamp` is the
+    session's end: it fires, is cleaned up and turns late there; it is reported as `[start, end)`."""
+
+    merge_windows = staticmethod(partial(merge_windows, intersects=overlaps))
+
+    def __init__(self, assigner, *args, **kwargs):
+        if assigner.is_merging:
+            assigner = _SessionsToEnd(assigner)
+        super().__init__(assigner, *args, **kwargs)
+
+    def emit_window_contents(self, key, window, state_window, contents):
+        if self.assigner.is_merging:
+            window = TimeWindow(window.start, window.end - 1)
+        super().emit_window_contents(key, window, state_window, contents)
+
+
+def last_watermark(driven: case.Case) -> int:
+    """`event_time_ends="max_minus_window"`: the watermark a record at `Long.MAX_VALUE - size` (`- gap`) gives,
+    the generator's lag behind it (a listed watermark's: one) taken off."""
+    match driven.window:
+        case case.Tumbling(size) | case.Sliding(size):
+            end = LONG_MAX - size
+        case case.Session(gap):
+            end = LONG_MAX - gap
+        case _:
+            return LONG_MAX
+    match driven.watermark_generator:
+        case case.BoundedOutOfOrdernessWatermarks(bound):
+            return end - bound - 1
+        case case.BoundedOutOfOrdernessTimestampExtractor(bound):
+            return end - bound
+    return end - 1
+
+
+def _ending(build: Callable[[], tuple], last: int) -> tuple:
+    """`build()`'s operator and inputs, whose inputs deliver no watermark beyond `last`."""
+    operator, inputs = build()
+    deliver, delivered = inputs.deliver, [LONG_MIN]
+
+    def ending(watermark: int) -> None:
+        if min(watermark, last) > delivered[0]:
+            delivered[0] = min(watermark, last)
+            deliver(delivered[0])
+    inputs.deliver = ending
+    return operator, inputs
+
+
+class _Clock:
+    """What `drive` reads of an operator's timers: the processing time."""
+
+    def __init__(self) -> None:
+        self.current_processing_time = 0
+
+
+class _Valve:
+    """What `drive` reads of the inputs' valve: the watermark it has let out (the least of the keys')."""
+
+    def __init__(self, keyed: KeyedParts) -> None:
+        self.keyed = keyed
+
+    @property
+    def last_output_watermark(self) -> int:
+        return min((inputs.valve.last_output_watermark for _, inputs in self.keyed.parts.values()), default=LONG_MAX)
+
+
+class KeyedParts:
+    """`watermark_scope="key"`, `key_state_discarded_when_empty`: an operator and its inputs for each key of the
+    case, sharing the collector, as `drive` sees one operator and one set of inputs. A record goes to its key's;
+    a listed watermark, a status, the end of a channel or of the input to every key's. With
+    `watermark_scope="key"` each key's generator sees only its records; otherwise every key's generator sees
+    every record, and gives the operator's watermark. With `key_state_discarded_when_empty`, a key whose
+    operator holds no window after an event that reached it (and does not merge windows) gets new ones. Every
+    key's input watermarks are recorded."""
+
+    def __init__(self, dialect: Dialect, driven: case.Case, build: Callable[[], tuple], advance: bool) -> None:
+        self.build, self.advance = build, advance
+        self.own_clocks = dialect.watermark_scope == "key"
+        self.discards = dialect.key_state_discarded_when_empty
+        self.timers = _Clock()
+        self.valve = _Valve(self)
+        self.parts = {key: build() for key in sorted({r.key for r in driven.records})}
+
+    # --- the operator's part of drive ------------------------------------------------------------------
+
+    def process_element(self, key, value, timestamp):
+        self.parts[key][0].process_element(key, value, timestamp)
+
+    def advance_processing_time(self, time):
+        """Every key's operator's clock, then its inputs' (`drive` calls this as the operator's and as the
+        inputs': the second call finds nothing due)."""
+        self.timers.current_processing_time = time
+        for operator, _ in self.parts.values():
+            operator.advance_processing_time(time)
+        for _, inputs in self.parts.values():
+            inputs.advance_processing_time(time)
+
+    # --- the inputs' part ------------------------------------------------------------------------------
+
+    def receivers(self, record: case.Record) -> list[str]:
+        return [record.key] if self.own_clocks else list(self.parts)
+
+    def timestamp(self, record: case.Record) -> int:
+        stamps = {key: self.parts[key][1].timestamp(record) for key in self.receivers(record)}
+        return stamps[record.key]
+
+    def after_element(self, record, timestamp):
+        for key in self.receivers(record):
+            self.parts[key][1].after_element(record, timestamp)
+        self.discard_empty(self.receivers(record))
+        if self.advance:
+            self.process_watermark(case.Watermark(timestamp - 1, record.channel))
+
+    def process_watermark(self, watermark):
+        for _, inputs in self.parts.values():
+            inputs.process_watermark(watermark)
+        self.discard_empty(list(self.parts))
+
+    def process_watermark_status(self, event):
+        for _, inputs in self.parts.values():
+            inputs.process_watermark_status(event)
+
+    def end_channel(self, channel):
+        for _, inputs in self.parts.values():
+            inputs.end_channel(channel)
+
+    @property
+    def open_channels(self) -> set[int]:
+        return {c for _, inputs in self.parts.values() for c in inputs.open_channels}
+
+    def end_of_input(self) -> None:
+        for _, inputs in self.parts.values():
+            if inputs.open_channels and inputs.valve.last_output_watermark < LONG_MAX:
+                inputs.end_of_input()
+
+    def discard_empty(self, keys: list[str]) -> None:
+        if not self.discards:
+            return
+        for key in keys:
+            operator, _ = self.parts[key]
+            if not operator.window_state and not operator.assigner.is_merging:
+                operator, inputs = self.parts[key] = self.build()
+                if self.timers.current_processing_time:
+                    operator.advance_processing_time(self.timers.current_processing_time)
+                    inputs.advance_processing_time(self.timers.current_processing_time)
+
+
 #: Which mixin each switch brings, when it is not at Flink's default.
 MIXINS: list[tuple[Callable[[Dialect], bool], type]] = [
     (lambda d: not d.sessions_merge_when_touching, TouchingSessionsStayApart),
     (lambda d: d.drop_when_past_cleanup_strictly, DropWhenPastCleanupStrictly),
     (lambda d: not d.merges_before_lateness, LatenessBeforeMerge),
-    (lambda d: d.firing_timestamp != "max_timestamp", TriggerTime),
+    (lambda d: d.firing_timestamp == "trigger_time", TriggerTime),
     (lambda d: d.long_arithmetic == "unbounded", UnboundedArithmetic),
     (lambda d: d.initial_watermark != LONG_MIN, StartsAtWatermark),
     (lambda d: d.trigger_state_merges == "first_of_bag", MergesTriggerStateAsABag),
     (lambda d: d.merging_windows_outlive_cleanup, MergingWindowsOutliveCleanup),
+    (lambda d: d.sliding_windows_from_zero, SlidingWindowsFromZero),
+    (lambda d: d.firing_timestamp == "max_record_timestamp" or d.session_window_end == "last_record",
+     FromRecordTimestamps),
+    (lambda d: d.session_late_strictly, SessionLateStrictly),
+    (lambda d: d.emits == "every_update", EmitsEveryUpdate),
+    (lambda d: d.late_records == "behind_watermark", LateBehindWatermark),
+    (lambda d: d.session_fires_at == "end", SessionFiresAtEnd),
 ]

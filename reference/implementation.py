@@ -67,12 +67,18 @@ def simulate(case: Case, listener: TraceListener = NO_TRACE,
     """The observation Flink gives for `case`; `listener` is told of each step. With another `dialect`
     (`reference.dialects`), what an engine that changes some of Flink's rules gives."""
     collector = dialect.collector(watermarks=[] if case.observes_watermarks else None)
+
+    def parts() -> tuple[WindowOperator, OperatorInputs]:
+        """The window operator and the inputs in front of it (`Dialect.parts` may ask for more than one)."""
+        operator = build_operator(case, collector, listener, window_start, dialect)
+        receive = _receiving(dialect.deciding(operator.process_watermark), collector)
+        return operator, OperatorInputs(case, dialect.received(receive, case.watermark_generator is not None),
+                                        listener)
+
     try:
         if case.watermark_generator is not None:
             check_watermark_strategy(case.watermark_generator)
-        operator = build_operator(case, collector, listener, window_start, dialect)
-        receive = _receiving(dialect.deciding(operator.process_watermark), collector)
-        inputs = OperatorInputs(case, dialect.received(receive, case.watermark_generator is not None), listener)
+        operator, inputs = dialect.parts(case, parts)
     except InvalidSpec as e:
         return collector.observation(Error("invalid_spec", str(e)))
     try:

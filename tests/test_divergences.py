@@ -30,11 +30,18 @@ from conformance.divergences import (
 )
 from reference.dialects import FLINK, Dialect
 from reference.implementation import ReferenceImplementation, simulate
-from window_contract import Case, record, session, tumbling, watermark
-from window_contract.case import ContinuousEventTimeTrigger, CountTrigger, Global
+from window_contract import Case, record, session, sliding, tumbling, watermark
+from window_contract.case import (
+    BoundedOutOfOrdernessWatermarks,
+    ContinuousEventTimeTrigger,
+    CountTrigger,
+    Global,
+    MonotonousWatermarks,
+)
 from window_contract.case_json import load_cases
 from window_contract.equivalence import equivalent
 from window_contract.observation import Error, Observation
+from window_contract.observation import TimeWindow as ObservedWindow
 from window_contract.registry import load_implementation
 
 LISTED = sorted(path.parent.name for path in ENGINES.glob(f"*/{LIST}"))
@@ -199,3 +206,91 @@ def test_a_merging_window_that_outlives_its_cleanup_takes_a_late_record_in():
     assert [f.values for f in simulate(case).firings] == [(2,), (9,)]
     kept = simulate(case, dialect=Dialect(merging_windows_outlive_cleanup=True))
     assert [(f.window.start, f.values) for f in kept.firings] == [(86, (2,)), (86, (2, 9))]
+
+
+# --- the switches of Kafka Streams and Bytewax ----------------------------------------------------------
+
+
+def test_the_stream_engines_list_their_divergences():
+    assert {"kafka-streams", "kafka-streams-updates", "bytewax"} <= set(LISTED)
+
+
+def test_a_firing_stamped_with_the_largest_timestamp_of_its_records():
+    case = Case(window=tumbling(10), events=[record("a", 1, 3), record("a", 2, 1)])
+    assert [f.timestamp for f in simulate(case).firings] == [9]
+    stamped = simulate(case, dialect=Dialect(firing_timestamp="max_record_timestamp"))
+    assert [f.timestamp for f in stamped.firings] == [3]
+
+
+def test_records_that_advance_the_watermark_close_windows_of_every_key_where_watermarks_are_listed():
+    case = Case(window=tumbling(10), events=[record("a", 1, 15), record("b", 2, 5)])
+    advancing = Dialect(records_advance_watermark=True)
+    assert not simulate(case).dropped
+    assert [d.value for d in simulate(case, dialect=advancing).dropped] == [2]
+    generated = Case(window=tumbling(10), watermark_generator=BoundedOutOfOrdernessWatermarks(20, punctuated=True),
+                     events=[record("a", 1, 15), record("b", 2, 5)])
+    assert simulate(generated, dialect=advancing) == simulate(generated)
+
+
+def test_event_time_that_ends_where_a_records_windows_would_overflow_never_closes_the_last_window():
+    case = Case(window=tumbling(4 * 10**18), events=[record("a", 1, 3), record("a", 2, 4 * 10**18)])
+    assert [f.values for f in simulate(case).firings] == [(1,), (2,)]
+    assert [f.values for f in simulate(case, dialect=Dialect(event_time_ends="max_minus_window")).firings] == [(1,)]
+
+
+def test_sliding_windows_that_start_from_zero():
+    case = Case(window=sliding(10, 5), events=[record("a", 1, 3)])
+    assert [f.window.start for f in simulate(case).firings] == [-5, 0]
+    assert [f.window.start for f in simulate(case, dialect=Dialect(sliding_windows_from_zero=True)).firings] == [0]
+
+
+def test_a_session_that_ends_at_its_last_record():
+    case = Case(window=session(10), events=[record("a", 1, 0), record("a", 2, 4)])
+    assert firings(simulate(case)) == [(ObservedWindow(0, 14), 13, (1, 2))]
+    last = simulate(case, dialect=Dialect(session_window_end="last_record"))
+    assert firings(last) == [(ObservedWindow(0, 5), 4, (1, 2))]
+
+
+def test_a_session_late_strictly_takes_a_record_at_its_cleanup_time_and_fires_again_with_it():
+    case = Case(window=session(5), watermark_generator=MonotonousWatermarks(punctuated=True),
+                events=[record("a", 1, 0), record("b", 2, 5), record("a", 3, 0)])
+    assert [d.value for d in simulate(case).dropped] == [3]
+    strict = simulate(case, dialect=Dialect(session_late_strictly=True))
+    assert firings(strict) == [(ObservedWindow(0, 5), 4, (1,)), (ObservedWindow(0, 5), 4, (3,)),
+                               (ObservedWindow(5, 10), 9, (2,))] and not strict.dropped
+
+
+def test_every_update_fires_the_window_with_its_contents_so_far():
+    case = Case(window=tumbling(10), events=[record("a", 1, 1), record("a", 2, 3)])
+    assert [f.values for f in simulate(case, dialect=Dialect(emits="every_update")).firings] == [(1,), (1, 2)]
+
+
+def test_a_record_behind_the_watermark_is_late_though_its_window_is_open():
+    case = Case(window=tumbling(10), late_side_output=True, events=[record("a", 1, 1), watermark(5), record("a", 2, 3)])
+    assert [f.values for f in simulate(case).firings] == [(1, 2)]
+    behind = simulate(case, dialect=Dialect(late_records="behind_watermark"))
+    assert [f.values for f in behind.firings] == [(1,)] and [r.value for r in behind.late] == [2]
+
+
+def test_a_watermark_per_key_lets_no_key_make_another_late():
+    case = Case(window=tumbling(10), late_side_output=True,
+                watermark_generator=BoundedOutOfOrdernessWatermarks(0, punctuated=True),
+                events=[record("a", 1, 100), record("b", 2, 5)])
+    assert [r.value for r in simulate(case).late] == [2]
+    per_key = simulate(case, dialect=Dialect(watermark_scope="key"))
+    assert not per_key.late and sorted(f.values for f in per_key.firings) == [(1,), (2,)]
+
+
+def test_a_key_whose_windows_all_closed_forgets_its_watermark():
+    case = Case(window=tumbling(10), events=[record("a", 1, 5), watermark(9), record("a", 2, 6)])
+    assert [d.value for d in simulate(case).dropped] == [2]
+    forgets = simulate(case, dialect=Dialect(key_state_discarded_when_empty=True))
+    assert [f.values for f in forgets.firings] == [(1,), (2,)] and not forgets.dropped
+    sessions = Case(window=session(5), events=[record("a", 1, 0), watermark(9), record("a", 2, 1)])
+    assert simulate(sessions, dialect=Dialect(key_state_discarded_when_empty=True)) == simulate(sessions)
+
+
+def test_a_session_that_fires_at_its_end_takes_a_record_there():
+    case = Case(window=session(5), events=[record("a", 1, 0), watermark(4), record("a", 2, 5)])
+    assert firings(simulate(case)) == [(ObservedWindow(0, 5), 4, (1,)), (ObservedWindow(5, 10), 9, (2,))]
+    assert firings(simulate(case, dialect=Dialect(session_fires_at="end"))) == [(ObservedWindow(0, 10), 9, (1, 2))]

@@ -1,17 +1,15 @@
 """The `bytewax` engine: Bytewax 0.21's windowing operators, a process in its own environment (`.venv-bytewax`).
 
 The translation is checked on hand cases through the process, as the suite runs it (Bytewax answers
-position-free: no `at`, no watermark on a firing), and every divergence from Flink 2.x that it shows is
-a case file under `cases/engines/bytewax/` that the README's section on Bytewax links: each differs on
-`bytewax` and agrees on `reference`.
+position-free: no `at`, no watermark on a firing); every divergence from Flink 2.x that it shows is listed in
+`cases/engines/bytewax/divergences.toml` with its case, which `tests/test_divergences.py` holds to the engine and
+to the README's section on Bytewax.
 """
 
 from __future__ import annotations
 
-import re
-
 import pytest
-from engine_readme import ROOT, assert_the_suite_finds_what_the_section_names, linked_divergence_files, readme_section
+from engine_readme import ROOT, assert_the_suite_finds_what_the_section_names, readme_section
 
 from window_contract import Case, load_implementation, record, session, sliding, tumbling, watermark
 from window_contract.case import BoundedOutOfOrdernessWatermarks
@@ -21,7 +19,6 @@ from window_contract.facts import TOO_MANY_WINDOWS
 from window_contract.features import required_features
 from window_contract.observation import Error, Firing, LateRecord, Observation, TimeWindow
 
-DIVERGENCES = ROOT / "cases" / "engines" / "bytewax"
 SECTION = readme_section("Bytewax")
 #: Hand cases from `cases/` on which Bytewax agrees with Flink.
 AGREEING = ["cases/tumbling/window_start.json", "cases/tumbling/old_window_start_formula.json", "cases/seeds",
@@ -124,44 +121,7 @@ def test_hand_cases_agree_with_flink(engine, path):
         assert not difference(case.expected, observation, len(case.events)), case.name
 
 
-def divergence_cases() -> list[tuple[str, int, Case]]:
-    return [(p.name, i, c) for p in sorted(DIVERGENCES.glob("*.json")) for i, c in enumerate(load_cases(p))]
-
-
-def test_each_divergence_differs_on_bytewax_and_agrees_on_the_reference(engine, reference):
-    found = divergence_cases()
-    assert found, "no divergence case files"
-    cases = [case for _, _, case in found]
-    assert all(required_features(case) <= engine.features for case in cases)
-    for (name, index, case), observation in zip(found, engine.run(cases), strict=True):
-        assert difference(case.expected, observation, len(case.events)), f"{name}#{index} no longer differs"
-        assert not difference(case.expected, observe(reference, case), len(case.events)), f"{name}#{index}"
-
-
-def test_the_readme_links_exactly_the_divergence_files():
-    assert linked_divergence_files(SECTION, "bytewax") == {p.name for p in DIVERGENCES.glob("*.json")}
-
-
-def listed_watermarks(failure) -> bool:
-    return any("watermark" in event for event in failure["case"]["events"])
-
-
-#: Which README point (its case file) explains a minimal counterexample of the suite.
-EXPLAINED = {
-    "late_per_item.json": lambda f: re.search(r"extra (dropped|late) record", f["difference"]),
-    "forgets_watermark.json": lambda f: listed_watermarks(f) and "extra firing" in f["difference"],
-    "watermark_per_key.json": lambda f: f["case"].get("watermark_generator") is not None
-    and len({e["record"]["key"] for e in f["case"]["events"] if "record" in e}) > 1,
-    "session_closes_later.json": lambda f: f["case"]["window"]["assigner"] == "session"
-    and "is missing" in f["difference"],
-    "accepted_specs.json": lambda f: f["case"]["window"].get("size", 1) <= 0 or f["case"]["window"].get("gap", 1) <= 0
-    or "invalid_spec error is missing" in f["difference"],
-    "size_below_slide.json": lambda f: "can't be longer than `length`" in f["difference"],
-    "time_range.json": lambda f: "OverflowError" in f["difference"],
-}
-
-
 def test_the_suite_finds_the_divergences_the_readme_names(tmp_path):
     """The whole property suite (profile `ci-slow`) against the engine: it differs, on exactly the properties the
     README lists, and every minimal counterexample shows a difference one of its points explains."""
-    assert_the_suite_finds_what_the_section_names(tmp_path / "report", "bytewax", SECTION, EXPLAINED, timeout=900)
+    assert_the_suite_finds_what_the_section_names(tmp_path / "report", "bytewax", SECTION, timeout=900)

@@ -1,29 +1,22 @@
 """The `kafka-streams` engine: Kafka Streams 4.4 on `TopologyTestDriver`, a Java process (engines/jvm/kafka-streams/).
 
 The translation is checked on hand cases through the process, as the suite runs it (position-free: no `at`, no
-watermark on a firing), and every divergence from Flink 2.x that it shows is a case file under
-`cases/engines/kafka-streams/` (and, for the same jobs without `suppress`, `cases/engines/kafka-streams-updates/`)
-that the README's section on Kafka Streams links: each differs on its engine and agrees on `reference`.
+watermark on a firing); every divergence from Flink 2.x that it shows is listed in
+`cases/engines/kafka-streams/divergences.toml` (and, for the same jobs without `suppress`,
+`cases/engines/kafka-streams-updates/divergences.toml`), each with its case, which `tests/test_divergences.py`
+holds to the engine and to the README's section on Kafka Streams.
 """
 
 from __future__ import annotations
 
-import re
-
 import pytest
-from engine_readme import ROOT, assert_the_suite_finds_what_the_section_names, linked_divergence_files, readme_section
+from engine_readme import assert_the_suite_finds_what_the_section_names, readme_section
 
 from window_contract import Case, load_implementation, record, tumbling, watermark
 from window_contract.case import BoundedOutOfOrdernessWatermarks, EventTimeTrigger, Session, Sliding
-from window_contract.case_json import load_cases
-from window_contract.difference import difference
-from window_contract.features import required_features
 from window_contract.observation import Error, Firing, LateRecord, Observation, TimeWindow
 
 SECTION = readme_section("Kafka Streams")
-#: The engines and their divergence files: the job with `suppress(untilWindowCloses)`, and without it.
-DIVERGENCES = {"kafka-streams": ROOT / "cases" / "engines" / "kafka-streams",
-               "kafka-streams-updates": ROOT / "cases" / "engines" / "kafka-streams-updates"}
 
 
 @pytest.fixture(scope="module")
@@ -136,47 +129,7 @@ def test_cases_in_one_request_answer_as_each_alone(engine):
     assert engine.run(cases) == [observe(engine, case) for case in cases]
 
 
-def divergence_cases(engine_name: str) -> list[tuple[str, int, Case]]:
-    files = sorted(DIVERGENCES[engine_name].glob("*.json"))
-    return [(p.name, i, c) for p in files for i, c in enumerate(load_cases(p))]
-
-
-@pytest.mark.parametrize("engine_name", sorted(DIVERGENCES))
-def test_each_divergence_differs_on_its_engine_and_agrees_on_the_reference(engine_name, reference, request):
-    engine = request.getfixturevalue({"kafka-streams": "engine", "kafka-streams-updates": "updates"}[engine_name])
-    found = divergence_cases(engine_name)
-    assert found, f"no divergence case files for {engine_name}"
-    cases = [case for _, _, case in found]
-    assert all(required_features(case) <= engine.features for case in cases)
-    for (name, index, case), observation in zip(found, engine.run(cases), strict=True):
-        assert difference(case.expected, observation, len(case.events)), f"{name}#{index} no longer differs"
-        assert not difference(case.expected, observe(reference, case), len(case.events)), f"{name}#{index}"
-
-
-@pytest.mark.parametrize("engine_name", sorted(DIVERGENCES))
-def test_the_readme_links_exactly_the_divergence_files(engine_name):
-    assert linked_divergence_files(SECTION, engine_name) == {p.name for p in DIVERGENCES[engine_name].glob("*.json")}
-
-
-#: Which README point (its case file) explains a minimal counterexample of the suite.
-EXPLAINED = {
-    "output_timestamp.json": lambda f: re.search(r"has timestamp \d+ instead of \d+", f["difference"])
-    or re.search(r"carries timestamp \d+, not maxTimestamp", f["difference"]),
-    "stream_time.json": lambda f: f["case"].get("watermark_generator") is None
-    and re.search(r"extra dropped record|is missing", f["difference"]),
-    "windows_from_zero.json": lambda f: f["case"]["window"]["assigner"] == "sliding"
-    and re.search(r"firing of \[-\d+, -?\d+\) .* is missing", f["difference"]),
-    "session_window_end.json": lambda f: f["case"]["window"]["assigner"] == "session",
-    "session_closes_later.json": lambda f: f["case"]["window"]["assigner"] == "session",
-    "session_gap_zero.json": lambda f: f["case"]["window"].get("gap") == 0,
-    "advance_beyond_size.json": lambda f: "Window advancement interval should be" in f["difference"],
-    "rejection_messages.json": lambda f: re.search(r"the error is invalid_spec: .*, not invalid_spec", f["difference"]),
-    "watermark_interval.json": lambda f: "Auto watermark interval must not be negative" in f["difference"],
-    "windows_per_record.json": lambda f: "size / slide <= 10000000" in f["difference"],
-}
-
 def test_the_suite_finds_the_divergences_the_readme_names(tmp_path):
     """The whole property suite (profile `ci-slow`) against the engine: it differs, on exactly the properties the
     README lists, and every minimal counterexample shows a difference one of its points explains."""
-    assert_the_suite_finds_what_the_section_names(tmp_path / "report", "kafka-streams", SECTION, EXPLAINED,
-                                                  timeout=1200)
+    assert_the_suite_finds_what_the_section_names(tmp_path / "report", "kafka-streams", SECTION, timeout=1200)
