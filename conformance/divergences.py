@@ -18,6 +18,9 @@ engine's:
   engine, or an adapter's stop), where Flink does not fail so.
 - `beyond` (`limit`): the case holds a time or a window parameter of magnitude above `limit`, past which the
   engine's time ends.
+- `days_wrap`: the engine's firings are the dialect's with each window's start and end read back as a
+  `LocalDateTime` with an `int` count of days (`TimestampData.toLocalDateTime`, Flink SQL's `TIMESTAMP(3)`), which
+  wraps beyond 2^31 days; some bound wraps.
 """
 
 from __future__ import annotations
@@ -27,17 +30,18 @@ import json
 import re
 import tomllib
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 from conformance.usage import UsageError
 from reference.dialects import Dialect
 from reference.implementation import simulate
+from reference.javalong import l2i, ldiv, lrem
 from window_contract.case import Case, Kind, ProcessingTime, Record, Watermark
 from window_contract.delta import delta
 from window_contract.equivalence import equivalent
-from window_contract.observation import Observation
+from window_contract.observation import Observation, TimeWindow
 
 ROOT = Path(__file__).resolve().parent.parent
 ENGINES = ROOT / "cases" / "engines"
@@ -80,9 +84,31 @@ def beyond(limit: int) -> Explainer:
     return lambda case, expected, actual: any(abs(v) > limit for v in magnitudes(case))
 
 
+DAY = 86_400_000
+
+
+def as_local_date_time(millis: int) -> int:
+    """`millis` as `TimestampData.fromEpochMillis(millis).toLocalDateTime()` reads it back (in UTC): an `int`
+    count of days (`(int) (millis / DAY)`, which wraps) and a time of day (a negative one borrowing a day)."""
+    date, time = l2i(ldiv(millis, DAY)), l2i(lrem(millis, DAY))
+    if time < 0:
+        date, time = l2i(date - 1), time + DAY
+    return date * DAY + time
+
+
+def days_wrap() -> Explainer:
+    def explains(case: Case, expected: Observation, actual: Observation) -> bool:
+        read = replace(expected, firings=tuple(
+            replace(f, window=TimeWindow(as_local_date_time(f.window.start), as_local_date_time(f.window.end)))
+            if isinstance(f.window, TimeWindow) else f for f in expected.firings))
+        return read != expected and equivalent(read, actual)
+    return explains
+
+
 #: The explainers a list may name, by `kind`, with the parameters each takes.
 EXPLAINERS: dict[str, Callable[..., Explainer]] = {
     "accepts": accepts, "rejects": rejects, "message": message, "fails": fails, "beyond": beyond}
+EXPLAINERS["days_wrap"] = days_wrap
 
 
 def magnitudes(case: Case) -> Iterable[int]:

@@ -17,16 +17,18 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
+from math import gcd
 from typing import Literal
 
-from reference.assigners import SlidingWindows
-from reference.errors import JobFailure
+from reference.assigners import RecentWindows, SessionWindows, SlidingWindows, TumblingWindows
+from reference.errors import InvalidSpec, JobFailure
+from reference.javalong import labs, ladd, ldiv, lsub
 from reference.operator import Context, EvictingWindowOperator
 from reference.output import Collector
 from reference.triggers import ContinuousEventTimeTrigger, Trigger, TriggerResult
-from reference.windows import TimeWindow, merge_windows
+from reference.windows import TimeWindow, get_window_start_with_offset, merge_windows
 from window_contract import case
-from window_contract.facts import LONG_MAX, LONG_MIN
+from window_contract.facts import LONG_MAX, LONG_MIN, MAX_WINDOW_NUM
 from window_contract.java_hash import hash_set_order
 
 
@@ -110,6 +112,41 @@ class Dialect:
     #: moves: `TimeWindows.windowsFor` fails beyond).
     event_time_ends: Literal["long_max", "max_minus_window"] = "long_max"
 
+    # Flink SQL (`flink-sql`, `flink-sql-legacy`, `flink-sql-1.20`) and Flink 1.20 (`flink-1.20`):
+    #: The widest window parameter (size, slide, gap, offset) a job can state; None: any `long`. Flink SQL writes
+    #: them as `INTERVAL DAY(6) TO SECOND(3)` literals (at most 86,399,999,999,999 ms), and its parser rejects a
+    #: longer one before any other check, in the order the query states them (`HOP`: slide, size, offset).
+    interval_limit: int | None = None
+    #: `WindowOperator` keeps a window for its allowed lateness and fires it again for a late record;
+    #: "ignored": the engine never reads the allowed lateness (a window table function never reads
+    #: `table.exec.emit.allow-lateness`): every decision takes it as 0.
+    allowed_lateness: Literal["honoured", "ignored"] = "honoured"
+    #: None: records reach the window operator as they arrive. An int X: tumbling and sliding windows aggregate
+    #: in two phases, and the first (Flink SQL's `LocalSlicingWindowAggOperator`, whose `currentWatermark` `open`
+    #: never sets) starts its watermark at X: it holds every record until it acts on a watermark above X
+    #: (`PreAggregationHoldsRecords`), so a window that a watermark at or below X fired has fired without them.
+    pre_aggregation_watermark_starts_at: int | None = None
+    #: With `pre_aggregation_watermark_starts_at`: the first phase waits for the next window end aligned on the
+    #: window's offset before it acts on a watermark; False: aligned on 0 (Flink 1.20's `getNextTriggerWatermark`,
+    #: which takes no offset), so a window with an offset can fire before its records are sent on.
+    pre_aggregation_aligns_on_offset: bool = True
+    #: `SlidingEventTimeWindows` takes any size; True: a size that is no multiple of the slide is rejected
+    #: (Flink SQL's `HOP`, which slices windows into slides).
+    sliding_size_multiple_of_slide: bool = False
+    #: `SlidingEventTimeWindows` requires `abs(offset) < slide`; False: any offset, aligned on the offset modulo
+    #: the slide (Flink SQL's `HOP`).
+    sliding_offset_checked: bool = True
+    #: `SlidingEventTimeWindows` rejects more than `MAX_WINDOW_NUM` (10,000,000) windows an element
+    #: (`size / slide`, Flink 2.x); False: any number (Flink 1.20).
+    sliding_window_count_checked: bool = True
+    #: A session window takes an allowed lateness; False: a session window with an allowed lateness above 0 is
+    #: rejected (Flink SQL's legacy group windows: "Session window doesn't support EMIT strategy currently.").
+    sessions_take_allowed_lateness: bool = True
+    #: A record that went into no window is late only when `timestamp + allowedLateness <= watermark`; True:
+    #: every record that no window took is dropped as late (the table runtime's `WindowOperator`, which counts it
+    #: in `numLateRecordsDropped`: a sliding window with `size < slide`).
+    dropped_when_in_no_window: bool = False
+
     def switched(self) -> dict[str, object]:
         """The switches not at Flink's default."""
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if getattr(self, f.name) != f.default}
@@ -124,6 +161,15 @@ class Dialect:
         """The trigger classes this dialect swaps in, by the kind of the format they model."""
         return {case.ContinuousEventTimeTrigger: FloorAlignedContinuousEventTimeTrigger} \
             if self.remainder == "floor" else {}
+
+    def assigners(self, spec: case.Case) -> dict[type, object]:
+        """How this dialect builds the assigner of `spec`'s window, by the kind of the format: its engine's own
+        job-time checks first (`EngineChecks`), then the model's assigner, or one with Flink's checks changed."""
+        if (self.interval_limit, self.sliding_size_multiple_of_slide, self.sliding_offset_checked,
+                self.sliding_window_count_checked, self.sessions_take_allowed_lateness) == (
+                None, False, True, True, True):
+            return {}
+        return {kind: EngineChecks(self, spec, kind) for kind in (case.Tumbling, case.Sliding, case.Session)}
 
     @property
     def decides_on_less(self) -> int:
@@ -643,6 +689,123 @@ class KeyedParts:
                     inputs.advance_processing_time(self.timers.current_processing_time)
 
 
+# --- Flink SQL and Flink 1.20: the job's own checks, and the operator's ------------------------------------
+
+
+#: A day in milliseconds: SQL's intervals count days.
+DAY = 86_400_000
+SESSION_EMIT_MESSAGE = "Session window doesn't support EMIT strategy currently."
+
+
+class EngineChecks:
+    """How a dialect builds an assigner of one kind: the engine's own job-time checks, in its order, before the
+    model's assigner (`interval_limit`: the parser's; `sessions_take_allowed_lateness` and
+    `sliding_size_multiple_of_slide`: the planner's), then the model's assigner, a sliding one with Flink's checks
+    as the dialect changes them (`DialectSlidingWindows`)."""
+
+    def __init__(self, dialect: Dialect, spec: case.Case, kind: type) -> None:
+        self.dialect, self.spec, self.kind = dialect, spec, kind
+
+    def from_kind(self, kind, window_start):
+        d = self.dialect
+        if d.interval_limit is not None:
+            stated = {case.Tumbling: ("size", "offset"), case.Sliding: ("slide", "size", "offset"),
+                      case.Session: ("gap",)}[self.kind]
+            for value in (getattr(kind, name) for name in stated):
+                if abs(value) > d.interval_limit:
+                    raise InvalidSpec(f"Interval field value {abs(value) // DAY:,} exceeds precision of DAY(6) field")
+        if not d.sessions_take_allowed_lateness and self.kind is case.Session and self.spec.allowed_lateness > 0:
+            raise InvalidSpec(SESSION_EMIT_MESSAGE)
+        if self.kind is case.Sliding:
+            if d.sliding_size_multiple_of_slide and kind.size > 0 and kind.slide > 0 and kind.size % kind.slide:
+                raise InvalidSpec("HOP table function based aggregate requires size must be an integral multiple of "
+                                  f"slide, but got size {kind.size} ms and slide {kind.slide} ms")
+            return DialectSlidingWindows(kind.size, kind.slide, kind.offset, kind.time == "event", window_start, d)
+        return {case.Tumbling: TumblingWindows, case.Session: SessionWindows}[self.kind].from_kind(kind, window_start)
+
+
+class DialectSlidingWindows(SlidingWindows):
+    """`SlidingEventTimeWindows` with the checks a dialect changes: `sliding_offset_checked=False` takes any offset
+    (a slide must still be above 0), `sliding_window_count_checked=False` any number of windows an element."""
+
+    def __init__(self, size, slide, offset, event_time, window_start, dialect: Dialect) -> None:
+        self.is_event_time = event_time
+        self.name = name = "SlidingEventTimeWindows" if event_time else "SlidingProcessingTimeWindows"
+        if (labs(offset) >= slide if dialect.sliding_offset_checked else slide <= 0) or size <= 0:
+            raise InvalidSpec(f"{name} parameters must satisfy abs(offset) < slide and size > 0")
+        if event_time and dialect.sliding_window_count_checked and ldiv(size, slide) > MAX_WINDOW_NUM:
+            raise InvalidSpec(f"{name} parameters must satisfy size / slide <= {MAX_WINDOW_NUM}")
+        self.size, self.slide, self.offset, self.window_start = size, slide, offset, window_start
+        self.windows = RecentWindows(size)
+
+
+class IgnoresAllowedLateness:
+    """`allowed_lateness="ignored"`: the operator decides as with an allowed lateness of 0, whatever the job says
+    (a negative one is still Flink's rejection: the engine's acceptance is an explainer of its list)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.allowed_lateness = 0
+
+
+class PreAggregationHoldsRecords:
+    """`pre_aggregation_watermark_starts_at=X`: a tumbling or sliding window's records pass first through Flink SQL's
+    `LocalSlicingWindowAggOperator`, which buffers them (`RecordsWindowBuffer`) and sends them on only before a
+    watermark it acts on: one above its `currentWatermark` (X at first, then the highest it received) and at or
+    above its `nextTriggerWatermark` (X at first, then the next window end after it: `getNextTriggerWatermark`,
+    aligned on the window's offset unless `pre_aggregation_aligns_on_offset=False`), when the buffer holds a slice
+    that watermark fires. A record it holds past the watermark that fires its window is late when it arrives (and
+    dropped, at its own event, as the engine reports it). After `Long.MAX_VALUE` no watermark releases a record: it
+    goes straight on, to be dropped as late as the engine drops it (no firing holds it)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        assigner, start = self.assigner, self.dialect.pre_aggregation_watermark_starts_at
+        self.pre_aggregating = not assigner.is_merging
+        if self.pre_aggregating:  # `SliceAssigner.getSliceEndInterval`: the size, or a hop's slice
+            self.slice = assigner.size if isinstance(assigner, TumblingWindows) else gcd(assigner.size, assigner.slide)
+            self.held, self.min_slice_end, self.local_watermark, self.next_trigger = [], LONG_MAX, start, start
+
+    def process_element(self, key, value, timestamp):
+        if not self.pre_aggregating or self.local_watermark == LONG_MAX:
+            super().process_element(key, value, timestamp)
+            return
+        self.held.append((self.output.at, key, value, timestamp))
+        slice_end = ladd(get_window_start_with_offset(timestamp, self.assigner.offset, self.slice), self.slice)
+        self.min_slice_end = min(self.min_slice_end, slice_end)
+
+    def process_watermark(self, time):
+        if self.pre_aggregating and time > self.local_watermark:
+            self.local_watermark = time
+            if time >= self.next_trigger:
+                if self.min_slice_end != LONG_MAX and time >= self.min_slice_end - 1:  # `isWindowFired`
+                    self.release()
+                self.next_trigger = self.next_trigger_watermark(time)
+        super().process_watermark(time)
+
+    def release(self):
+        held, self.held, self.min_slice_end, at = self.held, [], LONG_MAX, self.output.at
+        for self.output.at, key, value, timestamp in held:
+            super().process_element(key, value, timestamp)
+        self.output.at = at
+
+    def next_trigger_watermark(self, watermark):
+        """`TimeWindowUtil.getNextTriggerWatermark(WithOffset)`: the next window end after `watermark`, less 1."""
+        if watermark == LONG_MAX:
+            return watermark
+        offset = self.assigner.offset if self.dialect.pre_aggregation_aligns_on_offset else 0
+        trigger = lsub(ladd(get_window_start_with_offset(watermark, offset, self.slice), self.slice), 1)
+        return trigger if trigger > watermark else ladd(trigger, self.slice)
+
+
+class DropsWhatNoWindowTakes:
+    """`dropped_when_in_no_window=True`: a record that no window took is late, whatever its timestamp (the
+    operator asks only for such a record)."""
+
+    def is_element_late(self, timestamp):
+        return self.is_event_time
+
+
 #: Which mixin each switch brings, when it is not at Flink's default.
 MIXINS: list[tuple[Callable[[Dialect], bool], type]] = [
     (lambda d: not d.sessions_merge_when_touching, TouchingSessionsStayApart),
@@ -660,4 +823,7 @@ MIXINS: list[tuple[Callable[[Dialect], bool], type]] = [
     (lambda d: d.emits == "every_update", EmitsEveryUpdate),
     (lambda d: d.late_records == "behind_watermark", LateBehindWatermark),
     (lambda d: d.session_fires_at == "end", SessionFiresAtEnd),
+    (lambda d: d.allowed_lateness == "ignored", IgnoresAllowedLateness),
+    (lambda d: d.pre_aggregation_watermark_starts_at is not None, PreAggregationHoldsRecords),
+    (lambda d: d.dropped_when_in_no_window, DropsWhatNoWindowTakes),
 ]

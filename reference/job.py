@@ -21,11 +21,11 @@ from window_contract import case as spec
 from window_contract.facts import MERGING_TRIGGER_MESSAGE, NEGATIVE_LATENESS_MESSAGE
 
 
-def build_assigner(window: spec.WindowSpec, window_start: WindowStart) -> WindowAssigner:
+def build_assigner(window: spec.WindowSpec, window_start: WindowStart, models: dict | None = None) -> WindowAssigner:
     """The assigner of `window`; `countWindow` is `GlobalWindows` (its trigger and evictor are set by
-    `build_operator`)."""
+    `build_operator`). `models`: a dialect's assigner classes (`Dialect.assigners`)."""
     try:
-        return build(window, window_start=window_start)
+        return build(window, models, window_start=window_start)
     except ArithmeticError as e:  # e.g. `size / slide` with slide 0, reachable with offset Long.MIN_VALUE
         raise InvalidSpec(str(e)) from None
 
@@ -35,7 +35,7 @@ def build_operator(case: spec.Case, output: WindowOutput, listener: TraceListene
                    dialect: Dialect = FLINK) -> WindowOperator:
     """The operator Flink would run for `case` (with the rules `dialect` switches, `reference.dialects`);
     raises `InvalidSpec` where Flink rejects the job."""
-    assigner = build_assigner(case.window, window_start)
+    assigner = build_assigner(case.window, window_start, dialect.assigners(case))
     trigger, evictor = assigner.default_trigger(), None
     match case.window:  # KeyedStream.countWindow sets these before the case's .trigger / .evictor
         case spec.Count(size, None):

@@ -34,9 +34,10 @@ def readme_section(engine_title: str) -> str:
 
 
 def engine_section(engine: str) -> str:
-    """The README's section "## What changes when a Flink job moves to ..." that links `engine`'s case files."""
+    """The README's section "## What changes ..." ("when a Flink job moves to ...", "between Flink 1.20 and 2.3")
+    that links `engine`'s case files."""
     readme = (ROOT / "README.md").read_text()
-    sections = readme.split("\n## What changes when a Flink job moves to ")[1:]
+    sections = readme.split("\n## What changes ")[1:]
     [section] = [s.split("\n## ", 1)[0] for s in sections if f"(cases/engines/{engine}/" in s.split("\n## ", 1)[0]]
     return section
 

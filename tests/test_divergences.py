@@ -8,6 +8,7 @@ needs beside it). The dialect switches and the explainers are checked on their o
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -20,8 +21,10 @@ from conformance.divergences import (
     LIST,
     DivergenceListError,
     accepts,
+    as_local_date_time,
     attribute,
     beyond,
+    days_wrap,
     engine_divergences,
     fails,
     message,
@@ -37,11 +40,12 @@ from window_contract.case import (
     CountTrigger,
     Global,
     MonotonousWatermarks,
+    Sliding,
 )
 from window_contract.case_json import load_cases
 from window_contract.equivalence import equivalent
-from window_contract.observation import Error, Observation
-from window_contract.observation import TimeWindow as ObservedWindow
+from window_contract.facts import TOO_MANY_WINDOWS
+from window_contract.observation import Error, Observation, TimeWindow
 from window_contract.registry import load_implementation
 
 LISTED = sorted(path.parent.name for path in ENGINES.glob(f"*/{LIST}"))
@@ -246,9 +250,9 @@ def test_sliding_windows_that_start_from_zero():
 
 def test_a_session_that_ends_at_its_last_record():
     case = Case(window=session(10), events=[record("a", 1, 0), record("a", 2, 4)])
-    assert firings(simulate(case)) == [(ObservedWindow(0, 14), 13, (1, 2))]
+    assert firings(simulate(case)) == [(TimeWindow(0, 14), 13, (1, 2))]
     last = simulate(case, dialect=Dialect(session_window_end="last_record"))
-    assert firings(last) == [(ObservedWindow(0, 5), 4, (1, 2))]
+    assert firings(last) == [(TimeWindow(0, 5), 4, (1, 2))]
 
 
 def test_a_session_late_strictly_takes_a_record_at_its_cleanup_time_and_fires_again_with_it():
@@ -256,8 +260,8 @@ def test_a_session_late_strictly_takes_a_record_at_its_cleanup_time_and_fires_ag
                 events=[record("a", 1, 0), record("b", 2, 5), record("a", 3, 0)])
     assert [d.value for d in simulate(case).dropped] == [3]
     strict = simulate(case, dialect=Dialect(session_late_strictly=True))
-    assert firings(strict) == [(ObservedWindow(0, 5), 4, (1,)), (ObservedWindow(0, 5), 4, (3,)),
-                               (ObservedWindow(5, 10), 9, (2,))] and not strict.dropped
+    assert firings(strict) == [(TimeWindow(0, 5), 4, (1,)), (TimeWindow(0, 5), 4, (3,)),
+                               (TimeWindow(5, 10), 9, (2,))] and not strict.dropped
 
 
 def test_every_update_fires_the_window_with_its_contents_so_far():
@@ -292,5 +296,89 @@ def test_a_key_whose_windows_all_closed_forgets_its_watermark():
 
 def test_a_session_that_fires_at_its_end_takes_a_record_there():
     case = Case(window=session(5), events=[record("a", 1, 0), watermark(4), record("a", 2, 5)])
-    assert firings(simulate(case)) == [(ObservedWindow(0, 5), 4, (1,)), (ObservedWindow(5, 10), 9, (2,))]
-    assert firings(simulate(case, dialect=Dialect(session_fires_at="end"))) == [(ObservedWindow(0, 10), 9, (1, 2))]
+    assert firings(simulate(case)) == [(TimeWindow(0, 5), 4, (1,)), (TimeWindow(5, 10), 9, (2,))]
+    assert firings(simulate(case, dialect=Dialect(session_fires_at="end"))) == [(TimeWindow(0, 10), 9, (1, 2))]
+
+
+# --- Flink SQL and Flink 1.20 (flink-sql, flink-sql-legacy, flink-sql-1.20, flink-1.20) -------------------------
+
+
+def test_flink_sql_and_flink_1_20_list_their_divergences():
+    assert {"flink-sql", "flink-sql-legacy", "flink-sql-1.20", "flink-1.20"} <= set(LISTED)
+
+
+def test_a_parameter_beyond_sqls_widest_interval_is_rejected_before_any_other_check():
+    day6 = Dialect(interval_limit=86_399_999_999_999)
+    stated = Case(window=Sliding(86_400_000_000_000 * 2, 86_400_000_000_000, 13), events=[record("a", 1, 0)])
+    assert simulate(stated, dialect=day6).error.message == (
+        "Interval field value 1,000,000 exceeds precision of DAY(6) field")  # the slide, stated first
+    widest = Case(window=tumbling(86_399_999_999_999), events=[record("a", 1, 0)])
+    assert simulate(widest, dialect=day6) == simulate(widest)
+
+
+def test_an_ignored_allowed_lateness_drops_what_it_would_have_fired_again():
+    case = Case(window=tumbling(10), allowed_lateness=5, events=[record("a", 1, 3), watermark(9), record("a", 2, 4)])
+    assert [f.values for f in simulate(case).firings] == [(1,), (1, 2)]
+    ignored = simulate(case, dialect=Dialect(allowed_lateness="ignored"))
+    assert [f.values for f in ignored.firings] == [(1,)] and [d.value for d in ignored.dropped] == [2]
+
+
+def test_a_pre_aggregation_that_starts_at_zero_holds_records_past_the_watermarks_at_or_below_it():
+    sql = Dialect(pre_aggregation_watermark_starts_at=0)
+    case = Case(window=tumbling(10), events=[record("a", 1, -5), watermark(-1), watermark(3), record("a", 2, 5)])
+    held = simulate(case, dialect=sql)
+    assert [(f.window.start, f.values) for f in held.firings] == [(0, (2,))]
+    assert [(d.at, d.value) for d in held.dropped] == [(0, 1)]  # dropped at its own event, as the engine says
+    sessions = Case(window=session(5), events=[record("a", 1, -10), watermark(0)])
+    assert simulate(sessions, dialect=sql) == simulate(sessions)  # no pre-aggregation of sessions
+
+
+def test_a_pre_aggregation_aligned_on_zero_holds_a_windows_records_past_its_end_when_it_has_an_offset():
+    case = Case(window=tumbling(10, 5), events=[record("a", 1, -3), watermark(1), watermark(4), record("a", 2, 8)])
+    on_offset = Dialect(pre_aggregation_watermark_starts_at=0)
+    assert simulate(case, dialect=on_offset) == simulate(case)
+    on_zero = simulate(case, dialect=dataclasses.replace(on_offset, pre_aggregation_aligns_on_offset=False))
+    assert [(f.window.start, f.values) for f in on_zero.firings] == [(5, (2,))]
+    assert [d.value for d in on_zero.dropped] == [1]
+
+
+def test_hop_rejects_a_size_no_multiple_of_the_slide_and_takes_any_offset():
+    multiple = Case(window=Sliding(10, 3), events=[record("a", 1, 1)])
+    assert "integral multiple of slide" in simulate(
+        multiple, dialect=Dialect(sliding_size_multiple_of_slide=True)).error.message
+    offset = Case(window=Sliding(10, 5, -7), events=[record("a", 1, 1)])
+    assert simulate(offset).error.kind == "invalid_spec"
+    windows = [f.window for f in simulate(offset, dialect=Dialect(sliding_offset_checked=False)).firings]
+    assert [(w.start, w.end) for w in windows] == [(-7, 3), (-2, 8)]
+
+
+def test_without_max_window_num_an_element_meets_the_contracts_window_limit():
+    case = Case(window=Sliding(10_000_001, 1), events=[record("a", 1, 0)])
+    assert simulate(case).error.kind == "invalid_spec"
+    assert simulate(case, dialect=Dialect(sliding_window_count_checked=False)).error.message == TOO_MANY_WINDOWS
+
+
+def test_sessions_without_an_emit_strategy_reject_an_allowed_lateness_before_the_gap():
+    legacy = Dialect(sessions_take_allowed_lateness=False)
+    late = Case(window=session(0), allowed_lateness=10, events=[record("a", 1, 0)])
+    assert simulate(late, dialect=legacy).error.message == "Session window doesn't support EMIT strategy currently."
+    on_time = Case(window=session(5), events=[record("a", 1, 0)])
+    assert simulate(on_time, dialect=legacy) == simulate(on_time)
+
+
+def test_a_record_in_no_window_is_dropped_when_what_no_window_takes_is_late():
+    case = Case(window=Sliding(3, 5), events=[record("a", 1, 8)])
+    assert not simulate(case).dropped
+    assert [d.value for d in simulate(case, dialect=Dialect(dropped_when_in_no_window=True)).dropped] == [1]
+
+
+def test_days_wrap_explains_window_bounds_read_back_with_an_int_count_of_days():
+    day = 86_400_000
+    far = Case(window=tumbling(10), events=[record("a", 1, 2**31 * day + 5)])
+    flink = simulate(far)
+    [fired] = flink.firings
+    wrapped = dataclasses.replace(flink, firings=(dataclasses.replace(
+        fired, window=TimeWindow(-(2**31) * day, -(2**31) * day + 10)),))
+    assert days_wrap()(far, flink, wrapped)
+    assert not days_wrap()(far, flink, flink) and not days_wrap()(CASE, simulate(CASE), simulate(CASE))
+    assert as_local_date_time(-5) == -5 and as_local_date_time(2**31 * day - 1) == 2**31 * day - 1

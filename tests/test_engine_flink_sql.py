@@ -2,17 +2,15 @@
 
 The mapping is checked on hand cases through the runner, as the suite runs it (positions tied to the watermark
 or the late record that caused a firing, dropped records found at the end of input, deterministic rejections),
-and every divergence from Flink's DataStream API is a case file under `cases/engines/flink-sql/` or
-`cases/engines/flink-sql-legacy/` that the README's section on Flink SQL links: each differs on its engine and
-agrees on `reference` (and `replay --impl flink --check` holds their expected observations to real Flink).
+and every divergence from Flink's DataStream API is listed in `cases/engines/flink-sql/divergences.toml` or
+`cases/engines/flink-sql-legacy/divergences.toml`, with its case file, which the README's section on Flink SQL
+links (`tests/test_divergences.py` holds each list to its engine).
 """
 
 from __future__ import annotations
 
-import re
-
 import pytest
-from engine_readme import ROOT, assert_the_suite_finds_what_the_section_names, linked_divergence_files
+from engine_readme import ROOT, assert_the_suite_finds_what_the_section_names
 
 from flink_impl.sql import FLINK_SQL, FLINK_SQL_LEGACY
 from window_contract import Case, load_implementation, record, session, tumbling, watermark
@@ -105,27 +103,6 @@ def test_hand_cases_agree_with_flink(engine, path):
         assert not difference(case.expected, observation, len(case.events)), case.name
 
 
-def divergence_cases(engine: str) -> list[tuple[str, int, Case]]:
-    folder = ROOT / "cases" / "engines" / engine
-    return [(p.name, i, c) for p in sorted(folder.glob("*.json")) for i, c in enumerate(load_cases(p))]
-
-
-def test_each_divergence_differs_on_its_engine_and_agrees_on_the_reference(engine, reference):
-    found = divergence_cases(engine.name)
-    assert found, "no divergence case files"
-    cases = [case for _, _, case in found]
-    assert all(required_features(case) <= engine.features for case in cases)
-    for (name, index, case), observation in zip(found, engine.run(cases), strict=True):
-        assert difference(case.expected, observation, len(case.events)), f"{name}#{index} no longer differs"
-        assert not difference(case.expected, reference.run([case])[0], len(case.events)), f"{name}#{index}"
-
-
-@pytest.mark.parametrize("dialect", sorted(DIALECTS))
-def test_the_readme_links_exactly_the_divergence_files(dialect):
-    folder = ROOT / "cases" / "engines" / dialect
-    assert linked_divergence_files(DIALECTS[dialect], dialect) == {p.name for p in folder.glob("*.json")}
-
-
 def test_a_sliding_size_that_is_no_multiple_of_the_slide_is_rejected_by_hop_only():
     """`HOP` slices windows into slides; the legacy `HOP` group window does not."""
     case = Case(window=Sliding(10, 3), events=[record("a", 1, ts=0)])
@@ -134,44 +111,6 @@ def test_a_sliding_size_that_is_no_multiple_of_the_slide_is_rejected_by_hop_only
     assert tvf.error is not None and "integral multiple of slide" in tvf.error.message
     assert legacy.error is None and len(legacy.firings) == 4
 
-
-#: Where Flink reads a TIMESTAMP(3) back as a LocalDateTime with an int count of days (timestamp_range.json).
-DAYS_WRAP = 2**31 * 86_400_000
-
-
-def reaches_the_day_limit(failure) -> bool:
-    case = failure["case"]
-    window = case["window"]
-    reach = max(window.get("size", 0), window.get("gap", 0))
-    return any(abs(e["record"]["ts"]) + reach >= DAYS_WRAP for e in case["events"] if "record" in e)
-
-
-def watermark_at_or_below_zero(failure) -> bool:
-    return any(e.get("watermark", 1) <= 0 for e in failure["case"]["events"])
-
-
-#: Which README point (its case file) explains a minimal counterexample of the suite, per dialect.
-EXPLAINED = {
-    "flink-sql": {
-        "timestamp_range.json": reaches_the_day_limit,
-        "interval_range.json": lambda f: "exceeds precision of DAY(6) field" in f["difference"],
-        "nonpositive_watermark.json": watermark_at_or_below_zero,
-        "allowed_lateness.json": lambda f: f["case"]["allowed_lateness"] > 0,
-        "negative_lateness.json": lambda f: f["case"]["allowed_lateness"] < 0,
-        "hop_size_multiple.json": lambda f: "integral multiple of slide" in f["difference"],
-        "hop_offset.json": lambda f: "abs(offset) < slide" in f["difference"],
-        "messages.json": lambda f: re.search(r"invalid_spec: .* not invalid_spec", f["difference"]),
-    },
-    "flink-sql-legacy": {
-        "timestamp_range.json": reaches_the_day_limit,
-        "interval_range.json": lambda f: "exceeds precision of DAY(6) field" in f["difference"],
-        "session_lateness.json": lambda f: "doesn't support EMIT strategy" in f["difference"],
-        "no_window.json": lambda f: f["case"]["window"]["assigner"] == "sliding"
-        and f["case"]["window"]["size"] < f["case"]["window"]["slide"],
-        "negative_lateness.json": lambda f: f["case"]["allowed_lateness"] < 0,
-        "messages.json": lambda f: re.search(r"invalid_spec: .* not invalid_spec", f["difference"]),
-    },
-}
 
 #: The property run against each dialect in CI: a Flink SQL job costs a planning of its query (about 0.1 s a case on a
 #: loaded machine) and shrinking a timestamp takes minutes of them, so one property whose minimal case the README names
@@ -182,7 +121,7 @@ SUITE_PROPERTIES = ("side_output_exactly_for_elements_whose_every_window_is_late
 @pytest.mark.parametrize("dialect", sorted(DIALECTS))
 def test_the_suite_finds_the_divergences_the_readme_names(tmp_path, dialect):
     """The property suite (profile `ci-slow`, `SUITE_PROPERTIES`) against the dialect: it differs, on exactly the
-    properties its part of the README lists, and every minimal counterexample shows a difference one of its points
-    explains."""
-    assert_the_suite_finds_what_the_section_names(tmp_path / "report", dialect, DIALECTS[dialect], EXPLAINED[dialect],
+    properties its part of the README lists, and every minimal counterexample shows a difference its list of
+    divergences explains (`cases/engines/<dialect>/divergences.toml`)."""
+    assert_the_suite_finds_what_the_section_names(tmp_path / "report", dialect, DIALECTS[dialect],
                                                   properties=SUITE_PROPERTIES, timeout=1200)

@@ -1,33 +1,25 @@
 """Flink 1.20, the LTS release, as a version column: `flink-1.20` (the DataStream harness) and `flink-sql-1.20`.
 
 The same runner, compiled against Flink 1.20.3's jars from Maven Central (`flink_impl/flink-1.20/pom.xml`, with the
-1.20 shim), replays the project's hand cases and the corpus, whose expected observations are Flink 2.3's: the cases
-it differs on must be exactly those the README's section "What changes between Flink 1.20 and 2.3" explains, and
-each of that section's case files (`cases/engines/flink-1.20/`) must differ on 1.20 and agree on 2.3's runtime.
+1.20 shim), replays the project's hand cases and the corpus, whose expected observations are Flink 2.3's: every
+difference must be one that 1.20's list of divergences explains (`cases/engines/flink-1.20/divergences.toml`, which
+the README's section "What changes between Flink 1.20 and 2.3" says in words; `tests/test_divergences.py` holds the
+list and `flink-sql-1.20`'s to their engines).
 """
 
 from __future__ import annotations
 
 import pytest
-from engine_readme import ROOT, linked_divergence_files
+from engine_readme import ROOT
 
 from conformance.corpus import is_corpus_index
+from conformance.divergences import attribute, engine_divergences
 from flink_impl.toolchain import find_build
 from window_contract import load_implementation
 from window_contract.case_json import case_files, load_cases
-from window_contract.difference import difference
 from window_contract.features import ALL_FEATURES
 
 pytestmark = pytest.mark.flink
-
-SECTION = (ROOT / "README.md").read_text().split("## What changes between Flink 1.20 and 2.3", 1)[1].split("\n## ")[0]
-DIVERGENCES = ROOT / "cases" / "engines" / "flink-1.20"
-
-#: What a difference of 1.20's from 2.3's observation is, by the README point (its case file) that explains it.
-EXPLAINED = {
-    "max_window_num.json": lambda d: "SlidingEventTimeWindows parameters must satisfy size / slide <= 10000000" in d,
-    "no_timestamp.json": lambda d: "Is the time characteristic set to 'ProcessingTime'" in d,
-}
 
 
 @pytest.fixture(scope="module")
@@ -47,34 +39,20 @@ def test_declares_every_feature(flink_1_20):
 
 
 @pytest.mark.parametrize("folder", ["cases", "corpus"])
-def test_it_differs_from_2_3_exactly_where_the_readme_says(flink_1_20, folder):
-    """Every hand case (or corpus case) whose 1.20 observation differs from 2.3's shows a point of the section."""
+def test_it_differs_from_2_3_exactly_where_its_list_says(flink_1_20, folder):
+    """Every hand case (or corpus case) whose 1.20 observation differs from 2.3's shows divergences of 1.20's list
+    (`cases/engines/flink-1.20/divergences.toml`); the hand cases show each of them."""
     files = [p for p in case_files([ROOT / folder]) if not is_corpus_index(p)]
     cases = [c for p in files for c in load_cases(p) if c.expected is not None]
+    divergences = engine_divergences("flink-1.20")
     unexplained, shown = [], set()
     for case, observation in zip(cases, flink_1_20.run(cases), strict=True):
-        found = difference(case.expected, observation, len(case.events))
-        if found:
-            points = {name for name, shows in EXPLAINED.items() if shows(found)}
-            shown |= points
-            if not points:
-                unexplained.append(f"{case.name}: {found}")
+        found = attribute(case, case.expected, observation, divergences)
+        if found.explained_by is None:
+            unexplained.append(f"{case.name}: {found.unexplained}")
+        shown |= set(found.explained_by or ())
     assert not unexplained, "\n".join(unexplained)
-    assert shown == set(EXPLAINED) or folder == "corpus"
-
-
-def test_each_divergence_differs_on_1_20_and_agrees_on_2_3(flink_1_20):
-    found = [(p.name, c) for p in sorted(DIVERGENCES.glob("*.json")) for c in load_cases(p)]
-    assert {name for name, _ in found} == set(EXPLAINED)
-    flink = load_implementation("flink")
-    cases = [case for _, case in found]
-    for (name, case), old, new in zip(found, flink_1_20.run(cases), flink.run(cases), strict=True):
-        assert difference(case.expected, old, len(case.events)), f"{name} no longer differs on 1.20"
-        assert not difference(case.expected, new, len(case.events)), name
-
-
-def test_the_readme_links_exactly_the_divergence_files():
-    assert linked_divergence_files(SECTION, "flink-1.20") == {p.name for p in DIVERGENCES.glob("*.json")}
+    assert shown == {d.id for d in divergences} or folder == "corpus"
 
 
 def test_flink_sql_1_20_answers_as_flink_sql_but_for_the_words_of_its_rejections():
