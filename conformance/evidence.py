@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from window_contract.case import Case, case_to_json
+from window_contract.delta import delta
 from window_contract.difference import difference
 from window_contract.features import required_features
 from window_contract.observation import Observation
@@ -66,4 +67,6 @@ class PropertyViolation(AssertionError):
             "expected": None if self.expected is None else observation_to_json(self.expected),
             "actual": None if self.actual is None else observation_to_json(self.actual),
             "difference": self.detail,
+            "delta": (None if self.expected is None or self.actual is None
+                      else delta(self.expected, self.actual)),
         }

@@ -10,6 +10,8 @@ import pytest
 from report_fixture_suite.running import mixed_run
 
 from reports import SCHEMA
+from window_contract.delta import delta
+from window_contract.observation_json import observation_from_json
 
 
 def validator() -> jsonschema.Draft202012Validator:
@@ -29,6 +31,15 @@ def test_a_run_with_a_failure_writes_a_valid_report():
     # The parts of the schema that only a failure fills in are exercised.
     failures = [f for impl in document["implementations"] for p in impl["properties"] for f in p["failures"]]
     assert failures and all("reference" in f and "case_file" in f for f in failures)
+
+
+def test_a_difference_is_also_data_with_paths():
+    failures = [f for impl in report()["implementations"] for p in impl["properties"] for f in p["failures"]]
+    compared = [f for f in failures if f["expected"] is not None and f["actual"] is not None]
+    assert compared and all(f["delta"] == delta(observation_from_json(f["expected"]),
+                                                observation_from_json(f["actual"])) for f in compared)
+    assert any(path.startswith("root['firings']") for f in compared for change in f["delta"].values()
+               for path in change)
 
 
 def test_a_run_that_could_not_run_writes_a_valid_report():

@@ -39,6 +39,8 @@ class Failure:
     expected: dict[str, Any] | None
     actual: dict[str, Any] | None
     difference: str
+    #: The difference as data (`window_contract.delta`: DeepDiff's paths), when both observations are there.
+    delta: dict[str, Any] | None = None
     #: The case format's `violates`: the property, and the cases its rule compared the case with.
     violates: dict[str, Any] | None = None
     reference: dict[str, Any] | None = None
