@@ -387,6 +387,10 @@ def test_days_wrap_explains_window_bounds_read_back_with_an_int_count_of_days():
 # --- the switches of Quix Streams ------------------------------------------------------------------------------
 
 
+def test_quix_streams_lists_its_divergences():
+    assert "quix-streams" in LISTED
+
+
 def test_a_firing_stamped_with_its_windows_start():
     case = Case(window=tumbling(10), events=[record("a", 1, 13), record("b", 2, 3)])
     assert [f.timestamp for f in simulate(case, dialect=Dialect(firing_timestamp="window_start")).firings] == [0, 10]
