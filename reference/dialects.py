@@ -47,8 +47,9 @@ class Dialect:
     merges_before_lateness: bool = True
     #: A firing carries `window.maxTimestamp()`; "trigger_time": the timestamp of the record, or the time of
     #: the timer, whose processing fired the window; "max_record_timestamp": the largest timestamp of the
-    #: records the window holds.
-    firing_timestamp: Literal["max_timestamp", "trigger_time", "max_record_timestamp"] = "max_timestamp"
+    #: records the window holds; "window_start": the window's start (Quix Streams' `Window.final`).
+    firing_timestamp: Literal["max_timestamp", "trigger_time", "max_record_timestamp", "window_start"] = \
+        "max_timestamp"
     #: The timestamp of a firing of the global window (its `maxTimestamp()`, `Long.MAX_VALUE`, in Flink).
     global_window_timestamp: int = LONG_MAX
     #: Java `long`: `maxTimestamp + allowedLateness` saturates (the cleanup time) or wraps (an element's
@@ -93,9 +94,12 @@ class Dialect:
     #: The trigger decides when a window fires; "every_update": every element a window takes fires it with its
     #: contents so far, and nothing else does (Kafka Streams without `suppress`).
     emits: Literal["on_trigger", "every_update"] = "on_trigger"
-    #: A record goes to each of its windows that is not late; "behind_watermark": a record behind the watermark
-    #: (`timestamp + allowedLateness <= watermark`) is late whatever its windows (Bytewax).
-    late_records: Literal["per_window", "behind_watermark"] = "per_window"
+    #: A record goes to each of its windows that is not late, and is a late record only when every one of them
+    #: was late; "behind_watermark": a record behind the watermark (`timestamp + allowedLateness <= watermark`)
+    #: is late whatever its windows (Bytewax); "any_window": a tumbling or sliding window's record is a late
+    #: record (once) when at least one of its windows is late, and still goes to every other (Quix Streams'
+    #: `on_late`, called for each late window).
+    late_records: Literal["per_window", "behind_watermark", "any_window"] = "per_window"
     #: The operator's watermark holds for every key; "key": each key has a watermark of its own, from a
     #: generator that sees only its records (listed watermarks still reach every key) (Bytewax's clocks).
     watermark_scope: Literal["operator", "key"] = "operator"
@@ -104,13 +108,34 @@ class Dialect:
     #: next; a session assigner keeps its keys (Bytewax's `_WindowLogic._is_empty`).
     key_state_discarded_when_empty: bool = False
     #: A session fires, is cleaned up and turns late when the watermark reaches its `maxTimestamp`; "end": when
-    #: it reaches the session's end, one millisecond later (Bytewax's `_SessionWindowerLogic.close_for`).
-    session_fires_at: Literal["max_timestamp", "end"] = "max_timestamp"
+    #: it reaches the session's end, one millisecond later (Bytewax's `_SessionWindowerLogic.close_for`);
+    #: "gap_after_end": it fires and is cleaned up when the watermark reaches its end plus a gap (`last + 2 *
+    #: gap`), and a record is late when the watermark has reached the end of its own session `[ts, ts + gap)`,
+    #: before any merge (Quix Streams' `SessionWindow`: late below `time - gap - grace`, closed once `last + 1 +
+    #: 2 * gap + grace <= time`).
+    session_fires_at: Literal["max_timestamp", "end", "gap_after_end"] = "max_timestamp"
+    #: A tumbling or sliding window fires and is cleaned up when the watermark reaches its `maxTimestamp`, and is
+    #: late from then on; "last_expired_grid": as Quix Streams' partition closing strategy, no timer: the
+    #: operator keeps `E`, the last window end it expired (0: none yet), on the grid of the slide (the size of a
+    #: tumbling window). When the watermark reaches `W`, with `M = W + 1` (the largest timestamp less the grace,
+    #: the generator's bound; at the end of input the largest timestamp plus the size), it expires the windows
+    #: whose end is on the grid after `E` up to `M` (where `E` is 0: every window ending at or below `M` rounded
+    #: down to the grid), and `E` becomes the last grid point it listed; a window whose end is off the grid (a size
+    #: no multiple of the slide) so never expires once `E` is set. A record's window is late when its end is at
+    #: most `max(ts, E) - grace`, and a window that is not late goes on taking records, fired or not: one
+    #: expired less than a grace ago takes the record into state that never fires (`windows_to_expire`,
+    #: `FixedTimeWindow.process_window`).
+    window_expiry: Literal["cleanup_timer", "last_expired_grid"] = "cleanup_timer"
     #: Event time ends at `Long.MAX_VALUE` (a bounded input's last watermark); "max_minus_window": at
     #: `Long.MAX_VALUE - size` (`- gap` for sessions), the last time whose windows end without overflow, so
     #: that no watermark goes beyond what a record there gives (Kafka Streams' stream time, which only a record
-    #: moves: `TimeWindows.windowsFor` fails beyond).
-    event_time_ends: Literal["long_max", "max_minus_window"] = "long_max"
+    #: moves: `TimeWindows.windowsFor` fails beyond); "never": time has no end, and the end of input and a listed
+    #: `Watermark(Long.MAX_VALUE)` are each a heartbeat just late enough to close every window so far, after which
+    #: input goes on: the watermark `latest + size - 1` (a session's `latest + 2 * gap`), where `latest` is the
+    #: largest timestamp so far (a watermark `w` counts as `w + 1`, a heartbeat as itself plus the generator's
+    #: bound) (Quix Streams, whose time is its largest timestamp: the adapter's heartbeat at `latest + size +
+    #: grace`, or `latest + 1 + 2 * gap + grace`).
+    event_time_ends: Literal["long_max", "max_minus_window", "never"] = "long_max"
 
     # Flink SQL (`flink-sql`, `flink-sql-legacy`, `flink-sql-1.20`) and Flink 1.20 (`flink-1.20`):
     #: The widest window parameter (size, slide, gap, offset) a job can state; None: any `long`. Flink SQL writes
@@ -202,15 +227,21 @@ class Dialect:
     def parts(self, driven: case.Case, build: Callable[[], tuple]) -> tuple:
         """The window operator and its inputs that drive `case` (`reference.implementation.drive`): `build()`'s
         one pair in Flink; an operator and inputs per key (`watermark_scope`, `key_state_discarded_when_empty`);
-        inputs that take each record as a watermark too (`records_advance_watermark`)."""
+        inputs that take each record as a watermark too (`records_advance_watermark`), or a heartbeat for the end of
+        time (`event_time_ends="never"`)."""
         advance = self.records_advance_watermark and driven.watermark_generator is None
+        if self.window_expiry == "last_expired_grid":
+            build = partial(_with_grace, build, grace_of(driven))
         if self.event_time_ends == "max_minus_window":
             build = partial(_ending, build, last_watermark(driven))
         if self.watermark_scope == "key" or self.key_state_discarded_when_empty:
             keyed = KeyedParts(self, driven, build, advance)
             return keyed, keyed
         operator, inputs = build()
-        return operator, RecordsAdvance(inputs) if advance else inputs
+        inputs = RecordsAdvance(inputs) if advance else inputs
+        if self.event_time_ends == "never" and isinstance(driven.window, (case.Tumbling, case.Sliding, case.Session)):
+            inputs = EndsWithHeartbeats(inputs, driven)
+        return operator, inputs
 
 
 def _shifted(receive: Callable[[int], None], shift: int) -> Callable[[int], None]:
@@ -235,7 +266,9 @@ class StampingCollector(Collector):
         # the operator decides on one less than the engine's watermark (`decides_on_less`): it reports the engine's
         told = watermark if watermark in (LONG_MIN, LONG_MAX) else watermark + self.dialect.decides_on_less
         super().emit(key, window, values, told)
-        if self.dialect.firing_timestamp != "max_timestamp":
+        if self.dialect.firing_timestamp == "window_start" and isinstance(window, TimeWindow):
+            self.stamps.append(window.start)
+        elif self.dialect.firing_timestamp not in ("max_timestamp", "window_start"):
             self.stamps.append(self.trigger_time)
         else:
             self.stamps.append(window.max_timestamp() if isinstance(window, TimeWindow)
@@ -433,6 +466,40 @@ class RecordsAdvance:
         self.inputs.process_watermark(case.Watermark(timestamp - 1, record.channel))
 
 
+class EndsWithHeartbeats:
+    """`event_time_ends="never"`: the inputs take the end of input, and a listed `Watermark(Long.MAX_VALUE)`, as a
+    heartbeat just late enough to close every window so far (see the switch), and track the largest timestamp."""
+
+    def __init__(self, inputs, driven: case.Case) -> None:
+        self.inputs, self.latest, self.grace = inputs, 0, grace_of(driven)
+        window = driven.window
+        self.reach = 1 + 2 * window.gap if isinstance(window, case.Session) else window.size
+
+    def __getattr__(self, name):
+        return getattr(self.inputs, name)
+
+    def heartbeat(self) -> int:
+        """The watermark of a heartbeat at `latest + reach + grace`, which it makes the latest timestamp."""
+        self.latest += self.reach + self.grace
+        return self.latest - self.grace - 1
+
+    def after_element(self, record: case.Record, timestamp: int) -> None:
+        self.latest = max(self.latest, timestamp)
+        self.inputs.after_element(record, timestamp)
+
+    def process_watermark(self, watermark: case.Watermark) -> None:
+        if watermark.timestamp == LONG_MAX:
+            watermark = case.Watermark(self.heartbeat(), watermark.channel)
+        else:
+            self.latest = max(self.latest, watermark.timestamp + 1)
+        self.inputs.process_watermark(watermark)
+
+    def end_of_input(self) -> None:
+        watermark = self.heartbeat()
+        for channel in sorted(self.inputs.open_channels):
+            self.inputs.input_watermark(watermark, channel)
+
+
 class _SlidingFromZero:
     """A sliding assigner that gives only the windows starting at 0 or later (`sliding_windows_from_zero`)."""
 
@@ -557,6 +624,164 @@ class SessionFiresAtEnd:
         if self.assigner.is_merging:
             window = TimeWindow(window.start, window.end - 1)
         super().emit_window_contents(key, window, state_window, contents)
+
+
+# --- Quix Streams: a window's start as its timestamp, lateness per window, its sessions, its expiry --------
+
+
+class LateForAnyWindow:
+    """`late_records="any_window"`: a tumbling or sliding window's record goes to every window that is not late,
+    and to the side output (or dropped) once when at least one of its windows is late."""
+
+    def process_element(self, key, value, timestamp):
+        if self.assigner.is_merging:
+            return super().process_element(key, value, timestamp)
+        windows = self.assigner.assign_windows(timestamp, self.timers.current_processing_time, value)
+        self.listener.assigned(key, value, timestamp, windows)
+        element = (value, timestamp) if self.keeps_timestamps else value
+        self.trigger_context.key = key
+        any_late = False
+        for window in windows:
+            cleanup_time = self.cleanup_time(window)
+            if self.is_window_late(cleanup_time):
+                self.listener.window_late(key, window)
+                any_late = True
+                continue
+            self.add_to_window(key, element, timestamp, window, window, cleanup_time)
+        if any_late and self.is_element_late(timestamp):
+            _report_late(self, key, value, timestamp)
+        return None
+
+
+def _report_late(op, key, value, timestamp) -> None:
+    if op.late_data_output:
+        op.listener.side_output(key, value, timestamp)
+        op.output.side_output(key, value, timestamp)
+    else:
+        op.listener.dropped(key, value, timestamp)
+        op.output.drop(key, value, timestamp)
+
+
+class _SessionsReach:
+    """A merging assigner whose windows reach `extra` milliseconds further, `[start, end + extra)`."""
+
+    def __init__(self, assigner, extra: int) -> None:
+        self.assigner, self.extra = assigner, extra
+
+    def __getattr__(self, name):
+        return getattr(self.assigner, name)
+
+    def assign_windows(self, timestamp, current_processing_time, value=0):
+        return [TimeWindow(w.start, w.end + self.extra)
+                for w in self.assigner.assign_windows(timestamp, current_processing_time, value)]
+
+
+class SessionClosesGapAfterEnd:
+    """`session_fires_at="gap_after_end"`: the operator keeps a session `[start, end)` as `[start, end + gap + 1)`,
+    so that its `maxTimestamp` is `end + gap` (`last + 2 * gap`): it fires and is cleaned up there; sessions
+    merge as before (their own bounds touch or overlap); a record whose own session `[ts, ts + gap)` ends at or
+    below the watermark is late before any merge (never merged: to the side output, or dropped); a session is
+    reported as `[start, end)`."""
+
+    def __init__(self, assigner, *args, **kwargs):
+        if assigner.is_merging:
+            assigner = _SessionsReach(assigner, assigner.gap + 1)
+        super().__init__(assigner, *args, **kwargs)
+        if assigner.is_merging:
+            extra = assigner.extra
+
+            def intersects(a: TimeWindow, b: TimeWindow) -> bool:
+                return TimeWindow(a.start, a.end - extra).intersects(TimeWindow(b.start, b.end - extra))
+            self.merge_windows = partial(merge_windows, intersects=intersects)
+
+    def add_to_merging_windows(self, key, element, timestamp, windows):
+        live = []
+        for window in windows:
+            if self.is_event_time and window.end - self.assigner.extra <= self.timers.current_watermark:
+                self.listener.window_late(key, window)
+            else:
+                live.append(window)
+        return super().add_to_merging_windows(key, element, timestamp, live) if live else True
+
+    def emit_window_contents(self, key, window, state_window, contents):
+        if self.assigner.is_merging:
+            window = TimeWindow(window.start, window.end - self.assigner.extra)
+        super().emit_window_contents(key, window, state_window, contents)
+
+
+def grace_of(driven: case.Case) -> int:
+    """The grace period a job on an engine without watermarks gets for `driven`'s watermarks: a bounded
+    out-of-orderness generator's bound, else 0."""
+    match driven.watermark_generator:
+        case case.BoundedOutOfOrdernessWatermarks(bound):
+            return bound
+    return 0
+
+
+def _with_grace(build: Callable[[], tuple], grace: int) -> tuple:
+    operator, inputs = build()
+    operator.grace = grace
+    return operator, inputs
+
+
+class ExpiresOnLastExpiredGrid:
+    """`window_expiry="last_expired_grid"`: tumbling and sliding windows as Quix Streams' partition closing
+    strategy keeps them (see the switch): no trigger and no timer; the operator keeps the last end it expired
+    (`last_expired`, 0: none), the largest timestamp it has seen (`latest`, a watermark `W` counting as `W + 1 +
+    grace`) and the grace (`Dialect.parts` sets it). With `late_records="any_window"` a record with a late window
+    is a late record."""
+
+    grace = 0
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.last_expired, self.latest = 0, 0
+
+    @property
+    def grid(self) -> int:
+        return getattr(self.assigner, "slide", None) or self.assigner.size
+
+    def process_element(self, key, value, timestamp):
+        if self.assigner.is_merging or not self.is_event_time:
+            return super().process_element(key, value, timestamp)
+        windows = self.assigner.assign_windows(timestamp, self.timers.current_processing_time, value)
+        self.listener.assigned(key, value, timestamp, windows)
+        element = (value, timestamp) if self.keeps_timestamps else value
+        self.latest = max(self.latest, timestamp)
+        bound = max(timestamp, self.last_expired) - self.grace
+        late = 0
+        for window in windows:
+            if window.end <= bound:
+                self.listener.window_late(key, window)
+                late += 1
+                continue
+            self.window_state.setdefault((key, window), []).append(element)
+        if late and (late == len(windows) or self.dialect.late_records == "any_window"):
+            _report_late(self, key, value, timestamp)
+        return None
+
+    def process_watermark(self, time):
+        super().process_watermark(time)
+        if self.assigner.is_merging or not self.is_event_time:
+            return
+        if time == LONG_MAX:  # the end of input: the adapter's last heartbeat, `latest + size + grace`
+            until = self.latest + self.assigner.size
+            self.latest = until + self.grace
+        else:
+            until = time + 1
+            self.latest = max(self.latest, until + self.grace)
+        grid, last = self.grid, self.last_expired
+        if last:
+            if until < last + grid:
+                return
+            self.last_expired = last + (until - last) // grid * grid
+            due = [(k, w) for k, w in self.window_state if last < w.end <= self.last_expired
+                   and (w.end - last) % grid == 0]
+        else:
+            self.last_expired = until - until % grid
+            due = [(k, w) for k, w in self.window_state if w.end <= self.last_expired]
+        for key, window in sorted(due, key=lambda kw: (kw[1].end, kw[1].start, kw[0])):
+            self.emit_window_contents(key, window, window, self.window_state.pop((key, window)))
 
 
 def last_watermark(driven: case.Case) -> int:
@@ -817,11 +1042,15 @@ MIXINS: list[tuple[Callable[[Dialect], bool], type]] = [
     (lambda d: d.trigger_state_merges == "first_of_bag", MergesTriggerStateAsABag),
     (lambda d: d.merging_windows_outlive_cleanup, MergingWindowsOutliveCleanup),
     (lambda d: d.sliding_windows_from_zero, SlidingWindowsFromZero),
+    # before `FromRecordTimestamps`, which names a session from its records once this has named it
+    (lambda d: d.session_fires_at == "gap_after_end", SessionClosesGapAfterEnd),
+    (lambda d: d.window_expiry == "last_expired_grid", ExpiresOnLastExpiredGrid),
     (lambda d: d.firing_timestamp == "max_record_timestamp" or d.session_window_end == "last_record",
      FromRecordTimestamps),
     (lambda d: d.session_late_strictly, SessionLateStrictly),
     (lambda d: d.emits == "every_update", EmitsEveryUpdate),
     (lambda d: d.late_records == "behind_watermark", LateBehindWatermark),
+    (lambda d: d.late_records == "any_window" and d.window_expiry == "cleanup_timer", LateForAnyWindow),
     (lambda d: d.session_fires_at == "end", SessionFiresAtEnd),
     (lambda d: d.allowed_lateness == "ignored", IgnoresAllowedLateness),
     (lambda d: d.pre_aggregation_watermark_starts_at is not None, PreAggregationHoldsRecords),

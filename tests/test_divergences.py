@@ -382,3 +382,55 @@ def test_days_wrap_explains_window_bounds_read_back_with_an_int_count_of_days():
     assert days_wrap()(far, flink, wrapped)
     assert not days_wrap()(far, flink, flink) and not days_wrap()(CASE, simulate(CASE), simulate(CASE))
     assert as_local_date_time(-5) == -5 and as_local_date_time(2**31 * day - 1) == 2**31 * day - 1
+
+
+# --- the switches of Quix Streams ------------------------------------------------------------------------------
+
+
+def test_quix_streams_lists_its_divergences():
+    assert "quix-streams" in LISTED
+
+
+def test_a_firing_stamped_with_its_windows_start():
+    case = Case(window=tumbling(10), events=[record("a", 1, 13), record("b", 2, 3)])
+    assert [f.timestamp for f in simulate(case, dialect=Dialect(firing_timestamp="window_start")).firings] == [0, 10]
+
+
+def test_a_record_late_for_any_of_its_windows_is_late_and_still_goes_to_the_others():
+    case = Case(window=sliding(10, 5), late_side_output=True,
+                events=[record("a", 1, 12), watermark(14), record("a", 2, 12)])
+    flink, any_window = simulate(case), simulate(case, dialect=Dialect(late_records="any_window"))
+    assert not flink.late and [r.value for r in any_window.late] == [2]
+    assert firings(flink) == firings(any_window) == [(TimeWindow(5, 15), 14, (1,)), (TimeWindow(10, 20), 19, (1, 2))]
+
+
+def test_a_session_that_closes_a_gap_after_its_end_is_late_by_its_own_end_before_a_merge():
+    later = Dialect(session_fires_at="gap_after_end")
+    joins = Case(window=session(5), events=[record("a", 1, 0), watermark(4), record("a", 2, 5)])
+    assert [f.values for f in simulate(joins).firings] == [(1,), (2,)]
+    assert firings(simulate(joins, dialect=later)) == [(TimeWindow(0, 10), 9, (1, 2))]
+    merged = Case(window=session(5), events=[record("a", 1, 8), watermark(10), record("a", 2, 4)])
+    assert firings(simulate(merged)) == [(TimeWindow(4, 13), 12, (1, 2))]
+    own = simulate(merged, dialect=later)
+    assert firings(own) == [(TimeWindow(8, 13), 12, (1,))] and [d.value for d in own.dropped] == [2]
+
+
+def test_windows_that_expire_on_the_grid_of_the_last_expired_end():
+    grid = Dialect(window_expiry="last_expired_grid")
+    off_grid = Case(window=sliding(15, 10),  # its ends, 15, 25, 35, are off the grid of 10 that E is on from 10
+                    events=[record("a", 1, 12), watermark(11), record("a", 2, 26), watermark(25)])
+    assert len(simulate(off_grid).firings) == 3 and simulate(off_grid, dialect=grid).firings == ()
+    graced = Case(window=tumbling(10), watermark_generator=BoundedOutOfOrdernessWatermarks(2, punctuated=True),
+                  events=[record("a", 1, 3), record("a", 2, 12), record("a", 3, 5)])
+    assert [d.value for d in simulate(graced).dropped] == [3]
+    vanished = simulate(graced, dialect=grid)
+    assert [f.values for f in vanished.firings] == [(1,), (2,)] and not vanished.dropped
+    on_grid = Case(window=tumbling(10), events=[record("a", 1, 3), watermark(12), record("a", 2, 5)])
+    assert simulate(on_grid, dialect=grid) == simulate(on_grid)
+
+
+def test_time_that_never_ends_takes_records_after_the_last_watermark():
+    case = Case(window=tumbling(10), events=[record("a", 1, 3), watermark(2**63 - 1), record("a", 2, 15)])
+    assert [d.value for d in simulate(case).dropped] == [2]
+    never = simulate(case, dialect=Dialect(event_time_ends="never"))
+    assert [f.values for f in never.firings] == [(1,), (2,)] and not never.dropped

@@ -2,29 +2,25 @@
 environment (`.venv-quix`).
 
 The translation is checked on hand cases through the process, as the suite runs it (Quix answers position-free:
-no `at`, no watermark on a firing), and every divergence from Flink 2.x that it shows is a case file under
-`cases/engines/quix-streams/` that the README's section on Quix Streams links: each differs on `quix-streams` and
-agrees on `reference`. Quix stamps a result with its window's start (output_timestamp.json): where a test holds
-Quix to Flink on something else, it reads the result's timestamp as Flink's `end - 1`.
+no `at`, no watermark on a firing); every divergence from Flink 2.x that it shows is listed in
+`cases/engines/quix-streams/divergences.toml` with its case, which `tests/test_divergences.py` holds to the engine
+and to the README's section on Quix Streams. Quix stamps a result with its window's start (output_timestamp.json):
+where a test holds Quix to Flink on something else, it reads the result's timestamp as Flink's `end - 1`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import re
 
 import pytest
-from engine_readme import ROOT, assert_the_suite_finds_what_the_section_names, linked_divergence_files, readme_section
+from engine_readme import assert_the_suite_finds_what_the_section_names, readme_section
 
 from window_contract import Case, load_implementation, record, session, sliding, tumbling, watermark
 from window_contract.case import BoundedOutOfOrdernessWatermarks
-from window_contract.case_json import load_cases
 from window_contract.difference import difference
 from window_contract.facts import TOO_MANY_WINDOWS
-from window_contract.features import required_features
 from window_contract.observation import Error, Firing, LateRecord, Observation, TimeWindow
 
-DIVERGENCES = ROOT / "cases" / "engines" / "quix-streams"
 SECTION = readme_section("Quix Streams")
 
 
@@ -82,7 +78,7 @@ def test_flinks_watermark_is_a_heartbeat_one_millisecond_later(engine):
 
 def test_a_bounded_out_of_orderness_generator_is_the_grace_period(engine, reference):
     """Flink's `max - bound - 1` and Quix's `end + grace <= max` close the same windows at the same record (b@25,
-    a whole window past `[0, 10)`: less than that, and a@2 reopens it, grace_reopens_window.json)."""
+    a whole window past `[0, 10)`: less than that, and a@2 reopens it, expiry_grid.json)."""
     case = Case(window=tumbling(10), watermark_generator=generated(2),
                 events=[record("a", 1, ts=3), record("a", 2, ts=11), record("a", 3, ts=9), record("a", 4, ts=12),
                         record("b", 5, ts=25), record("a", 6, ts=2)])
@@ -135,54 +131,12 @@ def test_cases_in_one_application_are_jobs_of_their_own(engine):
     assert engine.run(cases) == [observe(engine, case) for case in cases]
 
 
-def divergence_cases() -> list[tuple[str, int, Case]]:
-    return [(p.name, i, c) for p in sorted(DIVERGENCES.glob("*.json")) for i, c in enumerate(load_cases(p))]
-
-
-def test_each_divergence_differs_on_quix_and_agrees_on_the_reference(engine, reference):
-    found = divergence_cases()
-    assert found, "no divergence case files"
-    cases = [case for _, _, case in found]
-    assert all(required_features(case) <= engine.features for case in cases)
-    for (name, index, case), observation in zip(found, engine.run(cases), strict=True):
-        assert difference(case.expected, observation, len(case.events)), f"{name}#{index} no longer differs"
-        assert not difference(case.expected, observe(reference, case), len(case.events)), f"{name}#{index}"
-
-
-def test_the_readme_links_exactly_the_divergence_files():
-    assert linked_divergence_files(SECTION, "quix-streams") == {p.name for p in DIVERGENCES.glob("*.json")}
-
-
-def events_of(failure) -> list[dict]:
-    return failure["case"]["events"]
-
-
-#: Which README point (its case file) explains a minimal counterexample of the suite.
-EXPLAINED = {
-    "output_timestamp.json": lambda f: re.search(r"has timestamp -?\d+ instead of", f["difference"]),
-    "session_window_end.json": lambda f: f["case"]["window"]["assigner"] == "session"
-    and "extra firing" in f["difference"],
-    "session_closes_later.json": lambda f: f["case"]["window"]["assigner"] == "session",
-    "windows_from_zero.json": lambda f: f["case"]["window"]["assigner"] == "sliding"
-    and re.search(r"firing of \[-\d+", f["difference"]),
-    "stream_time.json": lambda f: re.search(r"extra (dropped|late) record|is missing", f["difference"]),
-    "grace_reopens_window.json": lambda f: f["case"].get("watermark_generator") is not None
-    and re.search(r"(dropped|late) record .* is missing", f["difference"]),
-    "late_per_window.json": lambda f: f["case"]["window"]["assigner"] == "sliding"
-    and re.search(r"extra (dropped|late) record", f["difference"]),
-    "hop_step.json": lambda f: "Window step size must be smaller than duration" in f["difference"],
-    "rejection_messages.json": lambda f: re.search(r"the error is invalid_spec: 'ValueError", f["difference"]),
-    "time_jump.json": lambda f: "window steps at once" in f["difference"],
-    "windows_per_record.json": lambda f: "more than 10,000 windows" in f["difference"]
-    and "not invalid_spec" in f["difference"],
-}
-
 #: The properties the CI step runs (profile `ci-slow`): an application per shrinking step costs about a second.
 SUITE_PROPERTIES = ("matches_reference", "fired_values_lie_in_their_window", "rejected_specification_has_no_outputs")
 
 
 def test_the_suite_finds_the_divergences_the_readme_names(tmp_path):
     """The property suite (profile `ci-slow`, `SUITE_PROPERTIES`) against the engine: it differs, on exactly the
-    properties the README lists, and every minimal counterexample shows a difference one of its points explains."""
-    assert_the_suite_finds_what_the_section_names(tmp_path / "report", "quix-streams", SECTION, EXPLAINED,
+    properties the README lists, and the list explains every minimal counterexample."""
+    assert_the_suite_finds_what_the_section_names(tmp_path / "report", "quix-streams", SECTION,
                                                   properties=SUITE_PROPERTIES, timeout=900)
