@@ -239,6 +239,12 @@ def window_of(spec: WindowSpec, open_time: datetime, close_time: datetime) -> Ti
     return TimeWindow(millis(open_time), end)
 
 
+def stamp(item: Item | SourceWatermark) -> int:
+    """The event time the windower gets an item at, in milliseconds: a record's own, and a listed watermark's
+    marker `UTC_MIN`, behind every window, for which `late_for` still lists every window that holds it."""
+    return item.ts if isinstance(item, Item) else (UTC_MIN - EPOCH) // MILLISECOND
+
+
 def windows_of_element(spec: WindowSpec, ts: int) -> int:
     """How many windows Bytewax's sliding windower gives an element (`_SlidingWindowerLogic.intersects`)."""
     if not isinstance(spec, Sliding) or spec.slide <= 0:
@@ -293,8 +299,8 @@ def run_case(case: Case) -> Observation:
     except (ValueError, OverflowError) as rejected:  # Bytewax's check, or a duration beyond `timedelta`'s
         return Observation.invalid_spec(message(rejected))
     source, end_of_input, stop = items(case), case.end_of_input, None
-    crowded = next((i for i, item in enumerate(source) if isinstance(item, Item)
-                    and windows_of_element(case.window, item.ts) > WINDOWS_PER_ELEMENT_LIMIT), None)
+    crowded = next((i for i, item in enumerate(source)
+                    if windows_of_element(case.window, stamp(item)) > WINDOWS_PER_ELEMENT_LIMIT), None)
     if crowded is not None:
         source, end_of_input, stop = source[:crowded], False, Error("runtime", TOO_MANY_WINDOWS)
     print(f"bytewax: {case.window} {case.watermark_generator}, {len(case.events)} events", file=sys.stderr, flush=True)

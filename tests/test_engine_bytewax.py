@@ -113,6 +113,13 @@ def test_an_element_with_too_many_windows_stops_the_case_there(engine):
     assert observation.error == Error("runtime", TOO_MANY_WINDOWS) and observation.firings == ()
 
 
+def test_a_listed_watermark_before_any_record_stops_the_case_when_its_marker_has_too_many_windows(engine):
+    """The marker a listed watermark is sent as is late, and `late_for` lists every window that holds it: 10,000,001
+    of them stalled a census for a minute a case."""
+    case = Case(window=sliding(60_000_006, 6), events=[watermark(46), record("a", 1, ts=52), watermark(107)])
+    assert observe(engine, case).error == Error("runtime", TOO_MANY_WINDOWS)
+
+
 @pytest.mark.parametrize("path", AGREEING)
 def test_hand_cases_agree_with_flink(engine, path):
     cases = [c for p in case_files([ROOT / path]) for c in load_cases(p) if required_features(c) <= engine.features]
