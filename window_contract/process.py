@@ -14,16 +14,16 @@ with it over stdin and stdout, one message a line (docs/protocol.md, schemas in 
    again for the next request);
 4. the suite closes stdin when it is done; the process exits.
 
-Whatever goes wrong with a request is a failure to run its cases (`ImplementationFailure`), never a
-pass and never a difference, because nothing is known about them: an answer later than the request
-timeout (`TimedOut`), a process that exits (`ProcessDied`), a line that is not JSON or not the answer
-to this request or longer than `MAX_LINE`, an observation that breaks `window-observation/1`, too few
-or too many observations, a `retry` that does not match the `null`s or that retries every case of a
-request (no progress), or the process's own `error`. The message ends with the tail of the process's
-stderr. After a fault of the process (all but its own `error`) it is killed with its process group, and
-the next request starts it again, so one bad request never takes the others down and nothing waits for
-ever. A process still running when the suite's process ends, however it ends short of SIGKILL, is killed
-with its group too (`end_processes`).
+Whatever goes wrong with a request is a failure to run its cases (`ImplementationFailure`), never a pass
+and never a difference, because nothing is known about them: an answer later than the request timeout
+(`TimedOut`), a process that exits (`ProcessDied`), a line that is not JSON or not the answer to this
+request or longer than `MAX_LINE` (or `LINE_PER_CASE` a case), an observation that breaks `window-
+observation/1`, too few or too many observations, a `retry` that does not match the `null`s or that
+retries every case of a request (no progress), or the process's own `error`. The message ends with the
+tail of the process's stderr. After a fault of the process (all but its own `error`) it is killed with
+its process group, and the next request starts it again, so one bad request never takes the others down
+and nothing waits for ever. A process still running when the suite's process ends, however it ends short
+of SIGKILL, is killed with its group too (`end_processes`).
 """
 
 from __future__ import annotations
@@ -63,9 +63,14 @@ EXEC_PREFIX = "exec:"
 #: the request timeout when that is shorter.
 HELLO_TIMEOUT = 60.0
 
-#: The longest stdout line read, in bytes: a line without its newline is not held in memory whole. An
-#: answer of 10,000 cases (the largest request the suite sends) takes a few megabytes.
+#: The longest stdout line read, in bytes, for a request of one case; a request of more cases may take
+#: `LINE_PER_CASE` bytes a case: a line without its newline is not held in memory whole. An answer of
+#: 10,000 ordinary cases (the largest request the suite sends) takes a few megabytes; a case that fires up
+#: to an engine's output limit (100,000 firings) takes some 15.
 MAX_LINE = 64 * 2**20
+LINE_PER_CASE = 32 * 2**20
+#: What the reader reads at a time, in bytes.
+_CHUNK = 2**20
 
 #: The longest stderr line kept for a failure's message, in characters.
 MAX_STDERR_LINE = 2000
@@ -92,7 +97,12 @@ _END_OF_OUTPUT = None
 
 
 class _Overlong(str):
-    """What the stdout reader puts in place of a line longer than `MAX_LINE`: its first bytes."""
+    """What the stdout reader puts in place of a line longer than its limit: its first bytes."""
+
+    def __new__(cls, text: str, limit: int) -> _Overlong:
+        line = super().__new__(cls, text)
+        line.limit = limit
+        return line
 
 
 class ProtocolFault(Exception):
@@ -131,6 +141,8 @@ class Peer:
         self.argv = argv
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.stderr: deque[str] = deque(maxlen=STDERR_TAIL)
+        #: The longest stdout line the reader takes: `MAX_LINE`, or `LINE_PER_CASE` a case of the last request.
+        self.line_limit = MAX_LINE
         # A session of its own: killing the group also ends what a wrapper script started.
         self.popen = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                       stderr=subprocess.PIPE, start_new_session=True)
@@ -140,13 +152,20 @@ class Peer:
         self.stderr_reader.start()
 
     def _read_stdout(self) -> None:
-        """Lines as they come; a line longer than `MAX_LINE` ends the reading (the request fails)."""
+        """Lines as they come; a line longer than `line_limit` (that of the request sent last) ends the reading
+        (the request fails)."""
+        parts: list[bytes] = []
         with self.popen.stdout:
-            while raw := self.popen.stdout.readline(MAX_LINE + 1):
-                if len(raw) > MAX_LINE:
-                    self.lines.put(_Overlong(raw[:QUOTED].decode("utf-8", errors="replace")))
+            while raw := self.popen.stdout.readline(_CHUNK):
+                parts.append(raw)
+                if raw.endswith(b"\n"):
+                    self.lines.put(b"".join(parts).decode("utf-8", errors="replace"))
+                    parts = []
+                elif len(parts) * _CHUNK > self.line_limit:
+                    self.lines.put(_Overlong(parts[0][:QUOTED].decode("utf-8", errors="replace"), self.line_limit))
                     return
-                self.lines.put(raw.decode("utf-8", errors="replace"))
+        if parts:
+            self.lines.put(b"".join(parts).decode("utf-8", errors="replace"))
         self.lines.put(_END_OF_OUTPUT)
 
     def _read_stderr(self) -> None:
@@ -161,6 +180,7 @@ class Peer:
                     self.stderr.append(line)
 
     def send(self, message: dict[str, Any]) -> None:
+        self.line_limit = max(MAX_LINE, LINE_PER_CASE * len(message.get("cases", ())))
         try:
             self.popen.stdin.write(json.dumps(message).encode() + b"\n")
             self.popen.stdin.flush()
@@ -180,7 +200,7 @@ class Peer:
             raise ProtocolFault(f"the process closed its stdout before its {waiting_for} ({self.exit_text()})",
                                 ProcessDied)
         if isinstance(line, _Overlong):
-            raise ProtocolFault(f"a stdout line longer than {MAX_LINE // 2**20} MiB where its {waiting_for} was "
+            raise ProtocolFault(f"a stdout line longer than {line.limit // 2**20} MiB where its {waiting_for} was "
                                 f"due (a line ends with a newline): {line[:QUOTED]!r}...")
         try:
             message = json.loads(line)

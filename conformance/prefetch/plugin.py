@@ -93,7 +93,7 @@ def _arguments(item: pytest.Function, fixtures: dict) -> dict:
 def _runs_prefetched(item: pytest.Item, suite: Suite) -> bool:
     """Whether `item` will run from prefetched answers (not a rule about positions on a
     position-free implementation, which is skipped)."""
-    return _prefetched(item, suite) and not (item.get_closest_marker(POSITIONS) and suite.impl.position_free)
+    return _prefetched(item, suite) and not (item.get_closest_marker(POSITIONS) and suite.position_free)
 
 
 def _recordable_ahead(item: pytest.Item, suite: Suite) -> bool:

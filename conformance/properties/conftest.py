@@ -35,7 +35,7 @@ def positions_known(request: pytest.FixtureRequest) -> None:
     """A rule about positions is not applicable to a position-free implementation: the test ends as
     skipped with `NOT_APPLICABLE`, which the run's report shows as such (not as a test that could
     not run)."""
-    if request.node.get_closest_marker(POSITIONS) and request.getfixturevalue("suite").impl.position_free:
+    if request.node.get_closest_marker(POSITIONS) and request.getfixturevalue("suite").position_free:
         pytest.skip(NOT_APPLICABLE)
 
 

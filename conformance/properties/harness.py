@@ -143,6 +143,11 @@ class Suite:
     def features(self) -> frozenset[str]:
         return self.impl.features
 
+    @property
+    def position_free(self) -> bool:
+        """Whether the implementation answers without positions (an optional member: False when absent)."""
+        return getattr(self.impl, "position_free", False)
+
     def fits(self, case: Case) -> bool:
         """Only cases whose features the implementation declares are sent to it."""
         return required_features(case) <= self.impl.features
@@ -187,7 +192,7 @@ class Suite:
         self.breakdown.check(self.impl.name)
         try:
             answer = run_within(impl or self.impl, cases, self.timeout)
-            return answer if impl is not None else checked_observations(answer, self.impl.position_free)
+            return answer if impl is not None else checked_observations(answer, self.position_free)
         except Exception as e:
             reason = failure_to_run(e)
             if reason is not None:
@@ -238,7 +243,7 @@ def compare_with_reference(suite: Suite, tally: FeatureTally, batch: Sequence[Ca
     """The differential rule: one `run` call for the batch; the first case whose observation is not
     equivalent to the reference's is reported alone, with both observations."""
     actual = suite.run(batch, tally)
-    positions = not suite.impl.position_free
+    positions = not suite.position_free
     for case, got, want in zip(batch, actual, suite.expected(batch), strict=True):
         detail = difference(want, got, positions=positions)
         if detail:
