@@ -136,6 +136,11 @@ class Dialect:
     #: bound) (Quix Streams, whose time is its largest timestamp: the adapter's heartbeat at `latest + size +
     #: grace`, or `latest + 1 + 2 * gap + grace`).
     event_time_ends: Literal["long_max", "max_minus_window", "never"] = "long_max"
+    #: A channel's generator sees a record after the window operator took it (a punctuated watermark follows its
+    #: record); True: before, so that the operator judges the record against the watermark the record itself
+    #: moved (Bytewax's `EventClock`, whose `on_item` gives the item's watermark with the item: with Flink's
+    #: legacy `BoundedOutOfOrdernessTimestampExtractor` of bound 0, every record is behind its own watermark).
+    generator_sees_record_first: bool = False
 
     # Flink SQL (`flink-sql`, `flink-sql-legacy`, `flink-sql-1.20`) and Flink 1.20 (`flink-1.20`):
     #: The widest window parameter (size, slide, gap, offset) a job can state; None: any `long`. Flink SQL writes
@@ -234,6 +239,8 @@ class Dialect:
             build = partial(_with_grace, build, grace_of(driven))
         if self.event_time_ends == "max_minus_window":
             build = partial(_ending, build, last_watermark(driven))
+        if self.generator_sees_record_first and driven.watermark_generator is not None:
+            build = partial(_seeing_first, build)
         if self.watermark_scope == "key" or self.key_state_discarded_when_empty:
             keyed = KeyedParts(self, driven, build, advance)
             return keyed, keyed
@@ -800,6 +807,31 @@ def last_watermark(driven: case.Case) -> int:
         case case.BoundedOutOfOrdernessTimestampExtractor(bound):
             return end - bound
     return end - 1
+
+
+def _seeing_first(build: Callable[[], tuple]) -> tuple:
+    """`build()`'s operator and inputs, whose generators see each record before the operator does
+    (`generator_sees_record_first`)."""
+    operator, inputs = build()
+    return operator, GeneratorSeesRecordFirst(inputs)
+
+
+class GeneratorSeesRecordFirst:
+    """Inputs whose channel's generator sees a record as its timestamp is taken, before the operator does."""
+
+    def __init__(self, inputs) -> None:
+        self.inputs = inputs
+
+    def __getattr__(self, name):
+        return getattr(self.inputs, name)
+
+    def timestamp(self, record: case.Record) -> int:
+        timestamp = self.inputs.timestamp(record)
+        self.inputs.after_element(record, timestamp)
+        return timestamp
+
+    def after_element(self, record: case.Record, timestamp: int) -> None:
+        pass
 
 
 def _ending(build: Callable[[], tuple], last: int) -> tuple:

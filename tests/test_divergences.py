@@ -35,6 +35,7 @@ from reference.dialects import FLINK, Dialect
 from reference.implementation import ReferenceImplementation, simulate
 from window_contract import Case, record, session, sliding, tumbling, watermark
 from window_contract.case import (
+    BoundedOutOfOrdernessTimestampExtractor,
     BoundedOutOfOrdernessWatermarks,
     ContinuousEventTimeTrigger,
     CountTrigger,
@@ -434,3 +435,13 @@ def test_time_that_never_ends_takes_records_after_the_last_watermark():
     assert [d.value for d in simulate(case).dropped] == [2]
     never = simulate(case, dialect=Dialect(event_time_ends="never"))
     assert [f.values for f in never.firings] == [(1,), (2,)] and not never.dropped
+
+
+def test_a_generator_that_sees_the_record_first_makes_it_late_behind_its_own_watermark():
+    case = Case(window=tumbling(5), watermark_generator=BoundedOutOfOrdernessTimestampExtractor(0, punctuated=True),
+                events=[record("a", 1, 1000)])
+    assert [f.values for f in simulate(case).firings] == [(1,)]
+    first = Dialect(generator_sees_record_first=True, late_records="behind_watermark")
+    assert not simulate(case, dialect=first).firings and [d.value for d in simulate(case, dialect=first).dropped] == [1]
+    modern = dataclasses.replace(case, watermark_generator=BoundedOutOfOrdernessWatermarks(0, punctuated=True))
+    assert simulate(modern, dialect=first) == simulate(modern)
