@@ -445,3 +445,8 @@ def test_a_generator_that_sees_the_record_first_makes_it_late_behind_its_own_wat
     assert not simulate(case, dialect=first).firings and [d.value for d in simulate(case, dialect=first).dropped] == [1]
     modern = dataclasses.replace(case, watermark_generator=BoundedOutOfOrdernessWatermarks(0, punctuated=True))
     assert simulate(modern, dialect=first) == simulate(modern)
+
+
+def test_the_readme_names_every_switch():
+    section = (ROOT / "README.md").read_text(encoding="utf-8").split("## Engines under test")[1].split("\n## ")[0]
+    assert [f.name for f in dataclasses.fields(Dialect) if f"`{f.name}`" not in section] == []
