@@ -9,7 +9,8 @@ difference stays unexplained), confirmed on real Flink, and saved in the census'
 to list, an adapter's bug, or the engine's own (a crash or a stall is its bug report).
 
 The folder keeps every case's attribution as it is made (`census.jsonl`), so a census of a slow engine
-stopped half-way goes on from there when run again with the same options.
+stopped half-way goes on from there when run again with the same options; the cases left unexplained are run
+again then, against the list as it is by now (one that has grown since explains them).
 """
 
 from __future__ import annotations
@@ -224,7 +225,8 @@ def say(line: str) -> None:
 
 
 def _resumed(path: Path, cases: Sequence[Case]) -> dict[int, Outcome]:
-    """The outcomes an earlier run of the same census wrote (a line of another case is ignored)."""
+    """The outcomes an earlier run of the same census wrote (a line of another case is ignored), but those
+    unexplained: the engine runs them again, and the divergences listed now attribute them."""
     done: dict[int, Outcome] = {}
     if not path.is_file():
         return done
@@ -233,6 +235,8 @@ def _resumed(path: Path, cases: Sequence[Case]) -> dict[int, Outcome]:
             outcome = Outcome.from_json(json.loads(line))
             if outcome.index < len(cases) and outcome.digest == digest(cases[outcome.index]):
                 done[outcome.index] = outcome
+    for i in [i for i, o in done.items() if o.is_unexplained]:
+        del done[i]
     return done
 
 

@@ -38,6 +38,15 @@ micro-batch is its `runtime` error, each with Spark's own first line. Spark's wa
 so every case is a query of its own; `CONCURRENT_QUERIES` of them run side by side in one session, driven
 in lock step.
 
+Too many windows: Spark's `window(ts, size, slide)` plans `ceil(size / slide)` windows for every row (the
+analyzer's `TimeWindowing` expands each row by one projection a window, then filters), before any data; tens of
+thousands of them take gigabytes of the driver's heap and minutes, and more than `MAX_WINDOW_NUM`
+(10,000,000), which Flink rejects, run the driver out of memory and take the session down with it. A case
+whose sliding window plans more than the contract's `WINDOWS_PER_ELEMENT_LIMIT` windows a row is therefore
+stopped before its query is built, with the contract's `runtime` error `TOO_MANY_WINDOWS`, and nothing is
+observed, watermarks neither: Flink gives a record `floor` or `ceil(size / slide)` windows, so the contract stops
+such a case at its first record too (but where `floor(size / slide)` is the limit itself, or there is no record).
+
 Not declared, so never sent here: triggers (append mode emits once, at the watermark), allowed lateness and
 the late side output (Spark drops late rows and says only how many), periodic emission (Spark's trigger
 interval is wall-clock time), idleness and channels, the global and count windows, cases without end of
@@ -62,7 +71,7 @@ from window_contract.case import (
     Tumbling,
     Watermark,
 )
-from window_contract.facts import LONG_MAX
+from window_contract.facts import LONG_MAX, TOO_MANY_WINDOWS, WINDOWS_PER_ELEMENT_LIMIT
 from window_contract.observation import Error, Firing, InputWatermark, LateRecord, Observation, TimeWindow
 
 FEATURES = frozenset({
@@ -130,6 +139,15 @@ def milliseconds(n: int) -> str:
     return f"{n} milliseconds"
 
 
+def planned_windows(case: Case) -> int:
+    """How many windows Spark's `window()` plans for every row: `ceil(size / slide)` for a sliding window
+    (one projection of `TimeWindowing`'s `Expand` each), 1 otherwise (or when Spark rejects the parameters)."""
+    w = case.window
+    if isinstance(w, Sliding) and 0 < w.slide <= w.size:
+        return -(-w.size // w.slide)
+    return 1
+
+
 def spark_window(case: Case, ts):
     """The window column: `window(ts, size, slide, startTime)` or `session_window(ts, gap)`."""
     from pyspark.sql import functions as F
@@ -159,6 +177,10 @@ class CaseQuery:
         self.watermark = 0
         self.table = f"spark_streaming_{uuid.uuid4().hex}"
         self.query = None
+        self.stopped = planned_windows(case) > WINDOWS_PER_ELEMENT_LIMIT
+        if self.stopped:  # too many windows a row to plan (see the module's docstring)
+            self.error = Error("runtime", TOO_MANY_WINDOWS)
+            return
         try:
             self.start()
         except Exception as e:
@@ -236,7 +258,7 @@ class CaseQuery:
             self.spark.catalog.dropTempView(self.table)
 
     def observation(self) -> Observation:
-        watermarks = tuple(self.watermarks) if self.case.observes_watermarks else None
+        watermarks = tuple(self.watermarks) if self.case.observes_watermarks and not self.stopped else None
         if self.error is not None and self.error.kind == "invalid_spec":
             return Observation(error=self.error, watermarks=watermarks)
         dropped = ()

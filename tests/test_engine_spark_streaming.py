@@ -12,10 +12,19 @@ from __future__ import annotations
 import pytest
 from engine_readme import assert_the_suite_finds_what_the_section_names, readme_section
 
-from engines.spark_streaming import END_OF_INPUT, RECORDS_DELAY_WHEN_LISTED, MicroBatch, micro_batches, records_delay
+from engines.spark_streaming import (
+    END_OF_INPUT,
+    RECORDS_DELAY_WHEN_LISTED,
+    CaseQuery,
+    MicroBatch,
+    micro_batches,
+    planned_windows,
+    records_delay,
+)
 from window_contract import Case, load_implementation, record, tumbling, watermark
 from window_contract.case import BoundedOutOfOrdernessWatermarks, MonotonousWatermarks, Session, Sliding
 from window_contract.equivalence import equivalent
+from window_contract.facts import TOO_MANY_WINDOWS, WINDOWS_PER_ELEMENT_LIMIT
 from window_contract.features import required_features
 
 SECTION = readme_section("Spark Structured Streaming")
@@ -70,6 +79,17 @@ def test_listed_watermarks_end_their_micro_batch_and_a_bounded_input_ends_with_i
                                    MicroBatch((), END_OF_INPUT)]
     assert records_delay(case) == RECORDS_DELAY_WHEN_LISTED
 
+
+
+def test_a_case_whose_rows_spark_would_expand_into_too_many_windows_is_stopped_before_its_query_is_built():
+    """Spark plans `ceil(size / slide)` windows a row before any data (tens of thousands take minutes and
+    gigabytes, ten million more than the driver's heap): beyond the contract's limit the case stops as Flink's
+    does at its first record, and Spark is never asked (no session here)."""
+    assert planned_windows(Case(window=Sliding(10, 3))) == 4 and planned_windows(Case(window=tumbling(10))) == 1
+    case = Case(window=Sliding(2 * WINDOWS_PER_ELEMENT_LIMIT, 1), events=[watermark(5), record("a", 1, ts=3)])
+    stopped = CaseQuery(None, case)
+    assert stopped.error.message == TOO_MANY_WINDOWS and stopped.query is None
+    assert equivalent(load_implementation("reference").run([case])[0], stopped.observation(), positions=False)
 
 @pytest.mark.parametrize("index", range(len(AGREEING)))
 def test_hand_cases_agree_with_flink(observed, index):
