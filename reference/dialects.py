@@ -20,7 +20,7 @@ from functools import partial
 from math import gcd
 from typing import Literal
 
-from reference.assigners import RecentWindows, SessionWindows, SlidingWindows, TumblingWindows
+from reference.assigners import RecentWindows, SessionWindows, SlidingWindows, TumblingWindows, element_time
 from reference.errors import InvalidSpec, JobFailure
 from reference.javalong import labs, ladd, ldiv, lsub
 from reference.operator import Context, EvictingWindowOperator
@@ -28,7 +28,7 @@ from reference.output import Collector
 from reference.triggers import ContinuousEventTimeTrigger, Trigger, TriggerResult
 from reference.windows import TimeWindow, get_window_start_with_offset, merge_windows
 from window_contract import case
-from window_contract.facts import LONG_MAX, LONG_MIN, MAX_WINDOW_NUM
+from window_contract.facts import LONG_MAX, LONG_MIN, MAX_WINDOW_NUM, TOO_MANY_WINDOWS, WINDOWS_PER_ELEMENT_LIMIT
 from window_contract.java_hash import hash_set_order
 
 
@@ -53,7 +53,8 @@ class Dialect:
     #: The timestamp of a firing of the global window (its `maxTimestamp()`, `Long.MAX_VALUE`, in Flink).
     global_window_timestamp: int = LONG_MAX
     #: Java `long`: `maxTimestamp + allowedLateness` saturates (the cleanup time) or wraps (an element's
-    #: lateness, a merge's check); "unbounded": integers that never overflow.
+    #: lateness, a merge's check), and a sliding assigner's `start -= slide` wraps past `Long.MIN_VALUE`;
+    #: "unbounded": integers that never overflow, in the operator and the assigners (PyFlink's Python classes).
     long_arithmetic: Literal["java", "unbounded"] = "java"
     #: `ContinuousEventTimeTrigger` aligns its first fire time with Java's truncating `%`; "floor": with a
     #: floor modulo (negative timestamps align down, an interval of 0 fails in Python's words).
@@ -196,8 +197,8 @@ class Dialect:
         """How this dialect builds the assigner of `spec`'s window, by the kind of the format: its engine's own
         job-time checks first (`EngineChecks`), then the model's assigner, or one with Flink's checks changed."""
         if (self.interval_limit, self.sliding_size_multiple_of_slide, self.sliding_offset_checked,
-                self.sliding_window_count_checked, self.sessions_take_allowed_lateness) == (
-                None, False, True, True, True):
+                self.sliding_window_count_checked, self.sessions_take_allowed_lateness, self.long_arithmetic) == (
+                None, False, True, True, True, "java"):
             return {}
         return {kind: EngineChecks(self, spec, kind) for kind in (case.Tumbling, case.Sliding, case.Session)}
 
@@ -958,7 +959,8 @@ class EngineChecks:
     """How a dialect builds an assigner of one kind: the engine's own job-time checks, in its order, before the
     model's assigner (`interval_limit`: the parser's; `sessions_take_allowed_lateness` and
     `sliding_size_multiple_of_slide`: the planner's), then the model's assigner, a sliding one with Flink's checks
-    as the dialect changes them (`DialectSlidingWindows`)."""
+    and arithmetic as the dialect changes them (`DialectSlidingWindows`), a tumbling one in the dialect's
+    arithmetic (`UnboundedTumblingWindows`)."""
 
     def __init__(self, dialect: Dialect, spec: case.Case, kind: type) -> None:
         self.dialect, self.spec, self.kind = dialect, spec, kind
@@ -978,12 +980,17 @@ class EngineChecks:
                 raise InvalidSpec("HOP table function based aggregate requires size must be an integral multiple of "
                                   f"slide, but got size {kind.size} ms and slide {kind.slide} ms")
             return DialectSlidingWindows(kind.size, kind.slide, kind.offset, kind.time == "event", window_start, d)
+        if self.kind is case.Tumbling and d.long_arithmetic == "unbounded":
+            return UnboundedTumblingWindows.from_kind(kind, window_start)
         return {case.Tumbling: TumblingWindows, case.Session: SessionWindows}[self.kind].from_kind(kind, window_start)
 
 
 class DialectSlidingWindows(SlidingWindows):
     """`SlidingEventTimeWindows` with the checks a dialect changes: `sliding_offset_checked=False` takes any offset
-    (a slide must still be above 0), `sliding_window_count_checked=False` any number of windows an element."""
+    (a slide must still be above 0), `sliding_window_count_checked=False` any number of windows an element; and
+    with `long_arithmetic="unbounded"`, PyFlink's `assign_windows` in Python integers, `[TimeWindow(start, start +
+    size) for start in range(last_start, timestamp - size, -slide)]`: `start` never wraps past `Long.MIN_VALUE` into
+    a loop that runs on from the top of the range, and no window's end wraps past `Long.MAX_VALUE`."""
 
     def __init__(self, size, slide, offset, event_time, window_start, dialect: Dialect) -> None:
         self.is_event_time = event_time
@@ -994,6 +1001,27 @@ class DialectSlidingWindows(SlidingWindows):
             raise InvalidSpec(f"{name} parameters must satisfy size / slide <= {MAX_WINDOW_NUM}")
         self.size, self.slide, self.offset, self.window_start = size, slide, offset, window_start
         self.windows = RecentWindows(size)
+        self.unbounded = dialect.long_arithmetic == "unbounded"
+
+    def assign_windows(self, timestamp, current_processing_time, value=0):
+        if not self.unbounded:
+            return super().assign_windows(timestamp, current_processing_time, value)
+        time = element_time(self, timestamp, current_processing_time)
+        starts = range(time - (time - self.offset) % self.slide, time - self.size, -self.slide)
+        if len(starts) > WINDOWS_PER_ELEMENT_LIMIT:
+            raise JobFailure(TOO_MANY_WINDOWS)
+        return [TimeWindow(start, start + self.size) for start in starts]
+
+
+class UnboundedTumblingWindows(TumblingWindows):
+    """`TumblingEventTimeWindows` in Python integers (`long_arithmetic="unbounded"`): PyFlink's `assign_windows`,
+    `TimeWindow(start, start + size)` with `start = timestamp - (timestamp - offset + size) % size` (Python's floor
+    `%`), whose end never wraps past `Long.MAX_VALUE`."""
+
+    def assign_windows(self, timestamp, current_processing_time, value=0):
+        time = element_time(self, timestamp, current_processing_time)
+        start = time - (time - self.offset) % self.size
+        return [TimeWindow(start, start + self.size)]
 
 
 class IgnoresAllowedLateness:

@@ -127,6 +127,16 @@ def test_unbounded_arithmetic_never_cleans_up_a_window_past_long_max():
     assert [f.values for f in simulate(case, dialect=Dialect(long_arithmetic="unbounded")).firings][-1] == (1, 2)
 
 
+def test_unbounded_arithmetic_slides_no_window_start_past_long_min():
+    """Flink's `start -= slide` wraps to the top of the range and goes on past the contract's window limit;
+    PyFlink's `range(last_start, timestamp - size, -slide)` stops at the one window that holds the record."""
+    big = 2**62 - 1
+    case = Case(window=sliding(big, big, -339), events=[record("a", 1, -big)])
+    assert simulate(case).error.message == TOO_MANY_WINDOWS
+    unbounded = simulate(case, dialect=Dialect(long_arithmetic="unbounded"))
+    assert [(f.window.start, f.window.end, f.values) for f in unbounded.firings] == [(-big - 339, -339, (1,))]
+
+
 def test_a_floor_remainder_aligns_a_negative_fire_time_down():
     case = Case(window=tumbling(10), trigger=ContinuousEventTimeTrigger(5), end_of_input=False,
                 events=[record("a", 1, -7), watermark(-5)])
