@@ -508,8 +508,8 @@ class EndsWithHeartbeats:
             self.inputs.input_watermark(watermark, channel)
 
 
-class _SlidingFromZero:
-    """A sliding assigner that gives only the windows starting at 0 or later (`sliding_windows_from_zero`)."""
+class _AssignerView:
+    """An assigner whose windows a dialect changes (`windows`); in every other way the assigner itself."""
 
     def __init__(self, assigner) -> None:
         self.assigner = assigner
@@ -518,7 +518,25 @@ class _SlidingFromZero:
         return getattr(self.assigner, name)
 
     def assign_windows(self, timestamp, current_processing_time, value=0):
-        return [w for w in self.assigner.assign_windows(timestamp, current_processing_time, value) if w.start >= 0]
+        return self.windows(self.assigner.assign_windows(timestamp, current_processing_time, value))
+
+
+class _SlidingFromZero(_AssignerView):
+    """A sliding assigner that gives only the windows starting at 0 or later (`sliding_windows_from_zero`)."""
+
+    def windows(self, windows):
+        return [w for w in windows if w.start >= 0]
+
+
+class _SessionsReach(_AssignerView):
+    """A merging assigner whose windows reach `extra` milliseconds further, `[start, end + extra)`."""
+
+    def __init__(self, assigner, extra: int) -> None:
+        super().__init__(assigner)
+        self.extra = extra
+
+    def windows(self, windows):
+        return [TimeWindow(w.start, w.end + self.extra) for w in windows]
 
 
 class SlidingWindowsFromZero:
@@ -593,27 +611,8 @@ class LateBehindWatermark:
     def process_element(self, key, value, timestamp):
         if not self.is_element_late(timestamp):
             return super().process_element(key, value, timestamp)
-        if self.late_data_output:
-            self.listener.side_output(key, value, timestamp)
-            self.output.side_output(key, value, timestamp)
-        else:
-            self.listener.dropped(key, value, timestamp)
-            self.output.drop(key, value, timestamp)
+        self.late_record(key, value, timestamp)
         return None
-
-
-class _SessionsToEnd:
-    """A merging assigner whose windows reach one millisecond further, `[start, end + 1)`."""
-
-    def __init__(self, assigner) -> None:
-        self.assigner = assigner
-
-    def __getattr__(self, name):
-        return getattr(self.assigner, name)
-
-    def assign_windows(self, timestamp, current_processing_time, value=0):
-        return [TimeWindow(w.start, w.end + 1)
-                for w in self.assigner.assign_windows(timestamp, current_processing_time, value)]
 
 
 class SessionFiresAtEnd:
@@ -625,7 +624,7 @@ class SessionFiresAtEnd:
 
     def __init__(self, assigner, *args, **kwargs):
         if assigner.is_merging:
-            assigner = _SessionsToEnd(assigner)
+            assigner = _SessionsReach(assigner, 1)
         super().__init__(assigner, *args, **kwargs)
 
     def emit_window_contents(self, key, window, state_window, contents):
@@ -657,31 +656,8 @@ class LateForAnyWindow:
                 continue
             self.add_to_window(key, element, timestamp, window, window, cleanup_time)
         if any_late and self.is_element_late(timestamp):
-            _report_late(self, key, value, timestamp)
+            self.late_record(key, value, timestamp)
         return None
-
-
-def _report_late(op, key, value, timestamp) -> None:
-    if op.late_data_output:
-        op.listener.side_output(key, value, timestamp)
-        op.output.side_output(key, value, timestamp)
-    else:
-        op.listener.dropped(key, value, timestamp)
-        op.output.drop(key, value, timestamp)
-
-
-class _SessionsReach:
-    """A merging assigner whose windows reach `extra` milliseconds further, `[start, end + extra)`."""
-
-    def __init__(self, assigner, extra: int) -> None:
-        self.assigner, self.extra = assigner, extra
-
-    def __getattr__(self, name):
-        return getattr(self.assigner, name)
-
-    def assign_windows(self, timestamp, current_processing_time, value=0):
-        return [TimeWindow(w.start, w.end + self.extra)
-                for w in self.assigner.assign_windows(timestamp, current_processing_time, value)]
 
 
 class SessionClosesGapAfterEnd:
@@ -765,7 +741,7 @@ class ExpiresOnLastExpiredGrid:
                 continue
             self.window_state.setdefault((key, window), []).append(element)
         if late and (late == len(windows) or self.dialect.late_records == "any_window"):
-            _report_late(self, key, value, timestamp)
+            self.late_record(key, value, timestamp)
         return None
 
     def process_watermark(self, time):
