@@ -168,7 +168,8 @@ class Dialect:
     #: the slide (Flink SQL's `HOP`).
     sliding_offset_checked: bool = True
     #: `SlidingEventTimeWindows` rejects more than `MAX_WINDOW_NUM` (10,000,000) windows an element
-    #: (`size / slide`, Flink 2.x); False: any number (Flink 1.20).
+    #: (`size / slide`, Flink 2.x); False: any number (Flink 1.20; Flink SQL's `HOP`, whose slice assigner and
+    #: legacy `SlidingWindowAssigner` have no such check).
     sliding_window_count_checked: bool = True
     #: A session window takes an allowed lateness; False: a session window with an allowed lateness above 0 is
     #: rejected (Flink SQL's legacy group windows: "Session window doesn't support EMIT strategy currently.").
