@@ -155,6 +155,21 @@ def closing_time(case: Case, latest: int) -> int:
     return latest + max(reach, 0) + max(shift(case), 0)
 
 
+def in_a_window(spec: WindowSpec, at: int) -> int:
+    """`at`, or where the next window starts when no window of `spec` holds `at` (a sliding window's gap, or before
+    the origin): Pathway's time is the largest time of the rows its windows hold, so a heartbeat in no window would
+    not move it; at the next window's start it closes exactly the windows that end at or before `at`."""
+    if not isinstance(spec, (Tumbling, Sliding)) or spec.size <= 0:
+        return at
+    slide = spec.slide if isinstance(spec, Sliding) else spec.size
+    if slide <= 0:
+        return at
+    start = at - (at - spec.offset) % slide  # the last window start at or before `at`
+    if spec.offset and start < spec.offset:
+        return spec.offset
+    return at if at < start + spec.size else start + slide
+
+
 def heartbeat_key(case: Case) -> str:
     keys, key = {r.key for r in case.records}, "heartbeat"
     while key in keys:
@@ -171,7 +186,8 @@ def rows(case: Case, heartbeat: str) -> tuple[list[tuple], Error | None]:
         if isinstance(event, Record):
             row = (event.key, event.value, event.ts, index)
         elif isinstance(event, Watermark):
-            at = closing_time(case, latest) if event.timestamp == LONG_MAX else event.timestamp + 1
+            at = in_a_window(case.window, closing_time(case, latest) if event.timestamp == LONG_MAX
+                             else event.timestamp + 1)
             row = (heartbeat, 0, at, HEARTBEAT)
         else:
             continue

@@ -95,7 +95,8 @@ class Dialect:
     #: `_pw_window_start` is below it are left out), and a record before it is in no window.
     windows_start_from_offset: bool = False
     #: `WindowOperator` drops a record that no window took when it is late (`isSkippedElement && isElementLate`);
-    #: False: such a record is never late, it vanishes (Pathway, which windows it nowhere and drops nothing).
+    #: False: such a record is never late, it vanishes (Pathway, which windows it nowhere and drops nothing), and
+    #: with `records_advance_watermark` does not move the time either.
     late_when_in_no_window: bool = True
     #: A session fires as `[first, last + gap)`; "last_record": as `[first, last + 1)`, its records' first and
     #: last timestamps (Kafka Streams' `SessionWindow`, both ends inclusive); merging is unchanged.
@@ -269,7 +270,8 @@ class Dialect:
             keyed = KeyedParts(self, driven, build, advance)
             return keyed, keyed
         operator, inputs = build()
-        inputs = RecordsAdvance(inputs) if advance else inputs
+        if advance:
+            inputs = RecordsAdvance(inputs, operator if not self.late_when_in_no_window else None)
         if self.event_time_ends == "never" and isinstance(driven.window, (case.Tumbling, case.Sliding, case.Session)):
             inputs = EndsWithHeartbeats(inputs, driven)
         return operator, inputs
@@ -492,17 +494,20 @@ class StartsAtWatermark:
 
 class RecordsAdvance:
     """`records_advance_watermark`: the inputs take a record as a watermark at its timestamp less one, on its
-    channel, once the operator has taken the record (ignored unless it raises the channel's watermark)."""
+    channel, once the operator has taken the record (ignored unless it raises the channel's watermark); with
+    `late_when_in_no_window=False` (`windowing`: the operator), only a record that some window holds (the others
+    vanish: Pathway's time is the largest time of the rows its windows hold)."""
 
-    def __init__(self, inputs) -> None:
-        self.inputs = inputs
+    def __init__(self, inputs, windowing=None) -> None:
+        self.inputs, self.windowing = inputs, windowing
 
     def __getattr__(self, name):
         return getattr(self.inputs, name)
 
     def after_element(self, record: case.Record, timestamp: int) -> None:
         self.inputs.after_element(record, timestamp)
-        self.inputs.process_watermark(case.Watermark(timestamp - 1, record.channel))
+        if self.windowing is None or self.windowing.assigner.assign_windows(timestamp, 0, record.value):
+            self.inputs.process_watermark(case.Watermark(timestamp - 1, record.channel))
 
 
 class EndsWithHeartbeats:
