@@ -34,8 +34,10 @@ as a Flink operator sees one record at a time):
   a heartbeat row: Flink's `Watermark(w)` is a row at `w + 1` on an instance of the adapter's own (none of the
   case's keys; its windows are left out), which closes exactly the windows whose `maxTimestamp` is at most `w`.
   `Watermark(Long.MAX_VALUE)` is a heartbeat just late enough to close every window so far (the largest time so
-  far, or 0, plus the window's size or gap, plus the shift): Pathway's time has no end, and records after it go on. The case's own records move the operator's time too: that is Pathway's
-  rule, not the adapter's.
+  far, or 0, plus the window's size or gap, plus the shift): Pathway's time has no end, and records after it go on.
+  Pathway's time is the largest time of the rows its windows hold: a heartbeat that no window holds (in a gap
+  between sliding windows, or before the origin) goes at the next window's start (`in_a_window`). The case's own
+  records move the operator's time too: that is Pathway's rule, not the adapter's.
 - **End of input**: the stream table ends, and Pathway's time with it: every window still open is emitted.
 - **Lateness**: Pathway drops what comes for a window it has emitted, silently; it has no late output. A record is
   **dropped** when Pathway windows it and no emitted window holds it: each row carries its event's index

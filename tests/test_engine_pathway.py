@@ -126,3 +126,12 @@ def test_the_end_of_time_is_a_heartbeat_just_late_enough_to_close_every_window_s
     behind = Case(window=tumbling(10), events=[record("a", 1, ts=-15), watermark(2**63 - 1), record("a", 2, ts=-5)])
     assert observe(engine, behind) == Observation(firings=(fired(TimeWindow(-20, -10), (1,)),),
                                                   dropped=(LateRecord(None, "a", 2, -5),))
+
+
+def test_a_heartbeat_that_no_window_holds_moves_the_time_from_the_next_windows_start(engine):
+    """Pathway's time is the largest time of the rows its windows hold: `Watermark(-7)`'s heartbeat at -6 falls in
+    the gap `[-13, 0)` of `sliding(2, 15)`, so it goes at 0, which closes the same windows: a@-15 is dropped, as
+    in Flink (at -6 it moved nothing, and `[-15, -13)` fired with a@-15)."""
+    case = Case(window=sliding(2, 15), events=[record("b", 1, ts=-29), watermark(-7), record("a", 2, ts=-15)])
+    assert observe(engine, case) == Observation(firings=(fired(TimeWindow(-30, -28), (1,), key="b"),),
+                                                dropped=(LateRecord(None, "a", 2, -15),))
