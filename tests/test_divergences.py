@@ -496,3 +496,22 @@ def test_windows_that_start_from_the_offset():
     assert [f.window.start for f in simulate(case, dialect=from_offset).firings] == [2]
     unaligned = Case(window=sliding(10, 5), events=[record("a", 1, 1)])
     assert simulate(unaligned, dialect=from_offset) == simulate(unaligned)
+
+
+def test_a_record_in_no_window_vanishes_without_moving_the_stream_time():
+    gap = Case(window=sliding(5, 10), events=[watermark(20), record("a", 1, 7)])
+    assert [d.value for d in simulate(gap).dropped] == [1]
+    assert simulate(gap, dialect=Dialect(late_when_in_no_window=False)) == Observation()
+    moved = Case(window=sliding(2, 15), events=[record("b", 1, -7), record("a", 2, -15)])
+    stream_time = Dialect(records_advance_watermark=True)
+    assert [d.value for d in simulate(moved, dialect=stream_time).dropped] == [2]
+    vanishing = simulate(moved, dialect=dataclasses.replace(stream_time, late_when_in_no_window=False))
+    assert [f.values for f in vanishing.firings] == [(2,)] and not vanishing.dropped
+
+
+def test_a_session_that_fires_at_its_end_keeps_touching_sessions_apart_when_only_overlapping_ones_merge():
+    case = Case(window=session(1), end_of_input=False, events=[record("a", 1, 1), record("a", 2, 2), watermark(4)])
+    at_end = Dialect(session_fires_at="end")
+    assert [f.values for f in simulate(case, dialect=at_end).firings] == [(1, 2)]
+    apart = simulate(case, dialect=dataclasses.replace(at_end, sessions_merge_when_touching=False))
+    assert [f.values for f in apart.firings] == [(1,), (2,)]
