@@ -62,6 +62,12 @@ class Dialect:
     #: What a watermark generator's output gains before the operator receives it (an engine whose watermark
     #: is `max - bound` where Flink's generator gives `max - bound - 1`: 1).
     generated_watermark_offset: int = 0
+    #: A watermark generator's watermark reaches the operator as the generator makes it, a millisecond at a time;
+    #: "session_gap_hundredth": for session windows, rounded down to a stride of `gap / 100` (1 to 100) and sent
+    #: on only when that raises it (Hazelcast Jet's planner throttles a source's watermarks to the windows'
+    #: `preferredWatermarkStride`: `floorFrameTs(max - lag)`; a tumbling or sliding window's stride, its slide,
+    #: changes nothing, as its windows end on the slide's multiples).
+    generated_watermark_stride: Literal["millisecond", "session_gap_hundredth"] = "millisecond"
     #: A window fires, and turns late, when the watermark reaches its `maxTimestamp` (`end - 1`); "end":
     #: only when it reaches the window's end.
     windows_close_at: Literal["max_timestamp", "end"] = "max_timestamp"
@@ -85,6 +91,14 @@ class Dialect:
     #: `SlidingEventTimeWindows` gives a record every window that holds it; True: only those that start at 0
     #: or later (Kafka Streams' `TimeWindows.windowsFor`).
     sliding_windows_from_zero: bool = False
+    #: `TumblingEventTimeWindows` and `SlidingEventTimeWindows` with an offset align windows on it on both sides;
+    #: True: with an offset other than 0, no window starts before the offset (Pathway's `origin`: windows whose
+    #: `_pw_window_start` is below it are left out), and a record before it is in no window.
+    windows_start_from_offset: bool = False
+    #: `WindowOperator` drops a record that no window took when it is late (`isSkippedElement && isElementLate`);
+    #: False: such a record is never late, it vanishes (Pathway, which windows it nowhere and drops nothing), and
+    #: with `records_advance_watermark` does not move the time either.
+    late_when_in_no_window: bool = True
     #: A session fires as `[first, last + gap)`; "last_record": as `[first, last + 1)`, its records' first and
     #: last timestamps (Kafka Streams' `SessionWindow`, both ends inclusive); merging is unchanged.
     session_window_end: Literal["gap_after_last", "last_record"] = "gap_after_last"
@@ -94,13 +108,18 @@ class Dialect:
     session_late_strictly: bool = False
     #: The trigger decides when a window fires; "every_update": every element a window takes fires it with its
     #: contents so far, and nothing else does (Kafka Streams without `suppress`).
-    emits: Literal["on_trigger", "every_update"] = "on_trigger"
+    #: "every_session_update": a session window fires so at every element it takes, is never late and never
+    #: cleaned up, whatever the watermark; tumbling and sliding windows fire on their trigger (Pathway's `session`
+    #: windows, which `windowby` builds without its behavior).
+    emits: Literal["on_trigger", "every_update", "every_session_update"] = "on_trigger"
     #: A record goes to each of its windows that is not late, and is a late record only when every one of them
     #: was late; "behind_watermark": a record behind the watermark (`timestamp + allowedLateness <= watermark`)
     #: is late whatever its windows (Bytewax); "any_window": a tumbling or sliding window's record is a late
     #: record (once) when at least one of its windows is late, and still goes to every other (Quix Streams'
-    #: `on_late`, called for each late window).
-    late_records: Literal["per_window", "behind_watermark", "any_window"] = "per_window"
+    #: `on_late`, called for each late window); "earliest_window": a tumbling or sliding window's record whose
+    #: earliest window is late goes to none of its windows and is late (Hazelcast Jet's `SlidingWindowP`, which
+    #: takes no "partially late" event); a session's record as in Flink.
+    late_records: Literal["per_window", "behind_watermark", "any_window", "earliest_window"] = "per_window"
     #: The operator's watermark holds for every key; "key": each key has a watermark of its own, from a
     #: generator that sees only its records (listed watermarks still reach every key) (Bytewax's clocks).
     watermark_scope: Literal["operator", "key"] = "operator"
@@ -214,15 +233,21 @@ class Dialect:
             return Collector(watermarks=watermarks)
         return StampingCollector(self, watermarks=watermarks)
 
-    def received(self, receive: Callable[[int], None], generated: bool) -> Callable[[int], None]:
-        """How the operator receives a watermark, before it is recorded: a generated one gains
-        `generated_watermark_offset`, and one not above `initial_watermark` never arrives."""
+    def received(self, receive: Callable[[int], None], driven: case.Case) -> Callable[[int], None]:
+        """How the operator receives a watermark of `driven`, before it is recorded: a generated one gains
+        `generated_watermark_offset` and is rounded down to `generated_watermark_stride`, and one not above
+        `initial_watermark` never arrives."""
+        generated = driven.watermark_generator is not None
         offset = self.generated_watermark_offset if generated else 0
-        if not offset and self.initial_watermark == LONG_MIN:
+        stride = watermark_stride(self, driven) if generated else 1
+        if not offset and stride == 1 and self.initial_watermark == LONG_MIN:
             return receive
 
         def received(watermark: int) -> None:
-            watermark = watermark if watermark == LONG_MAX else watermark + offset
+            if watermark != LONG_MAX:
+                watermark += offset
+                # `floorFrameTs(w + 1) - 1`: Jet's watermark is Flink's + 1
+                watermark = max(LONG_MIN, watermark - (watermark + 1) % stride)
             if watermark > self.initial_watermark:
                 receive(watermark)
         return received
@@ -247,10 +272,19 @@ class Dialect:
             keyed = KeyedParts(self, driven, build, advance)
             return keyed, keyed
         operator, inputs = build()
-        inputs = RecordsAdvance(inputs) if advance else inputs
+        if advance:
+            inputs = RecordsAdvance(inputs, operator if not self.late_when_in_no_window else None)
         if self.event_time_ends == "never" and isinstance(driven.window, (case.Tumbling, case.Sliding, case.Session)):
             inputs = EndsWithHeartbeats(inputs, driven)
         return operator, inputs
+
+
+def watermark_stride(dialect: Dialect, driven: case.Case) -> int:
+    """The stride `generated_watermark_stride` rounds `driven`'s generated watermarks to
+    (`WindowAggregateTransform.preferredWatermarkStride` of a session window: `gap / 100` between 1 and 100)."""
+    if dialect.generated_watermark_stride == "session_gap_hundredth" and isinstance(driven.window, case.Session):
+        return min(100, max(1, driven.window.gap // 100))
+    return 1
 
 
 def _shifted(receive: Callable[[int], None], shift: int) -> Callable[[int], None]:
@@ -462,17 +496,20 @@ class StartsAtWatermark:
 
 class RecordsAdvance:
     """`records_advance_watermark`: the inputs take a record as a watermark at its timestamp less one, on its
-    channel, once the operator has taken the record (ignored unless it raises the channel's watermark)."""
+    channel, once the operator has taken the record (ignored unless it raises the channel's watermark); with
+    `late_when_in_no_window=False` (`windowing`: the operator), only a record that some window holds (the others
+    vanish: Pathway's time is the largest time of the rows its windows hold)."""
 
-    def __init__(self, inputs) -> None:
-        self.inputs = inputs
+    def __init__(self, inputs, windowing=None) -> None:
+        self.inputs, self.windowing = inputs, windowing
 
     def __getattr__(self, name):
         return getattr(self.inputs, name)
 
     def after_element(self, record: case.Record, timestamp: int) -> None:
         self.inputs.after_element(record, timestamp)
-        self.inputs.process_watermark(case.Watermark(timestamp - 1, record.channel))
+        if self.windowing is None or self.windowing.assigner.assign_windows(timestamp, 0, record.value):
+            self.inputs.process_watermark(case.Watermark(timestamp - 1, record.channel))
 
 
 class EndsWithHeartbeats:
@@ -549,6 +586,42 @@ class SlidingWindowsFromZero:
         super().__init__(assigner, *args, **kwargs)
 
 
+class _FromOffset:
+    """A tumbling or sliding assigner that gives only the windows starting at its offset or later
+    (`windows_start_from_offset`)."""
+
+    def __init__(self, assigner) -> None:
+        self.assigner = assigner
+
+    def __getattr__(self, name):
+        return getattr(self.assigner, name)
+
+    def assign_windows(self, timestamp, current_processing_time, value=0):
+        return [w for w in self.assigner.assign_windows(timestamp, current_processing_time, value)
+                if w.start >= self.assigner.offset]
+
+
+class WindowsStartFromOffset:
+    """`windows_start_from_offset=True`: a tumbling or sliding assigner with an offset starts no window before it."""
+
+    def __init__(self, assigner, *args, **kwargs):
+        if isinstance(assigner, (TumblingWindows, SlidingWindows)) and assigner.offset != 0:
+            assigner = _FromOffset(assigner)
+        super().__init__(assigner, *args, **kwargs)
+
+
+class NeverLateInNoWindow:
+    """`late_when_in_no_window=False`: a record that no window took is not late (the operator asks only for such a
+    record: a merging window's record is late only by its window, before this asks)."""
+
+    def process_element(self, key, value, timestamp):
+        if self.assigner.is_merging or self.assigner.assign_windows(
+                timestamp, self.timers.current_processing_time, value):
+            return super().process_element(key, value, timestamp)
+        self.listener.assigned(key, value, timestamp, [])
+        return None
+
+
 class FromRecordTimestamps:
     """`firing_timestamp="max_record_timestamp"`, `session_window_end="last_record"`: the window keeps its
     records' timestamps; a firing carries the largest of them, and a session is reported as `[first, last + 1)`
@@ -605,6 +678,29 @@ class EmitsEveryUpdate:
         super().__init__(assigner, EveryUpdateTrigger(), *args, **kwargs)
 
 
+class EmitsEverySessionUpdate:
+    """`emits="every_session_update"`: a session window's trigger is `EveryUpdateTrigger`, and no session is late
+    or cleaned up (a merge fires the merged window once, for the element that merged it); tumbling and sliding
+    windows keep theirs."""
+
+    def __init__(self, assigner, trigger, *args, **kwargs):
+        super().__init__(assigner, EveryUpdateTrigger() if assigner.is_merging else trigger, *args, **kwargs)
+
+    def is_window_late(self, cleanup_time):
+        return not self.assigner.is_merging and super().is_window_late(cleanup_time)
+
+    def is_element_late(self, timestamp):
+        return not self.assigner.is_merging and super().is_element_late(timestamp)
+
+    def with_lateness(self, time):
+        """A session's time with its lateness: the end of time (a merge never makes a late window)."""
+        return LONG_MAX if self.assigner.is_merging else super().with_lateness(time)
+
+    def register_cleanup_timer(self, cleanup_time):
+        if not self.assigner.is_merging:
+            super().register_cleanup_timer(cleanup_time)
+
+
 class LateBehindWatermark:
     """`late_records="behind_watermark"`: a record behind the watermark (`isElementLate`) goes to no window, to
     the side output or dropped; any other record goes to all its windows (none of which is late)."""
@@ -617,21 +713,39 @@ class LateBehindWatermark:
 
 
 class SessionFiresAtEnd:
-    """`session_fires_at="end"`: the operator keeps a session `[start, end)` as `[start, end + 1)`, which only
-    overlapping windows merge (records at most the gap apart, as before), so that its `maxTimestamp` is the
-    session's end: it fires, is cleaned up and turns late there; it is reported as `[start, end)`."""
-
-    merge_windows = staticmethod(partial(merge_windows, intersects=overlaps))
+    """`session_fires_at="end"`: the operator keeps a session `[start, end)` as `[start, end + 1)`, whose sessions
+    merge as before (their own bounds touch or overlap; only overlap with `sessions_merge_when_touching=False`),
+    so that its `maxTimestamp` is the session's end: it fires, is cleaned up and turns late there; it is reported
+    as `[start, end)`."""
 
     def __init__(self, assigner, *args, **kwargs):
         if assigner.is_merging:
             assigner = _SessionsReach(assigner, 1)
         super().__init__(assigner, *args, **kwargs)
+        if assigner.is_merging:
+            own = TimeWindow.intersects if self.dialect.sessions_merge_when_touching else overlaps
+
+            def intersects(a: TimeWindow, b: TimeWindow) -> bool:
+                return own(TimeWindow(a.start, a.end - 1), TimeWindow(b.start, b.end - 1))
+            self.merge_windows = partial(merge_windows, intersects=intersects)
 
     def emit_window_contents(self, key, window, state_window, contents):
         if self.assigner.is_merging:
             window = TimeWindow(window.start, window.end - 1)
         super().emit_window_contents(key, window, state_window, contents)
+
+
+class LateForEarliestWindow:
+    """`late_records="earliest_window"`: a tumbling or sliding window's record of which one window is late (its
+    earliest) goes to none of them, to the side output or dropped."""
+
+    def process_element(self, key, value, timestamp):
+        if not self.assigner.is_merging and any(
+                self.is_window_late(self.cleanup_time(window))
+                for window in self.assigner.assign_windows(timestamp, self.timers.current_processing_time, value)):
+            _report_late(self, key, value, timestamp)
+            return None
+        return super().process_element(key, value, timestamp)
 
 
 # --- Quix Streams: a window's start as its timestamp, lateness per window, its sessions, its expiry --------
@@ -1086,8 +1200,12 @@ MIXINS: list[tuple[Callable[[Dialect], bool], type]] = [
      FromRecordTimestamps),
     (lambda d: d.session_late_strictly, SessionLateStrictly),
     (lambda d: d.emits == "every_update", EmitsEveryUpdate),
+    (lambda d: d.emits == "every_session_update", EmitsEverySessionUpdate),
+    (lambda d: d.windows_start_from_offset, WindowsStartFromOffset),
+    (lambda d: not d.late_when_in_no_window, NeverLateInNoWindow),
     (lambda d: d.late_records == "behind_watermark", LateBehindWatermark),
     (lambda d: d.late_records == "any_window" and d.window_expiry == "cleanup_timer", LateForAnyWindow),
+    (lambda d: d.late_records == "earliest_window", LateForEarliestWindow),
     (lambda d: d.session_fires_at == "end", SessionFiresAtEnd),
     (lambda d: d.allowed_lateness == "ignored", IgnoresAllowedLateness),
     (lambda d: d.pre_aggregation_watermark_starts_at is not None, PreAggregationHoldsRecords),
