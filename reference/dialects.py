@@ -743,7 +743,7 @@ class LateForEarliestWindow:
         if not self.assigner.is_merging and any(
                 self.is_window_late(self.cleanup_time(window))
                 for window in self.assigner.assign_windows(timestamp, self.timers.current_processing_time, value)):
-            _report_late(self, key, value, timestamp)
+            self.late_record(key, value, timestamp)
             return None
         return super().process_element(key, value, timestamp)
 
