@@ -36,6 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from pyspark import StorageLevel
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 from pyspark.sql.types import IntegralType
@@ -70,12 +71,25 @@ class BoundedOutOfOrderness:
 
 
 class WindowOutputs(NamedTuple):
-    """What the window operator emitted; `errors` has a row if the Flink job would have failed."""
+    """What the window operator emitted; `errors` has a row if the Flink job would have failed.
+
+    Each of the four DataFrames runs the whole replay when it is read: to read more than one, `persist()`
+    first, and the replay runs once, for the first of them (the others are split from what it kept).
+    """
 
     firings: DataFrame
     late: DataFrame
     dropped: DataFrame
     errors: DataFrame
+    outputs: DataFrame  # the operator's outputs, one schema for every kind, that the four are split from
+
+    def persist(self, level: StorageLevel = StorageLevel.MEMORY_AND_DISK) -> WindowOutputs:
+        """Keeps the operator's outputs at `level` once computed (Spark's cache serves the four from them)."""
+        self.outputs.persist(level)
+        return self
+
+    def unpersist(self) -> None:
+        self.outputs.unpersist()
 
 
 def flink_windows(events: DataFrame, window: WindowSpec, *,
@@ -192,13 +206,45 @@ def _watermark_events(records: DataFrame, watermarks: DataFrame | BoundedOutOfOr
                         "ts")
 
 
+def _bounded_out_of_orderness(records: DataFrame, rule: BoundedOutOfOrderness) -> DataFrame:
+    """`case_id, at, ts` of the watermarks: after records `every`, `2 * every`, ... in arrival order,
+    `max(timestamp so far, Long.MIN_VALUE + bound + 1) - bound - 1` (`BoundedOutOfOrdernessWatermarks`).
+
+    A watermark needs the arrival rank of a record and the running max of the timestamps before it.
+    When the arrivals are consecutive (the usual log: a row number), the rank is the arrival itself, and
+    no record is ordered (`_in_blocks`); otherwise the records are scanned in arrival order
+    (`_in_buckets`). Which of the two is one small Spark job (count, min, max).
+    """
+    span = records.agg(F.count("*").alias("n"), F.min("at").alias("lo"), F.max("at").alias("hi")).first()
+    if span["n"] and span["hi"] - span["lo"] == 2 * (span["n"] - 1):  # records at even positions
+        return _in_blocks(records, rule, first=span["lo"], count=span["n"])
+    return _in_buckets(records, rule)
+
+
+def _highest_minus_bound(highest: Column, rule: BoundedOutOfOrderness) -> Column:
+    """`BoundedOutOfOrdernessWatermarks.onPeriodicEmit`: `maxTimestamp - outOfOrdernessMillis - 1`, where the
+    max starts at `Long.MIN_VALUE + outOfOrdernessMillis + 1`."""
+    return F.greatest(highest, F.lit(LONG_MIN + rule.bound + 1)) - rule.bound - 1
+
+
+def _in_blocks(records: DataFrame, rule: BoundedOutOfOrderness, *, first: int, count: int) -> DataFrame:
+    """The watermarks of records at consecutive positions from `first`: the records fall into blocks of
+    `every` by position alone, each block's max timestamp is one hash aggregate, and a running max over the
+    few blocks gives each watermark, right after its block's last record."""
+    width = 2 * rule.every
+    blocks = (records.groupBy("case_id", F.expr(f"(at - {first}) div {width}").alias("_block"))
+              .agg(F.max("ts").alias("_top")).filter(F.col("_block") < count // rule.every))
+    upto = Window.partitionBy("case_id").orderBy("_block").rowsBetween(Window.unboundedPreceding, Window.currentRow)
+    return blocks.select("case_id", (F.lit(first + width - 1) + F.col("_block") * width).alias("at"),
+                         _highest_minus_bound(F.max("_top").over(upto), rule).alias("ts"))
+
+
 #: Arrival-order scans split each stream's arrival range into about this many buckets.
 ARRIVAL_BUCKETS = 1024
 
 
-def _bounded_out_of_orderness(records: DataFrame, rule: BoundedOutOfOrderness) -> DataFrame:
-    """`case_id, at, ts` of the watermarks: after records `every`, `2 * every`, ... in arrival order,
-    `max(timestamp so far, Long.MIN_VALUE + bound + 1) - bound - 1` (`BoundedOutOfOrdernessWatermarks`).
+def _in_buckets(records: DataFrame, rule: BoundedOutOfOrderness) -> DataFrame:
+    """The watermarks of records at any positions, by a scan in arrival order.
 
     The record count and the running max in arrival order are prefix scans. Rather than order every
     record in one partition, the arrival range is cut into `ARRIVAL_BUCKETS` buckets of equal width:
@@ -219,8 +265,8 @@ def _bounded_out_of_orderness(records: DataFrame, rule: BoundedOutOfOrderness) -
                        F.max("_top").over(before).alias("_carry")))
     ends = (scanned.join(carried, ["case_id", "_bucket"])
             .filter((F.col("_offset") + F.col("_n")) % rule.every == 0))
-    highest = F.greatest(F.col("_max"), F.col("_carry"), F.lit(LONG_MIN + rule.bound + 1))
-    return ends.select("case_id", (F.col("at") + 1).alias("at"), (highest - rule.bound - 1).alias("ts"))
+    highest = F.greatest(F.col("_max"), F.col("_carry"))
+    return ends.select("case_id", (F.col("at") + 1).alias("at"), _highest_minus_bound(highest, rule).alias("ts"))
 
 
 def _shape(outputs: DataFrame, at: _Positions, payloads: DataFrame | None) -> WindowOutputs:
@@ -241,4 +287,4 @@ def _shape(outputs: DataFrame, at: _Positions, payloads: DataFrame | None) -> Wi
         firings.select("key", "window_start", "window_end", "timestamp", "values", "watermark",
                        *at.when()),
         late.select(*records), dropped.select(*records),
-        outputs.filter(F.col("kind") == "error").select(F.col("message"), *at.when()))
+        outputs.filter(F.col("kind") == "error").select(F.col("message"), *at.when()), outputs)

@@ -4,7 +4,10 @@
         --events s3a://bucket/events/ --out s3a://bucket/windows/ --sliding 10000 1000 \\
         --lateness 1000 --bound 2000 --every 1000
 
-The outputs are written to `OUT/firings`, `OUT/late` and `OUT/dropped`, each by one action of the cluster.
+The outputs are written to `OUT/firings`, `OUT/late` and `OUT/dropped`. The replay runs once: the first
+write persists the operator's outputs (memory, then disk) and the other two are split from them. Where the
+Flink job would have failed, the three hold what it emitted before, and the application exits with the
+failure's message and status 1.
 The session is the one `spark-submit` makes (its `--master` and `--conf` apply); nothing runs on the
 driver but planning. `/tmp/window_conformance.zip` holds the packages the executors import, `window_contract`
 and `spark_impl` (`zip -r /tmp/window_conformance.zip window_contract spark_impl`).
@@ -110,9 +113,18 @@ def main(argv: list[str] | None = None) -> None:
     from pyspark.sql import SparkSession
 
     spark = SparkSession.builder.appName("flink-windows-replay").getOrCreate()
-    out = flink_windows(spark.read.parquet(args.events), **job_arguments(args, spark.read.parquet))
-    for name in ("firings", "late", "dropped"):
-        getattr(out, name).write.mode("overwrite").parquet(f"{args.out.rstrip('/')}/{name}")
+    out = flink_windows(spark.read.parquet(args.events), **job_arguments(args, spark.read.parquet)).persist()
+    try:
+        for name in ("firings", "late", "dropped"):
+            getattr(out, name).write.mode("overwrite").parquet(f"{args.out.rstrip('/')}/{name}")
+        failure = out.errors.first()
+    finally:
+        out.unpersist()
+    if failure is not None:
+        where = "at the end of input" if failure["cause"] == "end_of_input" else (
+            f"at arrival {failure['arrival']} ({'the record' if failure['cause'] == 'record' else 'its watermark'})")
+        raise SystemExit(f"error: the Flink job fails {where}: {failure['message']}; {args.out} holds what it "
+                         "emitted before")
 
 
 if __name__ == "__main__":

@@ -15,17 +15,20 @@ RECORDS = [("a", 1, 0), ("b", 2, 3), ("a", 3, 12), ("a", 4, 1), ("b", 5, 30), ("
            ("b", 8, 40)]
 
 
-def test_bounded_out_of_orderness_matches_the_case_with_those_watermarks():
+@pytest.mark.parametrize("arrival", [lambda i: i, lambda i: 3 * i + i % 2], ids=["consecutive", "with gaps"])
+def test_bounded_out_of_orderness_matches_the_case_with_those_watermarks(arrival):
+    """Consecutive arrivals take the blocks, arrivals with gaps the scan in arrival order: the same watermarks."""
     spark = get_session()
-    events = spark.createDataFrame([(k, ts, f"p{v}", i) for i, (k, v, ts) in enumerate(RECORDS)],
+    events = spark.createDataFrame([(k, ts, f"p{v}", arrival(i)) for i, (k, v, ts) in enumerate(RECORDS)],
                                    "key string, ts long, payload string, arrival long")
     out = flink_windows(events, sliding(10, 5), allowed_lateness=2,
-                        watermarks=BoundedOutOfOrderness(bound=3, every=2))
-    # The same stream as a case: after records 1, 3 and 5 a watermark max(ts) - 3 - 1.
+                        watermarks=BoundedOutOfOrderness(bound=3, every=3))
+    # The same stream as a case: after records 2 and 5 a watermark max(ts) - 3 - 1 (the last two records make
+    # no block of three, so no watermark follows them).
     stream = []
     for i, (k, v, ts) in enumerate(RECORDS):
         stream.append(record(k, v, ts))
-        if i % 2 == 1:
+        if i % 3 == 2:
             stream.append(watermark(max(t for _, _, t in RECORDS[: i + 1]) - 4))
     expected = SparkImplementation().run([Case(window=sliding(10, 5), allowed_lateness=2,
                                                late_side_output=True, events=stream)])[0]
@@ -44,9 +47,12 @@ def test_explicit_watermarks_and_rejected_specs():
     spark = get_session()
     events = spark.createDataFrame([("k", 5, 7, 0), ("k", 6, 8, 1)], "key string, ts long, payload long, arrival long")
     marks = spark.createDataFrame([(0, 9)], "arrival long, watermark long")
-    out = flink_windows(events, sliding(10, 10), watermarks=marks)
+    out = flink_windows(events, sliding(10, 10), watermarks=marks).persist()
+    assert out.outputs.is_cached  # the four below split from one replay
     assert [(r.arrival, r.cause, r.values) for r in out.firings.collect()] == [(0, "watermark", [7])]
     assert [(r.key, r.ts, r.payload, r.arrival, r.cause) for r in out.late.collect()] == [("k", 6, 8, 1, "record")]
+    out.unpersist()
+    assert not out.outputs.is_cached
     with pytest.raises(ValueError, match="abs\\(offset\\) < slide"):
         flink_windows(events, sliding(10, 0), watermarks=marks)
     with pytest.raises(ValueError, match="^The allowed lateness cannot be negative.$"):

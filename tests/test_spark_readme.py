@@ -16,6 +16,7 @@ from test_layers import imports
 
 from spark_impl import replay_job
 from window_contract.case import BoundedOutOfOrdernessWatermarks, MonotonousWatermarks, sliding
+from window_contract.facts import TOO_MANY_WINDOWS
 
 ROOT = Path(__file__).resolve().parents[1]
 SECTION = (ROOT / "README.md").read_text(encoding="utf-8").split("## Replaying your data on Spark", 1)[1].split(
@@ -80,6 +81,19 @@ def test_the_job_replays_a_parquet_log_with_a_generator(tmp_path):
     late = spark.read.parquet(str(tmp_path / "out" / "late")).collect()
     assert [(r["key"], r["ts"]) for r in late] == [("a", 2)]
     assert spark.read.parquet(str(tmp_path / "out" / "firings")).count() == 2
+
+
+@pytest.mark.spark
+def test_the_job_exits_with_the_failure_of_the_flink_job(tmp_path):
+    from spark_impl.session import get_session
+
+    get_session().createDataFrame([("a", 1, 7, 0)], "key string, ts long, payload long, arrival long").write.parquet(
+        str(tmp_path / "events"))
+    with pytest.raises(SystemExit, match=f"^error: the Flink job fails at arrival 0 \\(the record\\): "
+                                         f"{re.escape(TOO_MANY_WINDOWS)}; {tmp_path}/out holds what it emitted before$"):
+        replay_job.main(["--events", str(tmp_path / "events"), "--out", str(tmp_path / "out"), "--sliding", "20000",
+                         "1", "--bound", "0"])
+    assert get_session().read.parquet(str(tmp_path / "out" / "firings")).count() == 0
 
 
 def test_the_zip_step_bundles_what_the_executors_import_outside_the_work_tree():
