@@ -154,7 +154,7 @@ def flink_windows(events: DataFrame, window: WindowSpec, *,
                   "lateness": allowed_lateness}
         stream = stream.select("*", *(F.lit(v).cast("long").alias(k) for k, v in params.items()),
                                F.lit(late_side_output).alias("side_output"))
-        outputs = relational_outputs(stream)
+        outputs = relational_outputs(stream, gaps=params["size"] < params["slide"])
     else:  # only a replay can fail at run time (the relational pipeline fails the query instead)
         outputs = truncate_at_errors(simulated_outputs(stream, {STREAM: op}))
     return _shape(outputs, at, None if by_value else events.select(

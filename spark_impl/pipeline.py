@@ -57,7 +57,8 @@ def outputs_frame(spark: SparkSession, cases: Sequence[tuple[int, Case]], relati
     """All outputs of `cases` as one DataFrame (`frames.OUTPUT_SCHEMA`), runtime errors applied."""
     events = spark.createDataFrame(batch_table(cases, relational, specs))
     replayed = {i: s for i, s in specs.items() if i not in relational}
-    related = relational_outputs(events.filter(F.col("relational")))
+    gaps = any(s.assigner.size < getattr(s.assigner, "slide", s.assigner.size) for i, s in specs.items() if i in relational)
+    related = relational_outputs(events.filter(F.col("relational")), gaps=gaps)
     # Only a replayed case can fail at run time (the relational cases fail the query instead).
     simulated = truncate_at_errors(simulated_outputs(events.filter(~F.col("relational")), replayed))
     return related.unionByName(simulated)

@@ -194,28 +194,37 @@ def with_arrival_watermark(rows: DataFrame, steps: DataFrame) -> DataFrame:
             .select(*rows.columns, F.coalesce(F.col("_wm"), F.lit(LONG_MIN)).alias("wm")))
 
 
-def firings(added: DataFrame) -> DataFrame:
-    """On-time and late firings of the windows from their added elements (`added` has the window's
-    `fire_at`, `fire_wm` and, for an element that may fire the window late, `wm` at its arrival)."""
-    fire_at = F.col("fire_at")
-    windows = added.groupBy(*WINDOW_ID, "fire_at", "fire_wm").agg(
-        F.sort_array(F.collect_list(F.struct(F.col("at").alias("a"), F.col("value").alias("v"),
-                                             F.col("wm").alias("w")))).alias("_e"),
-        F.count(F.when(fire_at.isNull() | (F.col("at") < fire_at), 1)).alias("_early"))
-    held, values, early = F.col("_e"), F.col("_e.v"), F.col("_early")  # in arrival order, as Flink's list state
+def firings(windowed: DataFrame, ends: DataFrame) -> DataFrame:
+    """On-time and late firings of the windows from their (element, window) rows (with `wm` at the arrival
+    of an element that may fire its window late) and their ends' `fire_at`, `fire_wm` and `clean_at`.
+
+    The rows are grouped by window first, and the windows, ten times fewer, are joined to their ends: an
+    element arriving at `clean_at` or later was never added (its window was late), and the elements before
+    `fire_at` are those of the on-time firing."""
+    fire_at, clean_at = F.col("fire_at"), F.col("clean_at")
+    held = windowed.groupBy(*WINDOW_ID).agg(F.sort_array(F.collect_list(F.struct(
+        F.col("at").alias("a"), F.col("value").alias("v"), F.col("wm").alias("w")))).alias("_held"))
+    added = held.join(ends, ["case_id", "max_ts"]).select(
+        *WINDOW_ID, "fire_at", "fire_wm", F.filter("_held", lambda e: clean_at.isNull() | (e["a"] < clean_at))
+        .alias("_e"))
+    windows = added.select("*", F.size(F.filter("_e", lambda e: fire_at.isNull() | (e["a"] < fire_at)))
+                           .alias("_early"))
+    elements, values, early = F.col("_e"), F.col("_e.v"), F.col("_early")  # in arrival order, as Flink's list state
     on_time = F.slice(F.array(F.struct(fire_at.alias("at"), F.slice(values, F.lit(1), early).alias("values"),
                                        F.col("fire_wm").alias("watermark"))),
                       1, F.when(fire_at.isNotNull() & (early > 0), 1).otherwise(0))
     # Each element after fire_at fires the window with every element up to it.
-    late = F.transform(F.slice(held, early + 1, F.size(held)), lambda e, i: F.struct(
+    late = F.transform(F.slice(elements, early + 1, F.size(elements)), lambda e, i: F.struct(
         e["a"].alias("at"), F.slice(values, F.lit(1), early + i + 1).alias("values"), e["w"].alias("watermark")))
     return (windows.select(*WINDOW_ID, F.explode(F.concat(on_time, late)).alias("_f"))
             .select(*WINDOW_ID, "_f.at", "_f.values", "_f.watermark"))
 
 
-def relational_outputs(events: DataFrame) -> DataFrame:
+def relational_outputs(events: DataFrame, *, gaps: bool = True) -> DataFrame:
     """Firings (`kind` "firing") and late or dropped records of the cases in `events`, in the
-    output schema of `spark_impl.frames.OUTPUT_SCHEMA`."""
+    output schema of `spark_impl.frames.OUTPUT_SCHEMA`. `gaps`: whether a case may have sliding windows
+    with gaps between them (`size < slide`), where a record can fall in no window; without, the plan
+    leaves out the watermark lookup such records need."""
     steps = watermark_steps(events)
     records = record_rows(events)
     ends = F.broadcast(window_ends(records, steps))
@@ -230,7 +239,7 @@ def relational_outputs(events: DataFrame) -> DataFrame:
     latest = ends.select("case_id", F.col("max_ts").alias("_latest"), "clean_at")
     earliest = ends.select("case_id", F.col("max_ts").alias("_earliest"), "fire_at")
     judged = (bounds.join(latest, ["case_id", "_latest"], "left").join(earliest, ["case_id", "_earliest"], "left")
-              .select("*", (F.col("_latest") < F.col("ts")).alias("_windowless")))
+              .select("*", ((F.col("_latest") < F.col("ts")) if gaps else F.lit(False)).alias("_windowless")))
     kind = F.when(F.col("side_output"), "late").otherwise("dropped").alias("kind")
     skipped = (judged.filter(~F.col("_windowless") & (F.col("at") > F.col("clean_at")))
                .select("case_id", kind, "at", "key", "value", "ts"))
@@ -244,9 +253,7 @@ def relational_outputs(events: DataFrame) -> DataFrame:
     # window) row stays on its partition (what is joined to them is broadcast, the grouping by window
     # needs no shuffle). Everything else about a record is decided where it was read.
     by_key = records.repartition("case_id", "key").join(arrival_wm, ["case_id", "at"], "left")
-    added = (assign_windows(by_key).join(ends, ["case_id", "max_ts"])
-             .filter(F.col("clean_at").isNull() | (F.col("at") < F.col("clean_at"))))
-    firing_rows = firings(added).select(
+    firing_rows = firings(assign_windows(by_key), ends).select(
         "case_id", F.lit("firing").alias("kind"), "at", "key", F.col("start").alias("window_start"),
         F.col("end").alias("window_end"), F.col("max_ts").alias("timestamp"), "values", "watermark")
     return (firing_rows.unionByName(skipped, allowMissingColumns=True)
