@@ -1,4 +1,4 @@
-"""`python -m conformance.mutation.machine [--corpus DIR] [--record] [--profile ci] [--sample N] [--jobs N]`
+"""`python -m conformance.mutation.machine [--corpus DIR] [--record] [--profile ci] [--sample N] [--only PACKAGE] [--jobs N]`
 
 The machine mutation run: every mutant the standard operators make of `reference/`
 (`machine_mutants`) runs on the corpus of the suite's generated cases and the case files
@@ -393,6 +393,16 @@ def all_mutants() -> list[MachineMutant]:
             for m in module_mutants(name, path.read_text(encoding="utf-8"))]
 
 
+def within(mutants: Sequence[MachineMutant], only: str | None) -> list[MachineMutant]:
+    """The mutants of module `only` (a dotted name under `reference/`) and of its submodules; all without it."""
+    if only is None:
+        return list(mutants)
+    chosen = [m for m in mutants if m.module == only or m.module.startswith(only + ".")]
+    if not chosen:
+        raise SystemExit(f"error: --only {only}: no module of reference/ by that name makes mutants")
+    return chosen
+
+
 def sample(mutants: Sequence[MachineMutant], n: int | None) -> list[MachineMutant]:
     """`n` mutants chosen by the hash of their key: the same ones while the reference keeps them."""
     if n is None or n >= len(mutants):
@@ -467,6 +477,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--record", action="store_true", help="record the corpus again even if the folder has one")
     parser.add_argument("--profile", default="ci", choices=sorted(PROFILES), help="Hypothesis profile (default ci)")
     parser.add_argument("--sample", type=int, metavar="N", help="only N mutants, chosen by a hash of their key")
+    parser.add_argument("--only", metavar="MODULE", help="only the mutants of this reference module or package "
+                                                         "(a dotted name under reference/, e.g. watermarks)")
     parser.add_argument("--jobs", type=int, default=2, help="mutants run at a time (default 2)")
     parser.add_argument("--target", type=float, default=TARGET, help="the least share killed (default 0.97)")
     parser.add_argument("--no-coverage", action="store_true", help="skip the branch coverage report")
@@ -480,7 +492,7 @@ def main(argv: list[str] | None = None) -> int:
           f"({time.monotonic() - started:.0f}s with its lines traced); {len(cases) - len(baseline.cases)} left out, "
           f"each over {CASE_BUDGET:g}s", flush=True)
     exemptions = read_exemptions()
-    mutants = sample(all_mutants(), args.sample)
+    mutants = sample(within(all_mutants(), args.only), args.sample)
     started = time.monotonic()
     judged = Counter[str]()
 
