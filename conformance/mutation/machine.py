@@ -14,8 +14,12 @@ import), the fastest first. It is *killed* by the first case whose observation i
 outlives its budget, 10 s and five times the reference's time on its cases (a loop the mutant made
 endless: the reference ends every case); *survived* otherwise, and *not reached* when no case
 executes its lines. A survivor listed in `equivalent.toml` with its reason is *equivalent*; a module
-listed there as out of scope is left out of the score. A case the reference takes over a second on
-(a runaway timer loop it stops at its limit) is left out of the corpus, and counted.
+listed there as out of scope is left out of the score. The contract's runaway-timer limit
+(`window_contract.facts.RUNAWAY_TIMERS`, counted in timer firings) is lowered to `RUNAWAY_TIMERS_HERE`
+for the whole run, reference and mutants alike: a case that fires without end stops after that many
+firings, in milliseconds, so it stays in the corpus and a mutant of the limit or of the loop is judged
+on it the same way on every machine (killed, or timed out when it no longer stops). A case the
+reference still takes over a second on is left out of the corpus, and counted.
 
 The score is killed and timed out over every mutant neither equivalent nor out of scope; the run
 fails below `--target` (97%) and when the equivalence file names a mutant that was killed.
@@ -49,6 +53,7 @@ from conformance.mutation.loader import REFERENCE, reference_dir
 from conformance.mutation.machine_corpus import read_corpus, record_suite_cases
 from conformance.mutation.machine_mutants import MachineMutant, module_mutants, reference_modules
 from conformance.profiles import PROFILES
+from window_contract import facts
 from window_contract.case import Case
 from window_contract.equivalence import equivalent
 from window_contract.observation import Observation
@@ -59,6 +64,10 @@ TARGET = 0.97
 MEMORY_LIMIT = 2 << 30
 #: Seconds the reference may take over one case of the corpus (see `record_baseline`).
 CASE_BUDGET = 1.0
+#: The runaway-timer limit of the run: timer firings beyond those pending when an advance began. Low enough
+#: that a case that fires without end costs milliseconds, high enough that no case of the corpus that ends
+#: reaches it (the longest fire a few hundred timers in one advance).
+RUNAWAY_TIMERS_HERE = 10_000
 
 T = TypeVar("T")
 
@@ -456,6 +465,13 @@ def table(result: Score) -> str:
 
 # --- the command ---------------------------------------------------------------------------------------
 
+def count_runaway_timers_to(limit: int) -> None:
+    """The contract's runaway-timer limit as the reference will read it when it is imported: before it is."""
+    if any(name.startswith(f"{REFERENCE}.") for name in sys.modules):
+        raise RuntimeError("the runaway-timer limit must be set before the reference is imported")
+    facts.RUNAWAY_TIMERS = limit
+
+
 def corpus(directory: Path | None, record: bool, profile: str) -> list[Case]:
     if directory is None:
         directory = Path(tempfile.mkdtemp(prefix="mutation-corpus-"))
@@ -485,6 +501,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--survivors", action="store_true", help="list every survivor, equivalent ones too")
     args = parser.parse_args(argv)
 
+    count_runaway_timers_to(RUNAWAY_TIMERS_HERE)
     cases = corpus(args.corpus, args.record, args.profile)
     started = time.monotonic()
     baseline = record_baseline(cases)

@@ -22,6 +22,7 @@ from conformance.profiles import PROFILES, register_profiles
 #: The properties that draw watermark generators and channels: a mutant of `reference/watermarks/` runs them first.
 WATERMARK_PROPERTIES = (
     "test_watermark_cases_match_reference",
+    "test_watermarks_arrive_where_flink_makes_them",
     "test_generated_watermark_follows_its_generators_formula",
     "test_splitting_a_channel_changes_nothing_but_positions",
     "test_idle_channel_does_not_hold_windows_back",
