@@ -22,8 +22,10 @@ output, evictors), and the stream reaches the orders in which Flink's classes em
 exactly on the periodic timer's due time or just past it (`Due`), overshooting it and then, after a
 record that raises the maximum, a step shorter than the interval (`Overshoot`,
 `TimestampsAndWatermarksOperator.onProcessingTime` schedules from the time it fired), a channel idle,
-active and idle again beside three or more channels (`Flap`), `watermark_status` events a generator's
-operator ignores (`Noise`), and clock steps in explicit mode too (the operator's processing-time timers
+active and idle again beside three or more channels (`Flap`), every channel idle in turn, the last
+back below the output (`Quiet`),
+`watermark_status` events a generator's operator ignores (`Noise`), a `CountTrigger` that fires on the
+record a punctuated watermark follows (`arrival_triggers`), and clock steps in explicit mode too (the operator's processing-time timers
 beside the valve's watermarks). Without it the family is the one the census and the corpus draw.
 Every case drawn fits: `window_contract.features.required_features(case) <= features`.
 """
@@ -45,9 +47,11 @@ from window_contract.case import (
     BoundedOutOfOrdernessTimestampExtractor,
     BoundedOutOfOrdernessWatermarks,
     Case,
+    CountTrigger,
     EndOfChannel,
     Event,
     ProcessingTime,
+    PurgingTrigger,
     Record,
     Watermark,
     WatermarkGenerator,
@@ -201,6 +205,17 @@ class Flap:
 
 
 @dataclass(frozen=True)
+class Quiet:
+    """`channel` goes idle, the others move 1 on and it comes back active (behind the output, unaligned,
+    unless it was ahead); then every other channel goes idle, the highest watermark first, and `channel`
+    last; then all come back active. The valve ends idle with a channel idle above its output and the last
+    to go idle below it: Flink 2.3 flushes the highest watermark only when the last channel to go idle held
+    the output (`StatusWatermarkValve.inputWatermarkStatus`). Mixed explicit mode."""
+
+    channel: int
+
+
+@dataclass(frozen=True)
 class Noise:
     """A `watermark_status` event in a case with a generator: its `TimestampsAndWatermarksOperator`
     ignores upstream statuses. Mixed generator mode."""
@@ -209,7 +224,7 @@ class Noise:
     idle: bool
 
 
-Step = Emit | Ahead | Advance | Behind | Mark | Echo | Status | End | Comeback | Retire | Due | Overshoot | Flap | Noise
+Step = Emit | Ahead | Advance | Behind | Mark | Echo | Status | End | Comeback | Retire | Due | Overshoot | Flap | Quiet | Noise
 
 
 def bounds(features: frozenset[str]) -> st.SearchStrategy[int]:
@@ -267,9 +282,9 @@ def step_kinds(mode: Mode, channels: int, features: frozenset[str], mixed: bool 
     kinds = [(8, Emit), (3, Ahead)]
     kinds += [(4, Advance)] if mode == "generator" else [(4, Mark)]
     if mixed and mode == "generator":
-        kinds += [(3, Due), (2, Overshoot)] + ([(1, Noise)] if "channel.status" in features else [])
+        kinds += [(3, Due), (2, Overshoot)] + ([(3, Noise)] if "channel.status" in features else [])
     if mixed and mode == "explicit":
-        kinds += [(2, Advance)] + ([(3, Flap)] if several and "channel.status" in features else [])
+        kinds += [(2, Advance)] + ([(3, Flap), (2, Quiet)] if several and "channel.status" in features else [])
     kinds += [(1, Behind)] if several else []
     kinds += [(2, Echo)] if several and mode == "explicit" else []
     kinds += [(3, Status), (2, Comeback)] if several and mode == "explicit" and "channel.status" in features else []
@@ -307,8 +322,10 @@ def steps(draw, mode: Mode, channels: int, features: frozenset[str], mixed: bool
     if kind is Flap:
         return Flap(channel, draw(weighted((2, st.integers(1, 50)), (1, st.just(0)))),
                     draw(weighted((1, st.just(0)), (1, st.integers(1, 100)))))
+    if kind is Quiet:
+        return Quiet(channel)
     if kind is Noise:
-        return Noise(channel, draw(st.booleans()))
+        return Noise(channel, draw(weighted((3, st.just(True)), (1, st.just(False)))))
     if kind is Comeback:
         return Comeback(channel, draw(weighted((2, st.integers(1, 100)), (1, st.just(0)))),
                         draw(weighted((2, st.just("interval")), (1, st.just("just_past")), (1, st.just("at")))),
@@ -398,6 +415,12 @@ def play(steps_: list[Step], skews: list[int], generator: WatermarkGenerator | N
                 events.append(Watermark(frontier - skews[channel] - lag, channel))
                 events.append(WatermarkStatus(channel, True))
                 others_move(channel, 1)
+            case Quiet():
+                events.append(WatermarkStatus(channel, True))
+                others_move(channel, 1)
+                events.append(WatermarkStatus(channel, False))
+                order = sorted(set(range(len(skews))) - ended - {channel}, key=lambda c: skews[c]) + [channel]
+                events += [WatermarkStatus(c, True) for c in order] + [WatermarkStatus(c, False) for c in order]
             case Noise(_, idle):
                 events.append(WatermarkStatus(channel, idle))
             case Mark(_, lag):
@@ -444,6 +467,15 @@ def mixed_specs(features: frozenset[str]) -> st.SearchStrategy[Case]:
     return window_specs(features - UNMIXED_ASSIGNERS)
 
 
+@st.composite
+def arrival_triggers(draw, features: frozenset[str]):
+    """A `CountTrigger` of 1 to 3, purging now and then: it fires while the record is processed, before the
+    generator sees it (`TimestampsAndWatermarksOperator.processElement`), so its firings carry the
+    watermark from before a punctuated one."""
+    trigger = CountTrigger(draw(st.integers(1, 3)))
+    return PurgingTrigger(trigger) if "trigger.purging" in features and draw(st.booleans()) else trigger
+
+
 def report_mix(case: Case, drawn: list[Step]) -> None:
     """Label what a mixed case puts beside the watermarks, and the orders its steps reach."""
     trigger = case.trigger
@@ -459,6 +491,7 @@ def report_mix(case: Case, drawn: list[Step]) -> None:
     if case.window.tag == "session":
         event("watermarks mixed: session windows")
     names = {Due: "the clock at or just past a due time", Overshoot: "an overshoot, a record, a short step",
+             Quiet: f"every channel idle, the last one back below the output, among {case.channels}",
              Flap: f"a channel idle, active, idle among {case.channels}", Noise: "watermark_status beside a generator"}
     for kind in {type(step) for step in drawn} & set(names):
         event(f"watermarks order: {names[kind]}")
@@ -535,6 +568,8 @@ def generated_watermark_cases(draw, features=None, *, mode: Mode | None = None, 
     events = play(drawn, skews, generator, "negative_timestamps" in features)
     if mixed:
         spec = draw(mixed_specs(features))
+        if generator is not None and "trigger.count" in features and draw(one_in(3)):
+            spec = replace(spec, trigger=draw(arrival_triggers(features)))
     else:
         spec = Case(window=draw(windows(features)),
                     late_side_output="late_side_output" in features and draw(st.booleans()))

@@ -21,6 +21,7 @@ from strategies.watermarks import (
     Mark,
     Noise,
     Overshoot,
+    Quiet,
     Retire,
     generated_watermark_cases,
     generators,
@@ -181,6 +182,14 @@ def test_a_flap_takes_a_channel_idle_active_with_a_watermark_and_idle_again():
     assert events == [WatermarkStatus(2, True), Watermark(START + 5, 0), Watermark(START + 5, 1),
                       WatermarkStatus(2, False), Watermark(START + 4, 2), WatermarkStatus(2, True),
                       Watermark(START + 6, 0), Watermark(START + 6, 1)]
+
+
+def test_quiet_brings_a_channel_back_then_takes_every_channel_idle_the_highest_first_and_it_last():
+    events = play([Quiet(0)], [0, 30, 10], None, False)
+    assert events == [WatermarkStatus(0, True), Watermark(START - 29, 1), Watermark(START - 9, 2),
+                      WatermarkStatus(0, False), WatermarkStatus(2, True), WatermarkStatus(1, True),
+                      WatermarkStatus(0, True), WatermarkStatus(2, False), WatermarkStatus(1, False),
+                      WatermarkStatus(0, False)]
 
 
 def test_noise_is_a_status_event_beside_a_generator():
