@@ -297,7 +297,8 @@ def window_count_limit(slide: int) -> Sliding:
     either side of it, as `slide % 3` says: `slide * 10,000,001` (0: rejected), or, for a slide above 1,
     the band above ten million slides that is no exact multiple, `slide * 10,000,000 + 1` (2, as
     `sliding(20_000_001, 2)`: accepted, the division truncates, and an element then has more windows than
-    the contract compares) or `slide * 10,000,001 + 1` (1: rejected), where a check in exact or rounded arithmetic decides otherwise.
+    the contract compares) or `slide * 10,000,001 + 1` (1: rejected), where a check in exact or rounded
+    arithmetic decides otherwise.
     The side comes from the slide already drawn, not from a draw of its own: the drawing of every other
     case (and the committed corpus, `conformance.corpus`) stays as it was."""
     side = slide % 3 if slide > 1 else 0

@@ -22,11 +22,11 @@ output, evictors), and the stream reaches the orders in which Flink's classes em
 exactly on the periodic timer's due time or just past it (`Due`), overshooting it and then, after a
 record that raises the maximum, a step shorter than the interval (`Overshoot`,
 `TimestampsAndWatermarksOperator.onProcessingTime` schedules from the time it fired), a channel idle,
-active and idle again beside three or more channels (`Flap`), every channel idle in turn, the last
-back below the output (`Quiet`),
-`watermark_status` events a generator's operator ignores (`Noise`), a `CountTrigger` that fires on the
-record a punctuated watermark follows (`arrival_triggers`), and clock steps in explicit mode too (the operator's processing-time timers
-beside the valve's watermarks). Without it the family is the one the census and the corpus draw.
+active and idle again beside three or more channels (`Flap`), every channel idle in turn, the last back
+below the output (`Quiet`), `watermark_status` events a generator's operator ignores (`Noise`), a
+`CountTrigger` that fires on the record a punctuated watermark follows (`arrival_triggers`), and clock
+steps in explicit mode too (the operator's processing-time timers beside the valve's watermarks).
+Without it the family is the one the census and the corpus draw.
 Every case drawn fits: `window_contract.features.required_features(case) <= features`.
 """
 
@@ -224,7 +224,8 @@ class Noise:
     idle: bool
 
 
-Step = Emit | Ahead | Advance | Behind | Mark | Echo | Status | End | Comeback | Retire | Due | Overshoot | Flap | Quiet | Noise
+Step = (Emit | Ahead | Advance | Behind | Mark | Echo | Status | End | Comeback | Retire
+        | Due | Overshoot | Flap | Quiet | Noise)
 
 
 def bounds(features: frozenset[str]) -> st.SearchStrategy[int]:

@@ -1,4 +1,5 @@
-"""`python -m conformance.mutation.machine [--corpus DIR] [--record] [--profile ci] [--sample N] [--only PACKAGE] [--jobs N]`
+"""`python -m conformance.mutation.machine [--corpus DIR] [--record] [--profile ci] [--sample N] [--only MODULE]
+[--jobs N]`
 
 The machine mutation run: every mutant the standard operators make of `reference/`
 (`machine_mutants`) runs on the corpus of the suite's generated cases and the case files
