@@ -78,9 +78,8 @@ def watermarks_where_flink_makes_them(case: Case, observation: Observation) -> s
         if w.at is None:
             continue
         if not makes_a_watermark(case, emits, w.at):
-            event = case.events[w.at]
-            return f"the operator received the watermark {w.watermark} at position {w.at} ({event}), an event " \
-                   f"that makes none"
+            return (f"the operator received the watermark {w.watermark} at position {w.at}, a "
+                    f"{case.events[w.at].tag} event, which makes none there")
         received.setdefault(w.at, []).append(w.watermark)
     last = LONG_MIN
     for f in observation.firings:
