@@ -33,6 +33,8 @@ KILLING_ORDER = (
     "test_matches_reference",
     # test_matches_reference draws no watermark generator or channels
     *WATERMARK_PROPERTIES,
+    # the committed cases, once: Flink's own scenarios and the preconditions' edges drawn rarely
+    "test_committed_cases_give_their_expected_observations",
     "test_window_fires_once_watermark_passes_max_timestamp",
     "test_side_output_exactly_for_elements_whose_every_window_is_late",
     "test_firing_timestamp_is_max_timestamp",
