@@ -20,7 +20,7 @@ listed there as out of scope is left out of the score. The contract's runaway-ti
 for the whole run, reference and mutants alike: a case that fires without end stops after that many
 firings, in milliseconds, so it stays in the corpus and a mutant of the limit or of the loop is judged
 on it the same way on every machine (killed, or timed out when it no longer stops). A case the
-reference still takes over a second on is left out of the corpus, and counted.
+reference still takes over a second of CPU on is left out of the corpus, and counted.
 
 The score is killed and timed out over every mutant neither equivalent nor out of scope; the run
 fails below `--target` (97%) and when the equivalence file names a mutant that was killed.
@@ -63,7 +63,7 @@ EQUIVALENT_FILE = Path(__file__).resolve().parent / "equivalent.toml"
 TARGET = 0.97
 #: A child's address space: a mutant that grows a list for ever fails with MemoryError, not the machine.
 MEMORY_LIMIT = 2 << 30
-#: Seconds the reference may take over one case of the corpus (see `record_baseline`).
+#: CPU seconds the reference may take over one case of the corpus (see `record_baseline`).
 CASE_BUDGET = 1.0
 #: The runaway-timer limit of the run: timer firings beyond those pending when an advance began. Low enough
 #: that a case that fires without end costs milliseconds, high enough that no case of the corpus that ends
@@ -197,16 +197,17 @@ def _outcome(impl, case: Case) -> Observation | str:
 def record_baseline(cases: Sequence[Case], case_budget: float = CASE_BUDGET) -> Baseline:
     """The reference's outcome of every case and the reference lines it executes (a line tracer).
 
-    A case the reference takes longer than `case_budget` seconds over (a runaway timer loop that it
-    stops only at its limit) is left out: every mutant that reaches it would pay that many seconds."""
+    A case the reference takes more than `case_budget` seconds of CPU over (not of the clock: what is left
+    out must not depend on the machine's load) is left out: every mutant that reaches it would pay that
+    many seconds."""
     with _reference_kept():
         _, setup = _traced(fresh_reference)  # a fresh import: module and class bodies run again
     impl = importlib.import_module(f"{REFERENCE}.implementation").ReferenceImplementation()
     kept, observations, lines, seconds = [], [], [], []
     for case in cases:
-        started = time.perf_counter()
+        started = time.process_time()
         _outcome(impl, case)
-        took = time.perf_counter() - started
+        took = time.process_time() - started
         if took > case_budget:
             continue
         observation, executed = _traced(lambda case=case: _outcome(impl, case))
