@@ -67,7 +67,7 @@ MEMORY_LIMIT = 2 << 30
 CASE_BUDGET = 1.0
 #: The runaway-timer limit of the run: timer firings beyond those pending when an advance began. Low enough
 #: that a case that fires without end costs milliseconds, high enough that no case of the corpus that ends
-#: reaches it (the longest fire a few hundred timers in one advance).
+#: comes near it (the ci corpus's observations are the same at 5,000 as at the contract's 100,000).
 RUNAWAY_TIMERS_HERE = 10_000
 
 T = TypeVar("T")
