@@ -33,9 +33,11 @@ as a Flink operator sees one record at a time):
 - **Watermarks a case lists**: the operator's time moves only with the time column, so a Pathway user moves it with
   a heartbeat row: Flink's `Watermark(w)` is a row at `w + 1` on an instance of the adapter's own (none of the
   case's keys; its windows are left out), which closes exactly the windows whose `maxTimestamp` is at most `w`.
-  `Watermark(Long.MAX_VALUE)` is a heartbeat that closes every window so far (the largest time so far plus the
-  window's size or gap, plus the shift). The case's own records move the operator's time too: that is Pathway's
-  rule, not the adapter's.
+  `Watermark(Long.MAX_VALUE)` is a heartbeat just late enough to close every window so far (the largest time so
+  far, or 0, plus the window's size or gap, plus the shift): Pathway's time has no end, and records after it go on.
+  Pathway's time is the largest time of the rows its windows hold: a heartbeat that no window holds (in a gap
+  between sliding windows, or before the origin) goes at the next window's start (`in_a_window`). The case's own
+  records move the operator's time too: that is Pathway's rule, not the adapter's.
 - **End of input**: the stream table ends, and Pathway's time with it: every window still open is emitted.
 - **Lateness**: Pathway drops what comes for a window it has emitted, silently; it has no late output. A record is
   **dropped** when Pathway windows it and no emitted window holds it: each row carries its event's index
@@ -149,9 +151,25 @@ def windows_of(spec: WindowSpec, ts: int) -> int:
 
 
 def closing_time(case: Case, latest: int) -> int:
-    """A heartbeat that closes every window holding a time up to `latest`."""
+    """A heartbeat just late enough to close every window holding a time up to `latest` (a window `[start, end)`
+    closes once the time reaches `end + shift`, and `end <= latest + size`)."""
     reach = case.window.gap if isinstance(case.window, Session) else case.window.size
-    return latest + max(reach, 0) + max(shift(case), 0) + 1
+    return latest + max(reach, 0) + max(shift(case), 0)
+
+
+def in_a_window(spec: WindowSpec, at: int) -> int:
+    """`at`, or where the next window starts when no window of `spec` holds `at` (a sliding window's gap, or before
+    the origin): Pathway's time is the largest time of the rows its windows hold, so a heartbeat in no window would
+    not move it; at the next window's start it closes exactly the windows that end at or before `at`."""
+    if not isinstance(spec, (Tumbling, Sliding)) or spec.size <= 0:
+        return at
+    slide = spec.slide if isinstance(spec, Sliding) else spec.size
+    if slide <= 0:
+        return at
+    start = at - (at - spec.offset) % slide  # the last window start at or before `at`
+    if spec.offset and start < spec.offset:
+        return spec.offset
+    return at if at < start + spec.size else start + slide
 
 
 def heartbeat_key(case: Case) -> str:
@@ -165,18 +183,19 @@ def rows(case: Case, heartbeat: str) -> tuple[list[tuple], Error | None]:
     """The case's stream: (key, value, ts, index, processing time, diff) a row per record and per listed
     watermark, cut before the first row (a heartbeat too) that Pathway would put in too many windows."""
     out: list[tuple] = []
-    latest = None
+    latest = 0
     for index, event in enumerate(case.events):
         if isinstance(event, Record):
             row = (event.key, event.value, event.ts, index)
         elif isinstance(event, Watermark):
-            at = closing_time(case, latest or 0) if event.timestamp == LONG_MAX else event.timestamp + 1
+            at = in_a_window(case.window, closing_time(case, latest) if event.timestamp == LONG_MAX
+                             else event.timestamp + 1)
             row = (heartbeat, 0, at, HEARTBEAT)
         else:
             continue
         if windows_of(case.window, row[2]) > WINDOWS_PER_ELEMENT_LIMIT:
             return out, Error("runtime", TOO_MANY_WINDOWS)
-        latest = row[2] if latest is None else max(latest, row[2])
+        latest = max(latest, row[2])
         out.append((*row, 2 * (index + 1), 1))
     return out, None
 

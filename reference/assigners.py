@@ -40,7 +40,7 @@ class WindowAssigner:
         return EventTimeTrigger() if self.is_event_time else ProcessingTimeTrigger()
 
 
-def _element_time(assigner: WindowAssigner, timestamp: int, current_processing_time: int) -> int:
+def element_time(assigner: WindowAssigner, timestamp: int, current_processing_time: int) -> int:
     """Event-time assigners window by the record's timestamp, processing-time ones by the clock."""
     if not assigner.is_event_time:
         return current_processing_time
@@ -73,7 +73,7 @@ class TumblingWindows(WindowAssigner):
         self.last_windows: list[Window] = []
 
     def assign_windows(self, timestamp: int, current_processing_time: int, value: int = 0) -> list[Window]:
-        time = _element_time(self, timestamp, current_processing_time)
+        time = element_time(self, timestamp, current_processing_time)
         start = self.window_start(time, self.start_offset, self.size)
         # Consecutive elements mostly fall in one window: the window is only built anew (an
         # expensive object in Python) when its start changes.
@@ -112,7 +112,7 @@ class SlidingWindows(WindowAssigner):
         self.windows = RecentWindows(size)
 
     def assign_windows(self, timestamp: int, current_processing_time: int, value: int = 0) -> list[Window]:
-        time = _element_time(self, timestamp, current_processing_time)
+        time = element_time(self, timestamp, current_processing_time)
         capacity = l2i(ldiv(self.size, self.slide))
         if capacity < 0:  # new ArrayList<>((int) (size / slide))
             raise JobFailure(f"Illegal Capacity: {capacity}")

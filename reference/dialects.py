@@ -20,7 +20,7 @@ from functools import partial
 from math import gcd
 from typing import Literal
 
-from reference.assigners import RecentWindows, SessionWindows, SlidingWindows, TumblingWindows
+from reference.assigners import RecentWindows, SessionWindows, SlidingWindows, TumblingWindows, element_time
 from reference.errors import InvalidSpec, JobFailure
 from reference.javalong import labs, ladd, ldiv, lsub
 from reference.operator import Context, EvictingWindowOperator
@@ -28,7 +28,7 @@ from reference.output import Collector
 from reference.triggers import ContinuousEventTimeTrigger, Trigger, TriggerResult
 from reference.windows import TimeWindow, get_window_start_with_offset, merge_windows
 from window_contract import case
-from window_contract.facts import LONG_MAX, LONG_MIN, MAX_WINDOW_NUM
+from window_contract.facts import LONG_MAX, LONG_MIN, MAX_WINDOW_NUM, TOO_MANY_WINDOWS, WINDOWS_PER_ELEMENT_LIMIT
 from window_contract.java_hash import hash_set_order
 
 
@@ -53,7 +53,8 @@ class Dialect:
     #: The timestamp of a firing of the global window (its `maxTimestamp()`, `Long.MAX_VALUE`, in Flink).
     global_window_timestamp: int = LONG_MAX
     #: Java `long`: `maxTimestamp + allowedLateness` saturates (the cleanup time) or wraps (an element's
-    #: lateness, a merge's check); "unbounded": integers that never overflow.
+    #: lateness, a merge's check), and a sliding assigner's `start -= slide` wraps past `Long.MIN_VALUE`;
+    #: "unbounded": integers that never overflow, in the operator and the assigners (PyFlink's Python classes).
     long_arithmetic: Literal["java", "unbounded"] = "java"
     #: `ContinuousEventTimeTrigger` aligns its first fire time with Java's truncating `%`; "floor": with a
     #: floor modulo (negative timestamps align down, an interval of 0 fails in Python's words).
@@ -61,6 +62,12 @@ class Dialect:
     #: What a watermark generator's output gains before the operator receives it (an engine whose watermark
     #: is `max - bound` where Flink's generator gives `max - bound - 1`: 1).
     generated_watermark_offset: int = 0
+    #: A watermark generator's watermark reaches the operator as the generator makes it, a millisecond at a time;
+    #: "session_gap_hundredth": for session windows, rounded down to a stride of `gap / 100` (1 to 100) and sent
+    #: on only when that raises it (Hazelcast Jet's planner throttles a source's watermarks to the windows'
+    #: `preferredWatermarkStride`: `floorFrameTs(max - lag)`; a tumbling or sliding window's stride, its slide,
+    #: changes nothing, as its windows end on the slide's multiples).
+    generated_watermark_stride: Literal["millisecond", "session_gap_hundredth"] = "millisecond"
     #: A window fires, and turns late, when the watermark reaches its `maxTimestamp` (`end - 1`); "end":
     #: only when it reaches the window's end.
     windows_close_at: Literal["max_timestamp", "end"] = "max_timestamp"
@@ -84,6 +91,14 @@ class Dialect:
     #: `SlidingEventTimeWindows` gives a record every window that holds it; True: only those that start at 0
     #: or later (Kafka Streams' `TimeWindows.windowsFor`).
     sliding_windows_from_zero: bool = False
+    #: `TumblingEventTimeWindows` and `SlidingEventTimeWindows` with an offset align windows on it on both sides;
+    #: True: with an offset other than 0, no window starts before the offset (Pathway's `origin`: windows whose
+    #: `_pw_window_start` is below it are left out), and a record before it is in no window.
+    windows_start_from_offset: bool = False
+    #: `WindowOperator` drops a record that no window took when it is late (`isSkippedElement && isElementLate`);
+    #: False: such a record is never late, it vanishes (Pathway, which windows it nowhere and drops nothing), and
+    #: with `records_advance_watermark` does not move the time either.
+    late_when_in_no_window: bool = True
     #: A session fires as `[first, last + gap)`; "last_record": as `[first, last + 1)`, its records' first and
     #: last timestamps (Kafka Streams' `SessionWindow`, both ends inclusive); merging is unchanged.
     session_window_end: Literal["gap_after_last", "last_record"] = "gap_after_last"
@@ -93,13 +108,18 @@ class Dialect:
     session_late_strictly: bool = False
     #: The trigger decides when a window fires; "every_update": every element a window takes fires it with its
     #: contents so far, and nothing else does (Kafka Streams without `suppress`).
-    emits: Literal["on_trigger", "every_update"] = "on_trigger"
+    #: "every_session_update": a session window fires so at every element it takes, is never late and never
+    #: cleaned up, whatever the watermark; tumbling and sliding windows fire on their trigger (Pathway's `session`
+    #: windows, which `windowby` builds without its behavior).
+    emits: Literal["on_trigger", "every_update", "every_session_update"] = "on_trigger"
     #: A record goes to each of its windows that is not late, and is a late record only when every one of them
     #: was late; "behind_watermark": a record behind the watermark (`timestamp + allowedLateness <= watermark`)
     #: is late whatever its windows (Bytewax); "any_window": a tumbling or sliding window's record is a late
     #: record (once) when at least one of its windows is late, and still goes to every other (Quix Streams'
-    #: `on_late`, called for each late window).
-    late_records: Literal["per_window", "behind_watermark", "any_window"] = "per_window"
+    #: `on_late`, called for each late window); "earliest_window": a tumbling or sliding window's record whose
+    #: earliest window is late goes to none of its windows and is late (Hazelcast Jet's `SlidingWindowP`, which
+    #: takes no "partially late" event); a session's record as in Flink.
+    late_records: Literal["per_window", "behind_watermark", "any_window", "earliest_window"] = "per_window"
     #: The operator's watermark holds for every key; "key": each key has a watermark of its own, from a
     #: generator that sees only its records (listed watermarks still reach every key) (Bytewax's clocks).
     watermark_scope: Literal["operator", "key"] = "operator"
@@ -167,7 +187,8 @@ class Dialect:
     #: the slide (Flink SQL's `HOP`).
     sliding_offset_checked: bool = True
     #: `SlidingEventTimeWindows` rejects more than `MAX_WINDOW_NUM` (10,000,000) windows an element
-    #: (`size / slide`, Flink 2.x); False: any number (Flink 1.20).
+    #: (`size / slide`, Flink 2.x); False: any number (Flink 1.20; Flink SQL's `HOP`, whose slice assigner and
+    #: legacy `SlidingWindowAssigner` have no such check).
     sliding_window_count_checked: bool = True
     #: A session window takes an allowed lateness; False: a session window with an allowed lateness above 0 is
     #: rejected (Flink SQL's legacy group windows: "Session window doesn't support EMIT strategy currently.").
@@ -196,8 +217,8 @@ class Dialect:
         """How this dialect builds the assigner of `spec`'s window, by the kind of the format: its engine's own
         job-time checks first (`EngineChecks`), then the model's assigner, or one with Flink's checks changed."""
         if (self.interval_limit, self.sliding_size_multiple_of_slide, self.sliding_offset_checked,
-                self.sliding_window_count_checked, self.sessions_take_allowed_lateness) == (
-                None, False, True, True, True):
+                self.sliding_window_count_checked, self.sessions_take_allowed_lateness, self.long_arithmetic) == (
+                None, False, True, True, True, "java"):
             return {}
         return {kind: EngineChecks(self, spec, kind) for kind in (case.Tumbling, case.Sliding, case.Session)}
 
@@ -212,15 +233,21 @@ class Dialect:
             return Collector(watermarks=watermarks)
         return StampingCollector(self, watermarks=watermarks)
 
-    def received(self, receive: Callable[[int], None], generated: bool) -> Callable[[int], None]:
-        """How the operator receives a watermark, before it is recorded: a generated one gains
-        `generated_watermark_offset`, and one not above `initial_watermark` never arrives."""
+    def received(self, receive: Callable[[int], None], driven: case.Case) -> Callable[[int], None]:
+        """How the operator receives a watermark of `driven`, before it is recorded: a generated one gains
+        `generated_watermark_offset` and is rounded down to `generated_watermark_stride`, and one not above
+        `initial_watermark` never arrives."""
+        generated = driven.watermark_generator is not None
         offset = self.generated_watermark_offset if generated else 0
-        if not offset and self.initial_watermark == LONG_MIN:
+        stride = watermark_stride(self, driven) if generated else 1
+        if not offset and stride == 1 and self.initial_watermark == LONG_MIN:
             return receive
 
         def received(watermark: int) -> None:
-            watermark = watermark if watermark == LONG_MAX else watermark + offset
+            if watermark != LONG_MAX:
+                watermark += offset
+                # `floorFrameTs(w + 1) - 1`: Jet's watermark is Flink's + 1
+                watermark = max(LONG_MIN, watermark - (watermark + 1) % stride)
             if watermark > self.initial_watermark:
                 receive(watermark)
         return received
@@ -245,10 +272,19 @@ class Dialect:
             keyed = KeyedParts(self, driven, build, advance)
             return keyed, keyed
         operator, inputs = build()
-        inputs = RecordsAdvance(inputs) if advance else inputs
+        if advance:
+            inputs = RecordsAdvance(inputs, operator if not self.late_when_in_no_window else None)
         if self.event_time_ends == "never" and isinstance(driven.window, (case.Tumbling, case.Sliding, case.Session)):
             inputs = EndsWithHeartbeats(inputs, driven)
         return operator, inputs
+
+
+def watermark_stride(dialect: Dialect, driven: case.Case) -> int:
+    """The stride `generated_watermark_stride` rounds `driven`'s generated watermarks to
+    (`WindowAggregateTransform.preferredWatermarkStride` of a session window: `gap / 100` between 1 and 100)."""
+    if dialect.generated_watermark_stride == "session_gap_hundredth" and isinstance(driven.window, case.Session):
+        return min(100, max(1, driven.window.gap // 100))
+    return 1
 
 
 def _shifted(receive: Callable[[int], None], shift: int) -> Callable[[int], None]:
@@ -460,17 +496,20 @@ class StartsAtWatermark:
 
 class RecordsAdvance:
     """`records_advance_watermark`: the inputs take a record as a watermark at its timestamp less one, on its
-    channel, once the operator has taken the record (ignored unless it raises the channel's watermark)."""
+    channel, once the operator has taken the record (ignored unless it raises the channel's watermark); with
+    `late_when_in_no_window=False` (`windowing`: the operator), only a record that some window holds (the others
+    vanish: Pathway's time is the largest time of the rows its windows hold)."""
 
-    def __init__(self, inputs) -> None:
-        self.inputs = inputs
+    def __init__(self, inputs, windowing=None) -> None:
+        self.inputs, self.windowing = inputs, windowing
 
     def __getattr__(self, name):
         return getattr(self.inputs, name)
 
     def after_element(self, record: case.Record, timestamp: int) -> None:
         self.inputs.after_element(record, timestamp)
-        self.inputs.process_watermark(case.Watermark(timestamp - 1, record.channel))
+        if self.windowing is None or self.windowing.assigner.assign_windows(timestamp, 0, record.value):
+            self.inputs.process_watermark(case.Watermark(timestamp - 1, record.channel))
 
 
 class EndsWithHeartbeats:
@@ -507,8 +546,8 @@ class EndsWithHeartbeats:
             self.inputs.input_watermark(watermark, channel)
 
 
-class _SlidingFromZero:
-    """A sliding assigner that gives only the windows starting at 0 or later (`sliding_windows_from_zero`)."""
+class _AssignerView:
+    """An assigner whose windows a dialect changes (`windows`); in every other way the assigner itself."""
 
     def __init__(self, assigner) -> None:
         self.assigner = assigner
@@ -517,7 +556,25 @@ class _SlidingFromZero:
         return getattr(self.assigner, name)
 
     def assign_windows(self, timestamp, current_processing_time, value=0):
-        return [w for w in self.assigner.assign_windows(timestamp, current_processing_time, value) if w.start >= 0]
+        return self.windows(self.assigner.assign_windows(timestamp, current_processing_time, value))
+
+
+class _SlidingFromZero(_AssignerView):
+    """A sliding assigner that gives only the windows starting at 0 or later (`sliding_windows_from_zero`)."""
+
+    def windows(self, windows):
+        return [w for w in windows if w.start >= 0]
+
+
+class _SessionsReach(_AssignerView):
+    """A merging assigner whose windows reach `extra` milliseconds further, `[start, end + extra)`."""
+
+    def __init__(self, assigner, extra: int) -> None:
+        super().__init__(assigner)
+        self.extra = extra
+
+    def windows(self, windows):
+        return [TimeWindow(w.start, w.end + self.extra) for w in windows]
 
 
 class SlidingWindowsFromZero:
@@ -527,6 +584,42 @@ class SlidingWindowsFromZero:
         if isinstance(assigner, SlidingWindows):
             assigner = _SlidingFromZero(assigner)
         super().__init__(assigner, *args, **kwargs)
+
+
+class _FromOffset:
+    """A tumbling or sliding assigner that gives only the windows starting at its offset or later
+    (`windows_start_from_offset`)."""
+
+    def __init__(self, assigner) -> None:
+        self.assigner = assigner
+
+    def __getattr__(self, name):
+        return getattr(self.assigner, name)
+
+    def assign_windows(self, timestamp, current_processing_time, value=0):
+        return [w for w in self.assigner.assign_windows(timestamp, current_processing_time, value)
+                if w.start >= self.assigner.offset]
+
+
+class WindowsStartFromOffset:
+    """`windows_start_from_offset=True`: a tumbling or sliding assigner with an offset starts no window before it."""
+
+    def __init__(self, assigner, *args, **kwargs):
+        if isinstance(assigner, (TumblingWindows, SlidingWindows)) and assigner.offset != 0:
+            assigner = _FromOffset(assigner)
+        super().__init__(assigner, *args, **kwargs)
+
+
+class NeverLateInNoWindow:
+    """`late_when_in_no_window=False`: a record that no window took is not late (the operator asks only for such a
+    record: a merging window's record is late only by its window, before this asks)."""
+
+    def process_element(self, key, value, timestamp):
+        if self.assigner.is_merging or self.assigner.assign_windows(
+                timestamp, self.timers.current_processing_time, value):
+            return super().process_element(key, value, timestamp)
+        self.listener.assigned(key, value, timestamp, [])
+        return None
 
 
 class FromRecordTimestamps:
@@ -585,6 +678,29 @@ class EmitsEveryUpdate:
         super().__init__(assigner, EveryUpdateTrigger(), *args, **kwargs)
 
 
+class EmitsEverySessionUpdate:
+    """`emits="every_session_update"`: a session window's trigger is `EveryUpdateTrigger`, and no session is late
+    or cleaned up (a merge fires the merged window once, for the element that merged it); tumbling and sliding
+    windows keep theirs."""
+
+    def __init__(self, assigner, trigger, *args, **kwargs):
+        super().__init__(assigner, EveryUpdateTrigger() if assigner.is_merging else trigger, *args, **kwargs)
+
+    def is_window_late(self, cleanup_time):
+        return not self.assigner.is_merging and super().is_window_late(cleanup_time)
+
+    def is_element_late(self, timestamp):
+        return not self.assigner.is_merging and super().is_element_late(timestamp)
+
+    def with_lateness(self, time):
+        """A session's time with its lateness: the end of time (a merge never makes a late window)."""
+        return LONG_MAX if self.assigner.is_merging else super().with_lateness(time)
+
+    def register_cleanup_timer(self, cleanup_time):
+        if not self.assigner.is_merging:
+            super().register_cleanup_timer(cleanup_time)
+
+
 class LateBehindWatermark:
     """`late_records="behind_watermark"`: a record behind the watermark (`isElementLate`) goes to no window, to
     the side output or dropped; any other record goes to all its windows (none of which is late)."""
@@ -592,45 +708,44 @@ class LateBehindWatermark:
     def process_element(self, key, value, timestamp):
         if not self.is_element_late(timestamp):
             return super().process_element(key, value, timestamp)
-        if self.late_data_output:
-            self.listener.side_output(key, value, timestamp)
-            self.output.side_output(key, value, timestamp)
-        else:
-            self.listener.dropped(key, value, timestamp)
-            self.output.drop(key, value, timestamp)
+        self.late_record(key, value, timestamp)
         return None
 
 
-class _SessionsToEnd:
-    """A merging assigner whose windows reach one millisecond further, `[start, end + 1)`."""
-
-    def __init__(self, assigner) -> None:
-        self.assigner = assigner
-
-    def __getattr__(self, name):
-        return getattr(self.assigner, name)
-
-    def assign_windows(self, timestamp, current_processing_time, value=0):
-        return [TimeWindow(w.start, w.end + 1)
-                for w in self.assigner.assign_windows(timestamp, current_processing_time, value)]
-
-
 class SessionFiresAtEnd:
-    """`session_fires_at="end"`: the operator keeps a session `[start, end)` as `[start, end + 1)`, which only
-    overlapping windows merge (records at most the gap apart, as before), so that its `maxTimestamp` is the
-    session's end: it fires, is cleaned up and turns late there; it is reported as `[start, end)`."""
-
-    merge_windows = staticmethod(partial(merge_windows, intersects=overlaps))
+    """`session_fires_at="end"`: the operator keeps a session `[start, end)` as `[start, end + 1)`, whose sessions
+    merge as before (their own bounds touch or overlap; only overlap with `sessions_merge_when_touching=False`),
+    so that its `maxTimestamp` is the session's end: it fires, is cleaned up and turns late there; it is reported
+    as `[start, end)`."""
 
     def __init__(self, assigner, *args, **kwargs):
         if assigner.is_merging:
-            assigner = _SessionsToEnd(assigner)
+            assigner = _SessionsReach(assigner, 1)
         super().__init__(assigner, *args, **kwargs)
+        if assigner.is_merging:
+            own = TimeWindow.intersects if self.dialect.sessions_merge_when_touching else overlaps
+
+            def intersects(a: TimeWindow, b: TimeWindow) -> bool:
+                return own(TimeWindow(a.start, a.end - 1), TimeWindow(b.start, b.end - 1))
+            self.merge_windows = partial(merge_windows, intersects=intersects)
 
     def emit_window_contents(self, key, window, state_window, contents):
         if self.assigner.is_merging:
             window = TimeWindow(window.start, window.end - 1)
         super().emit_window_contents(key, window, state_window, contents)
+
+
+class LateForEarliestWindow:
+    """`late_records="earliest_window"`: a tumbling or sliding window's record of which one window is late (its
+    earliest) goes to none of them, to the side output or dropped."""
+
+    def process_element(self, key, value, timestamp):
+        if not self.assigner.is_merging and any(
+                self.is_window_late(self.cleanup_time(window))
+                for window in self.assigner.assign_windows(timestamp, self.timers.current_processing_time, value)):
+            self.late_record(key, value, timestamp)
+            return None
+        return super().process_element(key, value, timestamp)
 
 
 # --- Quix Streams: a window's start as its timestamp, lateness per window, its sessions, its expiry --------
@@ -656,31 +771,8 @@ class LateForAnyWindow:
                 continue
             self.add_to_window(key, element, timestamp, window, window, cleanup_time)
         if any_late and self.is_element_late(timestamp):
-            _report_late(self, key, value, timestamp)
+            self.late_record(key, value, timestamp)
         return None
-
-
-def _report_late(op, key, value, timestamp) -> None:
-    if op.late_data_output:
-        op.listener.side_output(key, value, timestamp)
-        op.output.side_output(key, value, timestamp)
-    else:
-        op.listener.dropped(key, value, timestamp)
-        op.output.drop(key, value, timestamp)
-
-
-class _SessionsReach:
-    """A merging assigner whose windows reach `extra` milliseconds further, `[start, end + extra)`."""
-
-    def __init__(self, assigner, extra: int) -> None:
-        self.assigner, self.extra = assigner, extra
-
-    def __getattr__(self, name):
-        return getattr(self.assigner, name)
-
-    def assign_windows(self, timestamp, current_processing_time, value=0):
-        return [TimeWindow(w.start, w.end + self.extra)
-                for w in self.assigner.assign_windows(timestamp, current_processing_time, value)]
 
 
 class SessionClosesGapAfterEnd:
@@ -764,7 +856,7 @@ class ExpiresOnLastExpiredGrid:
                 continue
             self.window_state.setdefault((key, window), []).append(element)
         if late and (late == len(windows) or self.dialect.late_records == "any_window"):
-            _report_late(self, key, value, timestamp)
+            self.late_record(key, value, timestamp)
         return None
 
     def process_watermark(self, time):
@@ -958,7 +1050,8 @@ class EngineChecks:
     """How a dialect builds an assigner of one kind: the engine's own job-time checks, in its order, before the
     model's assigner (`interval_limit`: the parser's; `sessions_take_allowed_lateness` and
     `sliding_size_multiple_of_slide`: the planner's), then the model's assigner, a sliding one with Flink's checks
-    as the dialect changes them (`DialectSlidingWindows`)."""
+    and arithmetic as the dialect changes them (`DialectSlidingWindows`), a tumbling one in the dialect's
+    arithmetic (`UnboundedTumblingWindows`)."""
 
     def __init__(self, dialect: Dialect, spec: case.Case, kind: type) -> None:
         self.dialect, self.spec, self.kind = dialect, spec, kind
@@ -978,12 +1071,17 @@ class EngineChecks:
                 raise InvalidSpec("HOP table function based aggregate requires size must be an integral multiple of "
                                   f"slide, but got size {kind.size} ms and slide {kind.slide} ms")
             return DialectSlidingWindows(kind.size, kind.slide, kind.offset, kind.time == "event", window_start, d)
+        if self.kind is case.Tumbling and d.long_arithmetic == "unbounded":
+            return UnboundedTumblingWindows.from_kind(kind, window_start)
         return {case.Tumbling: TumblingWindows, case.Session: SessionWindows}[self.kind].from_kind(kind, window_start)
 
 
 class DialectSlidingWindows(SlidingWindows):
     """`SlidingEventTimeWindows` with the checks a dialect changes: `sliding_offset_checked=False` takes any offset
-    (a slide must still be above 0), `sliding_window_count_checked=False` any number of windows an element."""
+    (a slide must still be above 0), `sliding_window_count_checked=False` any number of windows an element; and
+    with `long_arithmetic="unbounded"`, PyFlink's `assign_windows` in Python integers, `[TimeWindow(start, start +
+    size) for start in range(last_start, timestamp - size, -slide)]`: `start` never wraps past `Long.MIN_VALUE` into
+    a loop that runs on from the top of the range, and no window's end wraps past `Long.MAX_VALUE`."""
 
     def __init__(self, size, slide, offset, event_time, window_start, dialect: Dialect) -> None:
         self.is_event_time = event_time
@@ -994,6 +1092,27 @@ class DialectSlidingWindows(SlidingWindows):
             raise InvalidSpec(f"{name} parameters must satisfy size / slide <= {MAX_WINDOW_NUM}")
         self.size, self.slide, self.offset, self.window_start = size, slide, offset, window_start
         self.windows = RecentWindows(size)
+        self.unbounded = dialect.long_arithmetic == "unbounded"
+
+    def assign_windows(self, timestamp, current_processing_time, value=0):
+        if not self.unbounded:
+            return super().assign_windows(timestamp, current_processing_time, value)
+        time = element_time(self, timestamp, current_processing_time)
+        starts = range(time - (time - self.offset) % self.slide, time - self.size, -self.slide)
+        if len(starts) > WINDOWS_PER_ELEMENT_LIMIT:
+            raise JobFailure(TOO_MANY_WINDOWS)
+        return [TimeWindow(start, start + self.size) for start in starts]
+
+
+class UnboundedTumblingWindows(TumblingWindows):
+    """`TumblingEventTimeWindows` in Python integers (`long_arithmetic="unbounded"`): PyFlink's `assign_windows`,
+    `TimeWindow(start, start + size)` with `start = timestamp - (timestamp - offset + size) % size` (Python's floor
+    `%`), whose end never wraps past `Long.MAX_VALUE`."""
+
+    def assign_windows(self, timestamp, current_processing_time, value=0):
+        time = element_time(self, timestamp, current_processing_time)
+        start = time - (time - self.offset) % self.size
+        return [TimeWindow(start, start + self.size)]
 
 
 class IgnoresAllowedLateness:
@@ -1081,8 +1200,12 @@ MIXINS: list[tuple[Callable[[Dialect], bool], type]] = [
      FromRecordTimestamps),
     (lambda d: d.session_late_strictly, SessionLateStrictly),
     (lambda d: d.emits == "every_update", EmitsEveryUpdate),
+    (lambda d: d.emits == "every_session_update", EmitsEverySessionUpdate),
+    (lambda d: d.windows_start_from_offset, WindowsStartFromOffset),
+    (lambda d: not d.late_when_in_no_window, NeverLateInNoWindow),
     (lambda d: d.late_records == "behind_watermark", LateBehindWatermark),
     (lambda d: d.late_records == "any_window" and d.window_expiry == "cleanup_timer", LateForAnyWindow),
+    (lambda d: d.late_records == "earliest_window", LateForEarliestWindow),
     (lambda d: d.session_fires_at == "end", SessionFiresAtEnd),
     (lambda d: d.allowed_lateness == "ignored", IgnoresAllowedLateness),
     (lambda d: d.pre_aggregation_watermark_starts_at is not None, PreAggregationHoldsRecords),

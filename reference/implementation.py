@@ -72,7 +72,7 @@ def simulate(case: Case, listener: TraceListener = NO_TRACE,
         """The window operator and the inputs in front of it (`Dialect.parts` may ask for more than one)."""
         operator = build_operator(case, collector, listener, window_start, dialect)
         receive = _receiving(dialect.deciding(operator.process_watermark), collector)
-        return operator, OperatorInputs(case, dialect.received(receive, case.watermark_generator is not None),
+        return operator, OperatorInputs(case, dialect.received(receive, case),
                                         listener)
 
     try:

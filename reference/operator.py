@@ -188,12 +188,17 @@ class WindowOperator:
                 is_skipped_element = False
                 self.add_to_window(key, element, timestamp, window, window, cleanup_time)
         if is_skipped_element and self.is_element_late(timestamp):
-            if self.late_data_output:
-                self.listener.side_output(key, value, timestamp)
-                self.output.side_output(key, value, timestamp)
-            else:
-                self.listener.dropped(key, value, timestamp)
-                self.output.drop(key, value, timestamp)
+            self.late_record(key, value, timestamp)
+
+    def late_record(self, key: str, value, timestamp: int) -> None:
+        """The end of `processElement` for a record no window took and `isElementLate`: `sideOutput(element)`
+        with a late-data output tag, else `numLateRecordsDropped.inc()`."""
+        if self.late_data_output:
+            self.listener.side_output(key, value, timestamp)
+            self.output.side_output(key, value, timestamp)
+        else:
+            self.listener.dropped(key, value, timestamp)
+            self.output.drop(key, value, timestamp)
 
     def add_to_merging_windows(self, key: str, element, timestamp: int, windows: list[Window]) -> bool:
         """The merging branch of `processElement`: each window is first added to the key's

@@ -18,6 +18,7 @@ from window_contract import (
     tumbling,
     watermark,
 )
+from window_contract.case import BoundedOutOfOrdernessWatermarks, EndOfChannel, WatermarkStatus
 from window_contract.features import FEATURES, required_features
 from window_contract.implementation import ImplementationNotFound
 
@@ -43,6 +44,20 @@ def test_extreme_values_are_their_own_feature_but_max_lateness_and_end_watermark
     case = Case(window=tumbling(10), allowed_lateness=LONG_MAX, events=[watermark(LONG_MAX)])
     assert "extreme_values" not in required_features(case)
 
+
+
+def test_an_input_whose_every_channel_ends_idle_has_no_end_for_the_operator():
+    """Flink drops the end's Long.MAX_VALUE of a channel that is idle: only a channel active when it ends, or a
+    generator's channel, lets the window operator see the end of input."""
+    idle = [WatermarkStatus(0, True), record("a", 1, 5), WatermarkStatus(1, True)]
+    assert "unbounded_input" in required_features(Case(window=tumbling(10), channels=2, events=idle))
+    active_again = [*idle, WatermarkStatus(1, False)]
+    assert "unbounded_input" not in required_features(Case(window=tumbling(10), channels=2, events=active_again))
+    ended_active = [WatermarkStatus(0, True), record("a", 1, 5), EndOfChannel(1)]
+    assert "unbounded_input" not in required_features(Case(window=tumbling(10), channels=2, events=ended_active))
+    generated = Case(window=tumbling(10), channels=2, watermark_generator=BoundedOutOfOrdernessWatermarks(0),
+                     events=[record("a", 1, 5)])
+    assert "unbounded_input" not in required_features(generated)
 
 def test_every_needed_feature_is_a_named_feature():
     cases = [Case(window=count_window(3, 1)), Case(window=session(3), trigger=CountTrigger(2)),

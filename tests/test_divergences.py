@@ -127,6 +127,16 @@ def test_unbounded_arithmetic_never_cleans_up_a_window_past_long_max():
     assert [f.values for f in simulate(case, dialect=Dialect(long_arithmetic="unbounded")).firings][-1] == (1, 2)
 
 
+def test_unbounded_arithmetic_slides_no_window_start_past_long_min():
+    """Flink's `start -= slide` wraps to the top of the range and goes on past the contract's window limit;
+    PyFlink's `range(last_start, timestamp - size, -slide)` stops at the one window that holds the record."""
+    big = 2**62 - 1
+    case = Case(window=sliding(big, big, -339), events=[record("a", 1, -big)])
+    assert simulate(case).error.message == TOO_MANY_WINDOWS
+    unbounded = simulate(case, dialect=Dialect(long_arithmetic="unbounded"))
+    assert [(f.window.start, f.window.end, f.values) for f in unbounded.firings] == [(-big - 339, -339, (1,))]
+
+
 def test_a_floor_remainder_aligns_a_negative_fire_time_down():
     case = Case(window=tumbling(10), trigger=ContinuousEventTimeTrigger(5), end_of_input=False,
                 events=[record("a", 1, -7), watermark(-5)])
@@ -450,3 +460,68 @@ def test_a_generator_that_sees_the_record_first_makes_it_late_behind_its_own_wat
 def test_the_readme_names_every_switch():
     section = (ROOT / "README.md").read_text(encoding="utf-8").split("## Engines under test")[1].split("\n## ")[0]
     assert [f.name for f in dataclasses.fields(Dialect) if f"`{f.name}`" not in section] == []
+
+
+# --- the switches of Hazelcast Jet and Pathway ------------------------------------------------------------------
+
+
+def test_hazelcast_jet_and_pathway_list_their_divergences():
+    assert {"hazelcast-jet", "pathway"} <= set(LISTED)
+
+
+def test_a_record_whose_earliest_window_is_late_goes_to_none_of_its_windows():
+    case = Case(window=sliding(20, 10), events=[record("a", 1, 12), watermark(19), record("a", 2, 15)])
+    assert [f.values for f in simulate(case).firings] == [(1,), (1, 2)] and not simulate(case).dropped
+    earliest = simulate(case, dialect=Dialect(late_records="earliest_window"))
+    assert [f.values for f in earliest.firings] == [(1,), (1,)] and [d.value for d in earliest.dropped] == [2]
+    sessions = Case(window=session(5), events=[record("a", 1, 8), watermark(10), record("a", 2, 4)])
+    assert simulate(sessions, dialect=Dialect(late_records="earliest_window")) == simulate(sessions)
+
+
+def test_generated_watermarks_in_strides_of_a_hundredth_of_the_gap_keep_a_session_open():
+    case = Case(window=session(1000), watermark_generator=BoundedOutOfOrdernessWatermarks(0, punctuated=True),
+                events=[record("a", 1, 5), record("a", 2, 1009), record("a", 3, 1003)])
+    assert [f.values for f in simulate(case).firings] == [(1,), (2, 3)]
+    strided = simulate(case, dialect=Dialect(generated_watermark_stride="session_gap_hundredth"))
+    assert [f.values for f in strided.firings] == [(1, 2, 3)]
+    tumbling_case = dataclasses.replace(case, window=tumbling(1000))
+    assert simulate(tumbling_case, dialect=Dialect(generated_watermark_stride="session_gap_hundredth")) == simulate(
+        tumbling_case)
+
+
+def test_every_session_update_fires_the_session_so_far_and_nothing_is_late_for_it():
+    every = Dialect(emits="every_session_update")
+    case = Case(window=session(5), events=[record("a", 1, 0), watermark(20), record("a", 2, 3)])
+    assert [f.values for f in simulate(case).firings] == [(1,)] and [d.value for d in simulate(case).dropped] == [2]
+    updated = simulate(case, dialect=every)
+    assert [f.values for f in updated.firings] == [(1,), (1, 2)] and not updated.dropped
+    windows = Case(window=tumbling(10), events=[record("a", 1, 3), watermark(9), record("a", 2, 4)])
+    assert simulate(windows, dialect=every) == simulate(windows)
+
+
+def test_windows_that_start_from_the_offset():
+    case = Case(window=tumbling(10, 2), events=[record("a", 1, 1), record("a", 2, 5)])
+    assert [f.window.start for f in simulate(case).firings] == [-8, 2]
+    from_offset = Dialect(windows_start_from_offset=True)
+    assert [f.window.start for f in simulate(case, dialect=from_offset).firings] == [2]
+    unaligned = Case(window=sliding(10, 5), events=[record("a", 1, 1)])
+    assert simulate(unaligned, dialect=from_offset) == simulate(unaligned)
+
+
+def test_a_record_in_no_window_vanishes_without_moving_the_stream_time():
+    gap = Case(window=sliding(5, 10), events=[watermark(20), record("a", 1, 7)])
+    assert [d.value for d in simulate(gap).dropped] == [1]
+    assert simulate(gap, dialect=Dialect(late_when_in_no_window=False)) == Observation()
+    moved = Case(window=sliding(2, 15), events=[record("b", 1, -7), record("a", 2, -15)])
+    stream_time = Dialect(records_advance_watermark=True)
+    assert [d.value for d in simulate(moved, dialect=stream_time).dropped] == [2]
+    vanishing = simulate(moved, dialect=dataclasses.replace(stream_time, late_when_in_no_window=False))
+    assert [f.values for f in vanishing.firings] == [(2,)] and not vanishing.dropped
+
+
+def test_a_session_that_fires_at_its_end_keeps_touching_sessions_apart_when_only_overlapping_ones_merge():
+    case = Case(window=session(1), end_of_input=False, events=[record("a", 1, 1), record("a", 2, 2), watermark(4)])
+    at_end = Dialect(session_fires_at="end")
+    assert [f.values for f in simulate(case, dialect=at_end).firings] == [(1, 2)]
+    apart = simulate(case, dialect=dataclasses.replace(at_end, sessions_merge_when_touching=False))
+    assert [f.values for f in apart.firings] == [(1,), (2,)]

@@ -9,61 +9,43 @@ to the README's section on Bytewax.
 from __future__ import annotations
 
 import pytest
-from engine_readme import ROOT, assert_the_suite_finds_what_the_section_names, readme_section
+from engine_readme import ROOT
+from engine_under_test import (
+    assert_a_late_record_is_reported_once,
+    assert_a_listed_watermark_closes_what_flinks_closes,
+    assert_declares,
+    engine_fixtures,
+    fired,
+    observe,
+    suite_test,
+)
 
-from window_contract import Case, load_implementation, record, session, sliding, tumbling, watermark
+from window_contract import Case, record, session, sliding, tumbling, watermark
 from window_contract.case import BoundedOutOfOrdernessWatermarks
 from window_contract.case_json import case_files, load_cases
 from window_contract.difference import difference
 from window_contract.facts import TOO_MANY_WINDOWS
 from window_contract.features import required_features
-from window_contract.observation import Error, Firing, LateRecord, Observation, TimeWindow
+from window_contract.observation import Error, LateRecord, Observation, TimeWindow
 
-SECTION = readme_section("Bytewax")
 #: Hand cases from `cases/` on which Bytewax agrees with Flink.
 AGREEING = ["cases/tumbling/window_start.json", "cases/tumbling/old_window_start_formula.json", "cases/seeds",
             "cases/watermarks/punctuated.json"]
-
-
-@pytest.fixture(scope="module")
-def engine():
-    bytewax = load_implementation("bytewax")
-    yield bytewax
-    bytewax.close()
-
-
-@pytest.fixture(scope="module")
-def reference():
-    return load_implementation("reference")
-
-
-def observe(engine, case: Case) -> Observation:
-    return engine.run([case])[0]
-
-
-def fired(window: TimeWindow, values: tuple[int, ...], key: str = "a") -> Firing:
-    """A firing as the adapter reports it: the window's last millisecond, no position, no watermark."""
-    return Firing(None, key, window, window.end - 1, values, None)
+engine, reference = engine_fixtures("bytewax")
 
 
 def test_declares_what_bytewax_windowing_offers_and_says_it_is_position_free(engine):
-    assert engine.name == "bytewax" and engine.position_free and engine.costly_calls
-    assert {"assigner.tumbling", "assigner.sliding", "assigner.session", "offset", "late_side_output",
-            "unbounded_input", "watermark.bounded_out_of_orderness", "watermark.punctuated"} <= engine.features
-    assert {"allowed_lateness", "assigner.global", "assigner.count", "trigger.count", "time.processing",
-            "watermark.periodic", "watermark.idleness", "channels", "extreme_values"}.isdisjoint(engine.features)
-    assert not any(f.startswith("evictor.") for f in engine.features)
+    assert_declares(engine, "bytewax",
+                    {"assigner.tumbling", "assigner.sliding", "assigner.session", "offset", "late_side_output",
+                     "unbounded_input", "watermark.bounded_out_of_orderness", "watermark.punctuated"},
+                    {"allowed_lateness", "assigner.global", "assigner.count", "trigger.count", "time.processing",
+                     "watermark.periodic", "watermark.idleness", "channels", "extreme_values"})
 
 
 def test_flinks_watermark_is_bytewaxs_one_millisecond_later(engine):
-    """Flink's `Watermark(9)` closes `[0, 10)` with the record at 9 in it; a record of a closed window is late (the
-    key keeps a window open, `[20, 30)`, and with it its watermark: forgets_watermark.json)."""
-    case = Case(window=tumbling(10), events=[record("a", 1, ts=3), record("a", 2, ts=9), watermark(8), watermark(9),
-                                             record("a", 3, ts=10), record("a", 4, ts=25), watermark(20),
-                                             record("a", 5, ts=10)])
-    assert observe(engine, case) == Observation(
-        firings=(fired(TimeWindow(0, 10), (1, 2)), fired(TimeWindow(10, 20), (3,)), fired(TimeWindow(20, 30), (4,))),
-        dropped=(LateRecord(None, "a", 5, 10),))
+    """A record of a closed window is late (the key keeps a window open, `[20, 30)`, and with it its watermark:
+    forgets_watermark.json)."""
+    assert_a_listed_watermark_closes_what_flinks_closes(engine, lambda window: window.end - 1)
 
 
 def test_a_bounded_out_of_orderness_generator_is_an_event_clock_waiting_the_bound(engine, reference):
@@ -79,12 +61,7 @@ def test_a_bounded_out_of_orderness_generator_is_an_event_clock_waiting_the_boun
 
 def test_the_late_stream_is_the_side_output_or_what_is_dropped(engine):
     """Each late record once, although Bytewax sends it down the late stream for each of its sliding windows."""
-    events = [record("a", 1, ts=12), record("a", 2, ts=32), watermark(20), record("a", 3, ts=13)]
-    kept, ignored = (observe(engine, Case(window=sliding(10, 5), late_side_output=side, events=events))
-                     for side in (True, False))
-    assert kept.late == ignored.dropped == (LateRecord(None, "a", 3, 13),)
-    assert kept.firings == ignored.firings == (fired(TimeWindow(5, 15), (1,)), fired(TimeWindow(10, 20), (1,)),
-                                               fired(TimeWindow(25, 35), (2,)), fired(TimeWindow(30, 40), (2,)))
+    assert_a_late_record_is_reported_once(engine, lambda window: window.end - 1)
 
 
 def test_a_session_is_named_as_flink_names_it_first_to_last_plus_gap(engine):
@@ -128,7 +105,6 @@ def test_hand_cases_agree_with_flink(engine, path):
         assert not difference(case.expected, observation, len(case.events)), case.name
 
 
-def test_the_suite_finds_the_divergences_the_readme_names(tmp_path):
-    """The whole property suite (profile `ci-slow`) against the engine: it differs, on exactly the properties the
-    README lists, and every minimal counterexample shows a difference one of its points explains."""
-    assert_the_suite_finds_what_the_section_names(tmp_path / "report", "bytewax", SECTION, timeout=900)
+#: The property suite against the engine (profile `ci-slow`, every property): the properties it breaks are the
+#: README's, and the list explains each minimal counterexample.
+test_the_suite_finds_the_divergences_the_readme_names = suite_test("bytewax", "Bytewax", timeout=900)

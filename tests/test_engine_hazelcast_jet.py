@@ -1,52 +1,27 @@
 """The `hazelcast-jet` engine: Hazelcast Jet 5.7 on one embedded member, a Java process (engines/jvm/hazelcast-jet/).
 
 The translation is checked on hand cases through the process, as the suite runs it (position-free: no `at`, no
-watermark on a firing), and every divergence from Flink 2.x that it shows is a case file under
-`cases/engines/hazelcast-jet/` that the README's section on Hazelcast Jet links: each differs on the engine and agrees
-on `reference`.
+watermark on a firing); every divergence from Flink 2.x that it shows is listed in
+`cases/engines/hazelcast-jet/divergences.toml` with its case, which `tests/test_divergences.py` holds to the engine
+and to the README's section on Hazelcast Jet.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
-import pytest
-from engine_readme import ROOT, assert_the_suite_finds_what_the_section_names, linked_divergence_files, readme_section
+from engine_under_test import assert_batches_answer_as_each_case_alone, engine_fixtures, observe, suite_test
+from engine_under_test import fired as result
 
-from window_contract import Case, load_implementation, record, tumbling, watermark
+from window_contract import Case, record, tumbling, watermark
 from window_contract.case import BoundedOutOfOrdernessWatermarks, EventTimeTrigger, Session, Sliding
-from window_contract.case_json import load_cases
 from window_contract.difference import difference
-from window_contract.features import required_features
-from window_contract.observation import Error, Firing, LateRecord, Observation, TimeWindow
+from window_contract.observation import Error, LateRecord, Observation, TimeWindow
 
-SECTION = readme_section("Hazelcast Jet")
-DIVERGENCES = ROOT / "cases" / "engines" / "hazelcast-jet"
 #: The adapter's stop for a case whose watermarks would make Jet's window stage walk too far (CaseSourceP).
 WALK_STOPPED = ("Hazelcast Jet walks every window end up to each watermark, empty ones included, and combines each "
                 "window from its frames: this case's walk passes 10,000,000 frames (stopped)")
-
-
-@pytest.fixture(scope="module")
-def engine():
-    jet = load_implementation("hazelcast-jet")
-    yield jet
-    jet.close()
-
-
-@pytest.fixture(scope="module")
-def reference():
-    return load_implementation("reference")
-
-
-def observe(engine, case: Case) -> Observation:
-    return engine.run([case])[0]
-
-
-def result(window: TimeWindow, values: tuple[int, ...], key: str = "a") -> Firing:
-    """A Jet window result as a firing: no position, no watermark, the timestamp Jet gives it (`winEnd - 1`)."""
-    return Firing(None, key, window, window.end - 1, values, None)
+engine, reference = engine_fixtures("hazelcast-jet")
 
 
 def dropped(value: int, ts: int, key: str = "a") -> LateRecord:
@@ -137,50 +112,9 @@ def test_cases_in_one_request_answer_as_each_alone(engine):
     cases = [Case(window=tumbling(10), events=[record("a", v, ts=v) for v in range(3)]),
              Case(window=Session(2), events=[record("a", 1, ts=0), record("b", 2, ts=1)]),
              Case(window=tumbling(0), events=[record("a", 1, ts=1)])]
-    assert engine.run(cases) == [observe(engine, case) for case in cases]
+    assert_batches_answer_as_each_case_alone(engine, cases)
 
 
-def divergence_cases() -> list[tuple[str, int, Case]]:
-    return [(p.name, i, c) for p in sorted(DIVERGENCES.glob("*.json")) for i, c in enumerate(load_cases(p))]
-
-
-def test_each_divergence_differs_on_the_engine_and_agrees_on_the_reference(engine, reference):
-    found = divergence_cases()
-    assert found, "no divergence case files"
-    cases = [case for _, _, case in found]
-    assert all(required_features(case) <= engine.features for case in cases)
-    for (name, index, case), observation in zip(found, engine.run(cases), strict=True):
-        assert difference(case.expected, observation, len(case.events)), f"{name}#{index} no longer differs"
-        assert not difference(case.expected, observe(reference, case), len(case.events)), f"{name}#{index}"
-
-
-def test_the_readme_links_exactly_the_divergence_files():
-    assert linked_divergence_files(SECTION, "hazelcast-jet") == {p.name for p in DIVERGENCES.glob("*.json")}
-
-
-def _sessions(f) -> bool:
-    return f["case"]["window"]["assigner"] == "session"
-
-
-#: Which README point (its case file) explains a minimal counterexample of the suite.
-EXPLAINED = {
-    "partially_late.json": lambda f: f["case"]["window"]["assigner"] == "sliding"
-    and re.search(r"extra dropped record", f["difference"]),
-    "touching_sessions.json": _sessions,
-    "late_per_record.json": _sessions,
-    "session_closes_later.json": lambda f: _sessions(f) and not f["case"].get("end_of_input", True),
-    "throttled_watermark.json": lambda f: _sessions(f) and f["case"].get("watermark_generator") is not None,
-    "session_gap_accepted.json": lambda f: _sessions(f) and f["case"]["window"]["gap"] <= 0,
-    "size_not_multiple_of_slide.json": lambda f: "windowSize must be integer multiple of slideBy" in f["difference"],
-    "rejection_messages.json": lambda f: re.search(r"the error is invalid_spec: .*, not invalid_spec", f["difference"]),
-    "windows_per_record.json": lambda f: "size / slide <= 10000000" in f["difference"],
-    "end_of_time.json": lambda f: WALK_STOPPED in f["difference"]
-    or "java.lang.IllegalArgumentException: -" in f["difference"],
-}
-
-
-def test_the_suite_finds_the_divergences_the_readme_names(tmp_path):
-    """The whole property suite (profile `ci-slow`) against the engine: it differs, on exactly the properties the
-    README lists, and every minimal counterexample shows a difference one of its points explains."""
-    assert_the_suite_finds_what_the_section_names(tmp_path / "report", "hazelcast-jet", SECTION, EXPLAINED,
-                                                  timeout=1200)
+#: The property suite against the engine (profile `ci-slow`, every property): the properties it breaks are the
+#: README's, and the list explains each minimal counterexample.
+test_the_suite_finds_the_divergences_the_readme_names = suite_test("hazelcast-jet", "Hazelcast Jet", timeout=1200)

@@ -2,49 +2,31 @@
 (`.venv-pathway`).
 
 The translation is checked on hand cases through the process, as the suite runs it (the adapter answers
-position-free: no `at`, no watermark on a firing), and every divergence from Flink 2.x that it shows is a case file
-under `cases/engines/pathway/` that the README's section on Pathway links: each differs on `pathway` and agrees on
-`reference`.
+position-free: no `at`, no watermark on a firing); every divergence from Flink 2.x that it shows is listed in
+`cases/engines/pathway/divergences.toml` with its case, which `tests/test_divergences.py` holds to the engine and to
+the README's section on Pathway.
 """
 
 from __future__ import annotations
 
-import re
-
 import pytest
-from engine_readme import ROOT, assert_the_suite_finds_what_the_section_names, linked_divergence_files, readme_section
+from engine_under_test import (
+    SUITE_PROPERTIES,
+    assert_batches_answer_as_each_case_alone,
+    assert_declares,
+    engine_fixtures,
+    fired,
+    observe,
+    suite_test,
+)
 
-from window_contract import Case, load_implementation, record, session, sliding, tumbling, watermark
+from window_contract import Case, record, session, sliding, tumbling, watermark
 from window_contract.case import BoundedOutOfOrdernessTimestampExtractor, BoundedOutOfOrdernessWatermarks
-from window_contract.case_json import load_cases
 from window_contract.difference import difference
 from window_contract.facts import TOO_MANY_WINDOWS
-from window_contract.features import required_features
-from window_contract.observation import Error, Firing, LateRecord, Observation, TimeWindow
+from window_contract.observation import Error, LateRecord, Observation, TimeWindow
 
-DIVERGENCES = ROOT / "cases" / "engines" / "pathway"
-SECTION = readme_section("Pathway")
-
-
-@pytest.fixture(scope="module")
-def engine():
-    pathway = load_implementation("pathway")
-    yield pathway
-    pathway.close()
-
-
-@pytest.fixture(scope="module")
-def reference():
-    return load_implementation("reference")
-
-
-def observe(engine, case: Case) -> Observation:
-    return engine.run([case])[0]
-
-
-def fired(window: TimeWindow, values: tuple[int, ...], key: str = "a") -> Firing:
-    """A firing as the adapter reports it: the window's last millisecond, no position, no watermark."""
-    return Firing(None, key, window, window.end - 1, values, None)
+engine, reference = engine_fixtures("pathway")
 
 
 def agrees(reference, engine, case: Case) -> bool:
@@ -52,13 +34,12 @@ def agrees(reference, engine, case: Case) -> bool:
 
 
 def test_declares_what_pathway_windows_offer_and_says_it_is_position_free(engine):
-    assert engine.name == "pathway" and engine.position_free and engine.costly_calls
-    assert {"assigner.tumbling", "assigner.sliding", "assigner.session", "offset", "negative_timestamps",
-            "watermark.bounded_out_of_orderness", "watermark.punctuated"} <= engine.features
-    assert {"late_side_output", "unbounded_input", "allowed_lateness", "assigner.global", "assigner.count",
-            "trigger.count", "time.processing", "watermark.periodic", "watermark.idleness", "channels",
-            "extreme_values"}.isdisjoint(engine.features)
-    assert not any(f.startswith("evictor.") for f in engine.features)
+    assert_declares(engine, "pathway",
+                    {"assigner.tumbling", "assigner.sliding", "assigner.session", "offset", "negative_timestamps",
+                     "watermark.bounded_out_of_orderness", "watermark.punctuated"},
+                    {"late_side_output", "unbounded_input", "allowed_lateness", "assigner.global", "assigner.count",
+                     "trigger.count", "time.processing", "watermark.periodic", "watermark.idleness", "channels",
+                     "extreme_values"})
 
 
 def test_flinks_watermark_is_a_heartbeat_one_millisecond_later(engine):
@@ -127,49 +108,30 @@ def test_cases_in_one_computation_are_jobs_of_their_own(engine):
     cases = [Case(window=tumbling(10), events=[record("a", 1, ts=15), record("a", 2, ts=5)]),
              Case(window=session(3), events=[record("a", 1, ts=1)]),
              Case(window=tumbling(10), events=[record("a", 1, ts=5)])]
-    assert engine.run(cases) == [observe(engine, case) for case in cases]
+    assert_batches_answer_as_each_case_alone(engine, cases)
 
 
-def divergence_cases() -> list[tuple[str, int, Case]]:
-    return [(p.name, i, c) for p in sorted(DIVERGENCES.glob("*.json")) for i, c in enumerate(load_cases(p))]
+#: The property suite against the engine (profile `ci-slow`, `SUITE_PROPERTIES`): the properties it breaks are the
+#: README's, and the list explains each minimal counterexample.
+test_the_suite_finds_the_divergences_the_readme_names = suite_test("pathway", "Pathway", SUITE_PROPERTIES, timeout=900)
 
 
-def test_each_divergence_differs_on_pathway_and_agrees_on_the_reference(engine, reference):
-    found = divergence_cases()
-    assert found, "no divergence case files"
-    cases = [case for _, _, case in found]
-    assert all(required_features(case) <= engine.features for case in cases)
-    for (name, index, case), observation in zip(found, engine.run(cases), strict=True):
-        assert difference(case.expected, observation, len(case.events)), f"{name}#{index} no longer differs"
-        assert not difference(case.expected, observe(reference, case), len(case.events)), f"{name}#{index}"
+def test_the_end_of_time_is_a_heartbeat_just_late_enough_to_close_every_window_so_far(engine):
+    """`Watermark(Long.MAX_VALUE)` after a@9 is a heartbeat at 19 (the largest time plus the size), which closes
+    `[0, 10)` and not `[10, 20)`, so a@19 joins it (time_never_ends.json); before any record of time 0 or later,
+    the largest time counts as 0: after a@-15 the heartbeat is at 10, and a@-5 is dropped."""
+    ahead = Case(window=tumbling(10), events=[record("a", 1, ts=9), watermark(2**63 - 1), record("a", 2, ts=19)])
+    assert observe(engine, ahead) == Observation(firings=(fired(TimeWindow(0, 10), (1,)),
+                                                          fired(TimeWindow(10, 20), (2,))))
+    behind = Case(window=tumbling(10), events=[record("a", 1, ts=-15), watermark(2**63 - 1), record("a", 2, ts=-5)])
+    assert observe(engine, behind) == Observation(firings=(fired(TimeWindow(-20, -10), (1,)),),
+                                                  dropped=(LateRecord(None, "a", 2, -5),))
 
 
-def test_the_readme_links_exactly_the_divergence_files():
-    assert linked_divergence_files(SECTION, "pathway") == {p.name for p in DIVERGENCES.glob("*.json")}
-
-
-def assigner(failure) -> str:
-    return failure["case"]["window"]["assigner"]
-
-
-#: Which README point (its case file) explains a minimal counterexample of the suite.
-EXPLAINED = {
-    "session_window_end.json": lambda f: assigner(f) == "session" and "extra firing" in f["difference"],
-    "session_emitted_early.json": lambda f: assigner(f) == "session" and "extra firing" in f["difference"],
-    "session_gap_strict.json": lambda f: assigner(f) == "session",
-    "stream_time.json": lambda f: re.search(r"extra dropped record|is missing", f["difference"]),
-    "origin_starts_time.json": lambda f: f["case"]["window"].get("offset", 0) != 0 and "is missing" in f["difference"],
-    "accepted_specs.json": lambda f: "invalid_spec error is missing" in f["difference"]
-    or ("more than 10,000 windows" in f["difference"] and "not invalid_spec" in f["difference"]),
-    "division_by_zero.json": lambda f: "attempt to divide by zero" in f["difference"],
-}
-
-#: The properties the CI step runs (profile `ci-slow`): a computation per shrinking step costs about a second.
-SUITE_PROPERTIES = ("matches_reference", "fired_values_lie_in_their_window", "rejected_specification_has_no_outputs")
-
-
-def test_the_suite_finds_the_divergences_the_readme_names(tmp_path):
-    """The property suite (profile `ci-slow`, `SUITE_PROPERTIES`) against the engine: it differs, on exactly the
-    properties the README lists, and every minimal counterexample shows a difference one of its points explains."""
-    assert_the_suite_finds_what_the_section_names(tmp_path / "report", "pathway", SECTION, EXPLAINED,
-                                                  properties=SUITE_PROPERTIES, timeout=900)
+def test_a_heartbeat_that_no_window_holds_moves_the_time_from_the_next_windows_start(engine):
+    """Pathway's time is the largest time of the rows its windows hold: `Watermark(-7)`'s heartbeat at -6 falls in
+    the gap `[-13, 0)` of `sliding(2, 15)`, so it goes at 0, which closes the same windows: a@-15 is dropped, as
+    in Flink (at -6 it moved nothing, and `[-15, -13)` fired with a@-15)."""
+    case = Case(window=sliding(2, 15), events=[record("b", 1, ts=-29), watermark(-7), record("a", 2, ts=-15)])
+    assert observe(engine, case) == Observation(firings=(fired(TimeWindow(-30, -28), (1,), key="b"),),
+                                                dropped=(LateRecord(None, "a", 2, -15),))

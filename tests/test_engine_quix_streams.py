@@ -11,38 +11,32 @@ where a test holds Quix to Flink on something else, it reads the result's timest
 from __future__ import annotations
 
 import dataclasses
+from functools import partial
 
-import pytest
-from engine_readme import assert_the_suite_finds_what_the_section_names, readme_section
+from engine_under_test import (
+    SUITE_PROPERTIES,
+    assert_a_late_record_is_reported_once,
+    assert_a_listed_watermark_closes_what_flinks_closes,
+    assert_batches_answer_as_each_case_alone,
+    assert_declares,
+    engine_fixtures,
+    observe,
+    suite_test,
+)
+from engine_under_test import fired as flink_fired
 
-from window_contract import Case, load_implementation, record, session, sliding, tumbling, watermark
+from window_contract import Case, record, session, sliding, tumbling, watermark
 from window_contract.case import BoundedOutOfOrdernessWatermarks
 from window_contract.difference import difference
 from window_contract.facts import TOO_MANY_WINDOWS
 from window_contract.observation import Error, Firing, LateRecord, Observation, TimeWindow
 
-SECTION = readme_section("Quix Streams")
-
-
-@pytest.fixture(scope="module")
-def engine():
-    quix = load_implementation("quix-streams")
-    yield quix
-    quix.close()
-
-
-@pytest.fixture(scope="module")
-def reference():
-    return load_implementation("reference")
-
-
-def observe(engine, case: Case) -> Observation:
-    return engine.run([case])[0]
+engine, reference = engine_fixtures("quix-streams")
 
 
 def fired(window: TimeWindow, values: tuple[int, ...], key: str = "a") -> Firing:
     """A firing as Quix emits it: stamped with the window's start, no position, no watermark."""
-    return Firing(None, key, window, window.start, values, None)
+    return flink_fired(window, values, key, timestamp=window.start)
 
 
 def flink_stamped(observation: Observation) -> Observation:
@@ -51,29 +45,21 @@ def flink_stamped(observation: Observation) -> Observation:
     return dataclasses.replace(observation, firings=firings)
 
 
-def generated(bound: int) -> BoundedOutOfOrdernessWatermarks:
-    return BoundedOutOfOrdernessWatermarks(bound, punctuated=True, interval=0)
+generated = partial(BoundedOutOfOrdernessWatermarks, punctuated=True, interval=0)
 
 
 def test_declares_what_quix_windows_offer_and_says_it_is_position_free(engine):
-    assert engine.name == "quix-streams" and engine.position_free and engine.costly_calls
-    assert {"assigner.tumbling", "assigner.sliding", "assigner.session", "late_side_output", "unbounded_input",
-            "watermark.bounded_out_of_orderness", "watermark.punctuated"} <= engine.features
-    assert {"offset", "negative_timestamps", "allowed_lateness", "assigner.global", "assigner.count",
-            "trigger.count", "time.processing", "watermark.periodic", "watermark.idleness", "channels",
-            "watermark.legacy_bounded_out_of_orderness", "extreme_values"}.isdisjoint(engine.features)
-    assert not any(f.startswith("evictor.") for f in engine.features)
+    assert_declares(engine, "quix-streams",
+                    {"assigner.tumbling", "assigner.sliding", "assigner.session", "late_side_output",
+                     "unbounded_input", "watermark.bounded_out_of_orderness", "watermark.punctuated"},
+                    {"offset", "negative_timestamps", "allowed_lateness", "assigner.global", "assigner.count",
+                     "trigger.count", "time.processing", "watermark.periodic", "watermark.idleness", "channels",
+                     "watermark.legacy_bounded_out_of_orderness", "extreme_values"})
 
 
 def test_flinks_watermark_is_a_heartbeat_one_millisecond_later(engine):
-    """`Watermark(9)` closes `[0, 10)` with the record at 9 in it, `Watermark(8)` does not; a record of a closed
-    window is dropped; the heartbeat's own windows are left out."""
-    case = Case(window=tumbling(10), events=[record("a", 1, ts=3), record("a", 2, ts=9), watermark(8), watermark(9),
-                                             record("a", 3, ts=10), record("a", 4, ts=25), watermark(20),
-                                             record("a", 5, ts=10)])
-    assert observe(engine, case) == Observation(
-        firings=(fired(TimeWindow(0, 10), (1, 2)), fired(TimeWindow(10, 20), (3,)), fired(TimeWindow(20, 30), (4,))),
-        dropped=(LateRecord(None, "a", 5, 10),))
+    """The heartbeat's own windows are left out."""
+    assert_a_listed_watermark_closes_what_flinks_closes(engine, lambda window: window.start)
 
 
 def test_a_bounded_out_of_orderness_generator_is_the_grace_period(engine, reference):
@@ -89,12 +75,7 @@ def test_a_bounded_out_of_orderness_generator_is_the_grace_period(engine, refere
 
 def test_on_late_is_the_side_output_or_what_is_dropped(engine):
     """Each late record once, although Quix calls `on_late` for each of its closed hopping windows."""
-    events = [record("a", 1, ts=12), record("a", 2, ts=32), watermark(20), record("a", 3, ts=13)]
-    kept, ignored = (observe(engine, Case(window=sliding(10, 5), late_side_output=side, events=events))
-                     for side in (True, False))
-    assert kept.late == ignored.dropped == (LateRecord(None, "a", 3, 13),)
-    assert kept.firings == ignored.firings == (fired(TimeWindow(5, 15), (1,)), fired(TimeWindow(10, 20), (1,)),
-                                               fired(TimeWindow(25, 35), (2,)), fired(TimeWindow(30, 40), (2,)))
+    assert_a_late_record_is_reported_once(engine, lambda window: window.start)
 
 
 def test_a_session_is_named_as_quix_names_it_first_to_last_plus_one(engine):
@@ -128,15 +109,10 @@ def test_cases_in_one_application_are_jobs_of_their_own(engine):
     cases = [Case(window=tumbling(10), events=[record("a", 1, ts=15), record("a", 2, ts=5)]),
              Case(window=tumbling(0), events=[record("a", 1, ts=3)]),
              Case(window=tumbling(10), events=[record("a", 1, ts=5)])]
-    assert engine.run(cases) == [observe(engine, case) for case in cases]
+    assert_batches_answer_as_each_case_alone(engine, cases)
 
 
-#: The properties the CI step runs (profile `ci-slow`): an application per shrinking step costs about a second.
-SUITE_PROPERTIES = ("matches_reference", "fired_values_lie_in_their_window", "rejected_specification_has_no_outputs")
-
-
-def test_the_suite_finds_the_divergences_the_readme_names(tmp_path):
-    """The property suite (profile `ci-slow`, `SUITE_PROPERTIES`) against the engine: it differs, on exactly the
-    properties the README lists, and the list explains every minimal counterexample."""
-    assert_the_suite_finds_what_the_section_names(tmp_path / "report", "quix-streams", SECTION,
-                                                  properties=SUITE_PROPERTIES, timeout=900)
+#: The property suite against the engine (profile `ci-slow`, `SUITE_PROPERTIES`): the properties it breaks are the
+#: README's, and the list explains each minimal counterexample.
+test_the_suite_finds_the_divergences_the_readme_names = suite_test("quix-streams", "Quix Streams", SUITE_PROPERTIES,
+                                                                   timeout=900)

@@ -25,13 +25,14 @@ from window_contract.case import (
     ProcessingTime,
     Record,
     Watermark,
+    WatermarkStatus,
 )
 from window_contract.facts import EXTREME, LONG_MAX
 
 ALLOWED_LATENESS = Feature("allowed_lateness", "allowed lateness other than 0")
 LATE_SIDE_OUTPUT = Feature("late_side_output", "the late-data side output")
 NEGATIVE_TIMESTAMPS = Feature("negative_timestamps", "negative timestamps or watermarks")
-UNBOUNDED_INPUT = Feature("unbounded_input", "a case without end of input")
+UNBOUNDED_INPUT = Feature("unbounded_input", "a case without end of input, or whose every channel is idle when it ends")
 CHANNELS = Feature("channels", "several input channels whose watermarks the operator merges (StatusWatermarkValve)")
 EXTREME_VALUES = Feature("extreme_values", "times or window parameters of magnitude >= 2^62 (Java long overflow)")
 
@@ -56,7 +57,7 @@ def required_features(case: Case) -> frozenset[str]:
         needed.add(ALLOWED_LATENESS.name)
     if case.late_side_output:
         needed.add(LATE_SIDE_OUTPUT.name)
-    if not case.end_of_input:
+    if not case.end_of_input or not end_reaches_the_operator(case):
         needed.add(UNBOUNDED_INPUT.name)
     times = [e.ts for e in case.events if isinstance(e, Record)]
     times += [e.timestamp for e in case.events if isinstance(e, Watermark) and e.timestamp != LONG_MAX]
@@ -66,3 +67,19 @@ def required_features(case: Case) -> frozenset[str]:
     if any(abs(v) >= EXTREME for v in times + [v for part in parts for v in part.parameters()]):
         needed.add(EXTREME_VALUES.name)
     return frozenset(needed)
+
+
+def end_reaches_the_operator(case: Case) -> bool:
+    """Whether the window operator sees the case's input end (`Long.MAX_VALUE`). A channel that is idle when it
+    ends stays idle: Flink's `RecordWriterOutput` drops watermarks while its status is idle (docs/semantics.md,
+    "A channel that ends"), so when every channel ends idle the operator never sees the end, and to it the input
+    has none: an implementation that tells a dropped record from a waiting one only at the end of input (Flink
+    SQL's, `flink_impl/sql.py`) cannot observe such a case. A watermark generator ignores the statuses from
+    upstream, so its channels always deliver the end."""
+    if case.watermark_generator is not None:
+        return True
+    idle = [False] * case.channels  # no event follows a channel's end (`case_json`): its last status is its end's
+    for e in case.events:
+        if isinstance(e, WatermarkStatus):
+            idle[e.channel] = e.idle
+    return not all(idle)

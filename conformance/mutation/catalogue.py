@@ -60,7 +60,7 @@ CATALOGUE = [
     mutant("dynamic_gap_one_shorter", "dynamic session windows are [ts, ts + gap - 1)",
            ("assigners", "DynamicSessionWindows.assign_windows", "ladd(time, gap)", "ladd(time, gap - 1)")),
     mutant("processing_windows_use_event_time", "processing-time assigners window by the record's timestamp",
-           ("assigners", "_element_time",
+           ("assigners", "element_time",
             "    if not assigner.is_event_time:\n        return current_processing_time\n", "")),
     # --- lateness and cleanup --------------------------------------------------------------
     mutant("window_late_strictly", "isWindowLate uses cleanupTime < watermark",

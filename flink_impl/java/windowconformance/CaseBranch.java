@@ -59,7 +59,7 @@ final class CaseBranch {
     private CaseBranch() {}
 
     private static final TypeInformation<ReplayEvent> EVENT_TYPE = TypeInformation.of(ReplayEvent.class);
-    private static final TypeInformation<Element> ELEMENT_TYPE = TypeInformation.of(Element.class);
+    static final TypeInformation<Element> ELEMENT_TYPE = TypeInformation.of(Element.class);
 
     static final class ByKey implements KeySelector<Element, String> {
         @Override
@@ -91,7 +91,7 @@ final class CaseBranch {
         KeyedStream<Element, String> keyed =
                 DataStreamUtils.reinterpretAsKeyedStream(replayed, new ByKey(), Types.STRING);
 
-        WindowedStream windowed = window(keyed, c.get("window"), run);
+        WindowedStream windowed = window(keyed, c.get("window"), run.wrappedWindowsLimit, run.tooManyWindows);
         if (!c.get("trigger").isNull()) {
             windowed = windowed.trigger(trigger(c.get("trigger")));
         }
@@ -145,7 +145,12 @@ final class CaseBranch {
         return Duration.ofMillis(n.get(field).asLong());
     }
 
-    private static WindowedStream<Element, String, ?> window(KeyedStream<Element, String> keyed, JsonNode w, CaseRun run) {
+    /**
+     * {@code keyed} windowed by the case's assigner {@code w}, built with the public API; a sliding assignment stops
+     * past {@code wrappedWindowsLimit} windows an element with {@code tooManyWindows} ({@link WrappedAssignmentLimit}).
+     */
+    static WindowedStream<Element, String, ?> window(KeyedStream<Element, String> keyed, JsonNode w,
+                                                     int wrappedWindowsLimit, String tooManyWindows) {
         boolean eventTime = !w.path("time").asText("event").equals("processing");
         switch (w.get("assigner").asText()) {
             case "tumbling":
@@ -157,7 +162,7 @@ final class CaseBranch {
                         ? SlidingEventTimeWindows.of(ms(w, "size"), ms(w, "slide"), ms(w, "offset"))
                         : SlidingProcessingTimeWindows.of(ms(w, "size"), ms(w, "slide"), ms(w, "offset")),
                         eventTime, w.get("size").asLong(), w.get("slide").asLong(), w.path("offset").asLong(0),
-                        run.wrappedWindowsLimit, run.tooManyWindows));
+                        wrappedWindowsLimit, tooManyWindows));
             case "session":
                 return keyed.window(eventTime
                         ? EventTimeSessionWindows.withGap(ms(w, "gap"))

@@ -152,7 +152,7 @@ public final class Runner {
         }
     }
 
-    private static Configuration jobConfiguration() {
+    static Configuration jobConfiguration() {
         Configuration conf = new Configuration();
         // A failure ends the case: restarting would replay its events a second time.
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
@@ -161,7 +161,7 @@ public final class Runner {
         return conf;
     }
 
-    private static MiniCluster startCluster() throws Exception {
+    static MiniCluster startCluster() throws Exception {
         Configuration conf = jobConfiguration();
         // Many runners may run at once (pytest-xdist): no fixed ports, and nothing outside this host.
         conf.set(RestOptions.BIND_ADDRESS, "127.0.0.1");

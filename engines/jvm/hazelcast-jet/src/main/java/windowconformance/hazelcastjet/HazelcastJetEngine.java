@@ -46,7 +46,7 @@ public final class HazelcastJetEngine implements Engine {
 
     @Override
     public Set<String> features() {
-        return Translated.FEATURES;
+        return JetJob.TRANSLATED.features();
     }
 
     @Override

@@ -18,6 +18,8 @@ import com.hazelcast.jet.pipeline.StreamStage;
 import com.hazelcast.jet.pipeline.WindowDefinition;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import windowconformance.protocol.Translated;
 import windowconformance.protocol.WindowCase;
 
 /**
@@ -38,9 +40,16 @@ import windowconformance.protocol.WindowCase;
  */
 record JetJob(Pipeline pipeline, CaseScript script) {
 
+    /** What the engine translates: the features declared in its hello (names from
+     * {@code window_contract.features.FEATURES}), checked on every case. */
+    static final Translated TRANSLATED = new Translated("hazelcast-jet", Set.of(
+            "assigner.tumbling", "assigner.sliding", "assigner.session", "trigger.event_time", "negative_timestamps",
+            "unbounded_input", "watermark.bounded_out_of_orderness", "watermark.monotonous",
+            "watermark.legacy_ascending", "watermark.punctuated"));
+
     /** The job of case {@code c}, whose functions report to {@link Collected} run {@code run}. */
     static JetJob of(WindowCase c, long run) {
-        Translated.check(c);
+        TRANSLATED.check(c);
         Long allowedLag = c.generator() == null ? null : Mapping.allowedLag(c.generator());
         if (allowedLag != null) {
             WatermarkPolicy.limitingLag(allowedLag);   // withTimestamps' own check, met before the window's

@@ -52,7 +52,7 @@ public final class KafkaStreamsEngine implements Engine {
 
     @Override
     public Set<String> features() {
-        return Translated.FEATURES;
+        return KafkaStreamsJob.TRANSLATED.features();
     }
 
     @Override

@@ -3,6 +3,7 @@ package windowconformance.kafkastreams;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
@@ -21,6 +22,7 @@ import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.kstream.WindowedSerdes;
 import org.apache.kafka.streams.state.SessionStore;
 import org.apache.kafka.streams.state.WindowStore;
+import windowconformance.protocol.Translated;
 import windowconformance.protocol.WindowCase;
 
 /**
@@ -63,6 +65,13 @@ import windowconformance.protocol.WindowCase;
  */
 final class KafkaStreamsJob {
 
+    /** What the engine translates: the features declared in its hello (names from
+     * {@code window_contract.features.FEATURES}), checked on every case. */
+    static final Translated TRANSLATED = new Translated("kafka-streams", Set.of(
+            "assigner.tumbling", "assigner.sliding", "assigner.session", "trigger.event_time", "unbounded_input",
+            "watermark.bounded_out_of_orderness", "watermark.monotonous", "watermark.legacy_ascending",
+            "watermark.punctuated"));
+
     static final String INPUT = "input";
     static final String OUTPUT = "output";
     /** The aggregate's own updates, before {@code suppress}: the adapter watches them ({@link CaseDrive}). */
@@ -87,7 +96,7 @@ final class KafkaStreamsJob {
     /** The job for {@code c}; {@code IllegalArgumentException} (Kafka's) when Kafka Streams rejects its windows,
      * {@code UnsupportedOperationException} for what the engine does not declare (the suite never sends it). */
     static KafkaStreamsJob of(WindowCase c, Emit emit) {
-        Translated.check(c);
+        TRANSLATED.check(c);
         Duration grace = Duration.ofMillis(grace(c));
         WindowCase.Window w = c.window();
         return switch (w.assigner()) {
