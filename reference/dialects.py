@@ -586,19 +586,12 @@ class SlidingWindowsFromZero:
         super().__init__(assigner, *args, **kwargs)
 
 
-class _FromOffset:
+class _FromOffset(_AssignerView):
     """A tumbling or sliding assigner that gives only the windows starting at its offset or later
     (`windows_start_from_offset`)."""
 
-    def __init__(self, assigner) -> None:
-        self.assigner = assigner
-
-    def __getattr__(self, name):
-        return getattr(self.assigner, name)
-
-    def assign_windows(self, timestamp, current_processing_time, value=0):
-        return [w for w in self.assigner.assign_windows(timestamp, current_processing_time, value)
-                if w.start >= self.assigner.offset]
+    def windows(self, windows):
+        return [w for w in windows if w.start >= self.assigner.offset]
 
 
 class WindowsStartFromOffset:
