@@ -32,8 +32,9 @@ operator does:
 - an exception raised while building the job is its rejection (`invalid_spec`), one raised while
   processing fails the job (`runtime`), as any Python exception in the worker fails a PyFlink job: the
   message is PyFlink's own, prefixed with its type unless PyFlink raised a plain `Exception`. A
-  sliding assigner with more than `MAX_WINDOW_NUM` windows an element (Flink rejects it, PyFlink builds
-  them all for every element) is stopped at the first record with a runtime error that says so.
+  record that PyFlink's sliding assigner would give more than `WINDOWS_PER_ELEMENT_LIMIT` windows (it builds
+  them all, millions in a spec Flink accepts, more in one it rejects) stops the case at that record with the
+  contract's `TOO_MANY_WINDOWS`, as the reference stops Flink's.
 
 Not declared, so never sent here: processing-time assigners and triggers (not translated yet), count
 windows (PyFlink's `count_window` fires `CountWindow`s with ids, which the contract's windows cannot
@@ -65,7 +66,14 @@ from window_contract.case import (
     Watermark,
     WindowSpec,
 )
-from window_contract.facts import LONG_MAX, LONG_MIN, MAX_WINDOW_NUM, NEVER_ENDS, RUNAWAY_TIMERS
+from window_contract.facts import (
+    LONG_MAX,
+    LONG_MIN,
+    NEVER_ENDS,
+    RUNAWAY_TIMERS,
+    TOO_MANY_WINDOWS,
+    WINDOWS_PER_ELEMENT_LIMIT,
+)
 from window_contract.implementation import ImplementationFailure
 from window_contract.java_hash import hash_set_order
 from window_contract.observation import Error, Firing, GlobalWindow, LateRecord, Observation, TimeWindow
@@ -430,12 +438,11 @@ class JobFailure(Exception):
     """The case's job failed: PyFlink raised, or it would never end."""
 
 
-def too_many_windows(window: Sliding) -> str:
-    """Flink's `SlidingEventTimeWindows` constructor rejects `size / slide > MAX_WINDOW_NUM`; PyFlink's
-    checks nothing and builds the list of `size / slide` windows for every element, which takes gigabytes
-    and minutes each: the case is stopped at its first record, a difference from Flink's rejection."""
-    return (f"PyFlink's SlidingEventTimeWindows assigns {-(-window.size // window.slide):,} windows to every "
-            f"element (Flink rejects more than {MAX_WINDOW_NUM:,}): too many to run (stopped)")
+def sliding_window_count(window: Sliding, timestamp: int) -> int:
+    """How many windows PyFlink's `SlidingEventTimeWindows.assign_windows` gives a record, `len(range(last_start,
+    timestamp - size, -slide))` in Python integers, without building them."""
+    last_start = timestamp - (timestamp - window.offset + window.slide) % window.slide
+    return len(range(last_start, timestamp - window.size, -window.slide))
 
 
 @dataclass
@@ -482,8 +489,8 @@ class Run:
 
     def process(self, record: Record) -> None:
         window = self.case.window
-        if isinstance(window, Sliding) and window.size > MAX_WINDOW_NUM * window.slide:
-            raise JobFailure(too_many_windows(window))
+        if isinstance(window, Sliding) and sliding_window_count(window, record.ts) > WINDOWS_PER_ELEMENT_LIMIT:
+            raise JobFailure(TOO_MANY_WINDOWS)
         self.record = record
         self.backend.set_current_key(record.key)
         self.collect(self.operator.process_element(record, record.ts), record.ts)

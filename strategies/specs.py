@@ -288,8 +288,23 @@ def invalid_assigners(draw, drawing: Drawing) -> WindowSpec:
         # Math.abs(Long.MIN_VALUE) is negative, so `abs(offset) < slide` lets a slide of 0 or below through
         # to `size / slide`: "/ by zero", or a negative capacity.
         return Sliding(size, draw(weighted((1, st.just(0)), (1, st.integers(-2, -1)))), LONG_MIN, time)
-    # The 10,000,000 windows check exists only for event time (SlidingEventTimeWindows).
-    return Sliding(size * (MAX_WINDOW_NUM + 1), size, 0, "event")
+    return window_count_limit(size)
+
+
+def window_count_limit(slide: int) -> Sliding:
+    """An event-time sliding window of `slide` at the 10,000,000 windows check (`SlidingEventTimeWindows`:
+    `size / slide > MAX_WINDOW_NUM` in Java's truncating `long` division; processing time has none), on
+    either side of it, as `slide % 3` says: `slide * 10,000,001` (0: rejected), or, for a slide above 1,
+    the band above ten million slides that is no exact multiple, `slide * 10,000,000 + 1` (2, as
+    `sliding(20_000_001, 2)`: accepted, the division truncates, and an element then has more windows than
+    the contract compares) or `slide * 10,000,001 + 1` (1: rejected), where a check in exact or rounded
+    arithmetic decides otherwise.
+    The side comes from the slide already drawn, not from a draw of its own: the drawing of every other
+    case (and the committed corpus, `conformance.corpus`) stays as it was."""
+    side = slide % 3 if slide > 1 else 0
+    if side == 0:
+        return Sliding(slide * (MAX_WINDOW_NUM + 1), slide, 0, "event")
+    return Sliding(slide * (MAX_WINDOW_NUM + (side == 1)) + 1, slide, 0, "event")
 
 
 # --- triggers ---------------------------------------------------------------------------------

@@ -14,12 +14,25 @@ In both, channels are skewed (each has its own lag behind the stream's frontier)
 silent, come back behind the others or level with them, end early (`end_of_channel`), or go idle
 and then end. The stream is a `st.lists` of small typed steps, each of which the shrinker can
 delete; `hypothesis.event()` labels each family.
+
+With `mixed` (what the property suite draws), a case takes the whole window specification the features
+allow (`strategies.specs.window_specs`: triggers that fire on arrival, count, delta, continuous and
+purging ones, processing-time triggers, timeouts and windows, sessions, allowed lateness and the side
+output, evictors), and the stream reaches the orders in which Flink's classes emit: the clock landing
+exactly on the periodic timer's due time or just past it (`Due`), overshooting it and then, after a
+record that raises the maximum, a step shorter than the interval (`Overshoot`,
+`TimestampsAndWatermarksOperator.onProcessingTime` schedules from the time it fired), a channel idle,
+active and idle again beside three or more channels (`Flap`), every channel idle in turn, the last back
+below the output (`Quiet`), `watermark_status` events a generator's operator ignores (`Noise`), a
+`CountTrigger` that fires on the record a punctuated watermark follows (`arrival_triggers`), and clock
+steps in explicit mode too (the operator's processing-time timers beside the valve's watermarks).
+Without it the family is the one the census and the corpus draw.
 Every case drawn fits: `window_contract.features.required_features(case) <= features`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from hypothesis import event, reject
@@ -27,16 +40,18 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
 from strategies.features import supported
-from strategies.specs import INVALID_ONE_IN
+from strategies.specs import INVALID_ONE_IN, window_specs
 from strategies.weights import one_in, weighted
 from window_contract.case import (
     GENERATORS,
     BoundedOutOfOrdernessTimestampExtractor,
     BoundedOutOfOrdernessWatermarks,
     Case,
+    CountTrigger,
     EndOfChannel,
     Event,
     ProcessingTime,
+    PurgingTrigger,
     Record,
     Watermark,
     WatermarkGenerator,
@@ -159,7 +174,58 @@ class Retire:
     judged_by: Literal["emit", "finish"] = "emit"
 
 
-Step = Emit | Ahead | Advance | Behind | Mark | Echo | Status | End | Comeback | Retire
+@dataclass(frozen=True)
+class Due:
+    """Processing time moves to the periodic timer's next due time plus `past`: 0 lands exactly on it (no
+    emit: the timer fires once the clock has passed it), 1 just past it (one emit), more than an
+    interval past it (one emit, not one per interval). Mixed generator mode."""
+
+    past: int
+
+
+@dataclass(frozen=True)
+class Overshoot:
+    """The clock overshoots the due time by `past` (1 to interval - 1) and the timer fires; a record on
+    `channel` then raises the highest timestamp, and the clock steps `interval - past + 1` on: past the
+    old due time plus the interval, not past the firing time plus the interval, where Flink's next timer
+    is (`onProcessingTime`: `registerTimer(now + watermarkInterval)`). Mixed generator mode."""
+
+    channel: int
+    past: int
+
+
+@dataclass(frozen=True)
+class Flap:
+    """`channel` goes idle, the others move `jump` on, it comes back active with a watermark `lag` behind
+    its frontier, and goes idle again; the others then move 1 on. Mixed explicit mode."""
+
+    channel: int
+    jump: int
+    lag: int
+
+
+@dataclass(frozen=True)
+class Quiet:
+    """`channel` goes idle, the others move 1 on and it comes back active (behind the output, unaligned,
+    unless it was ahead); then every other channel goes idle, the highest watermark first, and `channel`
+    last; then all come back active. The valve ends idle with a channel idle above its output and the last
+    to go idle below it: Flink 2.3 flushes the highest watermark only when the last channel to go idle held
+    the output (`StatusWatermarkValve.inputWatermarkStatus`). Mixed explicit mode."""
+
+    channel: int
+
+
+@dataclass(frozen=True)
+class Noise:
+    """A `watermark_status` event in a case with a generator: its `TimestampsAndWatermarksOperator`
+    ignores upstream statuses. Mixed generator mode."""
+
+    channel: int
+    idle: bool
+
+
+Step = (Emit | Ahead | Advance | Behind | Mark | Echo | Status | End | Comeback | Retire
+        | Due | Overshoot | Flap | Quiet | Noise)
 
 
 def bounds(features: frozenset[str]) -> st.SearchStrategy[int]:
@@ -210,11 +276,16 @@ def rejected_parameters(draw, options: dict) -> dict:
     return {name: draw(invalid[name]) for name in names if name in chosen}
 
 
-def step_kinds(mode: Mode, channels: int, features: frozenset[str]) -> st.SearchStrategy[type]:
-    """Records most often; clock steps in generator mode, watermarks and statuses in explicit mode."""
+def step_kinds(mode: Mode, channels: int, features: frozenset[str], mixed: bool = False) -> st.SearchStrategy[type]:
+    """Records most often; clock steps in generator mode, watermarks and statuses in explicit mode; with
+    `mixed`, the steps that reach the orders of emission and clock steps in explicit mode too."""
     several = channels > 1
     kinds = [(8, Emit), (3, Ahead)]
     kinds += [(4, Advance)] if mode == "generator" else [(4, Mark)]
+    if mixed and mode == "generator":
+        kinds += [(3, Due), (2, Overshoot)] + ([(3, Noise)] if "channel.status" in features else [])
+    if mixed and mode == "explicit":
+        kinds += [(2, Advance)] + ([(3, Flap), (2, Quiet)] if several and "channel.status" in features else [])
     kinds += [(1, Behind)] if several else []
     kinds += [(2, Echo)] if several and mode == "explicit" else []
     kinds += [(3, Status), (2, Comeback)] if several and mode == "explicit" and "channel.status" in features else []
@@ -226,8 +297,8 @@ def step_kinds(mode: Mode, channels: int, features: frozenset[str]) -> st.Search
 
 
 @st.composite
-def steps(draw, mode: Mode, channels: int, features: frozenset[str]) -> Step:
-    kind = draw(step_kinds(mode, channels, features))
+def steps(draw, mode: Mode, channels: int, features: frozenset[str], mixed: bool = False) -> Step:
+    kind = draw(step_kinds(mode, channels, features, mixed))
     channel = draw(st.integers(0, channels - 1))
     if kind is Emit:
         return Emit(channel, draw(weighted((3, st.just(0)), (3, st.integers(1, 20)), (1, st.integers(21, 200)))))
@@ -245,6 +316,17 @@ def steps(draw, mode: Mode, channels: int, features: frozenset[str]) -> Step:
         return Status(channel, draw(st.booleans()))
     if kind is Retire:
         return Retire(channel, draw(st.sampled_from(["emit", "finish"])))
+    if kind is Due:
+        return Due(draw(weighted((2, st.just(0)), (2, st.just(1)), (1, st.integers(2, 120)))))
+    if kind is Overshoot:
+        return Overshoot(channel, draw(st.integers(1, 49)))
+    if kind is Flap:
+        return Flap(channel, draw(weighted((2, st.integers(1, 50)), (1, st.just(0)))),
+                    draw(weighted((1, st.just(0)), (1, st.integers(1, 100)))))
+    if kind is Quiet:
+        return Quiet(channel)
+    if kind is Noise:
+        return Noise(channel, draw(weighted((3, st.just(True)), (1, st.just(False)))))
     if kind is Comeback:
         return Comeback(channel, draw(weighted((2, st.integers(1, 100)), (1, st.just(0)))),
                         draw(weighted((2, st.just("interval")), (1, st.just("just_past")), (1, st.just("at")))),
@@ -258,6 +340,7 @@ def play(steps_: list[Step], skews: list[int], generator: WatermarkGenerator | N
     interval = max(generator.interval, 0) if generator else 0  # a rejected negative one emits nothing
     idles = interval > 0 and generator is not None and (generator.idleness or 0) > 0
     frontier, now, ended, events = START, 0, set(), []
+    due = interval  # the periodic timer `open()` registers at `now + interval`, the clock reading 0
 
     def others_move(channel: int, by: int) -> None:
         """Every other channel that has not ended moves `by` on: a watermark (explicit mode) or a record."""
@@ -268,9 +351,17 @@ def play(steps_: list[Step], skews: list[int], generator: WatermarkGenerator | N
             events.append(Record("a", len(events) + 1, ts, other) if generator else Watermark(ts, other))
 
     def tick(by: int) -> None:
-        nonlocal now
+        """The clock moves `by` on; past the due time the periodic timer fires and the next is due an
+        interval after the clock's reading (`TimestampsAndWatermarksOperator.onProcessingTime`)."""
+        nonlocal now, due
         now += by
         events.append(ProcessingTime(now))
+        if interval and now > due:
+            due = now + interval
+
+    def record(channel: int, lag: int) -> None:
+        ts = frontier - skews[channel] - lag
+        events.append(Record("a", len(events) + 1, ts if negative else max(0, ts), channel))
 
     def end(channel: int) -> None:
         ended.add(channel)
@@ -296,22 +387,43 @@ def play(steps_: list[Step], skews: list[int], generator: WatermarkGenerator | N
             case Comeback(_, jump, edge) if idles:
                 others_move(channel, jump)
                 fall_silent(channel, {"interval": interval + 1, "just_past": 1, "at": 0}[edge])  # idle once past it
-                behind = frontier - jump - skews[channel]
-                events.append(Record("a", len(events) + 1, behind if negative else max(0, behind), channel))
+                record(channel, jump)
                 tick(interval + 1)  # active again, behind the last output
                 others_move(channel, 1)
                 tick(interval + 1)
             case Comeback(_, jump, _):
-                ts = frontier - skews[channel] - jump
-                events.append(Record("a", len(events) + 1, ts if negative else max(0, ts), channel))
+                record(channel, jump)
             case Ahead(by):
                 frontier += by
             case Advance(by, intervals):
-                now += by + intervals * interval
-                events.append(ProcessingTime(now))
+                tick(by + intervals * interval)
+            case Due(past) if interval:
+                tick(due + past - now)
+            case Overshoot(_, past) if interval > 1:
+                past = min(past, interval - 1)
+                tick(due + past - now)
+                frontier += 1
+                record(channel, 0)
+                tick(interval - past + 1)
+            case Due() | Overshoot():  # no periodic emission (interval 0)
+                tick(1)
             case Emit(_, lag) | Behind(_, lag):
-                ts = frontier - skews[channel] - lag
-                events.append(Record("a", len(events) + 1, ts if negative else max(0, ts), channel))
+                record(channel, lag)
+            case Flap(_, jump, lag):
+                events.append(WatermarkStatus(channel, True))
+                others_move(channel, jump)
+                events.append(WatermarkStatus(channel, False))
+                events.append(Watermark(frontier - skews[channel] - lag, channel))
+                events.append(WatermarkStatus(channel, True))
+                others_move(channel, 1)
+            case Quiet():
+                events.append(WatermarkStatus(channel, True))
+                others_move(channel, 1)
+                events.append(WatermarkStatus(channel, False))
+                order = sorted(set(range(len(skews))) - ended - {channel}, key=lambda c: skews[c]) + [channel]
+                events += [WatermarkStatus(c, True) for c in order] + [WatermarkStatus(c, False) for c in order]
+            case Noise(_, idle):
+                events.append(WatermarkStatus(channel, idle))
             case Mark(_, lag):
                 events.append(Watermark(frontier - skews[channel] - lag, channel))
             case Echo(_, source):
@@ -343,6 +455,47 @@ def windows(features: frozenset[str]) -> st.SearchStrategy:
     if not options:
         raise InvalidArgument("generated_watermark_cases needs a tumbling, sliding or session assigner")
     return st.one_of(options)
+
+
+#: The assigners a mixed case leaves out: the global and count windows know no event time, and dynamic
+#: sessions take their gaps from the records' values, which the watermark streams do not draw.
+UNMIXED_ASSIGNERS = frozenset({"assigner.global", "assigner.count", "assigner.dynamic_session"})
+
+
+def mixed_specs(features: frozenset[str]) -> st.SearchStrategy[Case]:
+    """A whole window specification (`strategies.specs.window_specs`) on a time window: any trigger,
+    evictor, allowed lateness and side output the features allow, event or processing time."""
+    return window_specs(features - UNMIXED_ASSIGNERS)
+
+
+@st.composite
+def arrival_triggers(draw, features: frozenset[str]):
+    """A `CountTrigger` of 1 to 3, purging now and then: it fires while the record is processed, before the
+    generator sees it (`TimestampsAndWatermarksOperator.processElement`), so its firings carry the
+    watermark from before a punctuated one."""
+    trigger = CountTrigger(draw(st.integers(1, 3)))
+    return PurgingTrigger(trigger) if "trigger.purging" in features and draw(st.booleans()) else trigger
+
+
+def report_mix(case: Case, drawn: list[Step]) -> None:
+    """Label what a mixed case puts beside the watermarks, and the orders its steps reach."""
+    trigger = case.trigger
+    while trigger is not None:
+        event(f"watermarks mixed: {trigger.tag} trigger")
+        trigger = getattr(trigger, "inner", None)
+    if case.evictor is not None:
+        event(f"watermarks mixed: {case.evictor.tag} evictor")
+    if case.allowed_lateness:
+        event("watermarks mixed: allowed lateness" + (" and side output" if case.late_side_output else ""))
+    if case.time == "processing":
+        event("watermarks mixed: processing-time window")
+    if case.window.tag == "session":
+        event("watermarks mixed: session windows")
+    names = {Due: "the clock at or just past a due time", Overshoot: "an overshoot, a record, a short step",
+             Quiet: f"every channel idle, the last one back below the output, among {case.channels}",
+             Flap: f"a channel idle, active, idle among {case.channels}", Noise: "watermark_status beside a generator"}
+    for kind in {type(step) for step in drawn} & set(names):
+        event(f"watermarks order: {names[kind]}")
 
 
 def modes(features: frozenset[str]) -> list[Mode]:
@@ -386,8 +539,10 @@ def report(case: Case) -> None:
 
 @st.composite
 def generated_watermark_cases(draw, features=None, *, mode: Mode | None = None, channels: int | None = None,
-                              max_steps: int = MAX_STEPS) -> Case:
-    """A watermark case that fits `features`; `mode` and `channels` fix what is otherwise drawn.
+                              max_steps: int = MAX_STEPS, mixed: bool = False) -> Case:
+    """A watermark case that fits `features`; `mode` and `channels` fix what is otherwise drawn; with
+    `mixed`, a whole window specification and the steps that reach the orders of emission (module
+    docstring), and three or more channels more often than two in explicit mode.
 
     Shrinks towards one channel, the first generator type with periodic emission, no idleness and
     bound 0, no skew, and a short stream (any step can be deleted; records shrink to no disorder)."""
@@ -401,18 +556,32 @@ def generated_watermark_cases(draw, features=None, *, mode: Mode | None = None, 
         raise InvalidArgument("generated_watermark_cases needs a watermark.* generator or 'channels'")
     chosen: Mode = draw(st.sampled_from(allowed))
     most = 4 if "channels" in features else 1
-    count = channels if channels is not None else draw(st.integers(2 if chosen == "explicit" else 1, most))
+    fewest = 2 if chosen == "explicit" else 1
+    if channels is not None:
+        count = channels
+    elif mixed and chosen == "explicit" and most > 2:
+        count = draw(weighted((1, st.just(2)), (2, st.integers(3, most))))
+    else:
+        count = draw(st.integers(fewest, most))
     generator = draw(generators(features)) if chosen == "generator" else None
     skews = [0] + [draw(weighted((1, st.just(0)), (2, st.integers(1, 100)))) for _ in range(count - 1)]
-    drawn = draw(st.lists(steps(chosen, count, features), max_size=max_steps))
+    drawn = draw(st.lists(steps(chosen, count, features, mixed), max_size=max_steps))
     events = play(drawn, skews, generator, "negative_timestamps" in features)
-    case = Case(window=draw(windows(features)), events=tuple(events), channels=count, watermark_generator=generator,
-                late_side_output="late_side_output" in features and draw(st.booleans()),
-                end_of_input="unbounded_input" not in features or not draw(one_in(4)))
+    if mixed:
+        spec = draw(mixed_specs(features))
+        if generator is not None and "trigger.count" in features and draw(one_in(3)):
+            spec = replace(spec, trigger=draw(arrival_triggers(features)))
+    else:
+        spec = Case(window=draw(windows(features)),
+                    late_side_output="late_side_output" in features and draw(st.booleans()))
+    case = replace(spec, events=tuple(events), channels=count, watermark_generator=generator,
+                   end_of_input="unbounded_input" not in features or not draw(one_in(4)))
     if "unbounded_input" not in features and not end_reaches_the_operator(case):
         reject()  # every channel ends idle: the window operator sees no end, an input without end (rarely drawn)
     assert required_features(case) <= features, f"drawn a case beyond the features: {case}"
     if any(isinstance(step, Comeback) for step in drawn):
         event("watermarks: a channel comes back behind the others")
     report(case)
+    if mixed:
+        report_mix(case, drawn)
     return case

@@ -21,6 +21,7 @@ from conformance.mutation.machine import (
     run_mutants,
     sample,
     score,
+    within,
 )
 from conformance.mutation.machine_mutants import MachineMutant, module_mutants, reference_modules
 from window_contract.case import Case, record, tumbling, watermark
@@ -158,6 +159,15 @@ def test_a_sample_is_the_same_whatever_order_the_mutants_come_in():
     mutants = module_mutants("m", SOURCE)
     assert {m.key for m in sample(mutants, 5)} == {m.key for m in sample(list(reversed(mutants)), 5)}
     assert len(sample(mutants, 5)) == 5 and sample(mutants, None) == mutants
+
+
+def test_only_keeps_the_mutants_of_one_module_or_package_and_refuses_an_unknown_name():
+    mutants = module_mutants("watermarks.valve", SOURCE) + module_mutants("watermarks_x", SOURCE) + \
+        module_mutants("operator", SOURCE)
+    assert {m.module for m in within(mutants, "watermarks")} == {"watermarks.valve"}
+    assert within(mutants, "operator") == module_mutants("operator", SOURCE) and within(mutants, None) == mutants
+    with pytest.raises(SystemExit, match="no module of reference/ by that name"):
+        within(mutants, "no_such")
 
 
 def test_the_equivalence_file_gives_a_reason_for_each_mutant_and_names_existing_ones():

@@ -41,3 +41,25 @@ def test_a_checks_account_is_in_the_case_formats_words():
     assert fires_once_watermark_passes_max_timestamp(at_the_end, Observation()) == (
         "[0, 10) of key a holds record a=1 @ 0 but does not fire at the end of input, where the watermark becomes "
         "+inf (Long.MAX_VALUE), at or past its maxTimestamp 9")
+
+
+def test_a_watermark_arrives_only_past_the_periodic_timers_due_time_and_after_the_firing_its_record_caused():
+    from conformance.properties.test_watermark_positions import watermarks_where_flink_makes_them
+    from reference.implementation import ReferenceImplementation
+    from window_contract import Case, CountTrigger, MonotonousWatermarks, processing_time, record, tumbling
+    from window_contract.observation import InputWatermark
+
+    periodic = Case(window=tumbling(10), events=[record("a", 1, ts=5), processing_time(10), processing_time(11)],
+                    watermark_generator=MonotonousWatermarks(interval=10))
+    observed = ReferenceImplementation().run([periodic])[0]
+    assert watermarks_where_flink_makes_them(periodic, observed) is None
+    at_due_time = replace(observed, watermarks=(InputWatermark(1, 4), *observed.watermarks[1:]))
+    assert watermarks_where_flink_makes_them(periodic, at_due_time) == (
+        "the operator received the watermark 4 at position 1, a processing_time event, which makes none there")
+    punctuated = Case(window=tumbling(10), trigger=CountTrigger(1), events=[record("a", 1, ts=5)],
+                      watermark_generator=MonotonousWatermarks(punctuated=True))
+    observed = ReferenceImplementation().run([punctuated])[0]
+    assert watermarks_where_flink_makes_them(punctuated, observed) is None
+    overtaken = replace(observed, firings=(replace(observed.firings[0], watermark=4),))
+    assert "carries the watermark 4, not -9223372036854775808" in watermarks_where_flink_makes_them(punctuated,
+                                                                                                    overtaken)

@@ -26,6 +26,7 @@ from conformance.properties.situations import (
     situations,
 )
 from strategies import case_batches, cases, extreme_cases, out_of_order_streams, window_specs
+from strategies.specs import window_count_limit
 from strategies.streams import window_edges
 from strategies.wrapped import wrapped_session_cases
 from window_contract.case import (
@@ -346,3 +347,12 @@ def test_the_wrapped_family_merges_both_ways_under_triggers_with_timers():
     assert {type(c.trigger).__name__ for c in family} >= {
         "NoneType", "ProcessingTimeTrigger", "CountTrigger", "PurgingTrigger"}
     assert any(map(clock_at_the_merged_end, family))
+
+
+def test_the_window_count_limit_is_drawn_on_both_sides_in_java_long_division():
+    """`window_count_limit` reaches the exact multiple, and the band above ten million slides that is no
+    multiple on both sides of `size / slide > 10,000,000` (Java's division truncates)."""
+    limits = [window_count_limit(slide) for slide in range(1, 11)]
+    assert {(w.size // w.slide, w.size % w.slide == 0) for w in limits} == {
+        (10_000_001, True), (10_000_000, False), (10_000_001, False)}
+    assert (window_count_limit(2).size, window_count_limit(2).slide) == (20_000_001, 2)

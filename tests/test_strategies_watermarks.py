@@ -14,8 +14,14 @@ from strategies.watermarks import (
     START,
     Ahead,
     Comeback,
+    Due,
     Echo,
+    Emit,
+    Flap,
     Mark,
+    Noise,
+    Overshoot,
+    Quiet,
     Retire,
     generated_watermark_cases,
     generators,
@@ -158,6 +164,51 @@ def test_a_retiring_generator_channel_is_judged_idle_by_an_emit_or_only_by_finis
     times = [e.time for e in events if isinstance(e, ProcessingTime)]
     assert times[1] - times[0] == silence  # from the emit that starts the countdown to the channel's end
     assert events[-1] == EndOfChannel(1)
+
+
+def test_the_clock_lands_on_the_due_time_then_passes_it_and_the_next_is_due_from_the_reading():
+    generator = MonotonousWatermarks(interval=10)
+    events = play([Due(0), Due(1), Due(0), Due(25)], [0], generator, False)
+    assert events == [ProcessingTime(10), ProcessingTime(11), ProcessingTime(21), ProcessingTime(46)]
+
+
+def test_an_overshoot_is_followed_by_a_record_and_a_step_past_the_old_due_time_only():
+    events = play([Overshoot(0, 3)], [0], MonotonousWatermarks(interval=10), False)
+    assert events == [ProcessingTime(13), Record("a", 2, START + 1, 0), ProcessingTime(21)]  # fired at 13: due 23
+
+
+def test_a_flap_takes_a_channel_idle_active_with_a_watermark_and_idle_again():
+    events = play([Flap(2, 5, 1)], [0, 0, 0], None, False)
+    assert events == [WatermarkStatus(2, True), Watermark(START + 5, 0), Watermark(START + 5, 1),
+                      WatermarkStatus(2, False), Watermark(START + 4, 2), WatermarkStatus(2, True),
+                      Watermark(START + 6, 0), Watermark(START + 6, 1)]
+
+
+def test_quiet_brings_a_channel_back_then_takes_every_channel_idle_the_highest_first_and_it_last():
+    events = play([Quiet(0)], [0, 30, 10], None, False)
+    assert events == [WatermarkStatus(0, True), Watermark(START - 29, 1), Watermark(START - 9, 2),
+                      WatermarkStatus(0, False), WatermarkStatus(2, True), WatermarkStatus(1, True),
+                      WatermarkStatus(0, True), WatermarkStatus(2, False), WatermarkStatus(1, False),
+                      WatermarkStatus(0, False)]
+
+
+def test_noise_is_a_status_event_beside_a_generator():
+    events = play([Noise(1, True), Emit(1, 0)], [0, 0], MonotonousWatermarks(interval=10), False)
+    assert events == [WatermarkStatus(1, True), Record("a", 2, START, 1)]
+
+
+def test_mixed_cases_carry_whole_specifications_and_reach_every_order():
+    drawn = _draw_many(generated_watermark_cases(mixed=True), 300)
+    found = Counter()
+    for case in drawn:
+        assert required_features(case) <= supported(None)
+        found.update([case.trigger.tag if case.trigger else "default trigger", case.time, case.window.tag])
+        found.update(["lateness"] * (case.allowed_lateness > 0) + [f"channels {case.channels}"])
+        if case.watermark_generator is not None:
+            found.update(["status beside a generator"] * any(isinstance(e, WatermarkStatus) for e in case.events))
+    wanted = ["count", "delta", "continuous_event_time", "purging", "processing_time", "processing_timeout",
+              "processing", "session", "lateness", "channels 3", "channels 4", "status beside a generator"]
+    assert [w for w in wanted if not found[w]] == []
 
 
 @pytest.mark.parametrize("features", [frozenset({"assigner.tumbling"}),

@@ -161,6 +161,40 @@ CATALOGUE = [
            ("watermarks.valve", "StatusWatermarkValve.input_watermark_status",
             "        if status.watermark >= self.last_output_watermark:\n            status.aligned = True\n",
             "        status.aligned = True\n")),
+    # --- the orders in which watermarks are made (issue 38) -------------------------------------
+    mutant("periodic_emit_at_due_time", "the periodic timer fires when the clock reads its due time (as "
+                                        "TestProcessingTimeService does), not once it has passed it",
+           ("watermarks.timestamps_and_watermarks", "TimestampsAndWatermarksOperator.advance_processing_time",
+            "self.next_timer < now", "self.next_timer <= now")),
+    mutant("periodic_schedule_from_due_time", "the next periodic emit is due an interval after the due time "
+                                              "that fired, not after the clock's reading when it fired",
+           ("watermarks.timestamps_and_watermarks", "TimestampsAndWatermarksOperator.advance_processing_time",
+            "self.next_timer = ladd(now, self.watermark_interval)",
+            "self.next_timer = ladd(self.next_timer, self.watermark_interval)")),
+    mutant("punctuated_watermark_before_its_record", "the generator sees a record (onEvent) before the record "
+                                                     "goes downstream: a punctuated watermark overtakes it",
+           ("implementation", "drive",
+            "            operator.process_element(event.key, event.value, timestamp)\n"
+            "            inputs.after_element(event, timestamp)\n",
+            "            inputs.after_element(event, timestamp)\n"
+            "            operator.process_element(event.key, event.value, timestamp)\n")),
+    mutant("valve_flushes_whenever_all_idle", "when every channel is idle the valve flushes the highest "
+                                              "watermark even if the last channel to go idle did not hold "
+                                              "the output (later Flink versions, not 2.3)",
+           ("watermarks.valve", "StatusWatermarkValve.input_watermark_status",
+            "            if status.watermark == self.last_output_watermark:\n"
+            "                self.find_and_output_max_watermark_across_all_channels()\n",
+            "            self.find_and_output_max_watermark_across_all_channels()\n")),
+    mutant("generator_channel_obeys_statuses", "a channel with a generator takes the upstream watermark_status "
+                                               "events (its TimestampsAndWatermarksOperator ignores them)",
+           ("watermarks.inputs", "OperatorInputs.process_watermark_status",
+            "    if self.generators is None:  # with a generator its operator ignores upstream statuses\n"
+            "        self.input_watermark_status(event.idle, event.channel)\n",
+            "    self.input_watermark_status(event.idle, event.channel)\n")),
+    mutant("window_count_limit_in_exact_division", "the 10,000,000 windows check divides exactly, not in "
+                                                   "Java's truncating long division",
+           ("assigners", "SlidingWindows.__init__", "ldiv(size, slide) > MAX_WINDOW_NUM",
+            "size / slide > MAX_WINDOW_NUM")),
     # --- triggers ------------------------------------------------------------------------------
     mutant("event_time_trigger_no_late_firing", "EventTimeTrigger registers a timer for a passed window "
                                                 "instead of firing at once",

@@ -22,6 +22,7 @@ from conformance.profiles import PROFILES, register_profiles
 #: The properties that draw watermark generators and channels: a mutant of `reference/watermarks/` runs them first.
 WATERMARK_PROPERTIES = (
     "test_watermark_cases_match_reference",
+    "test_watermarks_arrive_where_flink_makes_them",
     "test_generated_watermark_follows_its_generators_formula",
     "test_splitting_a_channel_changes_nothing_but_positions",
     "test_idle_channel_does_not_hold_windows_back",
@@ -32,6 +33,8 @@ KILLING_ORDER = (
     "test_matches_reference",
     # test_matches_reference draws no watermark generator or channels
     *WATERMARK_PROPERTIES,
+    # the committed cases, once: Flink's own scenarios and the preconditions' edges drawn rarely
+    "test_committed_cases_give_their_expected_observations",
     "test_window_fires_once_watermark_passes_max_timestamp",
     "test_side_output_exactly_for_elements_whose_every_window_is_late",
     "test_firing_timestamp_is_max_timestamp",

@@ -21,7 +21,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from conformance.properties import test_event_time, test_firings, test_lateness, test_watermarks
+from conformance.properties import (
+    test_event_time,
+    test_firings,
+    test_lateness,
+    test_watermark_positions,
+    test_watermarks,
+)
 from conformance.properties.test_isolation import outputs_of_key, restricted_to_key
 from conformance.properties.test_metamorphic import shifted
 from conformance.properties.test_watermarks import split_channel, without_watermarks
@@ -51,10 +57,12 @@ PER_CASE = {
     "generated_watermark_follows_its_generators_formula": test_watermarks.channel_watermark_follows_formula,
     "operator_watermark_never_decreases": test_watermarks.operator_watermark_increases,
     "no_record_within_the_bound_is_late": test_watermarks.records_within_bound_are_not_late,
+    "watermarks_arrive_where_flink_makes_them": test_watermark_positions.watermarks_where_flink_makes_them,
 }
 
 #: The rules that compare with the reference: a case file's `expected` is the reference's observation.
-DIFFERENTIAL = frozenset({"matches_reference", "matches_reference_at_long_extremes", "watermark_cases_match_reference"})
+DIFFERENTIAL = frozenset({"matches_reference", "matches_reference_at_long_extremes", "watermark_cases_match_reference",
+                          "committed_cases_give_their_expected_observations"})
 
 
 class IncompleteCounterexample(ValueError):

@@ -1,5 +1,6 @@
 """Watermarks that Flink makes: the generators' formulas, the valve's minimum, idleness, and the
-differential against the reference on generated watermark cases (`strategies.watermarks`)."""
+differential against the reference on mixed watermark cases (`strategies.watermarks`); where they arrive
+among records and firings is `test_watermark_positions`."""
 
 from __future__ import annotations
 
@@ -214,8 +215,9 @@ def test_splitting_a_channel_changes_nothing_but_positions(data, suite, tally):
 @property_settings(share=2.0)
 @given(data=st.data())
 def test_watermark_cases_match_reference(data, suite, tally):
-    """The differential on generated watermark cases: every observation, watermarks included, is the
+    """The differential on mixed watermark cases (any trigger, lateness, processing time beside the
+    generators and the valve, `strategies.watermarks`): every observation, watermarks included, is the
     reference's."""
     if not any(f.startswith("watermark.") for f in suite.features) and "channels" not in suite.features:
         return
-    compare_with_reference(suite, tally, draw_batch(data, suite))
+    compare_with_reference(suite, tally, draw_batch(data, suite, mixed=True))
