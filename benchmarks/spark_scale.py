@@ -53,7 +53,6 @@ from spark_impl.session import get_session
 from window_contract import Case, record, sliding, watermark
 from window_contract.case import BoundedOutOfOrdernessWatermarks
 
-
 #: Records of the untimed run that warms the JVM and Spark's code generation before the timed ones.
 WARM_UP = 50_000
 

@@ -18,10 +18,10 @@ Not declared, so never sent here: global and count windows, dynamic sessions, tr
 window table function has none: it fires once, when the watermark passes the window), processing time
 (`PROCTIME()` is the wall clock), the late-data side output (SQL has none), input without end (SQL drops
 late records without a trace: only at the end of a bounded input is a record that no firing holds known to
-be dropped; a case whose every channel ends idle is input without end too, its end never reaching the window), watermark generators (`WATERMARK FOR rowtime AS ...` is emitted by `WatermarkAssignerOperator` on a
-periodic timer of its task's wall clock, which the runner does not drive yet),
-and extreme values (SQL's intervals end at 999,999 days, and a `TIMESTAMP(3)` read out of a query wraps
-beyond 2^31 days already: the README's section).
+be dropped; a case whose every channel ends idle is input without end too, its end never reaching the window),
+watermark generators (`WATERMARK FOR rowtime AS ...` is emitted by `WatermarkAssignerOperator` on a periodic
+timer of its task's wall clock, which the runner does not drive yet), and extreme values (SQL's intervals end at
+999,999 days, and a `TIMESTAMP(3)` read out of a query wraps beyond 2^31 days already: the README's section).
 """
 
 from __future__ import annotations

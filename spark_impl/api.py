@@ -46,7 +46,7 @@ from spark_impl.generated import generated_watermarks
 from spark_impl.grouped import simulated_outputs, truncate_at_errors
 from spark_impl.implementation import is_relational
 from spark_impl.javalong import LONG_MAX, LONG_MIN
-from spark_impl.relational import relational_outputs
+from spark_impl.relational import relational_outputs, window_parameters
 from spark_impl.spec import invalid_spec_message, operator_spec
 from window_contract.case import GENERATORS, Case, EvictorSpec, TriggerSpec, WatermarkGenerator, WindowSpec
 
@@ -149,9 +149,7 @@ def flink_windows(events: DataFrame, window: WindowSpec, *,
         stream = stream.unionByName(end)
     op = operator_spec(spec_case)
     if is_relational(spec_case):
-        w = op.assigner
-        params = {"size": w.size, "slide": getattr(w, "slide", w.size), "offset": w.offset,
-                  "lateness": allowed_lateness}
+        params = {**window_parameters(op.assigner), "lateness": allowed_lateness}
         stream = stream.select("*", *(F.lit(v).cast("long").alias(k) for k, v in params.items()),
                                F.lit(late_side_output).alias("side_output"))
         outputs = relational_outputs(stream, gaps=params["size"] < params["slide"])

@@ -17,10 +17,10 @@ from pyspark.sql import functions as F
 
 from spark_impl.frames import events_table
 from spark_impl.grouped import simulated_outputs, truncate_at_errors
-from spark_impl.relational import relational_outputs
+from spark_impl.relational import relational_outputs, window_parameters
 from spark_impl.session import shuffle_partitions
 from spark_impl.spec import OperatorSpec
-from window_contract.case import Case, Sliding
+from window_contract.case import Case
 
 #: A large batch (a prefetched suite's fetch: thousands of cases) gets a shuffle partition per this
 #: many cases, up to one per CPU; a small one keeps the session's single partition (fixed costs
@@ -33,31 +33,26 @@ _RELATIONAL_SPEC = pa.schema([("case_id", pa.int64()), ("size", pa.int64()), ("s
 
 def relational_spec_table(specs: Mapping[int, OperatorSpec], ids: Set[int]) -> pa.Table:
     """The window parameters of the relational cases (a tumbling window is a sliding one)."""
-    rows = []
-    for i in sorted(ids):
-        s = specs[i]
-        w = s.assigner
-        slide = w.slide if isinstance(w, Sliding) else w.size
-        rows.append({"case_id": i, "size": w.size, "slide": slide, "offset": w.offset,
-                     "lateness": s.allowed_lateness, "side_output": s.late_side_output})
+    rows = [{"case_id": i, **window_parameters(specs[i].assigner), "lateness": specs[i].allowed_lateness,
+             "side_output": specs[i].late_side_output} for i in sorted(ids)]
     return pa.Table.from_pylist(rows, schema=_RELATIONAL_SPEC)
 
 
-def batch_table(cases: Sequence[tuple[int, Case]], relational: Set[int],
-                specs: Mapping[int, OperatorSpec]) -> pa.Table:
-    """The events of the batch, each with its case's window parameters when the case is relational
+def batch_table(cases: Sequence[tuple[int, Case]], parameters: pa.Table) -> pa.Table:
+    """The events of the batch, each with its case's window `parameters` when the case is relational
     (nulls otherwise) and a `relational` flag."""
     events = events_table(cases)
-    joined = events.join(relational_spec_table(specs, relational), "case_id", join_type="left outer")
+    joined = events.join(parameters, "case_id", join_type="left outer")
     return joined.append_column("relational", pc.is_valid(joined.column("size")))
 
 
 def outputs_frame(spark: SparkSession, cases: Sequence[tuple[int, Case]], relational: Set[int],
                   specs: Mapping[int, OperatorSpec]) -> DataFrame:
     """All outputs of `cases` as one DataFrame (`frames.OUTPUT_SCHEMA`), runtime errors applied."""
-    events = spark.createDataFrame(batch_table(cases, relational, specs))
+    parameters = relational_spec_table(specs, relational)
+    events = spark.createDataFrame(batch_table(cases, parameters))
     replayed = {i: s for i, s in specs.items() if i not in relational}
-    gaps = any(s.assigner.size < getattr(s.assigner, "slide", s.assigner.size) for i, s in specs.items() if i in relational)
+    gaps = pc.any(pc.less(parameters.column("size"), parameters.column("slide"))).as_py() is True
     related = relational_outputs(events.filter(F.col("relational")), gaps=gaps)
     # Only a replayed case can fail at run time (the relational cases fail the query instead).
     simulated = truncate_at_errors(simulated_outputs(events.filter(~F.col("relational")), replayed))

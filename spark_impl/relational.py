@@ -70,6 +70,12 @@ WINDOW_ID = ["case_id", "key", "start", "end", "max_ts"]
 _PARAMS = ["size", "slide", "offset", "lateness", "side_output"]
 
 
+def window_parameters(assigner) -> dict[str, int]:
+    """The pipeline's `size`, `slide` and `offset` of a tumbling or sliding assigner: a tumbling window is a
+    sliding one with `slide = size`."""
+    return {"size": assigner.size, "slide": getattr(assigner, "slide", assigner.size), "offset": assigner.offset}
+
+
 def sliding_loop_stays_in_range(size: int, slide: int) -> bool:
     """Whether `SlidingEventTimeWindows.assignWindows`' `start -= slide` stays in `long` range for
     every record time the pipeline takes, so its window count is Flink's (module docstring)."""
@@ -198,7 +204,8 @@ def firings(windowed: DataFrame, ends: DataFrame) -> DataFrame:
     """On-time and late firings of the windows from their (element, window) rows (with `wm` at the arrival
     of an element that may fire its window late) and their ends' `fire_at`, `fire_wm` and `clean_at`.
 
-    The rows are grouped by window first, and the windows, ten times fewer, are joined to their ends: an
+    The rows are grouped by window first, and the windows (an element has a row per window it is in) are
+    joined to their ends: an
     element arriving at `clean_at` or later was never added (its window was late), and the elements before
     `fire_at` are those of the on-time firing."""
     fire_at, clean_at = F.col("fire_at"), F.col("clean_at")

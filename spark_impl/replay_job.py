@@ -8,9 +8,10 @@ The outputs are written to `OUT/firings`, `OUT/late` and `OUT/dropped`. The repl
 write persists the operator's outputs (memory, then disk) and the other two are split from them. Where the
 Flink job would have failed, the three hold what it emitted before, and the application exits with the
 failure's message and status 1.
-The session is the one `spark-submit` makes (its `--master` and `--conf` apply); nothing runs on the
-driver but planning. `/tmp/window_conformance.zip` holds the packages the executors import, `window_contract`
-and `spark_impl` (`zip -r /tmp/window_conformance.zip window_contract spark_impl`).
+The session is the one `spark-submit` makes (its `--master` and `--conf` apply); the driver plans, and
+collects only the records' count and arrival range (for `--bound`) and the first error, if any.
+`/tmp/window_conformance.zip` holds the packages the executors import, `window_contract` and `spark_impl`
+(`zip -r /tmp/window_conformance.zip window_contract spark_impl`).
 """
 
 from __future__ import annotations

@@ -89,8 +89,8 @@ def test_the_job_exits_with_the_failure_of_the_flink_job(tmp_path):
 
     get_session().createDataFrame([("a", 1, 7, 0)], "key string, ts long, payload long, arrival long").write.parquet(
         str(tmp_path / "events"))
-    with pytest.raises(SystemExit, match=f"^error: the Flink job fails at arrival 0 \\(the record\\): "
-                                         f"{re.escape(TOO_MANY_WINDOWS)}; {tmp_path}/out holds what it emitted before$"):
+    said = f"error: the Flink job fails at arrival 0 (the record): {TOO_MANY_WINDOWS}; {tmp_path}/out holds what it"
+    with pytest.raises(SystemExit, match=f"^{re.escape(said)} emitted before$"):
         replay_job.main(["--events", str(tmp_path / "events"), "--out", str(tmp_path / "out"), "--sliding", "20000",
                          "1", "--bound", "0"])
     assert get_session().read.parquet(str(tmp_path / "out" / "firings")).count() == 0
