@@ -16,6 +16,7 @@ from test_docs_schemas import _problems, _validator
 from conformance.cli import main
 from flink_impl import FlinkImplementation, toolchain
 from flink_impl.command import Limits, runner_command
+from flink_impl.sql import FLINK_SQL
 from flink_impl.toolchain import FlinkUnavailable
 from window_contract import (
     LONG_MAX,
@@ -111,6 +112,29 @@ def test_the_runner_says_a_hello_of_the_protocol_with_the_features_of_the_contra
     assert _problems(_validator("window-process-1-hello.schema.json"), hello) == []
     assert hello == {"type": "hello", "protocol": "window-process/1", "name": "flink", "features": list(FEATURES),
                      "position_free": False, "costly_calls": True}
+
+
+def test_the_runner_leaves_nothing_in_the_temporary_directory_and_deletes_what_killed_runners_left(tmp_path) -> None:
+    """The SQL runner's Flink extracts the Table planner's jar (45 MB) to the temporary directory at every start, and
+    its MiniCluster makes directories there; the runner halts the JVM, which skips `deleteOnExit`, so they are in a
+    directory of its own (`Scratch.java`), deleted as it halts. One a runner killed outright left is deleted by the
+    next runner to start."""
+    killed = tmp_path / "window-conformance-jvm-4194304"  # Linux's pids are below 2^22: no process has this one
+    killed.mkdir()
+    (killed / "flink-table-planner_left.jar").write_bytes(b"jar")
+    request = {"type": "run", "id": 1, "cases": [case_to_json(OK_TUMBLING)]}
+    with subprocess.Popen(shlex.split(runner_command(variant=FLINK_SQL)), stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                          env={**os.environ, "JAVA_TOOL_OPTIONS": f"-Djava.io.tmpdir={tmp_path}"}) as runner:
+        runner.stdin.write(json.dumps(request) + "\n")
+        runner.stdin.flush()
+        assert json.loads(runner.stdout.readline())["type"] == "hello"
+        assert json.loads(runner.stdout.readline())["type"] == "observations"
+        [planner] = tmp_path.glob("window-conformance-jvm-*/flink-table-planner_*.jar")
+        assert planner.parent != killed and not killed.exists()
+        runner.stdin.close()
+        assert runner.wait(timeout=60) == 0
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_implementations_with_the_same_limits_share_one_jvm() -> None:

@@ -39,18 +39,18 @@ public final class BulkReplay {
     private BulkReplay() {}
 
     public static void main(String[] args) throws Exception {
+        Scratch.enter();
         PrintStream result = new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
         System.setOut(System.err);
         if (args.length != 2) {
             System.err.println("usage: BulkReplay CONFIG_JSON OUT_FOLDER (flink_impl/bulk.py runs it)");
-            Runtime.getRuntime().halt(2);
+            Scratch.halt(2);
         }
         int status = 0;
-        MiniCluster cluster = null;
         try {
             JsonNode config = new ObjectMapper().readTree(args[0]);
             BulkOutputs.open(Path.of(args[1]));
-            cluster = Runner.startCluster();
+            MiniCluster cluster = Runner.startCluster();
             StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(Runner.jobConfiguration());
             env.setParallelism(1);
             build(env, config);
@@ -63,11 +63,8 @@ public final class BulkReplay {
             t.printStackTrace();
             status = 1;
         } finally {
-            if (cluster != null) {
-                cluster.closeAsync();
-            }
-            // A finished MiniCluster may leave non-daemon threads behind.
-            Runtime.getRuntime().halt(status);
+            // A finished MiniCluster may leave non-daemon threads behind; its directories are Scratch's.
+            Scratch.halt(status);
         }
     }
 

@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.JobManagerOptions;
@@ -46,13 +45,15 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.Obje
  *
  * <p>stdout carries only the protocol (System.out is redirected to stderr, where Flink may log).
  * The end of stdin ends the process at once, even in the middle of a job: nobody waits for the
- * answer. The JVM is halted because a failed job leaves non-daemon threads behind.
+ * answer. The JVM is halted because a failed job leaves non-daemon threads behind; what Flink wrote to its
+ * temporary directory goes with it ({@link Scratch}).
  */
 public final class Runner {
     private static final ObjectMapper MAPPER = new ObjectMapper().configure(JsonGenerator.Feature.AUTO_CLOSE_TARGET, false);
     private static final Optional<String> END_OF_INPUT = Optional.empty();
 
     public static void main(String[] args) {
+        Scratch.enter();
         PrintStream protocol = new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
         System.setOut(System.err);
         Contract contract;
@@ -60,16 +61,14 @@ public final class Runner {
             contract = Contract.parse(args);
         } catch (Exception e) {
             System.err.println("usage: Runner CONTRACT_JSON (flink_impl/command.py builds it): " + e.getMessage());
-            Runtime.getRuntime().halt(2);
+            Scratch.halt(2);
             return;
         }
         int status = 0;
-        MiniCluster cluster = null;
         try {
             say(protocol, contract.hello());
             BlockingQueue<Optional<String>> requests = readStdin();
-            cluster = startCluster();
-            JobRunner jobs = new JobRunner(cluster, jobConfiguration(), Api.named(contract.api));
+            JobRunner jobs = new JobRunner(startCluster(), jobConfiguration(), Api.named(contract.api));
             Optional<String> line;
             while (!jobs.spent() && (line = requests.take()).isPresent()) {
                 say(protocol, answer(jobs, contract, MAPPER.readTree(line.get())));
@@ -78,8 +77,7 @@ public final class Runner {
             t.printStackTrace();
             status = 1;
         } finally {
-            closeQuietly(cluster);
-            Runtime.getRuntime().halt(status);
+            Scratch.halt(status); // the cluster with it: nobody waits for it, and its directories are Scratch's
         }
     }
 
@@ -90,7 +88,7 @@ public final class Runner {
         protocol.flush();
     }
 
-    /** Requests as they come; at the end of stdin, a grace period to close the cluster, then halt. */
+    /** Requests as they come; at the end of stdin, a grace period for the main thread to halt, then halt. */
     private static BlockingQueue<Optional<String>> readStdin() {
         BlockingQueue<Optional<String>> requests = new LinkedBlockingQueue<>();
         Thread reader = new Thread(() -> {
@@ -104,11 +102,11 @@ public final class Runner {
             }
             requests.add(END_OF_INPUT);
             try {
-                Thread.sleep(15_000); // the main thread closes the cluster if it is idle
+                Thread.sleep(15_000); // the main thread halts at once if it is idle
             } catch (InterruptedException ignored) {
                 // halting anyway
             }
-            Runtime.getRuntime().halt(0);
+            Scratch.halt(0);
         }, "stdin-reader");
         reader.setDaemon(true);
         reader.start();
@@ -175,16 +173,5 @@ public final class Runner {
                 .build());
         cluster.start();
         return cluster;
-    }
-
-    private static void closeQuietly(MiniCluster cluster) {
-        if (cluster == null) {
-            return;
-        }
-        try {
-            cluster.closeAsync().get(10, TimeUnit.SECONDS); // removes its temporary directories
-        } catch (Throwable ignored) {
-            // halting anyway
-        }
     }
 }
