@@ -83,8 +83,12 @@ class WindowOutputs(NamedTuple):
     errors: DataFrame
     outputs: DataFrame  # the operator's outputs, one schema for every kind, that the four are split from
 
-    def persist(self, level: StorageLevel = StorageLevel.MEMORY_AND_DISK) -> WindowOutputs:
-        """Keeps the operator's outputs at `level` once computed (Spark's cache serves the four from them)."""
+    def persist(self, level: StorageLevel = StorageLevel.DISK_ONLY) -> WindowOutputs:
+        """Keeps the operator's outputs at `level` once computed (Spark's cache serves the four from them).
+
+        On disk by default: each output reads them once, and a partition of them can be larger than the heap can
+        copy. A `MEMORY_AND_DISK` block that went to disk is read back into one heap buffer, so `replay_job.py`
+        ran out of a 6 GB heap at 100M records on 8 partitions; `DISK_ONLY` streams it."""
         self.outputs.persist(level)
         return self
 
