@@ -38,8 +38,9 @@ import pyarrow.parquet as pq
 
 from flink_impl.command import JVM_OPTIONS
 from flink_impl.toolchain import compiled_classes, find_build
-from window_contract.case import Case, WindowSpec, case_to_json, session, sliding, tumbling
+from window_contract.case import Case, WindowSpec, case_to_json
 from window_contract.facts import TOO_MANY_WINDOWS, WINDOWS_PER_ELEMENT_LIMIT
+from window_contract.log_options import add_log_options, window_of
 
 MAIN_CLASS = "windowconformance.BulkReplay"
 #: Rows per batch read from the events and written to the job.
@@ -193,27 +194,13 @@ def _to_parquet(tsv: Path, schema: pa.Schema, folder: Path) -> None:
 def parser() -> argparse.ArgumentParser:
     """`spark_impl/replay_job.py`'s options for what the bulk mode runs: the window, lateness, columns, `--bound`."""
     p = argparse.ArgumentParser(prog="python -m flink_impl.bulk", description=__doc__.splitlines()[0])
-    p.add_argument("--events", required=True, help="Parquet file or folder, or JSON lines, in arrival order")
-    p.add_argument("--out", required=True, help="folder for firings/, late/ and dropped/ (Parquet)")
-    window = p.add_mutually_exclusive_group(required=True)
-    window.add_argument("--tumbling", type=int, nargs=1, metavar="SIZE")
-    window.add_argument("--sliding", type=int, nargs=2, metavar=("SIZE", "SLIDE"))
-    window.add_argument("--session", type=int, nargs=1, metavar="GAP")
-    p.add_argument("--lateness", type=int, default=0, help="allowed lateness, ms")
-    p.add_argument("--drop-late", action="store_true", help="no side output: late records go to dropped/")
-    for column in ("key", "timestamp", "payload", "arrival"):
-        p.add_argument(f"--{column}", default="ts" if column == "timestamp" else column, metavar="COLUMN",
-                       help=f"the {column} column (default: %(default)s)")
-    p.add_argument("--bound", type=int, required=True, help="watermarks: max ts seen - BOUND - 1, ms")
-    p.add_argument("--every", type=int, default=1000, help="records between watermarks (default: %(default)s)")
+    add_log_options(p, events_help="Parquet file or folder, or JSON lines, in arrival order", bound_required=True)
     return p
 
 
 def main(argv: list[str] | None = None) -> None:
     args = parser().parse_args(argv)
-    window = (tumbling(*args.tumbling) if args.tumbling else sliding(*args.sliding) if args.sliding
-              else session(*args.session))
-    run = run_bulk(args.events, args.out, window, bound=args.bound, every=args.every,
+    run = run_bulk(args.events, args.out, window_of(args), bound=args.bound, every=args.every,
                    allowed_lateness=args.lateness, late_side_output=not args.drop_late,
                    columns=Columns(args.key, args.timestamp, args.payload, args.arrival))
     print(f"Flink job {run.job_seconds:.1f} s, whole run {run.wall_seconds:.1f} s", file=sys.stderr)

@@ -22,7 +22,8 @@ from collections.abc import Callable
 from typing import Any
 
 from spark_impl.api import BoundedOutOfOrderness, flink_windows
-from window_contract.case import GENERATORS, WindowSpec, session, sliding, tumbling
+from window_contract.case import GENERATORS
+from window_contract.log_options import add_log_options, window_of
 
 COLUMNS = """\
 input columns (each name is an option):
@@ -40,16 +41,6 @@ watermarks, exactly one of:
                           (--punctuated), a silent channel idle after --idleness ms, merged over --channels
   --watermarks PATH       a Parquet table of (arrival, watermark) rows: that watermark right after that record
 """
-
-
-def window_of(args: argparse.Namespace) -> WindowSpec:
-    """The one window the options name: --tumbling SIZE, --sliding SIZE SLIDE or --session GAP."""
-    chosen = [(name, value) for name, value in (("tumbling", args.tumbling), ("sliding", args.sliding),
-                                                 ("session", args.session)) if value is not None]
-    if len(chosen) != 1:
-        raise SystemExit("error: give exactly one window: --tumbling SIZE, --sliding SIZE SLIDE or --session GAP")
-    name, value = chosen[0]
-    return {"tumbling": tumbling, "sliding": sliding, "session": session}[name](*value)
 
 
 def watermark_arguments(args: argparse.Namespace, read_parquet: Callable[[str], Any]) -> dict[str, Any]:
@@ -83,18 +74,7 @@ def job_arguments(args: argparse.Namespace, read_parquet: Callable[[str], Any]) 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0], epilog=COLUMNS,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--events", required=True, help="Parquet folder or file of the events")
-    p.add_argument("--out", required=True, help="folder for firings/, late/ and dropped/ (Parquet)")
-    p.add_argument("--tumbling", type=int, nargs=1, metavar="SIZE")
-    p.add_argument("--sliding", type=int, nargs=2, metavar=("SIZE", "SLIDE"))
-    p.add_argument("--session", type=int, nargs=1, metavar="GAP")
-    p.add_argument("--lateness", type=int, default=0, help="allowed lateness, ms")
-    p.add_argument("--drop-late", action="store_true", help="no side output: late records go to dropped/")
-    for column in ("key", "timestamp", "payload", "arrival"):
-        p.add_argument(f"--{column}", default="ts" if column == "timestamp" else column, metavar="COLUMN",
-                       help=f"the {column} column (default: %(default)s)")
-    p.add_argument("--bound", type=int, help="shorthand watermarks: max ts seen - BOUND - 1, ms")
-    p.add_argument("--every", type=int, default=1000, help="with --bound: records between watermarks")
+    add_log_options(p, events_help="Parquet folder or file of the events", bound_required=False)
     p.add_argument("--generator", choices=list(GENERATORS.tags), help="Flink's watermark generator, per channel")
     p.add_argument("--generator-bound", type=int, metavar="MS", help="the generator's out-of-orderness bound")
     p.add_argument("--interval", type=int, default=200, metavar="MS",

@@ -12,8 +12,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from flink_impl.bulk import Columns, run_bulk
-from window_contract.case import sliding, tumbling
+from flink_impl import bulk
+from flink_impl.bulk import run_bulk
+from window_contract.case import tumbling
 
 pytestmark = pytest.mark.flink
 
@@ -50,9 +51,9 @@ def test_the_bulk_mode_gives_the_spark_replays_outputs_from_parquet_and_json_lin
     spark = outputs(tmp_path / "spark")
     assert sum(spark["firings"].values()) > 500 and sum(spark["late"].values()) > 10
     assert any(dict(f)["cause"] == "record" for f in spark["firings"])  # late firings, within the lateness
-    for events in ("events.parquet", "events.jsonl"):
-        run_bulk(tmp_path / events, tmp_path / events.split(".")[1], sliding(100, 20), bound=10, every=50,
-                 allowed_lateness=40, columns=Columns(key="sensor", payload="reading"))
+    for events in ("events.parquet", "events.jsonl"):  # the same command line (`window_contract.log_options`)
+        bulk.main(["--events", str(tmp_path / events), "--out", str(tmp_path / events.split(".")[1]), *WINDOW,
+                   *options])
         assert outputs(tmp_path / events.split(".")[1]) == spark, events
 
 
