@@ -267,6 +267,8 @@ def main() -> None:
     p.add_argument("--interval", type=int, default=200, help="pipeline.auto-watermark-interval, ms")
     p.add_argument("--per-ms", type=int, default=5, help="records per ms of processing time")
     args = p.parse_args()
+    if args.flink_only and args.flink < 1:
+        p.error("--flink-only needs --flink N: the records for real Flink and replay_job.py")
     memory = PeakMemory()
     try:
         run(args)

@@ -205,9 +205,8 @@ def firings(windowed: DataFrame, ends: DataFrame) -> DataFrame:
     of an element that may fire its window late) and their ends' `fire_at`, `fire_wm` and `clean_at`.
 
     The rows are grouped by window first, and the windows (an element has a row per window it is in) are
-    joined to their ends: an
-    element arriving at `clean_at` or later was never added (its window was late), and the elements before
-    `fire_at` are those of the on-time firing."""
+    joined to their ends: an element arriving at `clean_at` or later was never added (its window was late),
+    and the elements before `fire_at` are those of the on-time firing."""
     fire_at, clean_at = F.col("fire_at"), F.col("clean_at")
     held = windowed.groupBy(*WINDOW_ID).agg(F.sort_array(F.collect_list(F.struct(
         F.col("at").alias("a"), F.col("value").alias("v"), F.col("wm").alias("w")))).alias("_held"))
