@@ -248,13 +248,17 @@ def dialect_of(chosen: Iterable[Divergence]) -> Dialect:
 
 
 def attribute(case: Case, flink: Observation, actual: Observation, divergences: Sequence[Divergence],
-              positions: bool = True, prefer: str | None = None) -> Attribution:
+              positions: bool = True, prefer: str | None = None,
+              predicted: dict[tuple[str, ...], Observation] | None = None) -> Attribution:
     """The smallest set of `divergences` that explains `actual` (the engine's observation of `case`), where
     `flink` is Flink's; `positions`: whether the engine tells when it emits (not position-free). Of sets of
-    one size, one with the divergence `prefer` (a divergence's own case: the one it documents) is chosen."""
+    one size, one with the divergence `prefer` (a divergence's own case: the one it documents) is chosen.
+    `predicted` keeps the dialects' observations of `case` (by the ids of their switch divergences) for the
+    next call on the same case and list, as the engine mutants make many (`conformance.mutation.engines`)."""
     if equivalent(flink, actual, positions):
         return Attribution(case, ())
-    predicted: dict[tuple[str, ...], Observation] = {(): flink}
+    predicted = {} if predicted is None else predicted
+    predicted.setdefault((), flink)
     for chosen in candidates(divergences, prefer):
         switches = tuple(d.id for d in chosen if d.is_switch)
         if switches not in predicted:

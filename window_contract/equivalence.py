@@ -15,10 +15,9 @@ input `watermarks`: `None`) is left out of both.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import replace
 
 from window_contract.facts import NEVER_ENDS
-from window_contract.observation import Observation
+from window_contract.observation import Firing, InputWatermark, LateRecord, Observation
 
 OUTPUTS = ("firings", "late", "dropped")
 
@@ -50,12 +49,16 @@ def position_free(o: Observation) -> bool:
 
 
 def without_positions(o: Observation, firing_watermarks: bool, watermarks: bool) -> Observation:
-    """`o` with every `at` unknown; without its firings' watermarks and its input watermarks unless kept."""
+    """`o` with every `at` unknown; without its firings' watermarks and its input watermarks unless kept. (Built
+    field by field: `dataclasses.replace` took a fifth of the time of an attribution, which compares an engine's
+    observation with hundreds of dialects'.)"""
     return Observation(
-        tuple(replace(f, at=None, watermark=f.watermark if firing_watermarks else None) for f in o.firings),
-        *(tuple(replace(r, at=None) for r in getattr(o, part)) for part in ("late", "dropped")),
+        tuple(Firing(None, f.key, f.window, f.timestamp, f.values, f.watermark if firing_watermarks else None)
+              for f in o.firings),
+        *(tuple(LateRecord(None, r.key, r.value, r.ts) for r in getattr(o, part)) for part in ("late", "dropped")),
         o.error,
-        tuple(replace(w, at=None) for w in o.watermarks) if watermarks and o.watermarks is not None else None)
+        tuple(InputWatermark(None, w.watermark) for w in o.watermarks)
+        if watermarks and o.watermarks is not None else None)
 
 
 def as_compared(a: Observation, b: Observation, positions: bool = True) -> tuple[Observation, Observation]:
