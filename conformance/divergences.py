@@ -8,16 +8,21 @@ semantics plus its listed divergences: a difference between the engine's observa
 *explained* when the engine agrees with the dialect made of some of them (or an explainer accounts for what the
 dialect leaves), and `attribute` reports the smallest such set, or the part left unexplained, as a delta.
 
-The explainers, each over the case, the observation a dialect predicts (Flink's, with no switch) and the
-engine's:
+The explainers, each over the case, the observation a dialect predicts (Flink's, with no switch), the engine's
+and the dialect, each checking a cause on the case before it explains anything, and answering with that cause in
+words (`None` where it does not explain):
 
-- `accepts` (`flink`: a pattern): Flink rejects the job with a message matching it; the engine runs it.
-- `rejects` (`message`): the engine rejects, with a message matching it, a job Flink runs.
-- `message` (`message`): both fail the same way (the same error kind) in other words; the engine's match it.
-- `fails` (`message`): the engine fails at run time with a message matching it (a crash or a stall of the
-  engine, or an adapter's stop), where Flink does not fail so.
-- `beyond` (`limit`): the case holds a time or a window parameter of magnitude above `limit`, past which the
-  engine's time ends.
+- `accepts` (`rules`): Flink rejects the job for these rules only (`window_contract.rules`: the precondition
+  that failed, as the model names it, not Flink's words, which several rules share); the engine runs it.
+- `rejects` (`message`, `cause`): the engine rejects, with a message matching it, a job Flink runs, and the
+  engine's reason for it (`conformance.causes`) holds on the case.
+- `message` (`message`, `rules`): both fail the same way (the same error kind) for one of these rules, in the
+  engine's words, which match `message`.
+- `fails` (`message`, `cause`): the engine fails at run time with a message matching it (a crash or a stall of
+  the engine, or an adapter's stop), where Flink does not fail so, and the cause holds on the case.
+- `beyond` (`limit`): the engine's time ends at `limit`: the case holds a time of larger magnitude, and the
+  observations agree on everything that involves no time beyond it (the windows, records and watermarks past
+  it are left out; a lateness is no time the engine holds, and `Watermark(Long.MAX_VALUE)` is the end of input).
 - `days_wrap`: the engine's firings are the dialect's with each window's start and end read back as a
   `LocalDateTime` with an `int` count of days (`TimestampData.toLocalDateTime`, Flink SQL's `TIMESTAMP(3)`), which
   wraps beyond 2^31 days; some bound wraps.
@@ -34,14 +39,17 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from conformance.causes import CAUSES, Cause
 from conformance.usage import UsageError
-from reference.dialects import Dialect
+from reference.dialects import FLINK, Dialect
 from reference.implementation import simulate
 from reference.javalong import l2i, ldiv, lrem
 from window_contract.case import Case, Kind, ProcessingTime, Record, Watermark
 from window_contract.delta import delta
 from window_contract.equivalence import equivalent
+from window_contract.facts import LONG_MAX
 from window_contract.observation import Observation, TimeWindow
+from window_contract.rules import RULES
 
 ROOT = Path(__file__).resolve().parent.parent
 ENGINES = ROOT / "cases" / "engines"
@@ -49,9 +57,9 @@ LIST = "divergences.toml"
 #: What `--divergences` without a file means: the engine's own list.
 DEFAULT_LIST = Path(LIST)
 
-#: An explainer: whether it accounts for the whole difference between what a dialect predicts and what the
-#: engine observed for the case.
-Explainer = Callable[[Case, Observation, Observation], bool]
+#: An explainer: the cause, in words, by which it accounts for the whole difference between what a dialect
+#: predicts and what the engine observed for the case, or None.
+Explainer = Callable[[Case, Observation, Observation, Dialect, bool], str | None]
 
 
 def _error_of(kind: str, pattern: str, observation: Observation) -> bool:
@@ -59,29 +67,72 @@ def _error_of(kind: str, pattern: str, observation: Observation) -> bool:
     return error is not None and error.kind == kind and re.search(pattern, error.message) is not None
 
 
-def accepts(flink: str) -> Explainer:
-    return lambda case, expected, actual: (_error_of("invalid_spec", flink, expected)
-                                           and (actual.error is None or actual.error.kind != "invalid_spec"))
+def _rejected(observation: Observation) -> bool:
+    return observation.error is not None and observation.error.kind == "invalid_spec"
 
 
-def rejects(message: str) -> Explainer:
-    return lambda case, expected, actual: (_error_of("invalid_spec", message, actual)
-                                           and (expected.error is None or expected.error.kind != "invalid_spec"))
+def accepts(rules: Sequence[str]) -> Explainer:
+    def explains(case: Case, expected: Observation, actual: Observation, dialect: Dialect = FLINK,
+                 positions: bool = True) -> str | None:
+        broken = expected.error.rules if _rejected(expected) else ()
+        if broken and set(broken) <= set(rules) and not _rejected(actual):
+            return f"Flink rejects the job for {', '.join(broken)}"
+        return None
+    return explains
 
 
-def message(message: str) -> Explainer:
-    return lambda case, expected, actual: (expected.error is not None and actual.error is not None
-                                           and expected.error.kind == actual.error.kind
-                                           and _error_of(actual.error.kind, message, actual))
+def rejects(message: str, cause: Cause) -> Explainer:
+    def explains(case: Case, expected: Observation, actual: Observation, dialect: Dialect = FLINK,
+                 positions: bool = True) -> str | None:
+        if _error_of("invalid_spec", message, actual) and not _rejected(expected):
+            return cause(case, dialect)
+        return None
+    return explains
 
 
-def fails(message: str) -> Explainer:
-    return lambda case, expected, actual: (_error_of("runtime", message, actual) and (
-        expected.error is None or expected.error.message != actual.error.message))
+def message(message: str, rules: Sequence[str]) -> Explainer:
+    def explains(case: Case, expected: Observation, actual: Observation, dialect: Dialect = FLINK,
+                 positions: bool = True) -> str | None:
+        if (expected.error is not None and actual.error is not None and expected.error.kind == actual.error.kind
+                and _error_of(actual.error.kind, message, actual)):
+            broken = [rule for rule in expected.error.rules if rule in rules]
+            return f"both fail for {', '.join(broken)}" if broken else None
+        return None
+    return explains
+
+
+def fails(message: str, cause: Cause) -> Explainer:
+    def explains(case: Case, expected: Observation, actual: Observation, dialect: Dialect = FLINK,
+                 positions: bool = True) -> str | None:
+        if _error_of("runtime", message, actual) and (
+                expected.error is None or expected.error.message != actual.error.message):
+            return cause(case, dialect)
+        return None
+    return explains
 
 
 def beyond(limit: int) -> Explainer:
-    return lambda case, expected, actual: any(abs(v) > limit for v in magnitudes(case))
+    def explains(case: Case, expected: Observation, actual: Observation, dialect: Dialect = FLINK,
+                 positions: bool = True) -> str | None:
+        far = [v for v in times(case) if abs(v) > limit]
+        if far and equivalent(within(expected, limit), within(actual, limit), positions):
+            return f"the case holds {len(far)} time{'s' if len(far) > 1 else ''} beyond {limit:,}"
+        return None
+    return explains
+
+
+def within(observation: Observation, limit: int) -> Observation:
+    """What of `observation` involves no time beyond `limit`: the firings of time windows whose bounds are within
+    it (the global window's timestamp is its own), and the late and dropped records whose timestamps are, with
+    no error (an engine whose time ends fails on what lies beyond it)."""
+    def inside(*values: int) -> bool:
+        return all(abs(v) <= limit for v in values)
+    return replace(
+        observation, error=None, watermarks=None,
+        firings=tuple(f for f in observation.firings
+                      if not isinstance(f.window, TimeWindow) or inside(f.window.start, f.window.end, f.timestamp)),
+        late=tuple(r for r in observation.late if inside(r.ts)),
+        dropped=tuple(r for r in observation.dropped if inside(r.ts)))
 
 
 DAY = 86_400_000
@@ -97,11 +148,13 @@ def as_local_date_time(millis: int) -> int:
 
 
 def days_wrap() -> Explainer:
-    def explains(case: Case, expected: Observation, actual: Observation) -> bool:
+    def explains(case: Case, expected: Observation, actual: Observation, dialect: Dialect = FLINK,
+                 positions: bool = True) -> str | None:
         read = replace(expected, firings=tuple(
             replace(f, window=TimeWindow(as_local_date_time(f.window.start), as_local_date_time(f.window.end)))
             if isinstance(f.window, TimeWindow) else f for f in expected.firings))
-        return read != expected and equivalent(read, actual)
+        wrapped = sum(a.window != b.window for a, b in zip(read.firings, expected.firings, strict=True))
+        return f"{wrapped} window bounds wrap past 2^31 days" if wrapped and equivalent(read, actual) else None
     return explains
 
 
@@ -111,16 +164,17 @@ EXPLAINERS: dict[str, Callable[..., Explainer]] = {
 EXPLAINERS["days_wrap"] = days_wrap
 
 
-def magnitudes(case: Case) -> Iterable[int]:
-    """Every time and window parameter of `case`."""
+def times(case: Case) -> Iterable[int]:
+    """Every time an engine holds for `case`: its window parameters, its records' timestamps, its listed watermarks
+    (not `Long.MAX_VALUE`, which is the end of input) and its clock. Not the allowed lateness: no engine whose time
+    ends adds it to a time (Beam's Python integers do not overflow, and the others declare no lateness)."""
     for part in (case.window, case.trigger, case.evictor, case.watermark_generator):
         if isinstance(part, Kind):
             yield from part.parameters()
-    yield case.allowed_lateness
     for event in case.events:
         if isinstance(event, Record):
             yield event.ts
-        elif isinstance(event, Watermark):
+        elif isinstance(event, Watermark) and event.timestamp != LONG_MAX:
             yield event.timestamp
         elif isinstance(event, ProcessingTime):
             yield event.time
@@ -187,12 +241,31 @@ def read_divergences(path: Path) -> list[Divergence]:
             if kind not in EXPLAINERS:
                 raise DivergenceListError(f"{where}: explains.kind must be one of {', '.join(EXPLAINERS)}")
             try:
-                explainer = EXPLAINERS[kind](**params)
+                explainer = EXPLAINERS[kind](**_parameters(params, where))
             except TypeError as e:
                 raise DivergenceListError(f"{where}: explains: {e}") from None
         found.append(Divergence(entry["id"], entry["title"], path.parent / entry["case"],
                                 dict(entry.get("switches", {})), explainer))
     return found
+
+
+def _parameters(params: dict[str, Any], where: str) -> dict[str, Any]:
+    """An explainer's parameters as the list writes them, its `cause` made a `conformance.causes.Cause` and its
+    `rules` checked against `window_contract.rules`."""
+    unknown = [rule for rule in params.get("rules", ()) if rule not in RULES]
+    if unknown:
+        raise DivergenceListError(f"{where}: explains.rules: {', '.join(unknown)} is no rule of window_contract.rules")
+    if "cause" in params:
+        cause = params["cause"]
+        cause = dict(cause) if isinstance(cause, dict) else {"name": cause}
+        name = cause.pop("name", None)
+        if name not in CAUSES:
+            raise DivergenceListError(f"{where}: explains.cause must name one of {', '.join(CAUSES)}")
+        try:
+            params = {**params, "cause": CAUSES[name](**cause)}
+        except TypeError as e:
+            raise DivergenceListError(f"{where}: explains.cause: {e}") from None
+    return params
 
 
 @dataclass(frozen=True)
@@ -203,6 +276,8 @@ class Attribution:
     case: Case
     explained_by: tuple[str, ...] | None
     unexplained: dict[str, Any] | None = None
+    #: The cause that held on the case, in words, for the explainer among `explained_by` (none for switches).
+    cause: str | None = None
 
     @property
     def agrees(self) -> bool:
@@ -210,13 +285,14 @@ class Attribution:
 
     def to_json(self, label: str) -> dict[str, Any]:
         return {"case": label, "explained_by": None if self.explained_by is None else list(self.explained_by),
-                "unexplained": self.unexplained}
+                "cause": self.cause, "unexplained": self.unexplained}
 
 
 def explained(label: str, found: Attribution) -> str:
     """One line for a case that differs: the divergences that explain it, or what is left, in words."""
     if found.explained_by is not None:
-        return f"EXPLAINED {label}: {', '.join(found.explained_by) or 'agrees'}"
+        because = f" ({found.cause})" if found.cause else ""
+        return f"EXPLAINED {label}: {', '.join(found.explained_by) or 'agrees'}{because}"
     return f"UNEXPLAINED {label}: {json.dumps(found.unexplained)}"
 
 
@@ -254,14 +330,18 @@ def attribute(case: Case, flink: Observation, actual: Observation, divergences: 
     one size, one with the divergence `prefer` (a divergence's own case: the one it documents) is chosen."""
     if equivalent(flink, actual, positions):
         return Attribution(case, ())
-    predicted: dict[tuple[str, ...], Observation] = {(): flink}
+    # the model's own predictions, Flink's included: they name the rules an error comes from
+    predicted: dict[tuple[str, ...], tuple[Dialect, Observation]] = {}
     for chosen in candidates(divergences, prefer):
         switches = tuple(d.id for d in chosen if d.is_switch)
         if switches not in predicted:
-            predicted[switches] = simulate(case, dialect=dialect_of(chosen))
-        expected = predicted[switches]
+            dialect = dialect_of(chosen)
+            predicted[switches] = dialect, simulate(case, dialect=dialect)
+        dialect, expected = predicted[switches]
         explainer = next((d for d in chosen if d.explainer is not None), None)
-        if (explainer.explainer(case, expected, actual) if explainer is not None
-                else equivalent(expected, actual, positions)):
-            return Attribution(case, tuple(d.id for d in chosen))
+        if explainer is None:
+            if equivalent(expected, actual, positions):
+                return Attribution(case, switches)
+        elif cause := explainer.explainer(case, expected, actual, dialect, positions):
+            return Attribution(case, tuple(d.id for d in chosen), cause=cause)
     return Attribution(case, None, delta(flink, actual, positions))

@@ -80,11 +80,13 @@ def simulate(case: Case, listener: TraceListener = NO_TRACE,
             check_watermark_strategy(case.watermark_generator)
         operator, inputs = dialect.parts(case, parts)
     except InvalidSpec as e:
-        return collector.observation(Error("invalid_spec", str(e)))
+        return collector.observation(Error("invalid_spec", str(e), e.rules))
     try:
         drive(case, operator, inputs, collector, listener)
-    except (JobFailure, ArithmeticError) as e:
-        return collector.observation(Error("runtime", str(e)))
+    except JobFailure as e:
+        return collector.observation(Error("runtime", str(e), e.rules))
+    except ArithmeticError as e:
+        return collector.observation(Error("runtime", str(e), ("arithmetic",)))
     return collector.observation()
 
 

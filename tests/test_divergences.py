@@ -16,6 +16,7 @@ import sys
 import pytest
 from engine_readme import ROOT, engine_section, linked_divergence_files
 
+from conformance import causes
 from conformance.divergences import (
     ENGINES,
     LIST,
@@ -41,6 +42,7 @@ from window_contract.case import (
     CountTrigger,
     Global,
     MonotonousWatermarks,
+    PurgingTrigger,
     Sliding,
 )
 from window_contract.case_json import load_cases
@@ -158,25 +160,105 @@ CASE = Case(window=tumbling(10), events=[record("a", 1, 3)])
 FINE = Observation()
 
 
-def rejected(text: str) -> Observation:
-    return Observation.invalid_spec(text)
+def rejected(text: str, *rules: str) -> Observation:
+    return Observation(error=Error("invalid_spec", text, rules))
 
 
 def failed(text: str) -> Observation:
     return Observation(error=Error("runtime", text))
 
 
+def always(case, dialect):
+    return "the cause"
+
+
+def never(case, dialect):
+    return None
+
+
 def test_each_explainer_says_what_it_accounts_for_and_nothing_else():
-    assert accepts("cannot be negative")(CASE, rejected("The allowed lateness cannot be negative."), FINE)
-    assert not accepts("cannot be negative")(CASE, rejected("other"), FINE)
-    assert rejects("positive")(CASE, FINE, rejected("must be a positive integer"))
-    assert not rejects("positive")(CASE, rejected("x"), rejected("must be a positive integer"))
-    assert message("^ValueError")(CASE, rejected("size > 0"), rejected("ValueError: size"))
-    assert not message("^ValueError")(CASE, FINE, rejected("ValueError: size"))
-    assert fails("stalled")(CASE, FINE, failed("the pipeline stalled"))
-    assert not fails("stalled")(CASE, failed("the pipeline stalled"), failed("the pipeline stalled"))
+    assert accepts(["lateness.negative"])(CASE, rejected("The allowed lateness cannot be negative.",
+                                                         "lateness.negative"), FINE)
+    assert not accepts(["lateness.negative"])(CASE, rejected("The allowed lateness cannot be negative."), FINE)
+    assert not accepts(["lateness.negative"])(CASE, rejected("x", "lateness.negative", "session.gap"), FINE)
+    assert rejects("positive", always)(CASE, FINE, rejected("must be a positive integer"))
+    assert not rejects("positive", never)(CASE, FINE, rejected("must be a positive integer"))
+    assert not rejects("positive", always)(CASE, rejected("x"), rejected("must be a positive integer"))
+    assert message("^ValueError", ["tumbling.size"])(CASE, rejected("size > 0", "tumbling.size"),
+                                                     rejected("ValueError: size"))
+    assert not message("^ValueError", ["tumbling.size"])(CASE, rejected("size > 0", "session.gap"),
+                                                         rejected("ValueError: size"))
+    assert not message("^ValueError", ["tumbling.size"])(CASE, FINE, rejected("ValueError: size"))
+    assert fails("stalled", always)(CASE, FINE, failed("the pipeline stalled"))
+    assert not fails("stalled", never)(CASE, FINE, failed("the pipeline stalled"))
+    assert not fails("stalled", always)(CASE, failed("the pipeline stalled"), failed("the pipeline stalled"))
     assert beyond(100)(Case(window=tumbling(10), events=[record("a", 1, 101)]), FINE, FINE)
     assert not beyond(100)(CASE, FINE, FINE)
+
+
+def test_flinks_words_shared_by_several_rules_are_told_apart_by_the_rule():
+    """`SlidingEventTimeWindows` says one thing for a negative slide and for an offset out of range: an engine that
+    takes offsets modulo the slide explains the second, not the first."""
+    offsets = accepts(["sliding.offset"])
+    negative_slide = Case(window=Sliding(10, -5), events=[record("a", 1, 3)])
+    large_offset = Case(window=Sliding(10, 5, 7), events=[record("a", 1, 3)])
+    assert simulate(negative_slide).error == simulate(large_offset).error
+    assert not offsets(negative_slide, simulate(negative_slide), FINE)
+    assert offsets(large_offset, simulate(large_offset), FINE) == "Flink rejects the job for sliding.offset"
+
+
+def test_beyond_excuses_only_what_lies_past_the_engines_time():
+    """A case with one far record: the far window's firing is excused, a near window's missing one is not; a lateness
+    of Long.MAX_VALUE and the end of input's Watermark(Long.MAX_VALUE) are no times an engine holds."""
+    case = Case(window=tumbling(10), events=[record("a", 1, 3), record("a", 2, 2**60)])
+    flink = simulate(case)
+    far_lost = dataclasses.replace(flink, firings=flink.firings[:1])
+    near_lost = dataclasses.replace(flink, firings=flink.firings[1:])
+    assert beyond(2**50)(case, flink, far_lost) and not beyond(2**50)(case, flink, near_lost)
+    lenient = Case(window=tumbling(10), allowed_lateness=2**63 - 1, events=[record("a", 1, 3), watermark(2**63 - 1)])
+    assert not beyond(2**50)(lenient, simulate(lenient), Observation())
+
+
+def test_each_cause_holds_where_its_condition_does_and_nowhere_else():
+    flink = Dialect()
+    gaps = Case(window=Sliding(3, 5), events=[record("a", 1, 8), record("a", 2, 0)])
+    assert causes.records_in_no_window()(gaps, flink) == "the records of events [0] fall in no window"
+    assert causes.records_in_no_window()(CASE, flink) is None
+    held = Case(window=tumbling(10), trigger=CountTrigger(2), events=[record("a", 1, 3), record("a", 2, 4),
+                                                                      record("a", 3, 5)])
+    assert causes.unfired_records()(held, flink) == "the records of events [2] enter windows that no firing emits"
+    assert causes.unfired_records()(CASE, flink) is None
+    assert causes.windows_above(20)(Case(window=Sliding(10, 3), events=[record("a", i, i) for i in range(6)]),
+                                    flink) == "the records are in 24 windows"
+    assert causes.windows_above(24)(Case(window=Sliding(10, 3), events=[record("a", i, i) for i in range(6)]),
+                                    flink) is None
+    jump = Case(window=tumbling(10), events=[record("a", 1, 3), watermark(2**63 - 1), record("a", 2, 10**9)])
+    assert causes.time_jump_above(10**7)(jump, flink) == "the time jumps 99,999,999 window steps at event 2"
+    assert causes.time_jump_above(10**8)(jump, flink) is None
+    assert causes.walk_above(10**8)(jump, flink) and not causes.walk_above(10**8)(
+        dataclasses.replace(jump, events=jump.events[:1]), flink)
+    assert causes.zero_window_parameter()(Case(window=Sliding(10, 0), events=[]), flink) == "the window's slide is 0"
+    assert causes.count_trigger_below(1)(Case(window=tumbling(10), trigger=PurgingTrigger(CountTrigger(0)),
+                                              events=[]), flink) == "CountTrigger.of(0)"
+    assert causes.slide_above_size()(gaps, flink) and not causes.slide_above_size()(
+        Case(window=Sliding(5, 5), events=[]), flink)
+    assert causes.slide_not_below_size()(Case(window=Sliding(5, 5), events=[]), flink)
+    assert causes.size_not_multiple_of_slide()(Case(window=Sliding(10, 3), events=[]), flink)
+    assert not causes.size_not_multiple_of_slide()(Case(window=Sliding(9, 3), events=[]), flink)
+
+
+def test_an_explainer_without_a_cause_or_with_an_unknown_rule_is_refused(tmp_path):
+    path = tmp_path / LIST
+    head = '[[divergence]]\nid = "x.y"\ntitle = "t"\ncase = "c.json"\n'
+    path.write_text(head + 'explains = { kind = "fails", message = "boom" }\n')
+    with pytest.raises(DivergenceListError, match="missing 1 required positional argument: 'cause'"):
+        read_divergences(path)
+    path.write_text(head + 'explains = { kind = "fails", message = "boom", cause = "no_such" }\n')
+    with pytest.raises(DivergenceListError, match="explains.cause must name one of"):
+        read_divergences(path)
+    path.write_text(head + 'explains = { kind = "accepts", rules = ["sliding.ofset"] }\n')
+    with pytest.raises(DivergenceListError, match="sliding.ofset is no rule"):
+        read_divergences(path)
 
 
 def test_a_list_that_breaks_its_format_is_refused_naming_the_entry(tmp_path):

@@ -42,10 +42,10 @@ from window_contract.facts import NEGATIVE_INTERVAL_MESSAGE, NON_POSITIVE_IDLENE
 def check_watermark_strategy(generator: spec.WatermarkGenerator) -> None:
     """Raise `InvalidSpec` with Flink's message for what Flink rejects when the job is built."""
     if generator.interval < 0:  # ExecutionConfig.setAutoWatermarkInterval
-        raise InvalidSpec(NEGATIVE_INTERVAL_MESSAGE)
+        raise InvalidSpec(NEGATIVE_INTERVAL_MESSAGE, "watermark.interval")
     timestamp_assigner(generator)  # the legacy extractor's constructor checks its bound
     if generator.idleness is not None and generator.idleness <= 0:  # WatermarkStrategy.withIdleness
-        raise InvalidSpec(NON_POSITIVE_IDLENESS_MESSAGE)
+        raise InvalidSpec(NON_POSITIVE_IDLENESS_MESSAGE, "watermark.idleness")
 
 
 class ChannelOutput:
