@@ -124,11 +124,12 @@ def beyond(limit: int) -> Explainer:
 def within(observation: Observation, limit: int) -> Observation:
     """What of `observation` involves no time beyond `limit`: the firings of time windows whose bounds are within
     it (the global window's timestamp is its own), and the late and dropped records whose timestamps are, with
-    no error (an engine whose time ends fails on what lies beyond it)."""
+    no failure at run time (an engine whose time ends fails on what lies beyond it); a rejection stays."""
     def inside(*values: int) -> bool:
         return all(abs(v) <= limit for v in values)
+    error = observation.error
     return replace(
-        observation, error=None, watermarks=None,
+        observation, error=error if error is not None and error.kind == "invalid_spec" else None, watermarks=None,
         firings=tuple(f for f in observation.firings
                       if not isinstance(f.window, TimeWindow) or inside(f.window.start, f.window.end, f.timestamp)),
         late=tuple(r for r in observation.late if inside(r.ts)),
