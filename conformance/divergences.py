@@ -57,9 +57,20 @@ LIST = "divergences.toml"
 #: What `--divergences` without a file means: the engine's own list.
 DEFAULT_LIST = Path(LIST)
 
-#: An explainer: the cause, in words, by which it accounts for the whole difference between what a dialect
-#: predicts and what the engine observed for the case, or None.
-Explainer = Callable[[Case, Observation, Observation, Dialect, bool], str | None]
+@dataclass(frozen=True)
+class Difference:
+    """What an engine observed of `case` (`actual`) beside what a dialect of the model predicts (`expected`);
+    `positions`: whether the engine tells when it emits (not position-free)."""
+
+    case: Case
+    expected: Observation
+    actual: Observation
+    dialect: Dialect = FLINK
+    positions: bool = True
+
+
+#: An explainer: the cause, in words, by which it accounts for the whole of a difference, or None.
+Explainer = Callable[[Difference], str | None]
 
 
 def _error_of(kind: str, pattern: str, observation: Observation) -> bool:
@@ -72,50 +83,46 @@ def _rejected(observation: Observation) -> bool:
 
 
 def accepts(rules: Sequence[str]) -> Explainer:
-    def explains(case: Case, expected: Observation, actual: Observation, dialect: Dialect = FLINK,
-                 positions: bool = True) -> str | None:
-        broken = expected.error.rules if _rejected(expected) else ()
-        if broken and set(broken) <= set(rules) and not _rejected(actual):
+    def explains(d: Difference) -> str | None:
+        broken = d.expected.error.rules if _rejected(d.expected) else ()
+        if broken and set(broken) <= set(rules) and not _rejected(d.actual):
             return f"Flink rejects the job for {', '.join(broken)}"
         return None
     return explains
 
 
 def rejects(message: str, cause: Cause) -> Explainer:
-    def explains(case: Case, expected: Observation, actual: Observation, dialect: Dialect = FLINK,
-                 positions: bool = True) -> str | None:
-        if _error_of("invalid_spec", message, actual) and not _rejected(expected):
-            return cause(case, dialect)
+    def explains(d: Difference) -> str | None:
+        if _error_of("invalid_spec", message, d.actual) and not _rejected(d.expected):
+            return cause(d.case, d.dialect)
         return None
     return explains
 
 
 def message(message: str, rules: Sequence[str]) -> Explainer:
-    def explains(case: Case, expected: Observation, actual: Observation, dialect: Dialect = FLINK,
-                 positions: bool = True) -> str | None:
-        if (expected.error is not None and actual.error is not None and expected.error.kind == actual.error.kind
-                and _error_of(actual.error.kind, message, actual)):
-            broken = [rule for rule in expected.error.rules if rule in rules]
+    def explains(d: Difference) -> str | None:
+        expected, actual = d.expected.error, d.actual.error
+        if expected is not None and actual is not None and expected.kind == actual.kind \
+                and _error_of(actual.kind, message, d.actual):
+            broken = [rule for rule in expected.rules if rule in rules]
             return f"both fail for {', '.join(broken)}" if broken else None
         return None
     return explains
 
 
 def fails(message: str, cause: Cause) -> Explainer:
-    def explains(case: Case, expected: Observation, actual: Observation, dialect: Dialect = FLINK,
-                 positions: bool = True) -> str | None:
-        if _error_of("runtime", message, actual) and (
-                expected.error is None or expected.error.message != actual.error.message):
-            return cause(case, dialect)
+    def explains(d: Difference) -> str | None:
+        if _error_of("runtime", message, d.actual) and (
+                d.expected.error is None or d.expected.error.message != d.actual.error.message):
+            return cause(d.case, d.dialect)
         return None
     return explains
 
 
 def beyond(limit: int) -> Explainer:
-    def explains(case: Case, expected: Observation, actual: Observation, dialect: Dialect = FLINK,
-                 positions: bool = True) -> str | None:
-        far = [v for v in times(case) if abs(v) > limit]
-        if far and equivalent(within(expected, limit), within(actual, limit), positions):
+    def explains(d: Difference) -> str | None:
+        far = [v for v in times(d.case) if abs(v) > limit]
+        if far and equivalent(within(d.expected, limit), within(d.actual, limit), d.positions):
             return f"the case holds {len(far)} time{'s' if len(far) > 1 else ''} beyond {limit:,}"
         return None
     return explains
@@ -149,13 +156,12 @@ def as_local_date_time(millis: int) -> int:
 
 
 def days_wrap() -> Explainer:
-    def explains(case: Case, expected: Observation, actual: Observation, dialect: Dialect = FLINK,
-                 positions: bool = True) -> str | None:
-        read = replace(expected, firings=tuple(
+    def explains(d: Difference) -> str | None:
+        read = replace(d.expected, firings=tuple(
             replace(f, window=TimeWindow(as_local_date_time(f.window.start), as_local_date_time(f.window.end)))
-            if isinstance(f.window, TimeWindow) else f for f in expected.firings))
-        wrapped = sum(a.window != b.window for a, b in zip(read.firings, expected.firings, strict=True))
-        return f"{wrapped} window bounds wrap past 2^31 days" if wrapped and equivalent(read, actual) else None
+            if isinstance(f.window, TimeWindow) else f for f in d.expected.firings))
+        wrapped = sum(a.window != b.window for a, b in zip(read.firings, d.expected.firings, strict=True))
+        return f"{wrapped} window bounds wrap past 2^31 days" if wrapped and equivalent(read, d.actual) else None
     return explains
 
 
@@ -343,6 +349,6 @@ def attribute(case: Case, flink: Observation, actual: Observation, divergences: 
         if explainer is None:
             if equivalent(expected, actual, positions):
                 return Attribution(case, switches)
-        elif cause := explainer.explainer(case, expected, actual, dialect, positions):
+        elif cause := explainer.explainer(Difference(case, expected, actual, dialect, positions)):
             return Attribution(case, tuple(d.id for d in chosen), cause=cause)
     return Attribution(case, None, delta(flink, actual, positions))

@@ -20,6 +20,7 @@ from conformance import causes
 from conformance.divergences import (
     ENGINES,
     LIST,
+    Difference,
     DivergenceListError,
     accepts,
     as_local_date_time,
@@ -177,23 +178,25 @@ def never(case, dialect):
 
 
 def test_each_explainer_says_what_it_accounts_for_and_nothing_else():
-    assert accepts(["lateness.negative"])(CASE, rejected("The allowed lateness cannot be negative.",
-                                                         "lateness.negative"), FINE)
-    assert not accepts(["lateness.negative"])(CASE, rejected("The allowed lateness cannot be negative."), FINE)
-    assert not accepts(["lateness.negative"])(CASE, rejected("x", "lateness.negative", "session.gap"), FINE)
-    assert rejects("positive", always)(CASE, FINE, rejected("must be a positive integer"))
-    assert not rejects("positive", never)(CASE, FINE, rejected("must be a positive integer"))
-    assert not rejects("positive", always)(CASE, rejected("x"), rejected("must be a positive integer"))
-    assert message("^ValueError", ["tumbling.size"])(CASE, rejected("size > 0", "tumbling.size"),
-                                                     rejected("ValueError: size"))
-    assert not message("^ValueError", ["tumbling.size"])(CASE, rejected("size > 0", "session.gap"),
-                                                         rejected("ValueError: size"))
-    assert not message("^ValueError", ["tumbling.size"])(CASE, FINE, rejected("ValueError: size"))
-    assert fails("stalled", always)(CASE, FINE, failed("the pipeline stalled"))
-    assert not fails("stalled", never)(CASE, FINE, failed("the pipeline stalled"))
-    assert not fails("stalled", always)(CASE, failed("the pipeline stalled"), failed("the pipeline stalled"))
-    assert beyond(100)(Case(window=tumbling(10), events=[record("a", 1, 101)]), FINE, FINE)
-    assert not beyond(100)(CASE, FINE, FINE)
+    negative = rejected("The allowed lateness cannot be negative.", "lateness.negative")
+    assert accepts(["lateness.negative"])(Difference(CASE, negative, FINE))
+    assert not accepts(["lateness.negative"])(Difference(CASE, rejected(negative.error.message), FINE))
+    assert not accepts(["lateness.negative"])(Difference(CASE, rejected("x", "lateness.negative", "session.gap"),
+                                                         FINE))
+    positive = rejected("must be a positive integer")
+    assert rejects("positive", always)(Difference(CASE, FINE, positive))
+    assert not rejects("positive", never)(Difference(CASE, FINE, positive))
+    assert not rejects("positive", always)(Difference(CASE, rejected("x"), positive))
+    words = message("^ValueError", ["tumbling.size"])
+    assert words(Difference(CASE, rejected("size > 0", "tumbling.size"), rejected("ValueError: size")))
+    assert not words(Difference(CASE, rejected("size > 0", "session.gap"), rejected("ValueError: size")))
+    assert not words(Difference(CASE, FINE, rejected("ValueError: size")))
+    stalled = failed("the pipeline stalled")
+    assert fails("stalled", always)(Difference(CASE, FINE, stalled))
+    assert not fails("stalled", never)(Difference(CASE, FINE, stalled))
+    assert not fails("stalled", always)(Difference(CASE, stalled, stalled))
+    assert beyond(100)(Difference(Case(window=tumbling(10), events=[record("a", 1, 101)]), FINE, FINE))
+    assert not beyond(100)(Difference(CASE, FINE, FINE))
 
 
 def test_flinks_words_shared_by_several_rules_are_told_apart_by_the_rule():
@@ -203,8 +206,8 @@ def test_flinks_words_shared_by_several_rules_are_told_apart_by_the_rule():
     negative_slide = Case(window=Sliding(10, -5), events=[record("a", 1, 3)])
     large_offset = Case(window=Sliding(10, 5, 7), events=[record("a", 1, 3)])
     assert simulate(negative_slide).error == simulate(large_offset).error
-    assert not offsets(negative_slide, simulate(negative_slide), FINE)
-    assert offsets(large_offset, simulate(large_offset), FINE) == "Flink rejects the job for sliding.offset"
+    assert not offsets(Difference(negative_slide, simulate(negative_slide), FINE))
+    assert offsets(Difference(large_offset, simulate(large_offset), FINE)) == "Flink rejects the job for sliding.offset"
 
 
 def test_beyond_excuses_only_what_lies_past_the_engines_time():
@@ -214,9 +217,9 @@ def test_beyond_excuses_only_what_lies_past_the_engines_time():
     flink = simulate(case)
     far_lost = dataclasses.replace(flink, firings=flink.firings[:1])
     near_lost = dataclasses.replace(flink, firings=flink.firings[1:])
-    assert beyond(2**50)(case, flink, far_lost) and not beyond(2**50)(case, flink, near_lost)
+    assert beyond(2**50)(Difference(case, flink, far_lost)) and not beyond(2**50)(Difference(case, flink, near_lost))
     lenient = Case(window=tumbling(10), allowed_lateness=2**63 - 1, events=[record("a", 1, 3), watermark(2**63 - 1)])
-    assert not beyond(2**50)(lenient, simulate(lenient), Observation())
+    assert not beyond(2**50)(Difference(lenient, simulate(lenient), Observation()))
 
 
 def test_each_cause_holds_where_its_condition_does_and_nowhere_else():
@@ -472,8 +475,9 @@ def test_days_wrap_explains_window_bounds_read_back_with_an_int_count_of_days():
     [fired] = flink.firings
     wrapped = dataclasses.replace(flink, firings=(dataclasses.replace(
         fired, window=TimeWindow(-(2**31) * day, -(2**31) * day + 10)),))
-    assert days_wrap()(far, flink, wrapped)
-    assert not days_wrap()(far, flink, flink) and not days_wrap()(CASE, simulate(CASE), simulate(CASE))
+    assert days_wrap()(Difference(far, flink, wrapped))
+    assert not days_wrap()(Difference(far, flink, flink)) and not days_wrap()(Difference(CASE, simulate(CASE),
+                                                                                         simulate(CASE)))
     assert as_local_date_time(-5) == -5 and as_local_date_time(2**31 * day - 1) == 2**31 * day - 1
 
 
