@@ -22,7 +22,8 @@ words (`None` where it does not explain):
   the engine, or an adapter's stop), where Flink does not fail so, and the cause holds on the case.
 - `beyond` (`limit`): the engine's time ends at `limit`: the case holds a time of larger magnitude, and the
   observations agree on everything that involves no time beyond it (the windows, records and watermarks past
-  it are left out; a lateness is no time the engine holds, and `Watermark(Long.MAX_VALUE)` is the end of input).
+  it are left out; a lateness is no time the engine holds, and `Watermark(Long.MAX_VALUE)` is the end of input);
+  or the engine rejects a job whose own parameters (a size, a slide, a bound) lie beyond it.
 - `days_wrap`: the engine's firings are the dialect's with each window's start and end read back as a
   `LocalDateTime` with an `int` count of days (`TimestampData.toLocalDateTime`, Flink SQL's `TIMESTAMP(3)`), which
   wraps beyond 2^31 days; some bound wraps.
@@ -121,6 +122,9 @@ def fails(message: str, cause: Cause) -> Explainer:
 
 def beyond(limit: int) -> Explainer:
     def explains(d: Difference) -> str | None:
+        if _rejected(d.actual) and not _rejected(d.expected):  # the job itself names a time the engine lacks
+            far = [v for v in parameters(d.case) if abs(v) > limit]
+            return f"the job's parameter {far[0]:,} lies beyond {limit:,}" if far else None
         far = [v for v in times(d.case) if abs(v) > limit]
         if far and equivalent(within(d.expected, limit), within(d.actual, limit), d.positions):
             return f"the case holds {len(far)} time{'s' if len(far) > 1 else ''} beyond {limit:,}"
@@ -171,13 +175,18 @@ EXPLAINERS: dict[str, Callable[..., Explainer]] = {
 EXPLAINERS["days_wrap"] = days_wrap
 
 
+def parameters(case: Case) -> Iterable[int]:
+    """Every time the job's specification holds: its window's, trigger's, evictor's and watermark generator's."""
+    for part in (case.window, case.trigger, case.evictor, case.watermark_generator):
+        if isinstance(part, Kind):
+            yield from part.parameters()
+
+
 def times(case: Case) -> Iterable[int]:
     """Every time an engine holds for `case`: its window parameters, its records' timestamps, its listed watermarks
     (not `Long.MAX_VALUE`, which is the end of input) and its clock. Not the allowed lateness: no engine whose time
     ends adds it to a time (Beam's Python integers do not overflow, and the others declare no lateness)."""
-    for part in (case.window, case.trigger, case.evictor, case.watermark_generator):
-        if isinstance(part, Kind):
-            yield from part.parameters()
+    yield from parameters(case)
     for event in case.events:
         if isinstance(event, Record):
             yield event.ts

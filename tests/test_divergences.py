@@ -220,6 +220,10 @@ def test_beyond_excuses_only_what_lies_past_the_engines_time():
     assert beyond(2**50)(Difference(case, flink, far_lost)) and not beyond(2**50)(Difference(case, flink, near_lost))
     lenient = Case(window=tumbling(10), allowed_lateness=2**63 - 1, events=[record("a", 1, 3), watermark(2**63 - 1)])
     assert not beyond(2**50)(Difference(lenient, simulate(lenient), Observation()))
+    huge = Case(window=tumbling(2**62), events=[record("a", 1, 3)])
+    assert beyond(2**50)(Difference(huge, simulate(huge), rejected("OverflowError"))) == (
+        "the job's parameter 4,611,686,018,427,387,904 lies beyond 1,125,899,906,842,624")
+    assert not beyond(2**50)(Difference(case, flink, rejected("OverflowError")))
 
 
 def test_each_cause_holds_where_its_condition_does_and_nowhere_else():
