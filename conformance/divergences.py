@@ -12,8 +12,9 @@ The explainers, each over the case, the observation a dialect predicts (Flink's,
 and the dialect, each checking a cause on the case before it explains anything, and answering with that cause in
 words (`None` where it does not explain):
 
-- `accepts` (`rules`): Flink rejects the job for these rules only (`window_contract.rules`: the precondition
-  that failed, as the model names it, not Flink's words, which several rules share); the engine runs it.
+- `accepts` (`rules`): Flink rejects the job for these rules (`window_contract.rules`: the preconditions that
+  fail, as the model names them, not Flink's words, which several rules share), each of them one that this entry
+  or another `accepts` of the list names; the engine runs it.
 - `rejects` (`message`, `cause`): the engine rejects, with a message matching it, a job Flink runs, and the
   engine's reason for it (`conformance.causes`) holds on the case.
 - `message` (`message`, `rules`): both fail the same way (the same error kind) for one of these rules, in the
@@ -68,6 +69,8 @@ class Difference:
     actual: Observation
     dialect: Dialect = FLINK
     positions: bool = True
+    #: Every rule of Flink's that the engine's list says it accepts (its `accepts` entries together).
+    accepted: frozenset[str] = frozenset()
 
 
 #: An explainer: the cause, in words, by which it accounts for the whole of a difference, or None.
@@ -86,7 +89,7 @@ def _rejected(observation: Observation) -> bool:
 def accepts(rules: Sequence[str]) -> Explainer:
     def explains(d: Difference) -> str | None:
         broken = d.expected.error.rules if _rejected(d.expected) else ()
-        if broken and set(broken) <= set(rules) and not _rejected(d.actual):
+        if set(broken) & set(rules) and set(broken) <= set(rules) | d.accepted and not _rejected(d.actual):
             return f"Flink rejects the job for {', '.join(broken)}"
         return None
     return explains
@@ -205,6 +208,8 @@ class Divergence:
     case_file: Path
     switches: dict[str, Any] = field(default_factory=dict)
     explainer: Explainer | None = None
+    #: The rules of an `accepts` entry.
+    accepted: frozenset[str] = frozenset()
 
     @property
     def is_switch(self) -> bool:
@@ -250,7 +255,7 @@ def read_divergences(path: Path) -> list[Divergence]:
         bad = set(entry.get("switches", {})) - switches
         if bad:
             raise DivergenceListError(f"{where}: {', '.join(sorted(bad))} is no switch of reference.dialects.Dialect")
-        explainer = None
+        explainer, kind = None, None
         if "explains" in entry:
             params = dict(entry["explains"])
             kind = params.pop("kind", None)
@@ -261,7 +266,8 @@ def read_divergences(path: Path) -> list[Divergence]:
             except TypeError as e:
                 raise DivergenceListError(f"{where}: explains: {e}") from None
         found.append(Divergence(entry["id"], entry["title"], path.parent / entry["case"],
-                                dict(entry.get("switches", {})), explainer))
+                                dict(entry.get("switches", {})), explainer,
+                                frozenset(entry["explains"].get("rules", ()) if kind == "accepts" else ())))
     return found
 
 
@@ -346,6 +352,7 @@ def attribute(case: Case, flink: Observation, actual: Observation, divergences: 
     one size, one with the divergence `prefer` (a divergence's own case: the one it documents) is chosen."""
     if equivalent(flink, actual, positions):
         return Attribution(case, ())
+    accepted = frozenset(rule for d in divergences for rule in d.accepted)
     # the model's own predictions, Flink's included: they name the rules an error comes from
     predicted: dict[tuple[str, ...], tuple[Dialect, Observation]] = {}
     for chosen in candidates(divergences, prefer):
@@ -358,6 +365,6 @@ def attribute(case: Case, flink: Observation, actual: Observation, divergences: 
         if explainer is None:
             if equivalent(expected, actual, positions):
                 return Attribution(case, switches)
-        elif cause := explainer.explainer(Difference(case, expected, actual, dialect, positions)):
+        elif cause := explainer.explainer(Difference(case, expected, actual, dialect, positions, accepted)):
             return Attribution(case, tuple(d.id for d in chosen), cause=cause)
     return Attribution(case, None, delta(flink, actual, positions))

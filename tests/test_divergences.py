@@ -208,6 +208,10 @@ def test_flinks_words_shared_by_several_rules_are_told_apart_by_the_rule():
     assert simulate(negative_slide).error == simulate(large_offset).error
     assert not offsets(Difference(negative_slide, simulate(negative_slide), FINE))
     assert offsets(Difference(large_offset, simulate(large_offset), FINE)) == "Flink rejects the job for sliding.offset"
+    also_late = Case(window=Sliding(10, 5, 7), allowed_lateness=-1, events=[record("a", 1, 3)])
+    assert simulate(also_late).error.rules == ("sliding.offset", "lateness.negative")
+    assert not offsets(Difference(also_late, simulate(also_late), FINE))  # a negative lateness the engine rejects
+    assert offsets(Difference(also_late, simulate(also_late), FINE, accepted=frozenset({"lateness.negative"})))
 
 
 def test_beyond_excuses_only_what_lies_past_the_engines_time():
