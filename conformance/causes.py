@@ -94,19 +94,28 @@ def _step(case: Case) -> int | None:
 
 
 def time_jump_above(steps: int) -> Cause:
-    """In arrival order, the case's time (the highest record timestamp or listed watermark so far, the end of input
-    and `Watermark(Long.MAX_VALUE)` left out) moves forward at once by at least `steps` steps of its window."""
+    """In arrival order, the case's time moves forward at once by at least `steps` steps of its window (a stream
+    time an engine keeps as records and watermarks arrive): a record's timestamp, a listed watermark, and the end
+    of input or `Watermark(Long.MAX_VALUE)` as the time that closes every window so far (the highest time yet, from
+    0, plus the window's size and the watermark generator's bound)."""
     def holds(case: Case, dialect: Dialect) -> str | None:
-        step, latest = _step(case), None
+        step = _step(case)
         if step is None:
             return None
-        for i, e in enumerate(case.events):
-            time = e.ts if type(e) is Record else e.timestamp if type(e) is Watermark else None
-            if time is None or time == LONG_MAX:
+        bound = getattr(case.watermark_generator, "bound", 0)
+        latest, highest = None, 0
+        ends = [Watermark(LONG_MAX)] if case.end_of_input else []
+        for i, e in enumerate([*case.events, *ends]):
+            if type(e) is Record:
+                time = e.ts
+            elif type(e) is Watermark:
+                time = highest + case.window.size + bound if e.timestamp == LONG_MAX else e.timestamp
+            else:
                 continue
             if latest is not None and (time - latest) // step >= steps:
                 return f"the time jumps {(time - latest) // step:,} window steps at event {i}"
             latest = time if latest is None else max(latest, time)
+            highest = max(highest, time)
         return None
     return holds
 

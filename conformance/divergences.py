@@ -15,8 +15,8 @@ words (`None` where it does not explain):
 - `accepts` (`rules`): Flink rejects the job for these rules (`window_contract.rules`: the preconditions that
   fail, as the model names them, not Flink's words, which several rules share), each of them one that this entry
   or another `accepts` of the list names; the engine runs it.
-- `rejects` (`message`, `cause`): the engine rejects, with a message matching it, a job Flink runs, and the
-  engine's reason for it (`conformance.causes`) holds on the case.
+- `rejects` (`message`, `cause`): the engine rejects a job, with a message matching it, for a reason of its own
+  (`conformance.causes`) that holds on the case: a job Flink runs, or one Flink rejects for another rule.
 - `message` (`message`, `rules`): both fail the same way (the same error kind) for one of these rules, in the
   engine's words, which match `message`.
 - `fails` (`message`, `cause`): the engine fails at run time with a message matching it (a crash or a stall of
@@ -97,7 +97,7 @@ def accepts(rules: Sequence[str]) -> Explainer:
 
 def rejects(message: str, cause: Cause) -> Explainer:
     def explains(d: Difference) -> str | None:
-        if _error_of("invalid_spec", message, d.actual) and not _rejected(d.expected):
+        if _error_of("invalid_spec", message, d.actual):
             return cause(d.case, d.dialect)
         return None
     return explains

@@ -186,7 +186,8 @@ def test_each_explainer_says_what_it_accounts_for_and_nothing_else():
     positive = rejected("must be a positive integer")
     assert rejects("positive", always)(Difference(CASE, FINE, positive))
     assert not rejects("positive", never)(Difference(CASE, FINE, positive))
-    assert not rejects("positive", always)(Difference(CASE, rejected("x"), positive))
+    assert rejects("positive", always)(Difference(CASE, rejected("x"), positive))  # Flink's reason is another
+    assert not rejects("positive", always)(Difference(CASE, FINE, rejected("other words")))
     words = message("^ValueError", ["tumbling.size"])
     assert words(Difference(CASE, rejected("size > 0", "tumbling.size"), rejected("ValueError: size")))
     assert not words(Difference(CASE, rejected("size > 0", "session.gap"), rejected("ValueError: size")))
@@ -244,8 +245,11 @@ def test_each_cause_holds_where_its_condition_does_and_nowhere_else():
     assert causes.windows_above(24)(Case(window=Sliding(10, 3), events=[record("a", i, i) for i in range(6)]),
                                     flink) is None
     jump = Case(window=tumbling(10), events=[record("a", 1, 3), watermark(2**63 - 1), record("a", 2, 10**9)])
-    assert causes.time_jump_above(10**7)(jump, flink) == "the time jumps 99,999,999 window steps at event 2"
+    assert causes.time_jump_above(10**7)(jump, flink) == "the time jumps 99,999,998 window steps at event 2"
     assert causes.time_jump_above(10**8)(jump, flink) is None
+    closing = Case(window=tumbling(10), watermark_generator=BoundedOutOfOrdernessWatermarks(10**9, punctuated=True),
+                   events=[record("a", 1, 3)])  # the end of input closes windows a bound of 10^9 later
+    assert causes.time_jump_above(10**7)(closing, flink) == "the time jumps 100,000,001 window steps at event 1"
     assert causes.walk_above(10**8)(jump, flink) and not causes.walk_above(10**8)(
         dataclasses.replace(jump, events=jump.events[:1]), flink)
     assert causes.zero_window_parameter()(Case(window=Sliding(10, 0), events=[]), flink) == "the window's slide is 0"
