@@ -24,6 +24,8 @@ from reference.windows import get_window_start_with_offset
 from window_contract.case import (
     Case,
     CountTrigger,
+    DeltaEvictor,
+    DeltaTrigger,
     DynamicSession,
     Kind,
     Record,
@@ -41,10 +43,12 @@ Cause = Callable[[Case, Dialect], str | None]
 def unfired_records() -> Cause:
     """Some record enters a window and leaves in no firing: no trigger fires it before its window is cleared or the
     input ends (a count never reached, a `NeverTrigger`), as the model runs the case in the engine's dialect. Each
-    record is told apart by its position (its value replaced by it, unless a dynamic gap reads the value)."""
+    record is told apart by its position, its value replaced by it; where the job reads values (a dynamic gap, a
+    delta trigger or evictor) they cannot be replaced, and the cause is not decided (it does not hold)."""
     def holds(case: Case, dialect: Dialect) -> str | None:
         records = [i for i, e in enumerate(case.events) if type(e) is Record]
-        if isinstance(case.window, DynamicSession):
+        parts = [case.window, *_kinds(case.trigger), *_kinds(case.evictor)]
+        if any(isinstance(part, DynamicSession | DeltaTrigger | DeltaEvictor) for part in parts):
             return None
         labelled = dataclasses.replace(case, events=[
             dataclasses.replace(e, value=i) if type(e) is Record else e for i, e in enumerate(case.events)])
