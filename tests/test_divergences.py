@@ -28,6 +28,7 @@ from conformance.divergences import (
     beyond,
     days_wrap,
     engine_divergences,
+    explained,
     fails,
     message,
     read_divergences,
@@ -623,3 +624,16 @@ def test_a_session_that_fires_at_its_end_keeps_touching_sessions_apart_when_only
     assert [f.values for f in simulate(case, dialect=at_end).firings] == [(1, 2)]
     apart = simulate(case, dialect=dataclasses.replace(at_end, sessions_merge_when_touching=False))
     assert [f.values for f in apart.firings] == [(1,), (2,)]
+
+
+def test_an_attribution_names_the_cause_that_held():
+    """An engine that runs the job Flink rejects for its offset, on Beam's list: explained by `beam.offsets` for
+    that rule, which the line and the JSON of `replay --divergences` say; a negative slide is not an offset."""
+    beam = engine_divergences("beam")
+    offset = Case(window=Sliding(10, 5, 7), events=[record("a", 1, 3)])
+    found = attribute(offset, simulate(offset), Observation(), beam)
+    assert found.explained_by == ("beam.offsets",) and found.cause == "Flink rejects the job for sliding.offset"
+    assert explained("x", found) == "EXPLAINED x: beam.offsets (Flink rejects the job for sliding.offset)"
+    assert found.to_json("x")["cause"] == found.cause
+    negative = Case(window=Sliding(10, -5), events=[record("a", 1, 3)])
+    assert attribute(negative, simulate(negative), Observation(), beam).explained_by == ("beam.negative-slide",)
