@@ -41,23 +41,26 @@ Cause = Callable[[Case, Dialect], str | None]
 
 
 def unfired_records() -> Cause:
-    """Some record enters a window and leaves in no firing: no trigger fires it before its window is cleared or the
-    input ends (a count never reached, a `NeverTrigger`), as the model runs the case in the engine's dialect. Each
+    """Some record enters a window and leaves in no firing before the watermark reaches `Long.MAX_VALUE` (the end
+    of input, or a listed `Watermark(Long.MAX_VALUE)`): no trigger fires it by then (a count not reached, a
+    `NeverTrigger`), as the model runs the case in the engine's dialect up to that watermark. An engine whose
+    watermark holds wait for such records (Beam's) finds its watermark complete and its records still held. Each
     record is told apart by its position, its value replaced by it; where the job reads values (a dynamic gap, a
     delta trigger or evictor) they cannot be replaced, and the cause is not decided (it does not hold)."""
     def holds(case: Case, dialect: Dialect) -> str | None:
-        records = [i for i, e in enumerate(case.events) if type(e) is Record]
         parts = [case.window, *_kinds(case.trigger), *_kinds(case.evictor)]
         if any(isinstance(part, DynamicSession | DeltaTrigger | DeltaEvictor) for part in parts):
             return None
-        labelled = dataclasses.replace(case, events=[
-            dataclasses.replace(e, value=i) if type(e) is Record else e for i, e in enumerate(case.events)])
-        observed = simulate(labelled, dialect=dialect)
+        end = next((i + 1 for i, e in enumerate(case.events) if type(e) is Watermark and e.timestamp == LONG_MAX),
+                   len(case.events))
+        events = [dataclasses.replace(e, value=i) if type(e) is Record else e for i, e in enumerate(case.events[:end])]
+        observed = simulate(dataclasses.replace(case, events=events, end_of_input=case.end_of_input or
+                                                end < len(case.events)), dialect=dialect)
         if observed.error is not None:
             return None
         out = {v for f in observed.firings for v in f.values} | {r.value for r in observed.late + observed.dropped}
-        held = [i for i in records if i not in out]
-        return f"the records of events {held} enter windows that no firing emits" if held else None
+        held = [i for i, e in enumerate(events) if type(e) is Record and i not in out]
+        return f"the records of events {held} are in no firing when the watermark ends" if held else None
     return holds
 
 

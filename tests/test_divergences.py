@@ -239,8 +239,13 @@ def test_each_cause_holds_where_its_condition_does_and_nowhere_else():
     assert causes.records_in_no_window()(CASE, flink) is None
     held = Case(window=tumbling(10), trigger=CountTrigger(2), events=[record("a", 1, 3), record("a", 2, 4),
                                                                       record("a", 3, 5)])
-    assert causes.unfired_records()(held, flink) == "the records of events [2] enter windows that no firing emits"
+    assert causes.unfired_records()(held, flink) == "the records of events [2] are in no firing when the watermark ends"
     assert causes.unfired_records()(CASE, flink) is None
+    global_count = Case(window=Global(), trigger=PurgingTrigger(CountTrigger(2)), end_of_input=False,
+                        events=[record("a", 1, 3), watermark(2**63 - 1), record("a", 2, 4)])
+    assert not simulate(global_count).error and [f.values for f in simulate(global_count).firings] == [(1, 2)]
+    assert causes.unfired_records()(global_count, flink) == (
+        "the records of events [0] are in no firing when the watermark ends")
     assert causes.windows_above(20)(Case(window=Sliding(10, 3), events=[record("a", i, i) for i in range(6)]),
                                     flink) == "the records are in 24 windows"
     assert causes.windows_above(24)(Case(window=Sliding(10, 3), events=[record("a", i, i) for i in range(6)]),
