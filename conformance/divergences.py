@@ -21,10 +21,12 @@ words (`None` where it does not explain):
   engine's words, which match `message`.
 - `fails` (`message`, `cause`): the engine fails at run time with a message matching it (a crash or a stall of
   the engine, or an adapter's stop), where Flink does not fail so, and the cause holds on the case.
-- `beyond` (`limit`): the engine's time ends at `limit`: the case holds a time of larger magnitude, and the
-  observations agree on everything that involves no time beyond it (the windows, records and watermarks past
-  it are left out; a lateness is no time the engine holds, and `Watermark(Long.MAX_VALUE)` is the end of input);
-  or the engine rejects a job whose own parameters (a size, a slide, a bound) lie beyond it.
+- `beyond` (`limit`, `listed_end_of_time`): the engine's time ends at `limit`: the case holds a time of larger
+  magnitude, and the observations agree on everything that involves no time beyond it (the windows, records and
+  watermarks past it are left out; a lateness is no time the engine holds, and a listed `Watermark(Long.MAX_VALUE)`
+  is the end of input unless `listed_end_of_time`); or the engine fails at the first event whose time lies
+  beyond, having emitted nothing Flink does not emit before it; or it rejects a job whose own parameters (a
+  size, a slide, a bound) lie beyond.
 - `days_wrap`: the engine's firings are the dialect's with each window's start and end read back as a
   `LocalDateTime` with an `int` count of days (`TimestampData.toLocalDateTime`, Flink SQL's `TIMESTAMP(3)`), which
   wraps beyond 2^31 days; some bound wraps.
@@ -36,6 +38,7 @@ import itertools
 import json
 import re
 import tomllib
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -48,7 +51,7 @@ from reference.implementation import simulate
 from reference.javalong import l2i, ldiv, lrem
 from window_contract.case import Case, Kind, ProcessingTime, Record, Watermark
 from window_contract.delta import delta
-from window_contract.equivalence import equivalent
+from window_contract.equivalence import OUTPUTS, as_compared, comparable, equivalent
 from window_contract.facts import LONG_MAX
 from window_contract.observation import Observation, TimeWindow
 from window_contract.rules import RULES
@@ -123,14 +126,25 @@ def fails(message: str, cause: Cause) -> Explainer:
     return explains
 
 
-def beyond(limit: int) -> Explainer:
+def beyond(limit: int, listed_end_of_time: bool = False) -> Explainer:
     def explains(d: Difference) -> str | None:
         if _rejected(d.actual) and not _rejected(d.expected):  # the job itself names a time the engine lacks
             far = [v for v in parameters(d.case) if abs(v) > limit]
             return f"the job's parameter {far[0]:,} lies beyond {limit:,}" if far else None
-        far = [v for v in times(d.case) if abs(v) > limit]
-        if far and equivalent(within(d.expected, limit), within(d.actual, limit), d.positions):
-            return f"the case holds {len(far)} time{'s' if len(far) > 1 else ''} beyond {limit:,}"
+        events = [i for i, t in event_times(d.case, listed_end_of_time) if abs(t) > limit]
+        if not events and all(abs(v) <= limit for v in parameters(d.case)):
+            return None
+        expected, actual = within(d.expected, limit), within(d.actual, limit)
+        if events and d.actual.error is not None and d.actual.error.kind == "runtime" \
+                and d.expected.error != d.actual.error:
+            # the engine stops at the first time it cannot hold: what it emitted, Flink emits before that event
+            expected, actual = as_compared(comparable(expected, events[0]) if d.positions else expected, actual,
+                                           d.positions)
+            if all(Counter(getattr(actual, part)) <= Counter(getattr(expected, part)) for part in OUTPUTS):
+                return f"the engine fails at event {events[0]}, whose time lies beyond {limit:,}"
+            return None
+        if equivalent(expected, actual, d.positions):
+            return f"what differs lies beyond {limit:,}"
         return None
     return explains
 
@@ -185,18 +199,18 @@ def parameters(case: Case) -> Iterable[int]:
             yield from part.parameters()
 
 
-def times(case: Case) -> Iterable[int]:
-    """Every time an engine holds for `case`: its window parameters, its records' timestamps, its listed watermarks
-    (not `Long.MAX_VALUE`, which is the end of input) and its clock. Not the allowed lateness: no engine whose time
-    ends adds it to a time (Beam's Python integers do not overflow, and the others declare no lateness)."""
-    yield from parameters(case)
-    for event in case.events:
+def event_times(case: Case, listed_end_of_time: bool) -> Iterable[tuple[int, int]]:
+    """The times of `case`'s events by position: its records' timestamps, its listed watermarks and its clock. A
+    listed `Watermark(Long.MAX_VALUE)` only where the engine takes it as a time (`listed_end_of_time`), not as the
+    end of input. Not the allowed lateness: no engine whose time ends adds it to a time (Beam's Python integers
+    do not overflow, and the others declare no lateness)."""
+    for i, event in enumerate(case.events):
         if isinstance(event, Record):
-            yield event.ts
-        elif isinstance(event, Watermark) and event.timestamp != LONG_MAX:
-            yield event.timestamp
+            yield i, event.ts
+        elif isinstance(event, Watermark) and (event.timestamp != LONG_MAX or listed_end_of_time):
+            yield i, event.timestamp
         elif isinstance(event, ProcessingTime):
-            yield event.time
+            yield i, event.time
 
 
 @dataclass(frozen=True)

@@ -69,6 +69,8 @@ def test_the_list_reads_and_the_readme_links_exactly_its_case_files(engine):
 
 @pytest.mark.parametrize("engine", LISTED)
 def test_each_case_differs_on_its_engine_as_its_divergence_explains(engine):
+    """Each listed case differs on its engine; its own divergence explains it (an explainer with its cause
+    holding), and the rest of the list does not."""
     divergences = engine_divergences(engine)
     items = [(d, n, case) for d in divergences for n, case in enumerate(load_cases(d.case_file))]
     impl = load_implementation(engine)
@@ -83,6 +85,10 @@ def test_each_case_differs_on_its_engine_as_its_divergence_explains(engine):
         assert not equivalent(case.expected, actual, positions), f"{d.case_file.name}#{n} no longer differs"
         found = attribute(case, case.expected, actual, divergences, positions, prefer=d.id)
         assert found.explained_by is not None and d.id in found.explained_by, (d.id, n, found)
+        assert d.explainer is None or found.cause, (d.id, n, "its cause does not hold")
+        others = [other for other in divergences if other.id != d.id]
+        alone = attribute(case, case.expected, actual, others, positions)
+        assert alone.explained_by is None, f"{d.case_file.name}#{n} is explained without {d.id}: {alone}"
 
 
 # --- the dialect switches, each on the model alone ------------------------------------------------
@@ -230,6 +236,14 @@ def test_beyond_excuses_only_what_lies_past_the_engines_time():
     assert beyond(2**50)(Difference(huge, simulate(huge), rejected("OverflowError"))) == (
         "the job's parameter 4,611,686,018,427,387,904 lies beyond 1,125,899,906,842,624")
     assert not beyond(2**50)(Difference(case, flink, rejected("OverflowError")))
+    crash = Observation(error=Error("runtime", "overflow"))  # at the far record: nothing fired before it
+    assert beyond(2**50)(Difference(case, flink, crash)) == "the engine fails at event 1, whose time lies beyond " \
+                                                             "1,125,899,906,842,624"
+    assert not beyond(2**50)(Difference(case, flink, dataclasses.replace(crash, firings=flink.firings[:1])))
+    listed = Case(window=tumbling(10), events=[record("a", 1, 3), watermark(2**63 - 1), record("a", 2, 4)])
+    stopped = Observation(error=Error("runtime", "overflow"))
+    assert beyond(2**50, listed_end_of_time=True)(Difference(listed, simulate(listed), stopped))
+    assert not beyond(2**50)(Difference(listed, simulate(listed), stopped))
 
 
 def test_each_cause_holds_where_its_condition_does_and_nowhere_else():
