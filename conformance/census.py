@@ -101,17 +101,19 @@ class Outcome:
     explained_by: tuple[str, ...] | None
     unexplained: dict[str, Any] | None = None
     could_not_run: str | None = None
+    #: The cause that held for the explainer among `explained_by`, in words.
+    cause: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"index": self.index, "digest": self.digest,
                 "explained_by": None if self.explained_by is None else list(self.explained_by),
-                "unexplained": self.unexplained, "could_not_run": self.could_not_run}
+                "cause": self.cause, "unexplained": self.unexplained, "could_not_run": self.could_not_run}
 
     @staticmethod
     def from_json(doc: dict[str, Any]) -> Outcome:
         explained = doc["explained_by"]
         return Outcome(doc["index"], doc["digest"], None if explained is None else tuple(explained),
-                       doc["unexplained"], doc["could_not_run"])
+                       doc["unexplained"], doc["could_not_run"], doc.get("cause"))
 
     @property
     def is_unexplained(self) -> bool:
@@ -207,7 +209,8 @@ def census(args: argparse.Namespace) -> int:
             for i, answer in zip(chunk, engine.observe([cases[i] for i in chunk]), strict=True):
                 found = engine.attribute(cases[i], answer)
                 outcome = (Outcome(i, digest(cases[i]), None, could_not_run=found) if isinstance(found, str)
-                           else Outcome(i, digest(cases[i]), found.explained_by, found.unexplained))
+                           else Outcome(i, digest(cases[i]), found.explained_by, found.unexplained,
+                                        cause=found.cause))
                 done[i] = outcome
                 results.write(json.dumps(outcome.to_json()) + "\n")
             results.flush()
@@ -295,17 +298,21 @@ def _summary(name: str, cases: Sequence[Case], done: dict[int, Outcome], minimal
     total = len(cases)
     by_divergence: Counter[str] = Counter()
     example: dict[str, int] = {}
+    causes: Counter[str] = Counter()
     for i, o in sorted(done.items()):
         for d in o.explained_by or ():
             by_divergence[d] += 1
             example.setdefault(d, i)
+        if o.cause is not None:
+            causes[o.explained_by[-1]] += 1  # the explainer is the last of a set
     return {
         "engine": name, "cases": total, "seconds": round(seconds, 1),
         "agree": sum(o.explained_by == () for o in done.values()),
         "unexplained": {"cases": sum(o.is_unexplained for o in done.values()), "minimal": minimal},
         "could_not_run": {"cases": sum(o.could_not_run is not None for o in done.values()),
                           "examples": sorted({o.could_not_run for o in done.values() if o.could_not_run})[:5]},
-        "divergences": {d: {"cases": n, "example_case": example[d]} for d, n in by_divergence.most_common()},
+        "divergences": {d: {"cases": n, "cause_held": causes[d], "example_case": example[d]}
+                        for d, n in by_divergence.most_common()},
     }
 
 
@@ -320,7 +327,10 @@ def table(summary: dict[str, Any]) -> list[str]:
                                                       " ".join(m["file"] for m in summary["unexplained"]["minimal"]))]
     lines.append(row("could not run", summary["could_not_run"]["cases"],
                      "; ".join(summary["could_not_run"]["examples"])))
-    lines += [row(d, v["cases"], f"e.g. case {v['example_case']}") for d, v in summary["divergences"].items()]
+    lines += [row(d, v["cases"], f"e.g. case {v['example_case']}"
+                  + (f"; its cause held on {v['cause_held']}" if v.get("cause_held") else "")
+                  + ("; MORE THAN A FIFTH of the cases: it may hide several divergences" if v["cases"] * 5 > total
+                     else "")) for d, v in summary["divergences"].items()]
     lines.append(row("agree with Flink", summary["agree"]))
     lines.append(f"{summary['engine']}: {total} cases in {summary['seconds']:.0f} s")
     return lines

@@ -8,16 +8,25 @@ semantics plus its listed divergences: a difference between the engine's observa
 *explained* when the engine agrees with the dialect made of some of them (or an explainer accounts for what the
 dialect leaves), and `attribute` reports the smallest such set, or the part left unexplained, as a delta.
 
-The explainers, each over the case, the observation a dialect predicts (Flink's, with no switch) and the
-engine's:
+The explainers, each over the case, the observation a dialect predicts (Flink's, with no switch), the engine's
+and the dialect, each checking a cause on the case before it explains anything, and answering with that cause in
+words (`None` where it does not explain):
 
-- `accepts` (`flink`: a pattern): Flink rejects the job with a message matching it; the engine runs it.
-- `rejects` (`message`): the engine rejects, with a message matching it, a job Flink runs.
-- `message` (`message`): both fail the same way (the same error kind) in other words; the engine's match it.
-- `fails` (`message`): the engine fails at run time with a message matching it (a crash or a stall of the
-  engine, or an adapter's stop), where Flink does not fail so.
-- `beyond` (`limit`): the case holds a time or a window parameter of magnitude above `limit`, past which the
-  engine's time ends.
+- `accepts` (`rules`): Flink rejects the job for these rules (`window_contract.rules`: the preconditions that
+  fail, as the model names them, not Flink's words, which several rules share), each of them one that this entry
+  or another `accepts` of the list names; the engine runs it.
+- `rejects` (`message`, `cause`): the engine rejects a job, with a message matching it, for a reason of its own
+  (`conformance.causes`) that holds on the case: a job Flink runs, or one Flink rejects for another rule.
+- `message` (`message`, `rules`): both fail the same way (the same error kind) for one of these rules, in the
+  engine's words, which match `message`.
+- `fails` (`message`, `cause`): the engine fails at run time with a message matching it (a crash or a stall of
+  the engine, or an adapter's stop), where Flink does not fail so, and the cause holds on the case.
+- `beyond` (`limit`, `listed_end_of_time`): the engine's time ends at `limit`: the case holds a time of larger
+  magnitude, and the observations agree on everything that involves no time beyond it (the windows, records and
+  watermarks past it are left out; a lateness is no time the engine holds, and a listed `Watermark(Long.MAX_VALUE)`
+  is the end of input unless `listed_end_of_time`); or the engine fails at the first event whose time lies
+  beyond, having emitted nothing Flink does not emit before it; or it rejects a job whose own parameters (a
+  size, a slide, a bound) lie beyond.
 - `days_wrap`: the engine's firings are the dialect's with each window's start and end read back as a
   `LocalDateTime` with an `int` count of days (`TimestampData.toLocalDateTime`, Flink SQL's `TIMESTAMP(3)`), which
   wraps beyond 2^31 days; some bound wraps.
@@ -29,19 +38,23 @@ import itertools
 import json
 import re
 import tomllib
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from conformance.causes import CAUSES, Cause
 from conformance.usage import UsageError
-from reference.dialects import Dialect
+from reference.dialects import FLINK, Dialect
 from reference.implementation import simulate
 from reference.javalong import l2i, ldiv, lrem
 from window_contract.case import Case, Kind, ProcessingTime, Record, Watermark
 from window_contract.delta import delta
-from window_contract.equivalence import equivalent
+from window_contract.equivalence import OUTPUTS, as_compared, comparable, equivalent
+from window_contract.facts import LONG_MAX
 from window_contract.observation import Observation, TimeWindow
+from window_contract.rules import RULES
 
 ROOT = Path(__file__).resolve().parent.parent
 ENGINES = ROOT / "cases" / "engines"
@@ -49,9 +62,22 @@ LIST = "divergences.toml"
 #: What `--divergences` without a file means: the engine's own list.
 DEFAULT_LIST = Path(LIST)
 
-#: An explainer: whether it accounts for the whole difference between what a dialect predicts and what the
-#: engine observed for the case.
-Explainer = Callable[[Case, Observation, Observation], bool]
+@dataclass(frozen=True)
+class Difference:
+    """What an engine observed of `case` (`actual`) beside what a dialect of the model predicts (`expected`);
+    `positions`: whether the engine tells when it emits (not position-free)."""
+
+    case: Case
+    expected: Observation
+    actual: Observation
+    dialect: Dialect = FLINK
+    positions: bool = True
+    #: Every rule of Flink's that the engine's list says it accepts (its `accepts` entries together).
+    accepted: frozenset[str] = frozenset()
+
+
+#: An explainer: the cause, in words, by which it accounts for the whole of a difference, or None.
+Explainer = Callable[[Difference], str | None]
 
 
 def _error_of(kind: str, pattern: str, observation: Observation) -> bool:
@@ -59,29 +85,83 @@ def _error_of(kind: str, pattern: str, observation: Observation) -> bool:
     return error is not None and error.kind == kind and re.search(pattern, error.message) is not None
 
 
-def accepts(flink: str) -> Explainer:
-    return lambda case, expected, actual: (_error_of("invalid_spec", flink, expected)
-                                           and (actual.error is None or actual.error.kind != "invalid_spec"))
+def _rejected(observation: Observation) -> bool:
+    return observation.error is not None and observation.error.kind == "invalid_spec"
 
 
-def rejects(message: str) -> Explainer:
-    return lambda case, expected, actual: (_error_of("invalid_spec", message, actual)
-                                           and (expected.error is None or expected.error.kind != "invalid_spec"))
+def accepts(rules: Sequence[str]) -> Explainer:
+    def explains(d: Difference) -> str | None:
+        broken = d.expected.error.rules if _rejected(d.expected) else ()
+        if set(broken) & set(rules) and set(broken) <= set(rules) | d.accepted and not _rejected(d.actual):
+            return f"Flink rejects the job for {', '.join(broken)}"
+        return None
+    return explains
 
 
-def message(message: str) -> Explainer:
-    return lambda case, expected, actual: (expected.error is not None and actual.error is not None
-                                           and expected.error.kind == actual.error.kind
-                                           and _error_of(actual.error.kind, message, actual))
+def rejects(message: str, cause: Cause) -> Explainer:
+    def explains(d: Difference) -> str | None:
+        if _error_of("invalid_spec", message, d.actual):
+            return cause(d.case, d.dialect)
+        return None
+    return explains
 
 
-def fails(message: str) -> Explainer:
-    return lambda case, expected, actual: (_error_of("runtime", message, actual) and (
-        expected.error is None or expected.error.message != actual.error.message))
+def message(message: str, rules: Sequence[str]) -> Explainer:
+    def explains(d: Difference) -> str | None:
+        expected, actual = d.expected.error, d.actual.error
+        if expected is not None and actual is not None and expected.kind == actual.kind \
+                and _error_of(actual.kind, message, d.actual):
+            broken = [rule for rule in expected.rules if rule in rules]
+            return f"both fail for {', '.join(broken)}" if broken else None
+        return None
+    return explains
 
 
-def beyond(limit: int) -> Explainer:
-    return lambda case, expected, actual: any(abs(v) > limit for v in magnitudes(case))
+def fails(message: str, cause: Cause) -> Explainer:
+    def explains(d: Difference) -> str | None:
+        if _error_of("runtime", message, d.actual) and (
+                d.expected.error is None or d.expected.error.message != d.actual.error.message):
+            return cause(d.case, d.dialect)
+        return None
+    return explains
+
+
+def beyond(limit: int, listed_end_of_time: bool = False) -> Explainer:
+    def explains(d: Difference) -> str | None:
+        if _rejected(d.actual) and not _rejected(d.expected):  # the job itself names a time the engine lacks
+            far = [v for v in parameters(d.case) if abs(v) > limit]
+            return f"the job's parameter {far[0]:,} lies beyond {limit:,}" if far else None
+        events = [i for i, t in event_times(d.case, listed_end_of_time) if abs(t) > limit]
+        if not events and all(abs(v) <= limit for v in parameters(d.case)):
+            return None
+        expected, actual = within(d.expected, limit), within(d.actual, limit)
+        if events and d.actual.error is not None and d.actual.error.kind == "runtime" \
+                and d.expected.error != d.actual.error:
+            # the engine stops at the first time it cannot hold: what it emitted, Flink emits before that event
+            expected, actual = as_compared(comparable(expected, events[0]) if d.positions else expected, actual,
+                                           d.positions)
+            if all(Counter(getattr(actual, part)) <= Counter(getattr(expected, part)) for part in OUTPUTS):
+                return f"the engine fails at event {events[0]}, whose time lies beyond {limit:,}"
+            return None
+        if equivalent(expected, actual, d.positions):
+            return f"what differs lies beyond {limit:,}"
+        return None
+    return explains
+
+
+def within(observation: Observation, limit: int) -> Observation:
+    """What of `observation` involves no time beyond `limit`: the firings of time windows whose bounds are within
+    it (the global window's timestamp is its own), and the late and dropped records whose timestamps are, with
+    no failure at run time (an engine whose time ends fails on what lies beyond it); a rejection stays."""
+    def inside(*values: int) -> bool:
+        return all(abs(v) <= limit for v in values)
+    error = observation.error
+    return replace(
+        observation, error=error if error is not None and error.kind == "invalid_spec" else None, watermarks=None,
+        firings=tuple(f for f in observation.firings
+                      if not isinstance(f.window, TimeWindow) or inside(f.window.start, f.window.end, f.timestamp)),
+        late=tuple(r for r in observation.late if inside(r.ts)),
+        dropped=tuple(r for r in observation.dropped if inside(r.ts)))
 
 
 DAY = 86_400_000
@@ -97,11 +177,12 @@ def as_local_date_time(millis: int) -> int:
 
 
 def days_wrap() -> Explainer:
-    def explains(case: Case, expected: Observation, actual: Observation) -> bool:
-        read = replace(expected, firings=tuple(
+    def explains(d: Difference) -> str | None:
+        read = replace(d.expected, firings=tuple(
             replace(f, window=TimeWindow(as_local_date_time(f.window.start), as_local_date_time(f.window.end)))
-            if isinstance(f.window, TimeWindow) else f for f in expected.firings))
-        return read != expected and equivalent(read, actual)
+            if isinstance(f.window, TimeWindow) else f for f in d.expected.firings))
+        wrapped = sum(a.window != b.window for a, b in zip(read.firings, d.expected.firings, strict=True))
+        return f"{wrapped} window bounds wrap past 2^31 days" if wrapped and equivalent(read, d.actual) else None
     return explains
 
 
@@ -111,19 +192,25 @@ EXPLAINERS: dict[str, Callable[..., Explainer]] = {
 EXPLAINERS["days_wrap"] = days_wrap
 
 
-def magnitudes(case: Case) -> Iterable[int]:
-    """Every time and window parameter of `case`."""
+def parameters(case: Case) -> Iterable[int]:
+    """Every time the job's specification holds: its window's, trigger's, evictor's and watermark generator's."""
     for part in (case.window, case.trigger, case.evictor, case.watermark_generator):
         if isinstance(part, Kind):
             yield from part.parameters()
-    yield case.allowed_lateness
-    for event in case.events:
+
+
+def event_times(case: Case, listed_end_of_time: bool) -> Iterable[tuple[int, int]]:
+    """The times of `case`'s events by position: its records' timestamps, its listed watermarks and its clock. A
+    listed `Watermark(Long.MAX_VALUE)` only where the engine takes it as a time (`listed_end_of_time`), not as the
+    end of input. Not the allowed lateness: no engine whose time ends adds it to a time (Beam's Python integers
+    do not overflow, and the others declare no lateness)."""
+    for i, event in enumerate(case.events):
         if isinstance(event, Record):
-            yield event.ts
-        elif isinstance(event, Watermark):
-            yield event.timestamp
+            yield i, event.ts
+        elif isinstance(event, Watermark) and (event.timestamp != LONG_MAX or listed_end_of_time):
+            yield i, event.timestamp
         elif isinstance(event, ProcessingTime):
-            yield event.time
+            yield i, event.time
 
 
 @dataclass(frozen=True)
@@ -135,6 +222,8 @@ class Divergence:
     case_file: Path
     switches: dict[str, Any] = field(default_factory=dict)
     explainer: Explainer | None = None
+    #: The rules of an `accepts` entry.
+    accepted: frozenset[str] = frozenset()
 
     @property
     def is_switch(self) -> bool:
@@ -180,19 +269,39 @@ def read_divergences(path: Path) -> list[Divergence]:
         bad = set(entry.get("switches", {})) - switches
         if bad:
             raise DivergenceListError(f"{where}: {', '.join(sorted(bad))} is no switch of reference.dialects.Dialect")
-        explainer = None
+        explainer, kind = None, None
         if "explains" in entry:
             params = dict(entry["explains"])
             kind = params.pop("kind", None)
             if kind not in EXPLAINERS:
                 raise DivergenceListError(f"{where}: explains.kind must be one of {', '.join(EXPLAINERS)}")
             try:
-                explainer = EXPLAINERS[kind](**params)
+                explainer = EXPLAINERS[kind](**_parameters(params, where))
             except TypeError as e:
                 raise DivergenceListError(f"{where}: explains: {e}") from None
         found.append(Divergence(entry["id"], entry["title"], path.parent / entry["case"],
-                                dict(entry.get("switches", {})), explainer))
+                                dict(entry.get("switches", {})), explainer,
+                                frozenset(entry["explains"].get("rules", ()) if kind == "accepts" else ())))
     return found
+
+
+def _parameters(params: dict[str, Any], where: str) -> dict[str, Any]:
+    """An explainer's parameters as the list writes them, its `cause` made a `conformance.causes.Cause` and its
+    `rules` checked against `window_contract.rules`."""
+    unknown = [rule for rule in params.get("rules", ()) if rule not in RULES]
+    if unknown:
+        raise DivergenceListError(f"{where}: explains.rules: {', '.join(unknown)} is no rule of window_contract.rules")
+    if "cause" in params:
+        cause = params["cause"]
+        cause = dict(cause) if isinstance(cause, dict) else {"name": cause}
+        name = cause.pop("name", None)
+        if name not in CAUSES:
+            raise DivergenceListError(f"{where}: explains.cause must name one of {', '.join(CAUSES)}")
+        try:
+            params = {**params, "cause": CAUSES[name](**cause)}
+        except TypeError as e:
+            raise DivergenceListError(f"{where}: explains.cause: {e}") from None
+    return params
 
 
 @dataclass(frozen=True)
@@ -203,6 +312,8 @@ class Attribution:
     case: Case
     explained_by: tuple[str, ...] | None
     unexplained: dict[str, Any] | None = None
+    #: The cause that held on the case, in words, for the explainer among `explained_by` (none for switches).
+    cause: str | None = None
 
     @property
     def agrees(self) -> bool:
@@ -210,13 +321,14 @@ class Attribution:
 
     def to_json(self, label: str) -> dict[str, Any]:
         return {"case": label, "explained_by": None if self.explained_by is None else list(self.explained_by),
-                "unexplained": self.unexplained}
+                "cause": self.cause, "unexplained": self.unexplained}
 
 
 def explained(label: str, found: Attribution) -> str:
     """One line for a case that differs: the divergences that explain it, or what is left, in words."""
     if found.explained_by is not None:
-        return f"EXPLAINED {label}: {', '.join(found.explained_by) or 'agrees'}"
+        because = f" ({found.cause})" if found.cause else ""
+        return f"EXPLAINED {label}: {', '.join(found.explained_by) or 'agrees'}{because}"
     return f"UNEXPLAINED {label}: {json.dumps(found.unexplained)}"
 
 
@@ -249,23 +361,27 @@ def dialect_of(chosen: Iterable[Divergence]) -> Dialect:
 
 def attribute(case: Case, flink: Observation, actual: Observation, divergences: Sequence[Divergence],
               positions: bool = True, prefer: str | None = None,
-              predicted: dict[tuple[str, ...], Observation] | None = None) -> Attribution:
+              predicted: dict[tuple[str, ...], tuple[Dialect, Observation]] | None = None) -> Attribution:
     """The smallest set of `divergences` that explains `actual` (the engine's observation of `case`), where
     `flink` is Flink's; `positions`: whether the engine tells when it emits (not position-free). Of sets of
     one size, one with the divergence `prefer` (a divergence's own case: the one it documents) is chosen.
-    `predicted` keeps the dialects' observations of `case` (by the ids of their switch divergences) for the
-    next call on the same case and list, as the engine mutants make many (`conformance.mutation.engines`)."""
+    `predicted` keeps the dialects and their observations of `case` (by the ids of their switch divergences) for
+    the next call on the same case and list, as the engine mutants make many (`conformance.mutation.engines`)."""
     if equivalent(flink, actual, positions):
         return Attribution(case, ())
+    accepted = frozenset(rule for d in divergences for rule in d.accepted)
+    # the model's own predictions, Flink's included: they name the rules an error comes from
     predicted = {} if predicted is None else predicted
-    predicted.setdefault((), flink)
     for chosen in candidates(divergences, prefer):
         switches = tuple(d.id for d in chosen if d.is_switch)
         if switches not in predicted:
-            predicted[switches] = simulate(case, dialect=dialect_of(chosen))
-        expected = predicted[switches]
+            dialect = dialect_of(chosen)
+            predicted[switches] = dialect, simulate(case, dialect=dialect)
+        dialect, expected = predicted[switches]
         explainer = next((d for d in chosen if d.explainer is not None), None)
-        if (explainer.explainer(case, expected, actual) if explainer is not None
-                else equivalent(expected, actual, positions)):
-            return Attribution(case, tuple(d.id for d in chosen))
+        if explainer is None:
+            if equivalent(expected, actual, positions):
+                return Attribution(case, switches)
+        elif cause := explainer.explainer(Difference(case, expected, actual, dialect, positions, accepted)):
+            return Attribution(case, tuple(d.id for d in chosen), cause=cause)
     return Attribution(case, None, delta(flink, actual, positions))

@@ -45,7 +45,7 @@ def element_time(assigner: WindowAssigner, timestamp: int, current_processing_ti
     if not assigner.is_event_time:
         return current_processing_time
     if timestamp == LONG_MIN:
-        raise JobFailure(NO_TIMESTAMP_MESSAGE)
+        raise JobFailure(NO_TIMESTAMP_MESSAGE, "record.no_timestamp")
     return timestamp
 
 
@@ -64,7 +64,8 @@ class TumblingWindows(WindowAssigner):
         self.is_event_time = event_time
         self.name = name = "TumblingEventTimeWindows" if event_time else "TumblingProcessingTimeWindows"
         if labs(offset) >= size:
-            raise InvalidSpec(f"{name} parameters must satisfy abs(offset) < size")
+            raise InvalidSpec(f"{name} parameters must satisfy abs(offset) < size",
+                              "tumbling.size" if size <= 0 else "tumbling.offset")
         self.size, self.offset, self.window_start = size, offset, window_start
         # `getWindowStartWithOffset(timestamp, offset % size, size)`: the same `offset % size` for
         # every element, so it is computed once.
@@ -105,9 +106,10 @@ class SlidingWindows(WindowAssigner):
         self.is_event_time = event_time
         self.name = name = "SlidingEventTimeWindows" if event_time else "SlidingProcessingTimeWindows"
         if labs(offset) >= slide or size <= 0:
-            raise InvalidSpec(f"{name} parameters must satisfy abs(offset) < slide and size > 0")
+            raise InvalidSpec(f"{name} parameters must satisfy abs(offset) < slide and size > 0",
+                              *sliding_rules(size, slide, offset))
         if event_time and ldiv(size, slide) > MAX_WINDOW_NUM:
-            raise InvalidSpec(f"{name} parameters must satisfy size / slide <= {MAX_WINDOW_NUM}")
+            raise InvalidSpec(f"{name} parameters must satisfy size / slide <= {MAX_WINDOW_NUM}", "sliding.windows")
         self.size, self.slide, self.offset, self.window_start = size, slide, offset, window_start
         self.windows = RecentWindows(size)
 
@@ -115,19 +117,26 @@ class SlidingWindows(WindowAssigner):
         time = element_time(self, timestamp, current_processing_time)
         capacity = l2i(ldiv(self.size, self.slide))
         if capacity < 0:  # new ArrayList<>((int) (size / slide))
-            raise JobFailure(f"Illegal Capacity: {capacity}")
+            raise JobFailure(f"Illegal Capacity: {capacity}", "sliding.capacity")
         start = self.window_start(time, self.offset, self.slide)  # lastStart
         lower = lsub(time, self.size)  # timestamp - size
         windows: list[Window] = []
         while start > lower:
             windows.append(self.windows[start])  # new TimeWindow(start, start + size)
             if len(windows) > WINDOWS_PER_ELEMENT_LIMIT:
-                raise JobFailure(TOO_MANY_WINDOWS)
+                raise JobFailure(TOO_MANY_WINDOWS, "contract.too_many_windows")
             start = lsub(start, self.slide)  # may wrap past Long.MIN_VALUE to the top of the range
         return windows
 
     def __repr__(self) -> str:
         return f"{self.name}.of({self.size}, {self.slide}, offset={self.offset})"
+
+
+def sliding_rules(size: int, slide: int, offset: int) -> tuple[str, ...]:
+    """Which parameters break `SlidingEventTimeWindows`' one check, `abs(offset) < slide and size > 0`: a slide
+    of 0 or below (no offset is then below it), else an offset as large as the slide; and a size of 0 or below."""
+    rules = ("sliding.slide",) if slide <= 0 else ("sliding.offset",) if labs(offset) >= slide else ()
+    return rules + (("sliding.size",) if size <= 0 else ())
 
 
 #: How many recently assigned windows a sliding assigner keeps for later elements.
@@ -166,7 +175,7 @@ class SessionWindows(WindowAssigner):
         self.is_event_time = event_time
         name = "EventTimeSessionWindows" if event_time else "ProcessingTimeSessionWindows"
         if gap <= 0:
-            raise InvalidSpec(f"{name} parameters must satisfy 0 < size")
+            raise InvalidSpec(f"{name} parameters must satisfy 0 < size", "session.gap")
         self.gap, self.name = gap, name
 
     def assign_windows(self, timestamp: int, current_processing_time: int, value: int = 0) -> list[Window]:
@@ -202,7 +211,7 @@ class DynamicSessionWindows(SessionWindows):
     def assign_windows(self, timestamp: int, current_processing_time: int, value: int = 0) -> list[Window]:
         gap = self.extract(value)
         if gap <= 0:
-            raise JobFailure(DYNAMIC_GAP_MESSAGE)
+            raise JobFailure(DYNAMIC_GAP_MESSAGE, "session.dynamic_gap")
         time = timestamp if self.is_event_time else current_processing_time
         return [TimeWindow(time, ladd(time, gap))]
 

@@ -20,7 +20,14 @@ from functools import partial
 from math import gcd
 from typing import Literal
 
-from reference.assigners import RecentWindows, SessionWindows, SlidingWindows, TumblingWindows, element_time
+from reference.assigners import (
+    RecentWindows,
+    SessionWindows,
+    SlidingWindows,
+    TumblingWindows,
+    element_time,
+    sliding_rules,
+)
 from reference.errors import InvalidSpec, JobFailure
 from reference.javalong import labs, ladd, ldiv, lsub
 from reference.operator import Context, EvictingWindowOperator
@@ -331,7 +338,7 @@ class FloorAlignedContinuousEventTimeTrigger(ContinuousEventTimeTrigger):
         try:
             return time - time % self.interval
         except ZeroDivisionError as e:
-            raise JobFailure(f"ZeroDivisionError: {e}") from None
+            raise JobFailure(f"ZeroDivisionError: {e}", "arithmetic") from None
 
 
 # --- operator mixins: one a switch ---------------------------------------------------------------
@@ -1056,13 +1063,14 @@ class EngineChecks:
                       case.Session: ("gap",)}[self.kind]
             for value in (getattr(kind, name) for name in stated):
                 if abs(value) > d.interval_limit:
-                    raise InvalidSpec(f"Interval field value {abs(value) // DAY:,} exceeds precision of DAY(6) field")
+                    raise InvalidSpec(f"Interval field value {abs(value) // DAY:,} exceeds precision of DAY(6) field",
+                                      "sql.interval_precision")
         if not d.sessions_take_allowed_lateness and self.kind is case.Session and self.spec.allowed_lateness > 0:
-            raise InvalidSpec(SESSION_EMIT_MESSAGE)
+            raise InvalidSpec(SESSION_EMIT_MESSAGE, "sql.session_emit")
         if self.kind is case.Sliding:
             if d.sliding_size_multiple_of_slide and kind.size > 0 and kind.slide > 0 and kind.size % kind.slide:
                 raise InvalidSpec("HOP table function based aggregate requires size must be an integral multiple of "
-                                  f"slide, but got size {kind.size} ms and slide {kind.slide} ms")
+                                  f"slide, but got size {kind.size} ms and slide {kind.slide} ms", "sql.hop_multiple")
             return DialectSlidingWindows(kind.size, kind.slide, kind.offset, kind.time == "event", window_start, d)
         if self.kind is case.Tumbling and d.long_arithmetic == "unbounded":
             return UnboundedTumblingWindows.from_kind(kind, window_start)
@@ -1080,9 +1088,10 @@ class DialectSlidingWindows(SlidingWindows):
         self.is_event_time = event_time
         self.name = name = "SlidingEventTimeWindows" if event_time else "SlidingProcessingTimeWindows"
         if (labs(offset) >= slide if dialect.sliding_offset_checked else slide <= 0) or size <= 0:
-            raise InvalidSpec(f"{name} parameters must satisfy abs(offset) < slide and size > 0")
+            raise InvalidSpec(f"{name} parameters must satisfy abs(offset) < slide and size > 0",
+                              *sliding_rules(size, slide, offset if dialect.sliding_offset_checked else 0))
         if event_time and dialect.sliding_window_count_checked and ldiv(size, slide) > MAX_WINDOW_NUM:
-            raise InvalidSpec(f"{name} parameters must satisfy size / slide <= {MAX_WINDOW_NUM}")
+            raise InvalidSpec(f"{name} parameters must satisfy size / slide <= {MAX_WINDOW_NUM}", "sliding.windows")
         self.size, self.slide, self.offset, self.window_start = size, slide, offset, window_start
         self.windows = RecentWindows(size)
         self.unbounded = dialect.long_arithmetic == "unbounded"
@@ -1093,7 +1102,7 @@ class DialectSlidingWindows(SlidingWindows):
         time = element_time(self, timestamp, current_processing_time)
         starts = range(time - (time - self.offset) % self.slide, time - self.size, -self.slide)
         if len(starts) > WINDOWS_PER_ELEMENT_LIMIT:
-            raise JobFailure(TOO_MANY_WINDOWS)
+            raise JobFailure(TOO_MANY_WINDOWS, "contract.too_many_windows")
         return [TimeWindow(start, start + self.size) for start in starts]
 
 

@@ -10,7 +10,8 @@ receives is recorded when the case observes them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from reference.dialects import FLINK, Dialect
 from reference.errors import InvalidSpec, JobFailure
@@ -19,13 +20,14 @@ from reference.job import build_operator
 from reference.operator import WindowOperator
 from reference.output import Collector
 from reference.trace import NO_TRACE, TraceListener
+from reference.watermarks.generators import RecordTimestampAssigner, create
 from reference.watermarks.inputs import OperatorInputs, check_watermark_strategy
 from reference.windows import (
     WindowStart,
     get_window_start_with_offset,
     get_window_start_with_offset_flink_1_12,
 )
-from window_contract.case import Case, EndOfChannel, ProcessingTime, Record, Watermark, WatermarkStatus
+from window_contract.case import Case, EndOfChannel, Global, ProcessingTime, Record, Watermark, WatermarkStatus
 from window_contract.features import ALL_FEATURES
 from window_contract.observation import Error, Observation
 
@@ -80,12 +82,39 @@ def simulate(case: Case, listener: TraceListener = NO_TRACE,
             check_watermark_strategy(case.watermark_generator)
         operator, inputs = dialect.parts(case, parts)
     except InvalidSpec as e:
-        return collector.observation(Error("invalid_spec", str(e)))
+        rules = dict.fromkeys(e.rules + broken_rules(case, window_start, dialect))
+        return collector.observation(Error("invalid_spec", str(e), tuple(rules)))
     try:
         drive(case, operator, inputs, collector, listener)
-    except (JobFailure, ArithmeticError) as e:
-        return collector.observation(Error("runtime", str(e)))
+    except JobFailure as e:
+        return collector.observation(Error("runtime", str(e), e.rules))
+    except ArithmeticError as e:
+        return collector.observation(Error("runtime", str(e), ("arithmetic",)))
     return collector.observation()
+
+
+def broken_rules(case: Case, window_start: WindowStart = get_window_start_with_offset,
+                 dialect: Dialect = FLINK) -> tuple[str, ...]:
+    """Every precondition of Flink's that the job breaks (`window_contract.rules`), each checked by the model's own
+    constructors: Flink stops at the first it meets, and its message is that one's, but an engine that checks in
+    another order rejects the same job for another of them. The watermark strategy, the assigner with the trigger
+    (a lateness of 0 beside them), the allowed lateness alone (on the global window), the generator's bound."""
+    generator = case.watermark_generator
+    checks: list[Callable[[], object]] = [
+        lambda: build_operator(replace(case, allowed_lateness=0), dialect.collector(watermarks=None), NO_TRACE,
+                               window_start, dialect),
+        lambda: build_operator(replace(case, window=Global(), trigger=None, evictor=None),
+                               dialect.collector(watermarks=None), NO_TRACE, window_start, dialect)]
+    if generator is not None:
+        checks += [lambda: check_watermark_strategy(generator),
+                   lambda: create(generator, RecordTimestampAssigner(), lambda: 0)]
+    rules: list[str] = []
+    for check in checks:
+        try:
+            check()
+        except InvalidSpec as e:
+            rules += e.rules
+    return tuple(rules)
 
 
 def _receiving(process_watermark, collector: Collector):

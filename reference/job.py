@@ -27,7 +27,7 @@ def build_assigner(window: spec.WindowSpec, window_start: WindowStart, models: d
     try:
         return build(window, models, window_start=window_start)
     except ArithmeticError as e:  # e.g. `size / slide` with slide 0, reachable with offset Long.MIN_VALUE
-        raise InvalidSpec(str(e)) from None
+        raise InvalidSpec(str(e), "arithmetic") from None
 
 
 def build_operator(case: spec.Case, output: WindowOutput, listener: TraceListener = NO_TRACE,
@@ -47,9 +47,9 @@ def build_operator(case: spec.Case, output: WindowOutput, listener: TraceListene
     if case.evictor is not None:  # WindowedStream.evictor replaces the evictor, keeps the trigger
         evictor = build(case.evictor, dialect.models)
     if assigner.is_merging and not trigger.can_merge:
-        raise InvalidSpec(MERGING_TRIGGER_MESSAGE)
+        raise InvalidSpec(MERGING_TRIGGER_MESSAGE, "trigger.merging")
     if case.allowed_lateness < 0:  # WindowOperatorBuilder.allowedLateness, after the assigner and trigger
-        raise InvalidSpec(NEGATIVE_LATENESS_MESSAGE)
+        raise InvalidSpec(NEGATIVE_LATENESS_MESSAGE, "lateness.negative")
     if evictor is not None:
         return dialect.operator_class(EvictingWindowOperator)(assigner, trigger, evictor, case.allowed_lateness,
                                                               case.late_side_output, output, listener)

@@ -258,12 +258,12 @@ class WindowOperator:
                 raise JobFailure(
                     "The end timestamp of an event-time window cannot become earlier than the current "
                     f"watermark by merging. Current watermark: {self.timers.current_watermark} "
-                    f"window: {flink_repr(merge_result)}")
+                    f"window: {flink_repr(merge_result)}", "merge.behind_watermark")
         elif merge_result.max_timestamp() <= self.timers.current_processing_time:
             raise JobFailure(
                 "The end timestamp of a processing-time window cannot become earlier than the current "
                 f"processing time by merging. Current processing time: "
-                f"{self.timers.current_processing_time} window: {flink_repr(merge_result)}")
+                f"{self.timers.current_processing_time} window: {flink_repr(merge_result)}", "merge.behind_watermark")
         self.listener.merged(key, merged_windows, merge_result)
         ctx = self.trigger_context
         ctx.key, ctx.window, ctx.merged_windows = key, merge_result, merged_windows

@@ -106,5 +106,5 @@ def _fire_due(queue: TimerQueue, time: int, callback: TimerCallback) -> None:
     while (timer := queue.poll_up_to(time)) is not None:
         budget -= 1
         if budget < 0:
-            raise JobFailure(NEVER_ENDS)
+            raise JobFailure(NEVER_ENDS, "contract.never_ends")
         callback(timer)

@@ -199,7 +199,7 @@ class _ContinuousTrigger(Trigger):
         try:
             return lsub(time, lrem(time, self.interval))
         except ArithmeticError as e:  # an interval of 0
-            raise JobFailure(str(e)) from None
+            raise JobFailure(str(e), "arithmetic") from None
 
     def register_next_fire_timestamp(self, time: int, window: Window, ctx: TriggerContext) -> None:
         next_fire = min(ladd(time, self.interval), window.max_timestamp())
@@ -274,7 +274,7 @@ class ContinuousProcessingTimeTrigger(_ContinuousTrigger):
     def on_processing_time(self, time, window, ctx):
         if time != window.max_timestamp() and ctx.get_state(self.STATE) is None:
             # `fireTimestampState.get().equals(time)` on an empty state
-            raise JobFailure(CONTINUOUS_PROCESSING_TIME_NULL_MESSAGE)
+            raise JobFailure(CONTINUOUS_PROCESSING_TIME_NULL_MESSAGE, "continuous.state")
         return self.on_timer(time, window, ctx)
 
 

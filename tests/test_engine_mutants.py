@@ -64,7 +64,7 @@ def test_a_mutant_explained_on_more_than_a_tenth_of_what_it_changes_fails():
 def test_a_pairing_whose_bug_is_listed_is_not_judged():
     engine = listed_engine("beam")
     listed = EngineMutant("stall", "the listed stall", MUTANTS["crash_without_cause"].inject,
-                          listed={"beam": "beam.pipeline-stall"})
+                          listed=lambda engine: "beam.pipeline-stall")
     [score] = judge(engine, [listed], drawn_cases(SESSIONS, 10, 1)).scores
     assert score.listed == "beam.pipeline-stall" and score.changed == 0 and score.holds
 
@@ -141,7 +141,13 @@ def test_rejections_take_the_lists_words():
     assert rejected.error == Error("invalid_spec", "Window advancement interval should be more than zero and less "
                                                    "than window duration")
     accepted = inject("rejected_with_accepted_rule", tumbling_case(), kafka)
-    assert accepted.error == Error("invalid_spec", "SessionWindows parameters must satisfy 0 < size")
+    assert accepted.error == Error("invalid_spec", "EventTimeSessionWindows parameters must satisfy 0 < size")
+
+
+def test_a_negative_slide_is_not_judged_where_the_list_accepts_it():
+    mutant = MUTANTS["negative_slide_runs"]
+    assert mutant.listed(listed_engine("beam")) == "beam.negative-slide"
+    assert mutant.listed(listed_engine("kafka-streams")) is None
 
 
 def test_a_negative_slide_runs_as_the_positive_one():

@@ -10,7 +10,7 @@ how such observations are compared).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 
@@ -78,6 +78,9 @@ class Error:
 
     kind: ErrorKind
     message: str
+    #: Which of Flink's rules failed (`window_contract.rules`): the model's own knowledge, never written nor read
+    #: with an observation, and no part of comparing two errors.
+    rules: tuple[str, ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)

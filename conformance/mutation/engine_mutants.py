@@ -17,14 +17,15 @@ from __future__ import annotations
 import re
 import re._parser as regex_parser  # the parsed form of a pattern, to write a text each of its alternatives matches
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
 
-from conformance.divergences import Divergence, dialect_of, magnitudes
+from conformance.divergences import Divergence, dialect_of, event_times, parameters
 from reference.dialects import Dialect
 from reference.implementation import simulate
 from window_contract.case import Case, Record, Session, Sliding, Tumbling, Watermark
+from window_contract.case_json import load_cases
 from window_contract.facts import LONG_MAX
 from window_contract.observation import Error, GlobalWindow, LateRecord, Observation, TimeWindow
 
@@ -45,10 +46,16 @@ class Engine:
         """The engine without a bug: the dialect of every switch its list names."""
         return dialect_of(d for d in self.divergences if d.is_switch)
 
-    def texts(self, kind: str, parameter: str) -> tuple[str, ...]:
-        """A text for each alternative of each pattern `parameter` of the list's `kind` explainers."""
+    def texts(self, kind: str) -> tuple[str, ...]:
+        """A text for each alternative of the `message` of each of the list's `kind` explainers."""
         return tuple(text for params in self.explains.values() if params["kind"] == kind
-                     for text in texts_matching(params[parameter]))
+                     for text in texts_matching(params["message"]))
+
+    def flink_rejections(self) -> tuple[str, ...]:
+        """Flink's words for the rules the engine accepts: its rejections of the cases of the `accepts` entries."""
+        return tuple(dict.fromkeys(
+            case.expected.error.message for d in self.divergences if d.accepted for case in load_cases(d.case_file)
+            if case.expected.error is not None and case.expected.error.kind == "invalid_spec"))
 
 
 #: A bug: the observation the engine gives for the `n`-th case of the sample, from the one it gives without it.
@@ -65,8 +72,8 @@ class EngineMutant:
     #: The job the engine is given for a drawn case, where the bug is in how it runs another job than the one drawn
     #: (`None` from it: none for this case).
     job: Callable[[Case], Case | None] = lambda case: case
-    #: Engines whose list names the bug itself, with the divergence that does: their pairing is not judged.
-    listed: Mapping[str, str] = field(default_factory=dict)
+    #: The divergence of an engine's list that names the bug itself (its pairing is not judged), or None.
+    listed: Callable[[Engine], str | None] = lambda engine: None
 
 
 # --- texts an engine's list names ------------------------------------------------------------------
@@ -152,7 +159,8 @@ def plainly_runs(case: Case, observed: Observation) -> bool:
     """Whether the engine's dialect runs `case` to its end with none of the causes its crashes are listed for:
     no error, every record fired or reported late (none left in a window no trigger fires, none in no window),
     small times and few windows (no time near the end of the range, no walk over thousands of window ends)."""
-    if observed.error is not None or any(abs(v) >= SMALL for v in magnitudes(case)):
+    times = [*parameters(case), case.allowed_lateness, *(t for _, t in event_times(case, listed_end_of_time=True))]
+    if observed.error is not None or any(abs(v) >= SMALL for v in times):
         return False
     if not all(fired(r, observed) or reported_late(r, observed) for _, r in records(case)):
         return False
@@ -256,7 +264,7 @@ def crash_without_cause(case: Case, observed: Observation, engine: Engine, n: in
     (the `n`-th in turn); what it emitted before stays."""
     if not plainly_runs(case, observed):
         return observed
-    texts = engine.texts("fails", "message")
+    texts = engine.texts("fails")
     end = len(case.events)
     return Observation(*(tuple(o for o in getattr(observed, part) if o.at < end)
                          for part in ("firings", "late", "dropped")),
@@ -264,13 +272,13 @@ def crash_without_cause(case: Case, observed: Observation, engine: Engine, n: in
                        None if observed.watermarks is None else tuple(w for w in observed.watermarks if w.at < end))
 
 
-def rejected(kind: str, parameter: str) -> Inject:
-    """Every job the engine runs is rejected with a text of the list's `kind` explainers (the `n`-th in turn)."""
+def rejected(texts: Callable[[Engine], tuple[str, ...]]) -> Inject:
+    """Every job the engine runs is rejected with one of `texts` (the `n`-th in turn)."""
     def inject(case: Case, observed: Observation, engine: Engine, n: int) -> Observation:
         if observed.error is not None and observed.error.kind == "invalid_spec":
             return observed
-        texts = engine.texts(kind, parameter)
-        return Observation.invalid_spec(texts[n % len(texts)])
+        words = texts(engine)
+        return Observation.invalid_spec(words[n % len(words)])
     return inject
 
 
@@ -317,12 +325,13 @@ CATALOGUE = [
     EngineMutant("crash_without_cause", "a case that plainly runs fails with the text of a listed crash",
                  crash_without_cause, fits=lists("fails")),
     EngineMutant("rejected_with_listed_rejection", "every job is rejected with the text of a listed rejection",
-                 rejected("rejects", "message"), fits=lists("rejects")),
+                 rejected(lambda engine: engine.texts("rejects")), fits=lists("rejects")),
     EngineMutant("rejected_with_accepted_rule", "every job is rejected with Flink's text of a rule listed as "
-                 "accepted", rejected("accepts", "flink"), fits=lists("accepts")),
+                 "accepted", rejected(Engine.flink_rejections), fits=lists("accepts")),
     EngineMutant("negative_slide_runs", "a sliding window with a negative slide runs as if it were positive (Flink "
                  "rejects it in the words of the offset's rule)", negative_slide_runs, job=slide_negated,
-                 fits=lambda engine: lists("accepts")(engine) and "assigner.sliding" in engine.features),
+                 fits=lambda engine: lists("accepts")(engine) and "assigner.sliding" in engine.features,
+                 listed=lambda engine: next((d.id for d in engine.divergences if "sliding.slide" in d.accepted), None)),
     EngineMutant("time_ends_at_last_record", "the engine's time ends at the largest record timestamp: a window "
                  "that ends later never fires", time_ends_at_last_record, fits=lists("beyond")),
 ]

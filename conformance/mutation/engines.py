@@ -23,6 +23,7 @@ from typing import Any
 from conformance.census import drawn_cases
 from conformance.divergences import ENGINES, LIST, Attribution, attribute, read_divergences
 from conformance.mutation.engine_mutants import CATALOGUE, MUTANTS, Engine, EngineMutant
+from reference.dialects import Dialect
 from reference.implementation import simulate
 from window_contract.case import Case
 from window_contract.equivalence import equivalent, without_positions
@@ -107,7 +108,7 @@ class Run:
     def __post_init__(self) -> None:
         self.flink, self.modelled = simulate(self.job), simulate(self.job, dialect=self.engine.dialect)
         self.clean = reported(self.modelled, self.engine)
-        self.predicted: dict[tuple[str, ...], Observation] = {}
+        self.predicted: dict[tuple[str, ...], tuple[Dialect, Observation]] = {}
         self.explained = self.attribute(self.clean).explained_by is not None
 
     def attribute(self, actual: Observation) -> Attribution:
@@ -120,7 +121,7 @@ def judge(engine: Engine, mutants: Iterable[EngineMutant], cases: Sequence[Case]
     whether the engine's list then explains the difference from Flink's. A job whose unchanged observation the
     list does not explain is left out."""
     started = time.monotonic()
-    fitting = [(m, Score(m.name, engine.name, m.listed.get(engine.name))) for m in mutants if m.fits(engine)]
+    fitting = [(m, Score(m.name, engine.name, m.listed(engine))) for m in mutants if m.fits(engine)]
     judged = [(m, score) for m, score in fitting if score.listed is None]
     left_out: set[Case] = set()
     for n, case in enumerate(cases):

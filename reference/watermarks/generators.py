@@ -69,7 +69,7 @@ class BoundedOutOfOrdernessWatermarks:
 
     def __init__(self, bound: int) -> None:
         if bound < 0:  # checkArgument(!maxOutOfOrderness.isNegative(), ...)
-            raise InvalidSpec(NEGATIVE_BOUND_MESSAGE)
+            raise InvalidSpec(NEGATIVE_BOUND_MESSAGE, "watermark.bound")
         self.out_of_orderness = bound
         # start so that the lowest watermark is Long.MIN_VALUE
         self.max_timestamp = ladd(ladd(LONG_MIN, bound), 1)
@@ -119,7 +119,7 @@ class WatermarksWithIdleness:
 
     def __init__(self, watermarks: WatermarkGenerator, idle_timeout: int, clock: Callable[[], int]) -> None:
         if idle_timeout <= 0:
-            raise InvalidSpec(NON_POSITIVE_IDLENESS_MESSAGE)
+            raise InvalidSpec(NON_POSITIVE_IDLENESS_MESSAGE, "watermark.idleness")
         self.watermarks = watermarks
         self.idleness_timer = IdlenessTimer(clock, idle_timeout)
         self.is_idle_now = False
@@ -144,7 +144,7 @@ class BoundedOutOfOrdernessTimestampExtractor:
 
     def __init__(self, bound: int) -> None:
         if bound < 0:
-            raise InvalidSpec(negative_legacy_bound_message(bound))
+            raise InvalidSpec(negative_legacy_bound_message(bound), "watermark.legacy_bound")
         self.max_out_of_orderness = bound
         self.current_max_timestamp = ladd(LONG_MIN, bound)
         self.last_emitted_watermark = LONG_MIN

@@ -40,12 +40,26 @@ from window_contract.facts import NEGATIVE_INTERVAL_MESSAGE, NON_POSITIVE_IDLENE
 
 
 def check_watermark_strategy(generator: spec.WatermarkGenerator) -> None:
-    """Raise `InvalidSpec` with Flink's message for what Flink rejects when the job is built."""
+    """Raise `InvalidSpec` with Flink's message for what Flink rejects when the job is built: the first check it
+    breaks, in Flink's order, naming the rules of every one it breaks."""
+    broken = []
+    for check in (_check_interval, timestamp_assigner, _check_idleness):
+        try:
+            check(generator)
+        except InvalidSpec as e:
+            broken.append(e)
+    if broken:
+        raise InvalidSpec(str(broken[0]), *(rule for e in broken for rule in e.rules))
+
+
+def _check_interval(generator: spec.WatermarkGenerator) -> None:
     if generator.interval < 0:  # ExecutionConfig.setAutoWatermarkInterval
-        raise InvalidSpec(NEGATIVE_INTERVAL_MESSAGE)
-    timestamp_assigner(generator)  # the legacy extractor's constructor checks its bound
+        raise InvalidSpec(NEGATIVE_INTERVAL_MESSAGE, "watermark.interval")
+
+
+def _check_idleness(generator: spec.WatermarkGenerator) -> None:
     if generator.idleness is not None and generator.idleness <= 0:  # WatermarkStrategy.withIdleness
-        raise InvalidSpec(NON_POSITIVE_IDLENESS_MESSAGE)
+        raise InvalidSpec(NON_POSITIVE_IDLENESS_MESSAGE, "watermark.idleness")
 
 
 class ChannelOutput:
