@@ -1139,7 +1139,8 @@ class PreAggregationHoldsRecords:
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         assigner, start = self.assigner, self.dialect.pre_aggregation_watermark_starts_at
-        self.pre_aggregating = not assigner.is_merging
+        # tumbling and sliding windows only: `broken_rules` also builds the operator over the global window
+        self.pre_aggregating = isinstance(assigner, TumblingWindows | SlidingWindows)
         if self.pre_aggregating:  # `SliceAssigner.getSliceEndInterval`: the size, or a hop's slice
             self.slice = assigner.size if isinstance(assigner, TumblingWindows) else gcd(assigner.size, assigner.slide)
             self.held, self.min_slice_end, self.local_watermark, self.next_trigger = [], LONG_MAX, start, start

@@ -656,3 +656,12 @@ def test_an_attribution_names_the_cause_that_held():
     assert found.to_json("x")["cause"] == found.cause
     negative = Case(window=Sliding(10, -5), events=[record("a", 1, 3)])
     assert attribute(negative, simulate(negative), Observation(), beam).explained_by == ("beam.negative-slide",)
+
+
+def test_a_job_flink_sql_rejects_names_its_rules_in_the_sql_dialect():
+    """The model names every rule a rejected job breaks by building its operator again over the global window
+    (`broken_rules`); Flink SQL's pre-aggregation, which slices tumbling and sliding windows, leaves that one be
+    (the engine mutants' negative slide on `flink-sql` met an AttributeError there)."""
+    case = Case(window=sliding(10, -5), events=[record("a", 1, 3)])
+    rejected = simulate(case, dialect=Dialect(pre_aggregation_watermark_starts_at=0))
+    assert rejected.error.kind == "invalid_spec" and rejected.error.rules == ("sliding.slide",)
