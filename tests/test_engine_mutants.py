@@ -140,6 +140,8 @@ def test_rejections_take_the_lists_words():
     rejected = inject("rejected_with_listed_rejection", tumbling_case(), kafka)
     assert rejected.error == Error("invalid_spec", "Window advancement interval should be more than zero and less "
                                                    "than window duration")
+    hopping = Case(window=sliding(10, 20), events=[record("a", 1, 3)])  # Kafka's listed rejection: not judged
+    assert inject("rejected_with_listed_rejection", hopping, kafka) == simulate(hopping, dialect=kafka.dialect)
     accepted = inject("rejected_with_accepted_rule", tumbling_case(), kafka)
     assert accepted.error == Error("invalid_spec", "EventTimeSessionWindows parameters must satisfy 0 < size")
 

@@ -24,7 +24,7 @@ from typing import Any
 from conformance.divergences import Divergence, dialect_of, event_times, parameters
 from reference.dialects import Dialect
 from reference.implementation import simulate
-from window_contract.case import Case, Record, Session, Sliding, Tumbling, Watermark
+from window_contract.case import Case, CountTrigger, Kind, Record, Session, Sliding, Tumbling, Watermark
 from window_contract.case_json import load_cases
 from window_contract.facts import LONG_MAX
 from window_contract.observation import Error, GlobalWindow, LateRecord, Observation, TimeWindow
@@ -272,10 +272,25 @@ def crash_without_cause(case: Case, observed: Observation, engine: Engine, n: in
                        None if observed.watermarks is None else tuple(w for w in observed.watermarks if w.at < end))
 
 
-def rejected(texts: Callable[[Engine], tuple[str, ...]]) -> Inject:
-    """Every job the engine runs is rejected with one of `texts` (the `n`-th in turn)."""
+def plain_job(case: Case) -> bool:
+    """Whether `case` is a job none of the engines' own rules rejects: a tumbling or session window (their rules
+    hold a sliding window's size and slide against each other) and no count trigger below 1."""
+    return isinstance(case.window, Tumbling | Session) and all(
+        t.count >= 1 for t in nested(case.trigger) if isinstance(t, CountTrigger))
+
+
+def nested(kind: Kind | None) -> Iterator[Kind]:
+    """`kind` and every kind within it (a purging trigger's inner trigger)."""
+    if kind is not None:
+        yield kind
+        for part in kind.parts():
+            yield from nested(part)
+
+
+def rejected(texts: Callable[[Engine], tuple[str, ...]], jobs: Callable[[Case], bool]) -> Inject:
+    """Every job of `jobs` that the engine runs is rejected with one of `texts` (the `n`-th in turn)."""
     def inject(case: Case, observed: Observation, engine: Engine, n: int) -> Observation:
-        if observed.error is not None and observed.error.kind == "invalid_spec":
+        if not jobs(case) or observed.error is not None and observed.error.kind == "invalid_spec":
             return observed
         words = texts(engine)
         return Observation.invalid_spec(words[n % len(words)])
@@ -324,10 +339,11 @@ CATALOGUE = [
                  late_record_kept),
     EngineMutant("crash_without_cause", "a case that plainly runs fails with the text of a listed crash",
                  crash_without_cause, fits=lists("fails")),
-    EngineMutant("rejected_with_listed_rejection", "every job is rejected with the text of a listed rejection",
-                 rejected(lambda engine: engine.texts("rejects")), fits=lists("rejects")),
+    EngineMutant("rejected_with_listed_rejection", "every plain job (tumbling or session windows) is rejected with "
+                 "the text of a listed rejection", rejected(lambda engine: engine.texts("rejects"), plain_job),
+                 fits=lists("rejects")),
     EngineMutant("rejected_with_accepted_rule", "every job is rejected with Flink's text of a rule listed as "
-                 "accepted", rejected(Engine.flink_rejections), fits=lists("accepts")),
+                 "accepted", rejected(Engine.flink_rejections, lambda case: True), fits=lists("accepts")),
     EngineMutant("negative_slide_runs", "a sliding window with a negative slide runs as if it were positive (Flink "
                  "rejects it in the words of the offset's rule)", negative_slide_runs, job=slide_negated,
                  fits=lambda engine: lists("accepts")(engine) and "assigner.sliding" in engine.features,

@@ -32,7 +32,7 @@ from window_contract.registry import load_implementation
 
 #: The engines with a list.
 LISTED = sorted(path.parent.name for path in ENGINES.glob(f"*/{LIST}"))
-DEFAULT_CASES = 150
+DEFAULT_CASES = 100
 #: A seed of the census's drawing (the census sample of `./dev test` draws with 7).
 DEFAULT_SEED = 44
 #: A list may explain at most one in this many of the cases a mutant changes.
@@ -130,7 +130,9 @@ def judge(engine: Engine, mutants: Iterable[EngineMutant], cases: Sequence[Case]
             job = mutant.job(case)
             if job is None:
                 continue
-            run = runs.setdefault(job, Run(job, engine))
+            if job not in runs:
+                runs[job] = Run(job, engine)
+            run = runs[job]
             if not run.explained:
                 left_out.add(job)
                 continue
