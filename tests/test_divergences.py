@@ -69,8 +69,8 @@ def test_the_list_reads_and_the_readme_links_exactly_its_case_files(engine):
 
 @pytest.mark.parametrize("engine", LISTED)
 def test_each_case_differs_on_its_engine_as_its_divergence_explains(engine):
-    """Each listed case differs on its engine; its own divergence explains it (an explainer with its cause
-    holding), and the rest of the list does not."""
+    """Each listed case differs on its engine, and its own divergence explains it (an explainer with its cause
+    holding)."""
     divergences = engine_divergences(engine)
     items = [(d, n, case) for d in divergences for n, case in enumerate(load_cases(d.case_file))]
     impl = load_implementation(engine)
@@ -86,9 +86,6 @@ def test_each_case_differs_on_its_engine_as_its_divergence_explains(engine):
         found = attribute(case, case.expected, actual, divergences, positions, prefer=d.id)
         assert found.explained_by is not None and d.id in found.explained_by, (d.id, n, found)
         assert d.explainer is None or found.cause, (d.id, n, "its cause does not hold")
-        others = [other for other in divergences if other.id != d.id]
-        alone = attribute(case, case.expected, actual, others, positions)
-        assert alone.explained_by is None, f"{d.case_file.name}#{n} is explained without {d.id}: {alone}"
 
 
 # --- the dialect switches, each on the model alone ------------------------------------------------
