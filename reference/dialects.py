@@ -478,7 +478,12 @@ class MergesTriggerStateAsABag:
 
 
 class MergingWindowsOutliveCleanup:
-    """`merging_windows_outlive_cleanup=True`: cleaning a merging window up clears its trigger only."""
+    """`merging_windows_outlive_cleanup=True`: cleaning a merging window up clears its trigger only, and a merge
+    into such a window is not checked against the watermark (Beam merges its active windows without Flink's
+    `IllegalStateException`, and fires the result late)."""
+
+    def check_merge(self, merge_result):
+        pass
 
     def clear_all_state(self, key, window, state_window, merging):
         if merging is None:
