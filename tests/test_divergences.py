@@ -42,6 +42,7 @@ from window_contract.case import (
     BoundedOutOfOrdernessWatermarks,
     ContinuousEventTimeTrigger,
     CountTrigger,
+    EventTimeTrigger,
     Global,
     MonotonousWatermarks,
     PurgingTrigger,
@@ -257,6 +258,11 @@ def test_each_cause_holds_where_its_condition_does_and_nowhere_else():
     assert not simulate(global_count).error and [f.values for f in simulate(global_count).firings] == [(1, 2)]
     assert causes.unfired_records()(global_count, flink) == (
         "the records of events [0] are in no firing when the watermark ends")
+    late_merge = Case(window=session(60), trigger=EventTimeTrigger(), allowed_lateness=180,
+                      events=[watermark(621), record("a", 4, 536), record("a", 8, 586)])
+    assert causes.late_pane_beside_merge()(late_merge, flink) == (
+        "a late pane of [536, 596) fires at event 1, and windows merge")
+    assert causes.late_pane_beside_merge()(dataclasses.replace(late_merge, events=late_merge.events[:2]), flink) is None
     assert causes.windows_above(20)(Case(window=Sliding(10, 3), events=[record("a", i, i) for i in range(6)]),
                                     flink) == "the records are in 24 windows"
     assert causes.windows_above(24)(Case(window=Sliding(10, 3), events=[record("a", i, i) for i in range(6)]),
