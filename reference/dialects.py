@@ -22,7 +22,7 @@ from typing import Literal
 
 from reference.assigners import RecentWindows, SessionWindows, SlidingWindows, TumblingWindows, element_time
 from reference.errors import InvalidSpec, JobFailure
-from reference.javalong import labs, ladd, ldiv, lsub
+from reference.javalong import l2i, labs, ladd, ldiv, lsub
 from reference.operator import Context, EvictingWindowOperator
 from reference.output import Collector
 from reference.triggers import ContinuousEventTimeTrigger, Trigger, TriggerResult
@@ -183,6 +183,12 @@ class Dialect:
     #: `SlidingEventTimeWindows` takes any size; True: a size that is no multiple of the slide is rejected
     #: (Flink SQL's `HOP`, which slices windows into slides).
     sliding_size_multiple_of_slide: bool = False
+    #: `SlidingEventTimeWindows` takes a window of any number of panes; True: a sliding window whose size / gcd(size,
+    #: slide) (its panes, or slices, of gcd(size, slide) each) exceeds an `int` is rejected, "Cannot downcast long
+    #: value N to integer." (the table runtime's `SlidingWindowAssigner`, `MathUtils.checkedDownCast`, which Flink SQL
+    #: builds for a `HOP` group window and for the `HOP` table function's window TVF operator, before the aggregate's
+    #: checks), once the size and the slide are above 0.
+    sliding_panes_fit_an_int: bool = False
     #: `SlidingEventTimeWindows` requires `abs(offset) < slide`; False: any offset, aligned on the offset modulo
     #: the slide (Flink SQL's `HOP`).
     sliding_offset_checked: bool = True
@@ -216,9 +222,9 @@ class Dialect:
     def assigners(self, spec: case.Case) -> dict[type, object]:
         """How this dialect builds the assigner of `spec`'s window, by the kind of the format: its engine's own
         job-time checks first (`EngineChecks`), then the model's assigner, or one with Flink's checks changed."""
-        if (self.interval_limit, self.sliding_size_multiple_of_slide, self.sliding_offset_checked,
-                self.sliding_window_count_checked, self.sessions_take_allowed_lateness, self.long_arithmetic) == (
-                None, False, True, True, True, "java"):
+        if (self.interval_limit, self.sliding_size_multiple_of_slide, self.sliding_panes_fit_an_int,
+                self.sliding_offset_checked, self.sliding_window_count_checked, self.sessions_take_allowed_lateness,
+                self.long_arithmetic) == (None, False, False, True, True, True, "java"):
             return {}
         return {kind: EngineChecks(self, spec, kind) for kind in (case.Tumbling, case.Sliding, case.Session)}
 
@@ -1041,10 +1047,10 @@ SESSION_EMIT_MESSAGE = "Session window doesn't support EMIT strategy currently."
 
 class EngineChecks:
     """How a dialect builds an assigner of one kind: the engine's own job-time checks, in its order, before the
-    model's assigner (`interval_limit`: the parser's; `sessions_take_allowed_lateness` and
-    `sliding_size_multiple_of_slide`: the planner's), then the model's assigner, a sliding one with Flink's checks
-    and arithmetic as the dialect changes them (`DialectSlidingWindows`), a tumbling one in the dialect's
-    arithmetic (`UnboundedTumblingWindows`)."""
+    model's assigner (`interval_limit`: the parser's; `sessions_take_allowed_lateness`, `sliding_panes_fit_an_int`
+    and `sliding_size_multiple_of_slide`: the planner's, in that order), then the model's assigner, a sliding one
+    with Flink's checks and arithmetic as the dialect changes them (`DialectSlidingWindows`), a tumbling one in the
+    dialect's arithmetic (`UnboundedTumblingWindows`)."""
 
     def __init__(self, dialect: Dialect, spec: case.Case, kind: type) -> None:
         self.dialect, self.spec, self.kind = dialect, spec, kind
@@ -1060,6 +1066,10 @@ class EngineChecks:
         if not d.sessions_take_allowed_lateness and self.kind is case.Session and self.spec.allowed_lateness > 0:
             raise InvalidSpec(SESSION_EMIT_MESSAGE)
         if self.kind is case.Sliding:
+            if d.sliding_panes_fit_an_int and kind.size > 0 and kind.slide > 0:
+                panes = ldiv(kind.size, gcd(kind.size, kind.slide))
+                if l2i(panes) != panes:
+                    raise InvalidSpec(f"Cannot downcast long value {panes} to integer.")
             if d.sliding_size_multiple_of_slide and kind.size > 0 and kind.slide > 0 and kind.size % kind.slide:
                 raise InvalidSpec("HOP table function based aggregate requires size must be an integral multiple of "
                                   f"slide, but got size {kind.size} ms and slide {kind.slide} ms")

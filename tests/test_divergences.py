@@ -363,6 +363,22 @@ def test_hop_rejects_a_size_no_multiple_of_the_slide_and_takes_any_offset():
     assert [(w.start, w.end) for w in windows] == [(-7, 3), (-2, 8)]
 
 
+def test_a_sliding_window_of_more_panes_than_an_int_holds_is_rejected_before_hops_multiple_check():
+    """The table runtime's `SlidingWindowAssigner` counts a window's panes, size / gcd(size, slide), in an `int`."""
+    panes = Dialect(sliding_panes_fit_an_int=True)
+    coprime = Case(window=Sliding(2**31 + 1, 2**31 + 2), events=[record("a", 1, 0)])
+    assert simulate(coprime).error is None
+    rejected = Observation.invalid_spec("Cannot downcast long value 2147483649 to integer.")
+    assert simulate(coprime, dialect=dataclasses.replace(panes, sliding_size_multiple_of_slide=True)) == rejected
+    most = Case(window=Sliding(2**31 - 1, 2**31 - 2), events=[record("a", 1, 0)])  # 2^31 - 1 panes of 1 ms: an int
+    assert simulate(most, dialect=panes) == simulate(most)
+    many = Case(window=Sliding(2**33, 4), events=[record("a", 1, 0)])  # a multiple: 2^31 slices of the slide
+    assert simulate(many, dialect=dataclasses.replace(panes, sliding_window_count_checked=False)) == (
+        Observation.invalid_spec("Cannot downcast long value 2147483648 to integer."))
+    nonpositive = Case(window=Sliding(2**31 + 1, 0), events=[record("a", 1, 0)])
+    assert simulate(nonpositive, dialect=panes) == simulate(nonpositive)  # the slide's own check
+
+
 def test_without_max_window_num_an_element_meets_the_contracts_window_limit():
     case = Case(window=Sliding(10_000_001, 1), events=[record("a", 1, 0)])
     assert simulate(case).error.kind == "invalid_spec"
