@@ -353,6 +353,18 @@ def test_a_pre_aggregation_aligned_on_zero_holds_a_windows_records_past_its_end_
     assert [d.value for d in on_zero.dropped] == [1]
 
 
+def test_the_global_phase_aligned_on_zero_lets_a_record_in_only_after_its_window_fired():
+    """After the watermark 10 both phases wait for 19: the local one sends the record at 12 on too late for the
+    watermark 14, with the record at 22, which the global one lets in only at the end of input, past the watermark 24
+    that fired its window (Flink 1.20's window aggregate, issue 44's campaign)."""
+    case = Case(window=tumbling(10, 5), events=[record("a", 1, 12), watermark(10), watermark(14), record("a", 2, 22),
+                                                watermark(19), watermark(24)])
+    on_offset = Dialect(pre_aggregation_watermark_starts_at=0)
+    assert simulate(case, dialect=on_offset) == simulate(case)
+    on_zero = simulate(case, dialect=dataclasses.replace(on_offset, pre_aggregation_aligns_on_offset=False))
+    assert not on_zero.firings and [(d.at, d.value) for d in on_zero.dropped] == [(0, 1), (3, 2)]
+
+
 def test_hop_rejects_a_size_no_multiple_of_the_slide_and_takes_any_offset():
     multiple = Case(window=Sliding(10, 3), events=[record("a", 1, 1)])
     assert "integral multiple of slide" in simulate(
