@@ -22,9 +22,10 @@ from window_contract import Case, load_implementation, record, session, tumbling
 from window_contract.case import Sliding, case_to_json
 from window_contract.case_json import case_files, load_cases
 from window_contract.difference import difference
+from window_contract.facts import TOO_MANY_WINDOWS
 from window_contract.features import required_features
 from window_contract.implementation import ImplementationFailure
-from window_contract.observation import Firing, LateRecord, Observation, TimeWindow
+from window_contract.observation import Error, Firing, LateRecord, Observation, TimeWindow
 from window_contract.observation_json import observation_to_json
 
 pytestmark = pytest.mark.flink
@@ -117,6 +118,17 @@ def test_a_sliding_size_that_is_no_multiple_of_the_slide_is_rejected_by_hop_only
     [legacy] = load_implementation("flink-sql-legacy").run([case])
     assert tvf.error is not None and "integral multiple of slide" in tvf.error.message
     assert legacy.error is None and len(legacy.firings) == 4
+
+
+def test_a_case_stopped_at_a_record_keeps_every_firing_before_it():
+    """The record at 1 is in 10,000 windows of 20,001 every 2, the one at 0 in 10,001: the case stops there, with the
+    contract's error, after the 50 firings of the watermark 100. The window aggregate runs behind an exchange, and a
+    job failed at the record lost those firings, still on their way; the replay ends the case instead, and the job
+    runs on to its end, which reaches the recorder behind them."""
+    case = Case(window=Sliding(20_001, 2), events=[record("a", 1, ts=1), watermark(100), record("a", 2, ts=0)])
+    [observed] = load_implementation("flink-sql-legacy").run([case])
+    assert observed == load_implementation("reference").run([case])[0]
+    assert (len(observed.firings), observed.error) == (50, Error("runtime", TOO_MANY_WINDOWS))
 
 
 #: A legacy `HOP` whose size is no multiple of its slide merges size / gcd(size, slide) panes at each firing: two
