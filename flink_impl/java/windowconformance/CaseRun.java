@@ -57,8 +57,8 @@ final class CaseRun {
     private volatile boolean finished;
     /**
      * Set when the case's recorder has seen the end of its input, which follows the case's last output through any
-     * exchange: with an API whose outputs reach their recorder in another thread ({@link Api#branchesRunInTheReplayThread}),
-     * only this says that every output has arrived.
+     * exchange: with an API whose outputs reach their recorder in another thread
+     * ({@link Api#branchesRunInTheReplayThread}), only this says that every output has arrived.
      */
     private volatile boolean outputsEnded;
     /** When the case finished and when it failed ({@link #MOMENTS}), 0 until then. */
