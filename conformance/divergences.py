@@ -34,6 +34,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from conformance.committed import committed
 from conformance.usage import UsageError
 from reference.dialects import Dialect
 from reference.implementation import simulate
@@ -43,8 +44,7 @@ from window_contract.delta import delta
 from window_contract.equivalence import equivalent
 from window_contract.observation import Observation, TimeWindow
 
-ROOT = Path(__file__).resolve().parent.parent
-ENGINES = ROOT / "cases" / "engines"
+ENGINES = committed("cases/engines")
 LIST = "divergences.toml"
 #: What `--divergences` without a file means: the engine's own list.
 DEFAULT_LIST = Path(LIST)
