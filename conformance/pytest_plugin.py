@@ -12,7 +12,7 @@ module that does not import, a missing factory, an object that is no implementat
 in one line, before any test. It writes the report and the counterexamples as `python -m conformance run` does
 (`conformance.runner.pytest_report`), into `--window-out DIR` or else pytest's cache, and ends the terminal
 summary with the verdict, the properties that do not apply and the counterexamples' files; a property that sent
-the implementation no case ends as skipped with the reason (`properties/conftest.py`), never as passed.
+the implementation no case ends as skipped with the reason (`conformance.runner.collector`), never as passed.
 
 It also declares the suite's markers and loads the prefetch plug-in (`conformance.prefetch.plugin`). Without
 `--window-impl`, it changes nothing in a project's own test run.
@@ -95,7 +95,8 @@ def pytest_configure(config: pytest.Config) -> None:
         return  # not asked for, or `run`'s own session: the run checked the name and makes the report
     try:
         prepare(config.invocation_params.dir)
-        check_implementation(spec, config.getoption("window_request_timeout"))
+        if not hasattr(config, "workerinput"):  # a pytest-xdist worker's controller checked it
+            check_implementation(spec, config.getoption("window_request_timeout"))
     except (PackageClash, ImplementationNotFound) as e:
         raise pytest.UsageError(str(e)) from None
     if not config.option.collectonly:
