@@ -62,6 +62,7 @@ LIST = "divergences.toml"
 #: What `--divergences` without a file means: the engine's own list.
 DEFAULT_LIST = Path(LIST)
 
+
 @dataclass(frozen=True)
 class Difference:
     """What an engine observed of `case` (`actual`) beside what a dialect of the model predicts (`expected`);
