@@ -23,7 +23,7 @@ from conformance.corpus import add_corpus_command, is_corpus_index
 from conformance.divergences import DEFAULT_LIST, attribute, divergence_list, explained
 from conformance.exits import describe, exit_status
 from conformance.runner.command import add_run_command
-from conformance.runner.feature_summary import feature_summary
+from conformance.runner.feature_summary import OUTCOMES, WITH_DIVERGENCES, feature_summary
 from conformance.runner.output import is_run_file
 from conformance.runner.progress import counted
 from conformance.runner.verdict import EXIT_STATUS, USAGE_ERROR
@@ -180,6 +180,7 @@ def replay(args: argparse.Namespace) -> int:
     if unsupported:
         print(_unsupported(impl, unsupported), file=sys.stderr)
     differing: set[int] = set()
+    explained_ones: set[int] = set()  # differ as the divergence list explains
     for path, index, case in loaded:
         label = _label(path, index, case)
         answer = by_case.get(id(case))
@@ -204,18 +205,18 @@ def replay(args: argparse.Namespace) -> int:
         diff = difference(case.expected, answer, len(case.events), positions=not impl.position_free)
         if diff and divergences is not None:
             found = attribute(case, case.expected, answer, divergences, positions=not impl.position_free)
-            if found.explained_by is None:
-                differing.add(id(case))
+            (differing if found.explained_by is None else explained_ones).add(id(case))
             print(json.dumps(found.to_json(label)) if args.json else explained(label, found))
         elif diff:
             differing.add(id(case))
             print(f"DIFFERS {label}:\n  " + diff.replace("\n", "\n  "))
     if args.check:
         checked = len(supported)
-        outcomes = [(required_features(c), "unsupported" if id(c) not in by_case
-                     else "differ" if id(c) in differing else "agree") for _, _, c in loaded]
+        differ = "differ" if divergences is None else "unexplained"
+        outcomes = [(required_features(c), "unsupported" if id(c) not in by_case else differ if id(c) in differing
+                     else "explained" if id(c) in explained_ones else "agree") for _, _, c in loaded]
         if loaded:  # the table feature by feature, then the verdict as the last line
-            print("\n".join(feature_summary(outcomes)))
+            print("\n".join(feature_summary(outcomes, OUTCOMES if divergences is None else WITH_DIVERGENCES)))
         agreeing = ("agree with their expected observation" if divergences is None
                     else "agree with their expected observation or differ only as listed divergences explain")
         print(f"{impl.name}: {checked - len(differing)} of {checked} cases {agreeing}"

@@ -17,7 +17,9 @@ How the cases are made:
   stops (`NEVER_ENDS`, `TOO_MANY_WINDOWS`: an implementation's limit, not Flink's answer) is left
   out, so that equivalence needs no rule beyond docs/format.md's.
 - Every case is then run on real Flink (`--confirm flink`, the default): a case the two disagree on is
-  a bug in one of them, not a case to write, and the command stops and names it, writing nothing.
+  a bug in one of them, not a case to write, and the command stops and names it, writing nothing. The
+  engine is started before anything is drawn: one that cannot run (the `flink` extra not installed, no
+  Java) stops the command at once, in one line naming what is missing (could not run, exit status 3).
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ from window_contract.difference import difference
 from window_contract.equivalence import equivalent
 from window_contract.facts import NEVER_ENDS, TOO_MANY_WINDOWS
 from window_contract.features import ALL_FEATURES, EXTREME_VALUES, FEATURES, required_features
-from window_contract.implementation import Implementation
+from window_contract.implementation import Implementation, ImplementationFailure, failure_to_run
 from window_contract.observation import Observation
 from window_contract.registry import load_implementation
 from window_contract.schemas import CORPUS_FORMAT
@@ -231,12 +233,13 @@ def corpus(args: argparse.Namespace) -> int:
     except OutputError as e:
         raise UsageError(str(e)) from None
     try:
+        impl = None if args.confirm == "none" else confirming(args.confirm)
         entries, not_drawn = drawn(args.features, args.per_feature, args.seed, args.confirm)
-        if args.confirm != "none":
-            print(f"corpus: running the {len(entries)} cases on {args.confirm} (one run call; an engine takes a "
-                  "while to start)", file=sys.stderr, flush=True)
-            impl = load_implementation(args.confirm)
-            differing = disagreements(entries, impl)
+        if impl is not None:
+            print(f"corpus: running the {len(entries)} cases on {args.confirm} (one run call)", file=sys.stderr,
+                  flush=True)
+            with could_not_run(args.confirm):
+                differing = disagreements(entries, impl)
             if differing:
                 out.abandon()
                 print(f"error: {impl.name} disagrees with the reference on {len(differing)} cases (a bug in one "
@@ -250,6 +253,32 @@ def corpus(args: argparse.Namespace) -> int:
         raise
     print(f"corpus: wrote {args.out}", file=sys.stderr)
     return 0
+
+
+def confirming(name: str) -> Implementation:
+    """The implementation the corpus is confirmed on, its engine started (`start()`, where it has one)."""
+    print(f"corpus: starting {name}, which confirms every case (an engine takes a while to start)", file=sys.stderr,
+          flush=True)
+    impl = load_implementation(name)
+    start = getattr(impl, "start", None)
+    if start is not None:
+        with could_not_run(name):
+            start()
+    return impl
+
+
+@contextlib.contextmanager
+def could_not_run(name: str):
+    """An engine's failure to run (`failure_to_run`: a missing package or Java, a lost JVM) as
+    `ImplementationFailure`, in one line that says what is missing; any other exception is a bug, raised as it is."""
+    try:
+        yield
+    except Exception as e:
+        reason = failure_to_run(e)
+        if reason is None:
+            raise
+        raise ImplementationFailure(f"{name} could not confirm the corpus: {reason} (--confirm none writes it "
+                                    "unconfirmed)") from e
 
 
 def drawn(features: Sequence[str], per_feature: int, seed: int, confirm: str) -> tuple[list[Entry], list[str]]:

@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.causes import CAUSES, Cause
+from conformance.committed import committed
 from conformance.usage import UsageError
 from reference.dialects import FLINK, Dialect
 from reference.implementation import simulate
@@ -56,11 +57,11 @@ from window_contract.facts import LONG_MAX
 from window_contract.observation import Observation, TimeWindow
 from window_contract.rules import RULES
 
-ROOT = Path(__file__).resolve().parent.parent
-ENGINES = ROOT / "cases" / "engines"
+ENGINES = committed("cases/engines")
 LIST = "divergences.toml"
 #: What `--divergences` without a file means: the engine's own list.
 DEFAULT_LIST = Path(LIST)
+
 
 @dataclass(frozen=True)
 class Difference:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 #: The folder that holds this project's packages (the repository, or site-packages when installed).
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-#: The top-level packages the distribution installs (`pyproject.toml`'s `packages.find`).
+#: The top-level packages the distribution installs (setup.py's `packages`).
 OWN_PACKAGES = ("window_contract", "conformance", "reference", "spark_impl", "flink_impl", "engines", "strategies",
                 "reports")
 

@@ -7,8 +7,12 @@ runs the property suite against NAME (a registered name, `package.module:factory
 folder, or `exec:COMMAND`). Given no path, pytest collects the suite's own folder (`SUITE`), whatever the
 project's own `testpaths`, `python_files` or conftest files say (a project whose `python_functions` leaves out
 `test_*` adds `-o python_functions=test_*`); given paths, it collects those (this
-repository runs `pytest conformance/properties --window-impl NAME`). With `--window-out DIR` it writes the
-report and the counterexamples as `python -m conformance run` does (`conformance.runner.pytest_report`).
+repository runs `pytest conformance/properties --window-impl NAME`). A NAME that names no implementation (a
+module that does not import, a missing factory, an object that is no implementation) is pytest's usage error,
+in one line, before any test. It writes the report and the counterexamples as `python -m conformance run` does
+(`conformance.runner.pytest_report`), into `--window-out DIR` or else pytest's cache, and ends the terminal
+summary with the verdict, the properties that do not apply and the counterexamples' files; a property that sent
+the implementation no case ends as skipped with the reason (`conformance.runner.collector`), never as passed.
 
 It also declares the suite's markers and loads the prefetch plug-in (`conformance.prefetch.plugin`). Without
 `--window-impl`, it changes nothing in a project's own test run.
@@ -25,7 +29,9 @@ from conformance.installation import PackageClash, prepare
 from conformance.prefetch import plugin as prefetch
 from conformance.prefetch.plugin import POSITIONS, REAL_BATCHES
 from conformance.usage import seconds
-from window_contract.implementation import REQUEST_TIMEOUT
+from window_contract.implementation import REQUEST_TIMEOUT, ImplementationFailure, ImplementationNotFound
+from window_contract.process import ProcessImplementation
+from window_contract.registry import load_implementation
 
 #: The property suite's folder.
 SUITE = Path(__file__).resolve().parent / "properties"
@@ -84,13 +90,29 @@ def pytest_configure(config: pytest.Config) -> None:
                                        "prefetch cache")
     config.addinivalue_line("markers", f"{POSITIONS}: a rule about when outputs happen, not applicable to a "
                                        "position-free implementation")
-    if config.getoption("window_impl") is None:
-        return
+    spec = config.getoption("window_impl")
+    if spec is None or config.getoption("run_events_fd", None) is not None:
+        return  # not asked for, or `run`'s own session: the run checked the name and makes the report
     try:
         prepare(config.invocation_params.dir)
-    except PackageClash as e:
+        if not hasattr(config, "workerinput"):  # a pytest-xdist worker's controller checked it
+            check_implementation(spec, config.getoption("window_request_timeout"))
+    except (PackageClash, ImplementationNotFound) as e:
         raise pytest.UsageError(str(e)) from None
-    if config.getoption("window_out") is not None:
-        from conformance.runner.pytest_report import start_report  # the runner, only when a report is asked for
+    if not config.option.collectonly:
+        from conformance.runner.pytest_report import start_report  # the runner, only when the suite runs
 
-        start_report(config, Path(config.getoption("window_out")))
+        out = config.getoption("window_out")
+        start_report(config, None if out is None else Path(out))
+
+
+def check_implementation(spec: str, timeout: float) -> None:
+    """`spec` names an implementation: a plug-in that does not import, has no such factory or is not an
+    implementation is a usage error here, in one line, as under `run`, not an error of every test. An engine that
+    could not start is left to the tests, which report it as could not run."""
+    try:
+        impl = load_implementation(spec, timeout)
+    except ImplementationFailure:
+        return
+    if isinstance(impl, ProcessImplementation):  # it said hello; each test session starts its own
+        impl.close()

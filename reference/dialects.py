@@ -29,7 +29,7 @@ from reference.assigners import (
     sliding_rules,
 )
 from reference.errors import InvalidSpec, JobFailure
-from reference.javalong import labs, ladd, ldiv, lsub
+from reference.javalong import l2i, labs, ladd, ldiv, lsub
 from reference.operator import Context, EvictingWindowOperator
 from reference.output import Collector
 from reference.triggers import ContinuousEventTimeTrigger, Trigger, TriggerResult
@@ -183,13 +183,20 @@ class Dialect:
     #: never sets) starts its watermark at X: it holds every record until it acts on a watermark above X
     #: (`PreAggregationHoldsRecords`), so a window that a watermark at or below X fired has fired without them.
     pre_aggregation_watermark_starts_at: int | None = None
-    #: With `pre_aggregation_watermark_starts_at`: the first phase waits for the next window end aligned on the
-    #: window's offset before it acts on a watermark; False: aligned on 0 (Flink 1.20's `getNextTriggerWatermark`,
-    #: which takes no offset), so a window with an offset can fire before its records are sent on.
+    #: With `pre_aggregation_watermark_starts_at`: each phase waits for the next window end aligned on the window's
+    #: offset before it acts on a watermark; False: aligned on 0 (Flink 1.20's `getNextTriggerWatermark`, which takes
+    #: no offset, in the local pre-aggregation and in the global window aggregate), so a window with an offset can
+    #: fire before its records are sent on, or before the global phase lets them in.
     pre_aggregation_aligns_on_offset: bool = True
     #: `SlidingEventTimeWindows` takes any size; True: a size that is no multiple of the slide is rejected
     #: (Flink SQL's `HOP`, which slices windows into slides).
     sliding_size_multiple_of_slide: bool = False
+    #: `SlidingEventTimeWindows` takes a window of any number of panes; True: a sliding window whose size / gcd(size,
+    #: slide) (its panes, or slices, of gcd(size, slide) each) exceeds an `int` is rejected, "Cannot downcast long
+    #: value N to integer." (the table runtime's `SlidingWindowAssigner`, `MathUtils.checkedDownCast`, which Flink SQL
+    #: builds for a `HOP` group window and for the `HOP` table function's window TVF operator, before the aggregate's
+    #: checks), once the size and the slide are above 0.
+    sliding_panes_fit_an_int: bool = False
     #: `SlidingEventTimeWindows` requires `abs(offset) < slide`; False: any offset, aligned on the offset modulo
     #: the slide (Flink SQL's `HOP`).
     sliding_offset_checked: bool = True
@@ -223,9 +230,9 @@ class Dialect:
     def assigners(self, spec: case.Case) -> dict[type, object]:
         """How this dialect builds the assigner of `spec`'s window, by the kind of the format: its engine's own
         job-time checks first (`EngineChecks`), then the model's assigner, or one with Flink's checks changed."""
-        if (self.interval_limit, self.sliding_size_multiple_of_slide, self.sliding_offset_checked,
-                self.sliding_window_count_checked, self.sessions_take_allowed_lateness, self.long_arithmetic) == (
-                None, False, True, True, True, "java"):
+        if (self.interval_limit, self.sliding_size_multiple_of_slide, self.sliding_panes_fit_an_int,
+                self.sliding_offset_checked, self.sliding_window_count_checked, self.sessions_take_allowed_lateness,
+                self.long_arithmetic) == (None, False, False, True, True, True, "java"):
             return {}
         return {kind: EngineChecks(self, spec, kind) for kind in (case.Tumbling, case.Sliding, case.Session)}
 
@@ -478,7 +485,12 @@ class MergesTriggerStateAsABag:
 
 
 class MergingWindowsOutliveCleanup:
-    """`merging_windows_outlive_cleanup=True`: cleaning a merging window up clears its trigger only."""
+    """`merging_windows_outlive_cleanup=True`: cleaning a merging window up clears its trigger only, and a merge
+    into such a window is not checked against the watermark (Beam merges its active windows without Flink's
+    `IllegalStateException`, and fires the result late)."""
+
+    def check_merge(self, merge_result):
+        pass
 
     def clear_all_state(self, key, window, state_window, merging):
         if merging is None:
@@ -1048,10 +1060,10 @@ SESSION_EMIT_MESSAGE = "Session window doesn't support EMIT strategy currently."
 
 class EngineChecks:
     """How a dialect builds an assigner of one kind: the engine's own job-time checks, in its order, before the
-    model's assigner (`interval_limit`: the parser's; `sessions_take_allowed_lateness` and
-    `sliding_size_multiple_of_slide`: the planner's), then the model's assigner, a sliding one with Flink's checks
-    and arithmetic as the dialect changes them (`DialectSlidingWindows`), a tumbling one in the dialect's
-    arithmetic (`UnboundedTumblingWindows`)."""
+    model's assigner (`interval_limit`: the parser's; `sessions_take_allowed_lateness`, `sliding_panes_fit_an_int`
+    and `sliding_size_multiple_of_slide`: the planner's, in that order), then the model's assigner, a sliding one
+    with Flink's checks and arithmetic as the dialect changes them (`DialectSlidingWindows`), a tumbling one in the
+    dialect's arithmetic (`UnboundedTumblingWindows`)."""
 
     def __init__(self, dialect: Dialect, spec: case.Case, kind: type) -> None:
         self.dialect, self.spec, self.kind = dialect, spec, kind
@@ -1068,6 +1080,10 @@ class EngineChecks:
         if not d.sessions_take_allowed_lateness and self.kind is case.Session and self.spec.allowed_lateness > 0:
             raise InvalidSpec(SESSION_EMIT_MESSAGE, "sql.session_emit")
         if self.kind is case.Sliding:
+            if d.sliding_panes_fit_an_int and kind.size > 0 and kind.slide > 0:
+                panes = ldiv(kind.size, gcd(kind.size, kind.slide))
+                if l2i(panes) != panes:
+                    raise InvalidSpec(f"Cannot downcast long value {panes} to integer.", "sql.hop_panes")
             if d.sliding_size_multiple_of_slide and kind.size > 0 and kind.slide > 0 and kind.size % kind.slide:
                 raise InvalidSpec("HOP table function based aggregate requires size must be an integral multiple of "
                                   f"slide, but got size {kind.size} ms and slide {kind.slide} ms", "sql.hop_multiple")
@@ -1126,15 +1142,72 @@ class IgnoresAllowedLateness:
         self.allowed_lateness = 0
 
 
+class SliceBuffer:
+    """A table runtime window operator's `RecordsWindowBuffer` and the gate before it: records held until a watermark
+    the operator acts on, one above its progress (`start` at first, then the highest it received) and at or above its
+    next trigger (`start` at first, then `getNextTriggerWatermark`: the next slice end after it, less 1, aligned on
+    the window's `offset`, or on 0 when not `aligns_on_offset`), when the buffer holds a slice that watermark fires
+    (`isWindowFired(minSliceEnd)`): `advance` gives them back, in the order they came, to be sent on before the
+    watermark."""
+
+    def __init__(self, start: int, size: int, offset: int, aligns_on_offset: bool) -> None:
+        self.progress = self.next_trigger = start
+        self.size, self.offset, self.trigger_offset = size, offset, offset if aligns_on_offset else 0
+        self.held: list[tuple] = []
+        self.min_slice_end = LONG_MAX
+
+    def slice_end(self, timestamp: int, offset: int | None = None) -> int:
+        """`SliceAssigner.assignSliceEnd` (aligned on `offset`, the window's unless given)."""
+        offset = self.offset if offset is None else offset
+        return ladd(get_window_start_with_offset(timestamp, offset, self.size), self.size)
+
+    def fired(self, slice_end: int) -> bool:
+        """`TimeWindowUtil.isWindowFired`: the watermark it acted on has reached the slice's last millisecond."""
+        return slice_end - 1 <= self.progress
+
+    def hold(self, held: tuple, timestamp: int) -> None:
+        self.held.append(held)
+        self.min_slice_end = min(self.min_slice_end, self.slice_end(timestamp))
+
+    def advance(self, watermark: int) -> list[tuple]:
+        if watermark <= self.progress:
+            return []
+        self.progress = watermark
+        if watermark < self.next_trigger:
+            return []
+        released = []
+        if self.min_slice_end != LONG_MAX and self.fired(self.min_slice_end):
+            released, self.held, self.min_slice_end = self.held, [], LONG_MAX
+        self.next_trigger = self.next_trigger_watermark(watermark)
+        return released
+
+    def next_trigger_watermark(self, watermark: int) -> int:
+        """`TimeWindowUtil.getNextTriggerWatermark(WithOffset)`: the next slice end after `watermark`, less 1."""
+        if watermark == LONG_MAX:
+            return watermark
+        trigger = lsub(self.slice_end(watermark, self.trigger_offset), 1)
+        return trigger if trigger > watermark else ladd(trigger, self.size)
+
+
 class PreAggregationHoldsRecords:
-    """`pre_aggregation_watermark_starts_at=X`: a tumbling or sliding window's records pass first through Flink SQL's
-    `LocalSlicingWindowAggOperator`, which buffers them (`RecordsWindowBuffer`) and sends them on only before a
-    watermark it acts on: one above its `currentWatermark` (X at first, then the highest it received) and at or
-    above its `nextTriggerWatermark` (X at first, then the next window end after it: `getNextTriggerWatermark`,
-    aligned on the window's offset unless `pre_aggregation_aligns_on_offset=False`), when the buffer holds a slice
-    that watermark fires. A record it holds past the watermark that fires its window is late when it arrives (and
-    dropped, at its own event, as the engine reports it). After `Long.MAX_VALUE` no watermark releases a record: it
-    goes straight on, to be dropped as late as the engine drops it (no firing holds it)."""
+    """`pre_aggregation_watermark_starts_at=X`: a tumbling or sliding window's records pass through the two phases
+    of Flink SQL's window aggregate, each a `SliceBuffer` of slices (the size, or a hop's gcd(size, slide)) that sends
+    its records on only before a watermark it acts on, its next trigger aligned on the window's offset unless
+    `pre_aggregation_aligns_on_offset=False` (Flink 1.20's `getNextTriggerWatermark`, which takes no offset, in both):
+
+    1. `LocalSlicingWindowAggOperator`, before the exchange, whose progress starts at X (a field `open` never sets):
+       it holds every record, and sends them on before a watermark it acts on. A record it holds past the watermark
+       that fires its window is late when it arrives.
+    2. The global `WindowAggOperator`, whose progress starts at `Long.MIN_VALUE`: a record whose slice the watermark it
+       acted on has fired goes on to the windows at once (`processElement`'s late path: dropped, as the DataStream
+       API drops what is late for every window); any other waits in its buffer, and goes into the windows at a
+       watermark it acts on, before that watermark fires them, under the watermark before (`GlobalAggCombiner`
+       registers a window's timer only if that one has not fired it: a window fired already never fires again, and
+       its records are dropped). Aligned on the offset, the buffer always lets a window's records in before the
+       watermark that fires it; aligned on 0, a window with an offset may fire empty, and its records come too late.
+
+    A record dropped so is dropped at its own event, as the engine reports it. After `Long.MAX_VALUE` no watermark
+    releases a record: it goes straight on, to be dropped as late as the engine drops it (no firing holds it)."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -1142,39 +1215,38 @@ class PreAggregationHoldsRecords:
         # tumbling and sliding windows only: `broken_rules` also builds the operator over the global window
         self.pre_aggregating = isinstance(assigner, TumblingWindows | SlidingWindows)
         if self.pre_aggregating:  # `SliceAssigner.getSliceEndInterval`: the size, or a hop's slice
-            self.slice = assigner.size if isinstance(assigner, TumblingWindows) else gcd(assigner.size, assigner.slide)
-            self.held, self.min_slice_end, self.local_watermark, self.next_trigger = [], LONG_MAX, start, start
+            size = assigner.size if isinstance(assigner, TumblingWindows) else gcd(assigner.size, assigner.slide)
+            aligned = self.dialect.pre_aggregation_aligns_on_offset
+            self.local = SliceBuffer(start, size, assigner.offset, aligned)
+            self.global_ = SliceBuffer(LONG_MIN, size, assigner.offset, aligned)
 
     def process_element(self, key, value, timestamp):
-        if not self.pre_aggregating or self.local_watermark == LONG_MAX:
+        if not self.pre_aggregating:
             super().process_element(key, value, timestamp)
-            return
-        self.held.append((self.output.at, key, value, timestamp))
-        slice_end = ladd(get_window_start_with_offset(timestamp, self.assigner.offset, self.slice), self.slice)
-        self.min_slice_end = min(self.min_slice_end, slice_end)
+        elif self.local.progress == LONG_MAX:
+            self.reach_global((self.output.at, key, value, timestamp))
+        else:
+            self.local.hold((self.output.at, key, value, timestamp), timestamp)
 
     def process_watermark(self, time):
-        if self.pre_aggregating and time > self.local_watermark:
-            self.local_watermark = time
-            if time >= self.next_trigger:
-                if self.min_slice_end != LONG_MAX and time >= self.min_slice_end - 1:  # `isWindowFired`
-                    self.release()
-                self.next_trigger = self.next_trigger_watermark(time)
+        if self.pre_aggregating:
+            for held in self.local.advance(time):
+                self.reach_global(held)
+            for held in self.global_.advance(time):
+                self.into_windows(held)
         super().process_watermark(time)
 
-    def release(self):
-        held, self.held, self.min_slice_end, at = self.held, [], LONG_MAX, self.output.at
-        for self.output.at, key, value, timestamp in held:
-            super().process_element(key, value, timestamp)
-        self.output.at = at
+    def reach_global(self, held):
+        timestamp = held[3]
+        if self.global_.fired(self.global_.slice_end(timestamp)):
+            self.into_windows(held)
+        else:
+            self.global_.hold(held, timestamp)
 
-    def next_trigger_watermark(self, watermark):
-        """`TimeWindowUtil.getNextTriggerWatermark(WithOffset)`: the next window end after `watermark`, less 1."""
-        if watermark == LONG_MAX:
-            return watermark
-        offset = self.assigner.offset if self.dialect.pre_aggregation_aligns_on_offset else 0
-        trigger = lsub(ladd(get_window_start_with_offset(watermark, offset, self.slice), self.slice), 1)
-        return trigger if trigger > watermark else ladd(trigger, self.slice)
+    def into_windows(self, held):
+        at, self.output.at = self.output.at, held[0]
+        super().process_element(*held[1:])
+        self.output.at = at
 
 
 class DropsWhatNoWindowTakes:

@@ -250,20 +250,9 @@ class WindowOperator:
     def merge(self, key: str, merge_result: TimeWindow, merged_windows: list[TimeWindow],
               state_window_result: TimeWindow, merged_state_windows: list[TimeWindow]) -> None:
         """The merge function of `WindowOperator.processElement`: a merge may not produce a window
-        that is already late (checked with a wrapping `maxTimestamp + allowedLateness`); the trigger
-        merges its state, the merged windows' triggers and cleanup timers are cleared, and their
-        contents move into the result's state window."""
-        if self.is_event_time:
-            if self.with_lateness(merge_result.max_timestamp()) <= self.timers.current_watermark:
-                raise JobFailure(
-                    "The end timestamp of an event-time window cannot become earlier than the current "
-                    f"watermark by merging. Current watermark: {self.timers.current_watermark} "
-                    f"window: {flink_repr(merge_result)}", "merge.behind_watermark")
-        elif merge_result.max_timestamp() <= self.timers.current_processing_time:
-            raise JobFailure(
-                "The end timestamp of a processing-time window cannot become earlier than the current "
-                f"processing time by merging. Current processing time: "
-                f"{self.timers.current_processing_time} window: {flink_repr(merge_result)}", "merge.behind_watermark")
+        that is already late (`check_merge`); the trigger merges its state, the merged windows' triggers and
+        cleanup timers are cleared, and their contents move into the result's state window."""
+        self.check_merge(merge_result)
         self.listener.merged(key, merged_windows, merge_result)
         ctx = self.trigger_context
         ctx.key, ctx.window, ctx.merged_windows = key, merge_result, merged_windows
@@ -276,6 +265,21 @@ class WindowOperator:
         merged_contents = [e for w in merged_state_windows for e in self.window_state.pop((key, w), ())]
         if merged_contents:
             self.window_state.setdefault((key, state_window_result), []).extend(merged_contents)
+
+    def check_merge(self, merge_result: TimeWindow) -> None:
+        """The merge function's check: in event time, `maxTimestamp + allowedLateness` (a wrapping sum) above the
+        watermark; in processing time, `maxTimestamp` above the clock (an `IllegalStateException`)."""
+        if self.is_event_time:
+            if self.with_lateness(merge_result.max_timestamp()) <= self.timers.current_watermark:
+                raise JobFailure(
+                    "The end timestamp of an event-time window cannot become earlier than the current "
+                    f"watermark by merging. Current watermark: {self.timers.current_watermark} "
+                    f"window: {flink_repr(merge_result)}", "merge.behind_watermark")
+        elif merge_result.max_timestamp() <= self.timers.current_processing_time:
+            raise JobFailure(
+                "The end timestamp of a processing-time window cannot become earlier than the current "
+                f"processing time by merging. Current processing time: "
+                f"{self.timers.current_processing_time} window: {flink_repr(merge_result)}", "merge.behind_watermark")
 
     # --- timers --------------------------------------------------------------------------------
 

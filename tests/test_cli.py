@@ -72,6 +72,25 @@ def test_check_passes_when_every_case_agrees(good, capsys):
                                 "reference: 1 of 1 cases agree with their expected observation"]
 
 
+def test_check_with_divergences_counts_agree_explained_and_unexplained_apart(tmp_path, capsys):
+    """Touching sessions that stay apart differ from Flink in both cases of Beam's file: Beam's list explains
+    them, a list without that divergence does not; neither reads as agreement. The tumbling case agrees."""
+    beam = Path(__file__).resolve().parents[1] / "cases" / "engines" / "beam"
+    files = [str(beam / "touching_sessions.json"), str(write(tmp_path / "tumbling.json", case_doc()))]
+    check = ["--impl", "dialect_impls:touching_sessions_stay_apart", "--check", "--divergences"]
+    code, out, _ = run(capsys, "replay", *files, *check, str(beam / "divergences.toml"))
+    assert code == 0
+    assert out.splitlines()[-4:-1] == ["feature            cases  agree  explained  unexplained  unsupported",
+                                       "assigner.tumbling      1      1          0            0            0",
+                                       "assigner.session       2      0          2            0            0"]
+    other = tmp_path / "divergences.toml"
+    other.write_text('[[divergence]]\nid = "x.lateness"\ntitle = "t"\ncase = "c.json"\n'
+                     'switches = { drop_when_past_cleanup_strictly = true }\n', encoding="utf-8")
+    code, out, _ = run(capsys, "replay", *files, *check, str(other))
+    assert code == 1
+    assert out.splitlines()[-2] == "assigner.session       2      0          0            2            0"
+
+
 def test_check_fails_naming_the_case_and_the_difference(tmp_path, capsys):
     doc = case_doc()
     doc["expected"]["firings"][0]["values"] = [2]

@@ -215,7 +215,24 @@ def test_corpus_says_what_it_does_while_it_works(tmp_path, capsys):
     assert main(["corpus", "--features", "assigner.tumbling", "offset", "--per-feature", "2", "--confirm",
                  "reference", "--out", str(tmp_path / "corpus")]) == 0
     lines = capsys.readouterr().err.splitlines()
-    assert lines[0] == ("corpus: drawing 2 cases for each of 2 features (seed 0), then running them on the reference "
+    assert lines[0] == "corpus: starting reference, which confirms every case (an engine takes a while to start)"
+    assert lines[1] == ("corpus: drawing 2 cases for each of 2 features (seed 0), then running them on the reference "
                         "and reference")
-    assert lines[1:3] == ["corpus: [1/2] assigner.tumbling: 2 cases", "corpus: [2/2] offset: 2 cases"]
-    assert lines[3].startswith("corpus: running the 4 cases on reference (one run call")
+    assert lines[2:4] == ["corpus: [1/2] assigner.tumbling: 2 cases", "corpus: [2/2] offset: 2 cases"]
+    assert lines[4].startswith("corpus: running the 4 cases on reference (one run call")
+
+
+def test_without_the_flink_extra_corpus_could_not_run_and_names_the_extra_before_drawing(tmp_path, capsys,
+                                                                                          monkeypatch):
+    import flink_impl.implementation
+
+    monkeypatch.setitem(sys.modules, "pyflink", None)  # as the import system sees a package not installed
+    monkeypatch.setattr(flink_impl.implementation, "_runners", {})  # no Flink runner this process started before
+    out = tmp_path / "corpus"
+    code, _, err = run(capsys, "corpus", "--out", str(out), "--features", "assigner.tumbling", "--per-feature", "1")
+    assert code == 3 and not out.exists()
+    assert err.splitlines()[-1] == (
+        "error: flink could not confirm the corpus: Flink's toolchain (java, javac or Flink's jars): package 'pyflink' "
+        "not found: install apache-flink-libraries==2.3.0 (pip install 'window-conformance[flink]') (--confirm none "
+        "writes it unconfirmed)")
+    assert "drawing" not in err and "Traceback" not in err

@@ -9,16 +9,24 @@ links (`tests/test_divergences.py` holds each list to its engine).
 
 from __future__ import annotations
 
+import json
+import shlex
+import subprocess
+
 import pytest
 from engine_readme import ROOT, assert_the_suite_finds_what_the_section_names
 
-from flink_impl.sql import FLINK_SQL, FLINK_SQL_LEGACY
+from flink_impl.command import Limits, runner_command
+from flink_impl.sql import FLINK_SQL, FLINK_SQL_LEGACY, FlinkSqlLegacyImplementation
 from window_contract import Case, load_implementation, record, session, tumbling, watermark
-from window_contract.case import Sliding
+from window_contract.case import Sliding, case_to_json
 from window_contract.case_json import case_files, load_cases
 from window_contract.difference import difference
+from window_contract.facts import TOO_MANY_WINDOWS
 from window_contract.features import required_features
-from window_contract.observation import Firing, LateRecord, Observation, TimeWindow
+from window_contract.implementation import ImplementationFailure
+from window_contract.observation import Error, Firing, LateRecord, Observation, TimeWindow
+from window_contract.observation_json import observation_to_json
 
 pytestmark = pytest.mark.flink
 
@@ -110,6 +118,49 @@ def test_a_sliding_size_that_is_no_multiple_of_the_slide_is_rejected_by_hop_only
     [legacy] = load_implementation("flink-sql-legacy").run([case])
     assert tvf.error is not None and "integral multiple of slide" in tvf.error.message
     assert legacy.error is None and len(legacy.firings) == 4
+
+
+def test_a_case_stopped_at_a_record_keeps_every_firing_before_it():
+    """The record at 1 is in 10,000 windows of 20,001 every 2, the one at 0 in 10,001: the case stops there, with the
+    contract's error, after the 50 firings of the watermark 100. The window aggregate runs behind an exchange, and a
+    job failed at the record lost those firings, still on their way; the replay ends the case instead, and the job
+    runs on to its end, which reaches the recorder behind them."""
+    case = Case(window=Sliding(20_001, 2), events=[record("a", 1, ts=1), watermark(100), record("a", 2, ts=0)])
+    [observed] = load_implementation("flink-sql-legacy").run([case])
+    assert observed == load_implementation("reference").run([case])[0]
+    assert (len(observed.firings), observed.error) == (50, Error("runtime", TOO_MANY_WINDOWS))
+
+
+#: A legacy `HOP` whose size is no multiple of its slide merges size / gcd(size, slide) panes at each firing: two
+#: billion here, minutes of work for each of the record's two windows, long after the replay has ended.
+SLOW = Case(window=Sliding(2_000_000_001, 2_000_000_000), events=[record("a", 1, ts=0)])
+#: Long enough for a job of two small queries to deploy and finish on a loaded machine, far too short for `SLOW`.
+CUT = Limits(job_timeout_seconds=30)
+
+
+def test_a_case_whose_outputs_the_job_timeout_cut_is_left_to_run_again_not_answered():
+    """The window aggregate runs behind an exchange: when the job times out, a case whose replay has ended may still
+    be firing. The runner keeps the case whose recorder saw its end, and leaves the other to run again (`retry`), in a
+    new runner (`exiting`), never answering it with the outputs that had arrived."""
+    fast = Case(window=tumbling(10), events=[record("a", 1, ts=3)])
+    request = {"type": "run", "id": 1, "cases": [case_to_json(fast), case_to_json(SLOW)]}
+    with subprocess.Popen(shlex.split(runner_command(CUT, FLINK_SQL_LEGACY)), stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) as runner:
+        runner.stdin.write(json.dumps(request) + "\n")
+        runner.stdin.flush()
+        assert json.loads(runner.stdout.readline())["type"] == "hello"
+        answer = json.loads(runner.stdout.readline())
+        runner.stdin.close()
+        runner.wait(timeout=60)
+    assert (answer["retry"], answer["exiting"], answer["observations"][1]) == ([1], True, None)
+    assert answer["observations"][0] == observation_to_json(load_implementation("reference").run([fast])[0])
+
+
+def test_a_case_the_job_timeout_cuts_alone_could_not_run():
+    """Alone in its request, the cut case leaves nothing to answer: the suite reports that it could not run, with the
+    runner's word for why, as it reports a hang; never a case that emitted nothing."""
+    with pytest.raises(ImplementationFailure, match="no progress(.|\n)*ran past its timeout of 30 s; 1 of its 1 cases"):
+        FlinkSqlLegacyImplementation(CUT).run([SLOW])
 
 
 #: The property run against each dialect in CI: a Flink SQL job costs a planning of its query (about 0.1 s a case on a

@@ -44,16 +44,28 @@ def test_json_parse_alone_would_round_the_watermark():
     assert done.stdout == "9223372036854776000"
 
 
-def test_the_javascript_of_the_docs_reads_and_writes_every_integer_exactly(tmp_path):
-    (tmp_path / "exact-json.mjs").write_text(snippet("javascript"), encoding="utf-8")
-    (tmp_path / "main.mjs").write_text(
-        'import { parseExact, stringifyExact } from "./exact-json.mjs";\n'
-        'import { readFileSync } from "node:fs";\n'
-        'const doc = parseExact(readFileSync(0, "utf-8"));\n'
-        'if (doc.firings[0].watermark + 1n !== 9223372036854775807n) throw new Error("not a BigInt");\n'
-        'process.stdout.write(stringifyExact(doc));\n', encoding="utf-8")
-    done = subprocess.run([tool("node"), str(tmp_path / "main.mjs")], input=json.dumps(DOCUMENT),
-                          capture_output=True, text=True)
+#: An engine's script, as `node impl.js` runs it (CommonJS, with no package.json), the docs' helper beside it.
+IMPL_JS = """const { parseExact, stringifyExact } = require("./exact-json.cjs");
+const { readFileSync } = require("node:fs");
+const doc = parseExact(readFileSync(0, "utf-8"));
+if (doc.firings[0].watermark + 1n !== 9223372036854775807n) throw new Error("not a BigInt");
+process.stdout.write(stringifyExact(doc));
+"""
+
+
+#: The same as an ES module, which imports the helper as well.
+IMPL_MJS = IMPL_JS.replace('const { parseExact, stringifyExact } = require("./exact-json.cjs");',
+                           'import { parseExact, stringifyExact } from "./exact-json.cjs";').replace(
+    'const { readFileSync } = require("node:fs");', 'import { readFileSync } from "node:fs";')
+
+
+@pytest.mark.parametrize("main, code", [("impl.js", IMPL_JS), ("impl.mjs", IMPL_MJS)])
+def test_the_javascript_of_the_docs_reads_and_writes_every_integer_exactly(tmp_path, main, code):
+    assert snippet("javascript").startswith("// exact-json.cjs:")
+    (tmp_path / "exact-json.cjs").write_text(snippet("javascript"), encoding="utf-8")
+    (tmp_path / main).write_text(code, encoding="utf-8")
+    done = subprocess.run([tool("node"), main], cwd=tmp_path, input=json.dumps(DOCUMENT), capture_output=True,
+                          text=True)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == DOCUMENT
 

@@ -17,6 +17,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from conformance.committed import committed
 from window_contract.case import Case, case_to_json
 from window_contract.case_json import case_files, case_from_json, load_cases
 from window_contract.observation import Observation
@@ -24,7 +25,7 @@ from window_contract.validation import CaseFormatError
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 SUITE = ROOT / "conformance" / "properties"
-CASE_FILES = ROOT / "cases"
+CASE_FILES = committed("cases")
 #: The folder a recording reference writes its cases to (one file per process, so xdist workers can).
 RECORD_TO = "WINDOW_CONFORMANCE_RECORD_TO"
 
@@ -69,5 +70,5 @@ def read_corpus(directory: Path) -> list[Case]:
         try:
             files += load_cases(f)
         except CaseFormatError as e:  # the case-file tests fail on it; the corpus goes on without it
-            print(f"corpus: left out {f.relative_to(ROOT)}: {str(e)[:200]}", file=sys.stderr)
+            print(f"corpus: left out {f.relative_to(CASE_FILES.parent)}: {str(e)[:200]}", file=sys.stderr)
     return list(dict.fromkeys(recorded + files))

@@ -7,11 +7,11 @@ features of none of them is not held to the rule (not applicable)."""
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
 
+from conformance.committed import committed
 from conformance.corpus import is_corpus_index
 from conformance.evidence import PropertyViolation
 from conformance.properties.harness import property_settings
@@ -20,9 +20,8 @@ from window_contract.case import Case
 from window_contract.case_json import case_files, load_cases
 from window_contract.difference import difference
 
-ROOT = Path(__file__).resolve().parent.parent.parent
 #: The folders of committed cases, in the order they are replayed.
-COMMITTED = (ROOT / "cases", ROOT / "corpus")
+COMMITTED = (committed("cases"), committed("corpus"))
 
 RULE = "a committed case gives the observation its file expects (Flink's)"
 

@@ -17,11 +17,13 @@ controller:
   Hypothesis is shrinking a failure. A test that raised is told apart here: a `PropertyViolation` (or any
   other exception of the test or the implementation) is a difference; a failure to run
   (`window_contract.implementation.failure_to_run`: a timeout, a dead or missing engine) is an error with
-  its one-line reason. All of it goes into the test's `user_properties`, which cross pytest-xdist.
-- `ResultAssembly`, where the reports arrive: each test's `PropertyResult`. A test that passed without
-  sending a single case to the implementation (its `features` tally counts no `cases`: every example fell
-  outside the implementation's features) is `not_applicable`, as is a rule about positions that a
-  position-free implementation skips; neither is a pass.
+  its one-line reason. All of it goes into the test's `user_properties`, which cross pytest-xdist. A test
+  that passed without sending a single case to the implementation (its `tally` fixture counts no `cases`:
+  every example fell outside the implementation's features) ends as skipped, with the reason: pytest shows
+  `s`, never a pass.
+- `ResultAssembly`, where the reports arrive: each test's `PropertyResult`. A test skipped for one of the
+  reasons of `NOT_APPLICABLE_REASONS` (it sent no case, or it is a rule about positions that a position-free
+  implementation skips) is `not_applicable`; neither is a pass.
 """
 
 from __future__ import annotations
@@ -57,6 +59,8 @@ EXAMPLE_PHASES = ("explicit", "reuse", "generate", "target", None)
 PROGRESS_INTERVAL = 0.1
 #: The `user_properties` a test's run leaves for its result: its examples, and why it could not run.
 EXAMPLES, NOT_RUN = "examples", "not_run"
+#: Why a skipped test is not applicable rather than skipped.
+NOT_APPLICABLE_REASONS = (NOT_APPLICABLE, NO_CASE_SENT)
 
 # The suite's own conftest may register the profiles too; registering is idempotent, and doing it
 # here lets `HYPOTHESIS_PROFILE` name one before Hypothesis's plug-in loads it.
@@ -199,6 +203,9 @@ class ExampleCounting:
         if call.when == "call":
             item.user_properties.append((EXAMPLES, self.counter.to_json()))
         report = yield
+        if call.when == "call" and report.passed and not sent_a_case(item):
+            path, line = item.reportinfo()[:2]
+            report.outcome, report.longrepr = "skipped", (os.fspath(path), (line or 0) + 1, f"Skipped: {NO_CASE_SENT}")
         if call.excinfo is not None:
             reason = failure_to_run(call.excinfo.value)
             found = [(NOT_RUN, reason)] if reason is not None else [
@@ -210,32 +217,45 @@ class ExampleCounting:
         return report
 
 
+def sent_a_case(item: pytest.Item) -> bool:
+    """Whether the test sent the implementation a case, as its `tally` fixture counts (a test without one: yes)."""
+    tally = getattr(item, "funcargs", {}).get("tally")
+    return tally is None or tally["cases"] > 0
+
+
+def fresh_outcome() -> dict[str, Any]:
+    return {"outcome": "passed", "duration": 0.0, "message": ""}
+
+
 class ResultAssembly:
     """Where a test's reports arrive: its `PropertyResult`, and the run's events, to `emit`."""
 
     def __init__(self, emit: Callable[[RunEvent], None], closing: Callable[[], None]) -> None:
         self.emit, self.closing = emit, closing
-        self.outcome: dict[str, Any] = {}
+        #: Each running test's outcome so far, by node id: under pytest-xdist the reports of tests that run at
+        #: once in different workers arrive interleaved.
+        self.outcomes: dict[str, dict[str, Any]] = {}
 
     def pytest_runtest_logstart(self, nodeid: str, location: tuple) -> None:
-        self.outcome = {"outcome": "passed", "duration": 0.0, "message": ""}
+        self.outcomes[nodeid] = fresh_outcome()
         self.emit(Started(nodeid, property_name(location[2].split(".")[-1])))
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        self.outcome["duration"] += report.duration
+        outcome = self.outcomes.setdefault(report.nodeid, fresh_outcome())  # a crashed worker's test may not have begun
+        outcome["duration"] += report.duration
         if report.failed:
             not_run = [value for key, value in report.user_properties if key == NOT_RUN]
             if not_run:
-                self.outcome["outcome"], self.outcome["message"] = "error", not_run[0]
+                outcome["outcome"], outcome["message"] = "error", not_run[0]
             else:
                 # A failing setup or teardown is an error of the test, not a violation of the property.
-                self.outcome["outcome"] = "failed" if report.when == "call" else "error"
-                self.outcome["message"] = report.longreprtext[-MESSAGE_LIMIT:]
-        elif report.skipped and self.outcome["outcome"] == "passed":
+                outcome["outcome"] = "failed" if report.when == "call" else "error"
+                outcome["message"] = report.longreprtext[-MESSAGE_LIMIT:]
+        elif report.skipped and outcome["outcome"] == "passed":
             message = str(report.longrepr[-1]) if isinstance(report.longrepr, tuple) else ""
             message = message.removeprefix("Skipped: ")
-            self.outcome["outcome"] = "not_applicable" if message == NOT_APPLICABLE else "skipped"
-            self.outcome["message"] = message
+            outcome["outcome"] = "not_applicable" if message in NOT_APPLICABLE_REASONS else "skipped"
+            outcome["message"] = message
         if report.when == "teardown":
             self.emit_result(report)
 
@@ -249,14 +269,13 @@ class ResultAssembly:
             elif key == EXAMPLES:
                 examples = value
         failures = tuple(Failure.from_json(value) for key, value in properties if key == "violation")
-        outcome, message = self.outcome["outcome"], self.outcome["message"]
-        if outcome == "passed" and not features["cases"]:
-            outcome, message = "not_applicable", NO_CASE_SENT
+        ended = self.outcomes.pop(report.nodeid)
+        outcome, message = ended["outcome"], ended["message"]
         self.emit(Finished(PropertyResult(
             property=property_name(report.location[2].split(".")[-1]),
             nodeid=report.nodeid,
             outcome=outcome,
-            duration=round(self.outcome["duration"], 3),
+            duration=round(ended["duration"], 3),
             examples=examples["examples"],
             invalid_examples=examples["invalid"],
             shrinks=examples["shrinks"],

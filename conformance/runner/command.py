@@ -327,30 +327,50 @@ def build_report(results: list[ImplementationResult], options: SuiteOptions, out
     )
 
 
-def failure_lines(impl: ImplementationResult, out: Path) -> list[str]:
-    """For each counterexample: the property and its rule, what differs first, and the saved case."""
+def failure_lines(impl: ImplementationResult, out: Path | None) -> list[str]:
+    """For each counterexample: the property and its rule, what differs first, and the saved case (none without
+    an output folder)."""
     lines = []
     for prop in impl.properties:
         for failure in prop.failures:
             lines += [f"{prop.property}: {failure.rule}", f"  first difference: {account(to_json(failure)).headline}",
-                      f"  minimal case: {out / failure.case_file}"]
+                      f"  minimal case: {out / failure.case_file if out else NOT_SAVED}"]
     return lines
 
 
 HEADS = {"conforms": "conforms", "differs": "DOES NOT CONFORM", "could_not_run": "COULD NOT RUN"}
+#: Where a minimal case is when no output folder kept it (a pytest session without `--window-out` or a cache).
+NOT_SAVED = "not saved (--window-out DIR saves it as a case file)"
+
+
+def summary_lines(report: Report, out: Path | None) -> list[str]:
+    """What the terminal shows at the end: each implementation's outcome, its problems, the properties that do not
+    apply to it and its counterexamples; the seed, the verdict and where the report is (`out`, if written)."""
+    lines = [""]
+    for impl in report.implementations:
+        examples = sum(p.examples for p in impl.properties if p.ran)
+        lines.append(f"{impl.name}: {HEADS[impl.outcome]} ({properties_counted([p.outcome for p in impl.properties])}, "
+                     f"{counted(examples, 'example')}, {impl.duration:.1f}s)")
+        lines += [f"  - {problem}" for problem in impl.problems]
+        lines += [f"  {line}" for line in not_applicable_lines(impl)]
+        lines += [f"    {line}" for line in failure_lines(impl, out)]
+    if report.seed is not None:
+        lines.append(f"Examples drawn with seed {report.seed} (--seed {report.seed} draws them again)")
+    lines += ["", report.verdict.text]
+    if out is not None:
+        lines.append(f"Report: {out / 'index.html'} (and report.md, report.json, junit.xml)")
+    return lines
+
+
+def not_applicable_lines(impl: ImplementationResult) -> list[str]:
+    """The properties that do not apply to the implementation, one line for each reason."""
+    reasons: dict[str, list[str]] = {}
+    for prop in impl.properties:
+        if prop.outcome == "not_applicable":
+            reasons.setdefault(prop.message, []).append(prop.property)
+    return [f"not applicable ({reason.removeprefix('not applicable: ')}): {', '.join(names)}"
+            for reason, names in reasons.items()]
 
 
 def print_summary(report: Report, out: Path) -> None:
-    print()
-    for impl in report.implementations:
-        examples = sum(p.examples for p in impl.properties if p.ran)
-        print(f"{impl.name}: {HEADS[impl.outcome]} ({properties_counted([p.outcome for p in impl.properties])}, "
-              f"{counted(examples, 'example')}, {impl.duration:.1f}s)")
-        for problem in impl.problems:
-            print(f"  - {problem}")
-        for line in failure_lines(impl, out):
-            print(f"    {line}")
-    if report.seed is not None:
-        print(f"Examples drawn with seed {report.seed} (--seed {report.seed} draws them again)")
-    print(f"\n{report.verdict.text}")
-    print(f"Report: {out / 'index.html'} (and report.md, report.json, junit.xml)")
+    print("\n".join(summary_lines(report, out)))

@@ -13,11 +13,14 @@ interface Api {
     Branches forJob(StreamExecutionEnvironment env);
 
     /**
-     * Whether a case's failure is recorded by its own branch: true when the whole job runs in one thread, where
-     * the replay operator sees every failure of its branch. Otherwise a job that fails runs its cases again, each
-     * in a job of its own, and a job of one case that fails is that case's failure.
+     * Whether each branch runs in the replay's thread: true when the whole job is one thread, where the replay
+     * operator sees every failure of its branch, and a case whose last event it has replayed has every output
+     * recorded. Otherwise (a window aggregate behind an exchange, in a task of its own) a job that fails runs its
+     * cases again, each in a job of its own, and a job of one case that fails is that case's failure; and a case
+     * is complete only once its recorder has seen the end of its input, which follows its last output
+     * ({@link CaseRun#outputsEnded}).
      */
-    boolean branchesRecordTheirFailures();
+    boolean branchesRunInTheReplayThread();
 
     /** Adds cases to one job. */
     interface Branches {
@@ -33,7 +36,7 @@ interface Api {
         }
 
         @Override
-        public boolean branchesRecordTheirFailures() {
+        public boolean branchesRunInTheReplayThread() {
             return true;
         }
     };

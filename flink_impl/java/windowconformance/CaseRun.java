@@ -55,6 +55,12 @@ final class CaseRun {
     private volatile boolean started;
     /** Set when the replay operator has forwarded the last event: nothing can happen after it. */
     private volatile boolean finished;
+    /**
+     * Set when the case's recorder has seen the end of its input, which follows the case's last output through any
+     * exchange: with an API whose outputs reach their recorder in another thread
+     * ({@link Api#branchesRunInTheReplayThread}), only this says that every output has arrived.
+     */
+    private volatile boolean outputsEnded;
     /** When the case finished and when it failed ({@link #MOMENTS}), 0 until then. */
     private volatile long finishedAt;
     private volatile long failedAt;
@@ -107,6 +113,7 @@ final class CaseRun {
         replayThread = null;
         started = false;
         finished = false;
+        outputsEnded = false;
         finishedAt = 0;
         failedAt = 0;
     }
@@ -136,6 +143,15 @@ final class CaseRun {
 
     boolean finished() {
         return finished;
+    }
+
+    /** The recorder has seen the end of its input: no output of the case is on its way any more. */
+    void endOfOutputs() {
+        outputsEnded = true;
+    }
+
+    boolean outputsEnded() {
+        return outputsEnded;
     }
 
     synchronized void retry() {

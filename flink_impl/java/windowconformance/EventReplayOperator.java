@@ -22,18 +22,27 @@ import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
  * operator forwards what the valve emits, recording each watermark as the window operator receives
  * it. The source's own watermarks and statuses (its end of input) are swallowed: only the case says
  * what time it is.
+ *
+ * <p>A failure of the case (a record in too many windows, a record without a timestamp) is its runtime error, recorded
+ * here, in the failing branch's own thread. Where the branch runs in this thread it then fails the job, which stops
+ * at once with nothing of the case on its way ({@code failureFailsJob}); where the window aggregate runs behind an
+ * exchange, the outputs of the events before the failure may still be on their way, and a failed job would lose
+ * them: the case's replay ends there instead (no further event, no end of input), and the job runs on to its end,
+ * which reaches the recorder behind them.
  */
 public final class EventReplayOperator extends AbstractStreamOperator<Element>
         implements OneInputStreamOperator<ReplayEvent, Element> {
 
     private final int caseId;
     private final boolean endOfInput;
+    private final boolean failureFailsJob;
     private transient CaseRun run;
     private transient CaseWatermarks watermarks;
 
-    EventReplayOperator(int caseId, boolean endOfInput) {
+    EventReplayOperator(int caseId, boolean endOfInput, boolean failureFailsJob) {
         this.caseId = caseId;
         this.endOfInput = endOfInput;
+        this.failureFailsJob = failureFailsJob;
     }
 
     @Override
@@ -47,8 +56,8 @@ public final class EventReplayOperator extends AbstractStreamOperator<Element>
     @Override
     public void processElement(StreamRecord<ReplayEvent> record) throws Exception {
         ReplayEvent e = record.getValue();
-        if (e.caseId != caseId) {
-            return; // another case's event: the job's one source feeds every case's replay operator
+        if (e.caseId != caseId || run.failed()) {
+            return; // another case's event (the job's one source feeds every case's replay), or the case has ended
         }
         run.at = e.index;
         run.start();
@@ -88,7 +97,9 @@ public final class EventReplayOperator extends AbstractStreamOperator<Element>
         } catch (Exception | Error failure) {
             // Recorded here, in the failing branch's own thread: the job's failure names no case.
             run.runtimeError(failure);
-            throw failure;
+            if (failureFailsJob) {
+                throw failure;
+            }
         }
     }
 

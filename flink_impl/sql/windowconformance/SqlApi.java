@@ -25,7 +25,8 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
  * </ul>
  *
  * <p>The window aggregate runs in a task of its own, behind the hash exchange a {@code GROUP BY} puts before it, so
- * the replay operator does not see its failures ({@link #branchesRecordTheirFailures}).
+ * the replay operator does not see its failures, nor when its last output has arrived
+ * ({@link #branchesRunInTheReplayThread}).
  */
 final class SqlApi implements Api {
     static final String ALLOW_LATENESS = "table.exec.emit.allow-lateness";
@@ -61,7 +62,7 @@ final class SqlApi implements Api {
     }
 
     @Override
-    public boolean branchesRecordTheirFailures() {
+    public boolean branchesRunInTheReplayThread() {
         return false;
     }
 }

@@ -46,7 +46,7 @@ final class SqlBranch {
         // implementations declare no processing time, and the window aggregate keeps its task's own service.
         run.processingTime = new CaseProcessingTime();
         DataStream<Element> replayed = source.transform(name + "-replay", ELEMENT_TYPE,
-                new EventReplayOperator(run.id, run.spec.get("end_of_input").asBoolean()));
+                new EventReplayOperator(run.id, run.spec.get("end_of_input").asBoolean(), false));
         DataStream<SqlRecord> records = replayed.map(new AtEvent(run.id, run.spec.get("window")), RECORD_TYPE).name(name + "-records");
         Table table = tables.fromDataStream(records, Schema.newBuilder()
                 .columnByMetadata("rowtime", "TIMESTAMP_LTZ(3)")

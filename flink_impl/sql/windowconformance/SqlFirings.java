@@ -37,6 +37,12 @@ import org.apache.flink.types.RowKind;
  * reaches the window, every channel having ended idle) a dropped record cannot be told from one whose window has not
  * fired: the SQL implementations do not declare {@code unbounded_input}, which such a case needs
  * ({@code window_contract.features.end_reaches_the_operator}).
+ *
+ * <p>When the case is complete: the end of its input reaches this operator behind every row the window aggregate
+ * emitted ({@code finish}, which a cancelled job never calls), and only then are the case's outputs all recorded
+ * ({@link CaseRun#endOfOutputs}). The replay's end says nothing of them: a firing that merges millions of panes may
+ * still be on its way, and a job that times out before then leaves the case to run again
+ * ({@code JobRunner.abandon}).
  */
 final class SqlFirings extends AbstractStreamOperator<Void> implements OneInputStreamOperator<Row, Void> {
     private final int caseId;
@@ -135,6 +141,7 @@ final class SqlFirings extends AbstractStreamOperator<Void> implements OneInputS
                 }
             }
         }
+        run.endOfOutputs();
         super.finish();
     }
 }
