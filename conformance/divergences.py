@@ -6,7 +6,9 @@ form: a switch of a dialect of the reference model (`switches`, fields of `refer
 explainer that can fail (`explains`, one of `EXPLAINERS`). An engine's expected behaviour is then Flink's
 semantics plus its listed divergences: a difference between the engine's observation of a case and Flink's is
 *explained* when the engine agrees with the dialect made of some of them (or an explainer accounts for what the
-dialect leaves), and `attribute` reports the smallest such set, or the part left unexplained, as a delta.
+dialect leaves), where the list's other switches change nothing on the case (the engine runs all its rules at
+once, so a bug that looks like the engine less one of them is no divergence of it), and `attribute` reports the
+smallest such set, or the part left unexplained, as a delta.
 
 The explainers, each over the case, the observation a dialect predicts (Flink's, with no switch), the engine's
 and the dialect, each checking a cause on the case before it explains anything, and answering with that cause in
@@ -26,7 +28,7 @@ words (`None` where it does not explain):
   watermarks past it are left out; a lateness is no time the engine holds, and a listed `Watermark(Long.MAX_VALUE)`
   is the end of input unless `listed_end_of_time`); or the engine fails at the first event whose time lies
   beyond, having emitted nothing Flink does not emit before it; or it rejects a job whose own parameters (a
-  size, a slide, a bound) lie beyond.
+  size, a slide, a bound) lie beyond, in the words `rejects` matches.
 - `days_wrap`: the engine's firings are the dialect's with each window's start and end read back as a
   `LocalDateTime` with an `int` count of days (`TimestampData.toLocalDateTime`, Flink SQL's `TIMESTAMP(3)`), which
   wraps beyond 2^31 days; some bound wraps.
@@ -127,9 +129,11 @@ def fails(message: str, cause: Cause) -> Explainer:
     return explains
 
 
-def beyond(limit: int, listed_end_of_time: bool = False) -> Explainer:
+def beyond(limit: int, listed_end_of_time: bool = False, rejects: str | None = None) -> Explainer:
     def explains(d: Difference) -> str | None:
         if _rejected(d.actual) and not _rejected(d.expected):  # the job itself names a time the engine lacks
+            if rejects is None or not _error_of("invalid_spec", rejects, d.actual):
+                return None
             far = [v for v in parameters(d.case) if abs(v) > limit]
             return f"the job's parameter {far[0]:,} lies beyond {limit:,}" if far else None
         events = [i for i, t in event_times(d.case, listed_end_of_time) if abs(t) > limit]
@@ -356,6 +360,17 @@ def _consistent(chosen: Sequence[Divergence]) -> bool:
     return True
 
 
+def completions(chosen: Sequence[Divergence], switch_divergences: Sequence[Divergence]) -> list[tuple[Divergence, ...]]:
+    """The largest consistent sets of the list's switch divergences that hold `chosen`: the dialects the engine
+    really runs, all its rules at once (one value of a switch that two entries set apart, as Hazelcast Jet's
+    `late_records` for sliding windows and for sessions: one completion each)."""
+    rest = [d for d in switch_divergences if d not in chosen and _consistent((*chosen, d))]
+    if _consistent(rest):
+        return [(*chosen, *rest)]
+    sets = [c for n in range(len(rest) + 1) for c in itertools.combinations(rest, n) if _consistent(c)]
+    return [(*chosen, *c) for c in sets if not any(set(c) < set(other) for other in sets)]
+
+
 def dialect_of(chosen: Iterable[Divergence]) -> Dialect:
     return Dialect(**{name: value for d in chosen for name, value in d.switches.items()})
 
@@ -368,21 +383,32 @@ def attribute(case: Case, flink: Observation, actual: Observation, divergences: 
     one size, one with the divergence `prefer` (a divergence's own case: the one it documents) is chosen.
     `predicted` keeps the dialects and their observations of `case` (by the ids of their switch divergences) for
     the next call on the same case and list, as the engine mutants make many (`conformance.mutation.engines`)."""
-    if equivalent(flink, actual, positions):
-        return Attribution(case, ())
     accepted = frozenset(rule for d in divergences for rule in d.accepted)
+    switch_divergences = [d for d in divergences if d.is_switch]
     # the model's own predictions, Flink's included: they name the rules an error comes from
     predicted = {} if predicted is None else predicted
-    for chosen in candidates(divergences, prefer):
-        switches = tuple(d.id for d in chosen if d.is_switch)
+
+    def prediction(chosen: Sequence[Divergence]) -> tuple[Dialect, Observation]:
+        switches = tuple(sorted(d.id for d in chosen if d.is_switch))
         if switches not in predicted:
             dialect = dialect_of(chosen)
             predicted[switches] = dialect, simulate(case, dialect=dialect)
-        dialect, expected = predicted[switches]
+        return predicted[switches]
+
+    def whole(chosen: Sequence[Divergence]) -> bool:
+        """Whether the engine's other switches change nothing on the case: it runs all its rules, not some."""
+        own = prediction(chosen)[1]
+        return any(equivalent(own, prediction(every)[1], positions)
+                   for every in completions(chosen, switch_divergences))
+
+    if equivalent(flink, actual, positions) and whole(()):
+        return Attribution(case, ())
+    for chosen in candidates(divergences, prefer):
+        dialect, expected = prediction(chosen)
         explainer = next((d for d in chosen if d.explainer is not None), None)
         if explainer is None:
-            if equivalent(expected, actual, positions):
-                return Attribution(case, switches)
+            if equivalent(expected, actual, positions) and whole(chosen):
+                return Attribution(case, tuple(d.id for d in chosen))
         elif cause := explainer.explainer(Difference(case, expected, actual, dialect, positions, accepted)):
             return Attribution(case, tuple(d.id for d in chosen), cause=cause)
     return Attribution(case, None, delta(flink, actual, positions))

@@ -3,6 +3,7 @@ tests know exactly, for the divergence machinery's own tests."""
 
 from __future__ import annotations
 
+from conformance.divergences import dialect_of, engine_divergences
 from reference.dialects import Dialect
 from reference.implementation import ReferenceImplementation
 
@@ -11,13 +12,19 @@ def touching_sessions_stay_apart() -> ReferenceImplementation:
     return ReferenceImplementation(dialect=Dialect(sessions_merge_when_touching=False), name="touching-apart")
 
 
+def beams_rules() -> ReferenceImplementation:
+    """Every rule Beam's list switches, at once: an engine its list explains wherever the model predicts it."""
+    switches = dialect_of(d for d in engine_divergences("beam") if d.is_switch)
+    return ReferenceImplementation(dialect=switches, name="beams-rules")
+
+
 class Counting(ReferenceImplementation):
-    """Touching sessions stay apart, and every case it runs is counted (in `RUNS`, across loads)."""
+    """Beam's rules (`beams_rules`), and every case it runs is counted (in `RUNS`, across loads)."""
 
     RUNS: list[int] = []
 
     def __init__(self) -> None:
-        super().__init__(dialect=Dialect(sessions_merge_when_touching=False), name="counting")
+        super().__init__(dialect=beams_rules().dialect, name="counting")
 
     def run(self, cases):
         Counting.RUNS.append(len(cases))

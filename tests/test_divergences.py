@@ -231,9 +231,12 @@ def test_beyond_excuses_only_what_lies_past_the_engines_time():
     lenient = Case(window=tumbling(10), allowed_lateness=2**63 - 1, events=[record("a", 1, 3), watermark(2**63 - 1)])
     assert not beyond(2**50)(Difference(lenient, simulate(lenient), Observation()))
     huge = Case(window=tumbling(2**62), events=[record("a", 1, 3)])
-    assert beyond(2**50)(Difference(huge, simulate(huge), rejected("OverflowError"))) == (
+    overflows = beyond(2**50, rejects="^OverflowError")
+    assert overflows(Difference(huge, simulate(huge), rejected("OverflowError"))) == (
         "the job's parameter 4,611,686,018,427,387,904 lies beyond 1,125,899,906,842,624")
-    assert not beyond(2**50)(Difference(case, flink, rejected("OverflowError")))
+    assert not overflows(Difference(case, flink, rejected("OverflowError")))
+    assert not overflows(Difference(huge, simulate(huge), rejected("other words")))
+    assert not beyond(2**50)(Difference(huge, simulate(huge), rejected("OverflowError")))
     crash = Observation(error=Error("runtime", "overflow"))  # at the far record: nothing fired before it
     assert beyond(2**50)(Difference(case, flink, crash)) == "the engine fails at event 1, whose time lies beyond " \
                                                              "1,125,899,906,842,624"
