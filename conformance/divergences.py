@@ -368,7 +368,8 @@ def completions(chosen: Sequence[Divergence], switch_divergences: Sequence[Diver
     if _consistent(rest):
         return [(*chosen, *rest)]
     sets = [c for n in range(len(rest) + 1) for c in itertools.combinations(rest, n) if _consistent(c)]
-    return [(*chosen, *c) for c in sets if not any(set(c) < set(other) for other in sets)]
+    ids = [{d.id for d in c} for c in sets]
+    return [(*chosen, *c) for c, own in zip(sets, ids, strict=True) if not any(own < other for other in ids)]
 
 
 def dialect_of(chosen: Iterable[Divergence]) -> Dialect:

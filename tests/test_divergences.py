@@ -25,6 +25,7 @@ from conformance.divergences import (
     accepts,
     as_local_date_time,
     attribute,
+    completions,
     beyond,
     days_wrap,
     engine_divergences,
@@ -717,3 +718,15 @@ def test_a_job_flink_sql_rejects_names_its_rules_in_the_sql_dialect():
     case = Case(window=sliding(10, -5), events=[record("a", 1, 3)])
     rejected = simulate(case, dialect=Dialect(pre_aggregation_watermark_starts_at=0))
     assert rejected.error.kind == "invalid_spec" and rejected.error.rules == ("sliding.slide",)
+
+
+def test_an_engine_runs_one_completion_of_its_list_where_two_entries_set_one_switch_apart():
+    """Hazelcast Jet's `late_records` is one value for sliding windows and another for sessions: the dialects it
+    may run are the two largest consistent sets of its switches, each holding every other switch."""
+    switches = [d for d in engine_divergences("hazelcast-jet") if d.is_switch]
+    found = completions((), switches)
+    assert len(found) == 2 and all(len(c) == len(switches) - 1 for c in found)
+    partially = next(d for d in switches if d.id == "hazelcast-jet.partially-late")
+    assert [[d.id for d in c] for c in completions((partially,), switches)] == [
+        [d.id for d in (partially, *switches) if d.id != "hazelcast-jet.session-late-per-record"][:1]
+        + [d.id for d in switches if d.id not in (partially.id, "hazelcast-jet.session-late-per-record")]]
