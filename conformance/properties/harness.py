@@ -4,7 +4,9 @@ Every example is a batch: one `run` call for many cases. A rule is checked case 
 first case that breaks it is reported alone (`PropertyViolation`), so Hypothesis, shrinking the
 batch, ends with a batch of one minimal case.
 
-Every `run` call has a time limit (`REQUEST_TIMEOUT`, `--window-request-timeout`). When a call fails, the
+Every `run` call has a time limit (`REQUEST_TIMEOUT`, `--window-request-timeout`), and a plug-in's calls
+guards of a time a case and a memory limit (`window_contract.guards`): a batch a guard stopped is run again case
+by case to name the case to blame, which the run saves. When a call fails, the
 harness tells apart (`window_contract.implementation`) a bug of the implementation, which breaks the
 rule "run gives an observation for every case" for the case that raises alone, from a failure to
 run (a timeout, a dead engine, an answer of the wrong types), which stops the test as `CouldNotRun`:
@@ -38,6 +40,7 @@ from window_contract.implementation import (
     REQUEST_TIMEOUT,
     CouldNotRun,
     Implementation,
+    OverLimit,
     ProcessDied,
     TimedOut,
     failure_to_run,
@@ -84,7 +87,9 @@ class Breakdown:
         elif isinstance(failure, ProcessDied):
             self.deaths += 1
             if self.deaths >= self.DEATHS:
-                self.reason = f"its process died {self.deaths} times in this run (the last: {reason})"
+                what = "a guard stopped its calls or its process died" if isinstance(failure, OverLimit) else \
+                    "its process died"
+                self.reason = f"{what} {self.deaths} times in this run (the last: {reason})"
 
     def check(self, name: str, stop: type[BaseException] = CouldNotRun) -> None:
         """`stop` (a failure to run) once the implementation has broken down."""
@@ -195,10 +200,26 @@ class Suite:
             return answer if impl is not None else checked_observations(answer, self.position_free)
         except Exception as e:
             reason = failure_to_run(e)
-            if reason is not None:
-                self.breakdown.note(e, reason)
+            if reason is None:
+                raise
+            self.breakdown.note(e, reason)
+            if not isinstance(e, OverLimit):
                 raise CouldNotRun(f"{self.impl.name} could not run: {reason}") from e
-            raise
+            case, reason = self._over_limit(cases, impl, reason)
+            raise CouldNotRun(f"{self.impl.name} could not run: {reason}", case) from e
+
+    def _over_limit(self, cases: list, impl: Implementation | None, reason: str) -> tuple[Case | None, str]:
+        """The case a guard stopped (`window_contract.guards`) and why: the batch's cases are run again one
+        by one, each within its own limits, and the first that a guard stops alone is to blame; no case when
+        only the batch together ran over."""
+        for case in cases if len(cases) > 1 else ():
+            try:
+                run_within(impl or self.impl, [case], self.timeout)
+            except OverLimit as alone:
+                return case, f"{alone}, in a batch of {len(cases)} run again case by case"
+            except Exception:  # anything else of this case is not what the batch ran over on
+                continue
+        return (cases[0] if len(cases) == 1 else None), reason
 
     def expected(self, cases: Sequence[Case]) -> list[Observation]:
         """The reference's observations, each case's computed once in the run (Hypothesis runs an

@@ -48,15 +48,16 @@ from conformance.runner.events import (
     dumps_event,
 )
 from conformance.runner.results import MESSAGE_LIMIT, Failure, PropertyResult, Statistics
-from window_contract.case import violates_to_json
-from window_contract.implementation import failure_to_run
+from window_contract.case import Case, case_to_json, violates_to_json
+from window_contract.implementation import CouldNotRun, failure_to_run
 
 #: Phases whose test cases count as examples (Hypothesis gives an explicit example's no phase, `None`:
 #: a replayed test's, `properties/replay.py`); `shrink` attempts are counted apart.
 EXAMPLE_PHASES = ("explicit", "reuse", "generate", "target", None)
 PROGRESS_INTERVAL = 0.1
-#: The `user_properties` a test's run leaves for its result: its examples, and why it could not run.
-EXAMPLES, NOT_RUN = "examples", "not_run"
+#: The `user_properties` a test's run leaves for its result: its examples, why it could not run, and the case a
+#: guard stopped.
+EXAMPLES, NOT_RUN, CASE_NOT_RUN = "examples", "not_run", "case_not_run"
 
 # The suite's own conftest may register the profiles too; registering is idempotent, and doing it
 # here lets `HYPOTHESIS_PROFILE` name one before Hypothesis's plug-in loads it.
@@ -111,6 +112,18 @@ def violations_in(error: BaseException) -> list[PropertyViolation]:
     if isinstance(error, BaseExceptionGroup):
         return [v for inner in error.exceptions for v in violations_in(inner)]
     return []
+
+
+def case_not_run(error: BaseException) -> Case | None:
+    """The case a guard stopped (`CouldNotRun.case`, `window_contract.guards`), in what a test raised."""
+    seen: set[int] = set()
+    cause: BaseException | None = error
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if isinstance(cause, CouldNotRun) and cause.case is not None:
+            return cause.case
+        cause = cause.__cause__ or cause.__context__
+    return None
 
 
 def violation_json(violation: PropertyViolation, name: str) -> dict[str, Any]:
@@ -201,8 +214,12 @@ class ExampleCounting:
         report = yield
         if call.excinfo is not None:
             reason = failure_to_run(call.excinfo.value)
-            found = [(NOT_RUN, reason)] if reason is not None else [
-                ("violation", violation_json(v, property_name(item.name))) for v in violations_in(call.excinfo.value)]
+            if reason is not None:
+                case = case_not_run(call.excinfo.value)
+                found = [(NOT_RUN, reason)] + ([(CASE_NOT_RUN, case_to_json(case))] if case is not None else [])
+            else:
+                found = [("violation", violation_json(v, property_name(item.name)))
+                         for v in violations_in(call.excinfo.value)]
             item.user_properties.extend(found)
             report.user_properties.extend(found)
         if call.when == "teardown":
@@ -249,6 +266,7 @@ class ResultAssembly:
             elif key == EXAMPLES:
                 examples = value
         failures = tuple(Failure.from_json(value) for key, value in properties if key == "violation")
+        not_run = [value for key, value in properties if key == CASE_NOT_RUN]
         outcome, message = self.outcome["outcome"], self.outcome["message"]
         if outcome == "passed" and not features["cases"]:
             outcome, message = "not_applicable", NO_CASE_SENT
@@ -265,6 +283,7 @@ class ResultAssembly:
             failures=failures,
             # A violation explains itself; anything else needs its message.
             message="" if failures else message,
+            case_not_run=not_run[0] if not_run else None,
         )))
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
