@@ -27,6 +27,7 @@ own, which a fork would cut off from its connections) keep the request timeout a
 
 from __future__ import annotations
 
+import atexit
 import os
 import pickle
 import resource
@@ -34,6 +35,7 @@ import selectors
 import signal
 import struct
 import time
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -129,8 +131,6 @@ class ForkedWorker:
     requests, or is killed with its process group."""
 
     def __init__(self, impl: object, memory_bytes: int) -> None:
-        from window_contract.process import register_for_exit  # the processes the suite ends on its way out
-
         requests_read, self.requests = os.pipe()
         self.answers, answers_write = os.pipe()
         growth_limit = _address_space() + memory_bytes
@@ -150,7 +150,7 @@ class ForkedWorker:
                 os._exit(0)
         os.close(requests_read)
         os.close(answers_write)
-        register_for_exit(self)
+        _WORKERS.add(self)
 
     def call(self, cases: list[Case], seconds: float, by_case_limit: bool, limits: Limits) -> list[Observation]:
         """The worker's observations of `cases` within `seconds`; what `run` raised, raised here (a failure to
@@ -207,6 +207,19 @@ class ForkedWorker:
     def __del__(self) -> None:
         self.kill()
 
+
+#: The workers running, so that every exit of the suite ends them (`end_workers`).
+_WORKERS: weakref.WeakSet[ForkedWorker] = weakref.WeakSet()
+
+
+def end_workers() -> None:
+    """Kill every worker this process forked, with its process group: at exit, and at once when the suite is
+    interrupted or terminated (`window_contract.process.end_processes` calls it)."""
+    for worker in list(_WORKERS):
+        worker.kill()
+
+
+atexit.register(end_workers)
 
 #: What the worker says when a call ran out of memory, pickled before anything is allocated.
 _MEMORY = pickle.dumps(("memory", None))

@@ -43,7 +43,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from window_contract.case import Case, case_to_json
-from window_contract.guards import SAMPLE_SECONDS, Limits, group_rss
+from window_contract.guards import SAMPLE_SECONDS, Limits, end_workers, group_rss
 from window_contract.implementation import (
     REQUEST_TIMEOUT,
     ImplementationFailure,
@@ -121,17 +121,13 @@ class ProtocolFault(Exception):
 _RUNNING: weakref.WeakSet[Peer] = weakref.WeakSet()
 
 
-def register_for_exit(process: Peer | Any) -> None:
-    """`process` (anything with a `kill()` that ends it with its group) is ended with the others (`end_processes`)."""
-    _RUNNING.add(process)
-
-
 def end_processes() -> None:
-    """Kill every process this process started and has not ended, with its process group: at exit,
-    and at once when the suite is interrupted or terminated (a busy process would not read the end
-    of its input)."""
+    """Kill every process this process started and has not ended, with its process group (the workers of
+    in-process plug-ins too, `window_contract.guards`): at exit, and at once when the suite is interrupted or
+    terminated (a busy process would not read the end of its input)."""
     for peer in list(_RUNNING):
         peer.kill()
+    end_workers()
 
 
 atexit.register(end_processes)
