@@ -9,7 +9,7 @@ import pytest
 
 from conformance.evidence import NOT_APPLICABLE, FeatureTally
 from conformance.prefetch.plugin import POSITIONS
-from conformance.profiles import register_profiles
+from conformance.profiles import register_profiles, shrink_budget, shrinking_within
 from conformance.properties.harness import Suite
 from conformance.pytest_plugin import DEFAULT_IMPLEMENTATION
 from conformance.usage import guard_limits
@@ -31,6 +31,13 @@ def suite(request: pytest.FixtureRequest) -> Suite:
     read_situations_with(suite.situations)
     yield suite
     read_situations_with(None)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def shrinking_budget() -> None:
+    """No property shrinks its failures past the profile's budget (`conformance.profiles.SHRINK_SECONDS`)."""
+    with shrinking_within(shrink_budget()):
+        yield
 
 
 @pytest.fixture(autouse=True)
