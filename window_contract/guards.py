@@ -28,12 +28,15 @@ own, which a fork would cut off from its connections) keep the request timeout a
 from __future__ import annotations
 
 import atexit
+import contextlib
+import io
 import os
 import pickle
 import resource
 import selectors
 import signal
 import struct
+import sys
 import time
 import weakref
 from collections.abc import Sequence
@@ -127,8 +130,9 @@ class Guarded(WithDefaults):
 
 class ForkedWorker:
     """A child of the suite's process that answers `run` calls of `impl` (module docstring): each call's cases go
-    to it pickled, its outcome comes back pickled. It ends when the suite's process closes its end of the
-    requests, or is killed with its process group."""
+    to it pickled, its outcome comes back pickled, with what the plug-in printed (`sys.stdout`, `sys.stderr`),
+    which the suite's process prints where the plug-in's own prints would have gone. It ends when the suite's
+    process closes its end of the requests, or is killed with its process group."""
 
     def __init__(self, impl: object, memory_bytes: int) -> None:
         requests_read, self.requests = os.pipe()
@@ -169,7 +173,9 @@ class ForkedWorker:
         except EOFError:
             raise ProcessDied(f"the run call ended its process ({self._ended()}) before it finished: a plug-in's "
                               "run returns its observations, and must not end the process") from None
-        kind, value = outcome
+        kind, value, (out, err) = outcome
+        sys.stdout.write(out)  # what the plug-in printed, where it would have printed in the suite's process
+        sys.stderr.write(err)
         if kind == "answer":
             return value
         if kind == "memory":
@@ -222,7 +228,7 @@ def end_workers() -> None:
 atexit.register(end_workers)
 
 #: What the worker says when a call ran out of memory, pickled before anything is allocated.
-_MEMORY = pickle.dumps(("memory", None))
+_MEMORY = pickle.dumps(("memory", None, ("", "")))
 
 
 def _serve(impl: Any, requests: int, answers: int) -> None:
@@ -232,13 +238,17 @@ def _serve(impl: Any, requests: int, answers: int) -> None:
             cases = pickle.loads(_receive_bytes(requests, None))
         except EOFError:
             return
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            kind, value = _outcome(impl, cases)
+        printed = (out.getvalue(), err.getvalue())
         try:
-            data = pickle.dumps(_outcome(impl, cases))
+            data = pickle.dumps((kind, value, printed))
         except MemoryError:
             data = _MEMORY
         except Exception as e:  # an answer that does not pickle (a lambda, a generator, an open file)
             data = pickle.dumps(("failure", "run answered with something that cannot leave its worker process: "
-                                            f"{one_line(e)}"))
+                                            f"{one_line(e)}", printed))
         _send(answers, data)
 
 
