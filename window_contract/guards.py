@@ -118,11 +118,16 @@ class Guarded(WithDefaults):
         try:
             return self.worker.call(list(cases), *self.limits.call_seconds(len(cases), timeout), self.limits)
         except ImplementationFailure as e:
-            if isinstance(e, ProcessDied | TimedOut):
-                self.close()
+            if isinstance(e, ProcessDied | TimedOut):  # the next call forks a worker anew
+                self._end_worker()
             raise
 
     def close(self) -> None:
+        """End the worker, and close the plug-in if it can be."""
+        self._end_worker()
+        getattr(self.wrapped, "close", lambda: None)()
+
+    def _end_worker(self) -> None:
         worker, self.worker = self.worker, None
         if worker is not None:
             worker.kill()
