@@ -27,7 +27,7 @@ from conformance.runner.feature_summary import OUTCOMES, WITH_DIVERGENCES, featu
 from conformance.runner.output import is_run_file
 from conformance.runner.progress import counted
 from conformance.runner.verdict import EXIT_STATUS, USAGE_ERROR
-from conformance.usage import UsageError, seconds
+from conformance.usage import UsageError, add_guard_options, guard_limits, seconds
 from window_contract.answers import checked_observations
 from window_contract.case import Case
 from window_contract.case_json import case_files, load_cases
@@ -169,7 +169,8 @@ def replay(args: argparse.Namespace) -> int:
                    else divergence_list(args.divergences, (args.impl or ["reference"])[0]))
     # A plug-in's prints go to stderr: replay's stdout is JSON lines (or the check's verdict).
     with contextlib.redirect_stdout(sys.stderr):
-        impl = load_implementation((args.impl or ["reference"])[0], args.request_timeout)
+        impl = load_implementation((args.impl or ["reference"])[0], args.request_timeout,
+                                   guard_limits(args.case_timeout, args.memory_limit))
         supported = [(p, i, c) for p, i, c in loaded if required_features(c) <= impl.features]
         if impl.costly_calls:  # an engine that starts a job (Spark, Flink) is silent for a while: say what it does
             print(f"replay: {impl.name} starts its engine and runs {counted(len(supported), 'case')} in one run "
@@ -294,6 +295,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--request-timeout", type=seconds, default=REQUEST_TIMEOUT, metavar="SECONDS",
                    help=f"how long the run call may take before its cases count as not run "
                         f"(default: {REQUEST_TIMEOUT:g})")
+    add_guard_options(p.add_argument)
     p.set_defaults(func=replay)
     e = sub.add_parser(
         "explain", help="a step-by-step trace of what the reference does with a case",

@@ -1,6 +1,7 @@
 """Hypothesis profiles: `dev` (fast), `ci` (deterministic, the default under CI=true; the suite against
 every implementation and the mutation check run with it), `ci-slow` (`ci` with fewer examples, for a
-quick look at an implementation that runs a job per call without prefetching), `thorough`.
+quick look at an implementation that runs a job per call without prefetching), `thorough`. Each sets how long
+Hypothesis may shrink a property's failures (`SHRINK_SECONDS`).
 
 Choose one with `--hypothesis-profile NAME` or the environment variable `HYPOTHESIS_PROFILE`.
 
@@ -43,6 +44,41 @@ PROFILES = {
     "ci-slow": settings(_DEFAULT, max_examples=10, **_CI),
     "thorough": settings(_DEFAULT, max_examples=2000, **_COMMON),
 }
+
+
+#: How long Hypothesis may shrink the failures of one property, in seconds, by profile (`shrinking_within`):
+#: then the smallest failing example it has is reported, and the suite makes its case smaller still, one step at a
+#: time (`conformance.simplest`). Hypothesis's own limit, five minutes, is `thorough`'s.
+SHRINK_SECONDS = {"dev": 10.0, "ci": 120.0, "ci-slow": 120.0, "thorough": 300.0}
+
+#: How Hypothesis's warning begins when it stops shrinking at its limit.
+_SLOW_SHRINKING = "WARNING: Hypothesis has spent more than five minutes working to shrink"
+
+
+@contextlib.contextmanager
+def shrinking_within(seconds: float) -> Iterator[None]:
+    """Hypothesis stops shrinking a property's failures after `seconds` (its `MAX_SHRINKING_SECONDS`, which it
+    keeps monkeypatchable for this), and says so in the suite's words instead of its five-minute warning."""
+    from hypothesis.internal.conjecture import engine
+
+    plain = engine.report
+
+    def report(text: str) -> None:
+        if text.startswith(_SLOW_SHRINKING):
+            text = (f"Shrinking stopped at the profile's budget of {seconds:g} s (conformance.profiles."
+                    "SHRINK_SECONDS): the counterexample is the smallest failing example found by then, its case "
+                    "made smaller still one step at a time")
+        plain(text)
+
+    with mock.patch.object(engine, "MAX_SHRINKING_SECONDS", seconds), mock.patch.object(engine, "report", report):
+        yield
+
+
+def shrink_budget() -> float:
+    """The loaded profile's shrinking budget (`SHRINK_SECONDS`; Hypothesis's own for a profile of another name)."""
+    from hypothesis.internal.conjecture import engine
+
+    return SHRINK_SECONDS.get(settings.get_current_profile_name(), engine.MAX_SHRINKING_SECONDS)
 
 
 def register_profiles() -> None:

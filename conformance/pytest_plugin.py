@@ -28,7 +28,7 @@ import pytest
 from conformance.installation import PackageClash, prepare
 from conformance.prefetch import plugin as prefetch
 from conformance.prefetch.plugin import POSITIONS, REAL_BATCHES
-from conformance.usage import seconds
+from conformance.usage import add_guard_options, seconds
 from window_contract.implementation import REQUEST_TIMEOUT, ImplementationFailure, ImplementationNotFound
 from window_contract.process import ProcessImplementation
 from window_contract.registry import load_implementation
@@ -55,6 +55,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--window-request-timeout", type=seconds, default=REQUEST_TIMEOUT, metavar="SECONDS",
                     help="how long one run call may take before its cases count as not run "
                          f"(default: {REQUEST_TIMEOUT:g})")
+    add_guard_options(group.addoption, prefix="window-")
     group.addoption("--window-recordings", default=None, metavar="DIR",
                     help="a folder where the runs of one `python -m conformance run` share the drawing "
                          "of each test (conformance/prefetch/recordings.py)")

@@ -1,7 +1,8 @@
 """Whole cases, batches of cases, and the opt-in cases at the ends of the `long` range.
 
 - `cases(features)`: a window specification and an out-of-order stream for it, with or without end
-  of input; times stay below `2^62` in magnitude (the `extreme_values` threshold). Most cases are
+  of input; times stay below `2^62` in magnitude (the `extreme_values` threshold), and without that feature
+  no sum of Flink's wraps (`strategies.features.within_long_range`). Most cases are
   small; the rare families of `strategies.families` (reported with `hypothesis.event()`) reach the
   band just inside `+-2^62`, wide window sizes, large and non-positive counts, many or look-alike
   keys, huge values, long streams and far watermarks.
@@ -21,7 +22,7 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
 from strategies.families import families
-from strategies.features import supported
+from strategies.features import supported, within_long_range
 from strategies.situations import aim, label, reads_situations
 from strategies.specs import BAND, EXTREME_SCALE, SMALL, WIDE, fires_until_wrap, time_unit, window_specs
 from strategies.streams import (
@@ -71,7 +72,7 @@ def cases(draw, features=None, *, max_steps: int = MAX_STEPS, report: bool = Tru
     events = draw(out_of_order_streams(
         spec, features=features, max_steps=max_steps,
         frame=frame(time_unit(spec.window), "negative_timestamps" in features)))
-    case = replace(spec, events=events, end_of_input=draw(end_of_input(spec, features)))
+    case = within_long_range(replace(spec, events=events, end_of_input=draw(end_of_input(spec, features))), features)
     report_families(case)
     if report:
         label(case)

@@ -39,7 +39,7 @@ from hypothesis import event, reject
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from strategies.features import supported
+from strategies.features import supported, within_long_range
 from strategies.specs import INVALID_ONE_IN, window_specs
 from strategies.weights import one_in, weighted
 from window_contract.case import (
@@ -574,8 +574,8 @@ def generated_watermark_cases(draw, features=None, *, mode: Mode | None = None, 
     else:
         spec = Case(window=draw(windows(features)),
                     late_side_output="late_side_output" in features and draw(st.booleans()))
-    case = replace(spec, events=tuple(events), channels=count, watermark_generator=generator,
-                   end_of_input="unbounded_input" not in features or not draw(one_in(4)))
+    case = within_long_range(replace(spec, events=tuple(events), channels=count, watermark_generator=generator,
+                                     end_of_input="unbounded_input" not in features or not draw(one_in(4))), features)
     if "unbounded_input" not in features and not end_reaches_the_operator(case):
         reject()  # every channel ends idle: the window operator sees no end, an input without end (rarely drawn)
     assert required_features(case) <= features, f"drawn a case beyond the features: {case}"

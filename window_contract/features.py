@@ -28,13 +28,17 @@ from window_contract.case import (
     WatermarkStatus,
 )
 from window_contract.facts import EXTREME, LONG_MAX
+from window_contract.long_sums import overflows
 
 ALLOWED_LATENESS = Feature("allowed_lateness", "allowed lateness other than 0")
 LATE_SIDE_OUTPUT = Feature("late_side_output", "the late-data side output")
 NEGATIVE_TIMESTAMPS = Feature("negative_timestamps", "negative timestamps or watermarks")
 UNBOUNDED_INPUT = Feature("unbounded_input", "a case without end of input, or whose every channel is idle when it ends")
 CHANNELS = Feature("channels", "several input channels whose watermarks the operator merges (StatusWatermarkValve)")
-EXTREME_VALUES = Feature("extreme_values", "times or window parameters of magnitude >= 2^62 (Java long overflow)")
+EXTREME_VALUES = Feature(
+    "extreme_values", "Java long overflow: times or window parameters of magnitude >= 2^62, or a sum Flink computes "
+    "that may leave the long range and wrap (ts + allowed lateness, a cleanup time, a window's bounds, a next fire "
+    "time: window_contract/long_sums.py)")
 
 FEATURES: dict[str, str] = dict(
     [k.feature for k in ASSIGNERS] + [PROCESSING_TIME, OFFSET] + [k.feature for k in TRIGGERS]
@@ -64,7 +68,7 @@ def required_features(case: Case) -> frozenset[str]:
     if any(t < 0 for t in times):
         needed.add(NEGATIVE_TIMESTAMPS.name)
     times += [e.time for e in case.events if isinstance(e, ProcessingTime)]
-    if any(abs(v) >= EXTREME for v in times + [v for part in parts for v in part.parameters()]):
+    if any(abs(v) >= EXTREME for v in times + [v for part in parts for v in part.parameters()]) or overflows(case):
         needed.add(EXTREME_VALUES.name)
     return frozenset(needed)
 

@@ -107,11 +107,21 @@ class ProcessDied(ImplementationFailure):
     """The implementation's process ended, or did not start again, while the suite waited for it."""
 
 
+class OverLimit(ProcessDied):
+    """A guard stopped a plug-in's `run` call (`window_contract.guards`): its time a case or its memory ran out.
+    The plug-in's worker or process is killed, and started again for the next call."""
+
+
 class CouldNotRun(BaseException):
     """The suite's signal that a test could not run its cases (raised by the property harness from
     an `ImplementationFailure` or an engine's failure). A `BaseException`, like `KeyboardInterrupt`,
     so that Hypothesis stops at once: it shrinks only `Exception`s, and shrinking a failure of the
-    machinery would rerun a dead engine or a timeout hundreds of times."""
+    machinery would rerun a dead engine or a timeout hundreds of times. `case` is the case that could not
+    run, when one is to blame (a guard stopped it alone, `window_contract.guards`): the run saves it."""
+
+    def __init__(self, message: str, case: Case | None = None) -> None:
+        super().__init__(message)
+        self.case = case
 
 
 def failure_to_run(error: BaseException) -> str | None:

@@ -39,14 +39,16 @@ import threading
 import time
 import weakref
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from window_contract.case import Case, case_to_json
+from window_contract.guards import SAMPLE_SECONDS, Limits, end_workers, group_rss
 from window_contract.implementation import (
     REQUEST_TIMEOUT,
     ImplementationFailure,
     ImplementationNotFound,
+    OverLimit,
     ProcessDied,
     TimedOut,
 )
@@ -120,11 +122,12 @@ _RUNNING: weakref.WeakSet[Peer] = weakref.WeakSet()
 
 
 def end_processes() -> None:
-    """Kill every process this process started and has not ended, with its process group: at exit,
-    and at once when the suite is interrupted or terminated (a busy process would not read the end
-    of its input)."""
+    """Kill every process this process started and has not ended, with its process group (the workers of
+    in-process plug-ins too, `window_contract.guards`): at exit, and at once when the suite is interrupted or
+    terminated (a busy process would not read the end of its input)."""
     for peer in list(_RUNNING):
         peer.kill()
+    end_workers()
 
 
 atexit.register(end_processes)
@@ -188,14 +191,23 @@ class Peer:
             raise ProtocolFault(f"the process did not take the request ({self.exit_text()}): {e}",
                                 ProcessDied) from None
 
-    def receive(self, deadline: float, waiting_for: str, limit: float | None = None) -> dict[str, Any]:
+    def receive(self, deadline: float, waiting_for: str, limit: float | None = None,
+                guard: Callable[[], None] | None = None) -> dict[str, Any]:
         """The next message, parsed; `ProtocolFault` when none comes in `deadline` seconds (what is left
-        of the time `limit`, which the fault names, when one is given)."""
-        try:
-            line = self.lines.get(timeout=deadline)
-        except queue.Empty:
-            raise ProtocolFault(f"no {waiting_for} within {deadline if limit is None else limit:g} s",
-                                TimedOut) from None
+        of the time `limit`, which the fault names, when one is given). `guard` is called every
+        `SAMPLE_SECONDS` meanwhile, and stops the wait by raising (a memory limit, `window_contract.guards`)."""
+        end = time.monotonic() + deadline
+        while True:
+            wait = end - time.monotonic()
+            try:
+                line = self.lines.get(timeout=max(0.0, wait if guard is None else min(wait, SAMPLE_SECONDS)))
+                break
+            except queue.Empty:
+                if time.monotonic() >= end:
+                    raise ProtocolFault(f"no {waiting_for} within {deadline if limit is None else limit:g} s",
+                                        TimedOut) from None
+                if guard is not None:
+                    guard()
         if line is _END_OF_OUTPUT:
             raise ProtocolFault(f"the process closed its stdout before its {waiting_for} ({self.exit_text()})",
                                 ProcessDied)
@@ -295,8 +307,11 @@ class ProcessImplementation:
     batches). `run_bounded` is the call with a deadline, which `run_within` uses.
     """
 
-    def __init__(self, command: str, timeout: float = REQUEST_TIMEOUT, label: str | None = None) -> None:
+    def __init__(self, command: str, timeout: float = REQUEST_TIMEOUT, label: str | None = None,
+                 limits: Limits | None = None) -> None:
         self.command, self.timeout = command, timeout
+        #: The guards of a plug-in's requests (`window_contract.guards`); `None` for the project's own engines.
+        self.limits = limits
         #: What failure messages call the process: its `exec:` spec unless a launcher names it better.
         self.label = label or self.spec
         self.lock = threading.Lock()
@@ -346,7 +361,11 @@ class ProcessImplementation:
                 self._restart(deadline)
             self.peer.send({"type": "run", "id": request, "cases": cases})
             remaining = max(0.0, deadline - time.monotonic())
-            message = self.peer.receive(remaining, f"answer to run request {request} ({len(cases)} case(s))", timeout)
+            waiting_for = f"answer to run request {request} ({len(cases)} case(s))"
+            if self.limits is None:
+                message = self.peer.receive(remaining, waiting_for, timeout)
+            else:
+                message = self._guarded_receive(len(cases), remaining, waiting_for, timeout)
             answer = self._answer(message, request, len(cases))
         except ProtocolFault as e:
             raise e.failure(f"{self.label}: {e}{self._kill()}") from None
@@ -354,6 +373,24 @@ class ProcessImplementation:
             peer, self.peer = self.peer, None
             peer.stop(EXIT_GRACE)
         return answer
+
+    def _guarded_receive(self, cases: int, remaining: float, waiting_for: str, timeout: float) -> dict[str, Any]:
+        """The answer to a request of `cases` cases within the plug-in's limits (`window_contract.guards`): its
+        time a case (from when the request was sent; a restart's hello is not counted), and the resident memory
+        of the process's session."""
+        limits, peer = self.limits, self.peer
+        seconds, by_case = limits.call_seconds(cases, remaining)
+
+        def within_memory() -> None:
+            if group_rss(peer.popen.pid) > limits.memory_bytes:
+                raise ProtocolFault(limits.over_memory(cases, "used"), OverLimit)
+
+        try:
+            return peer.receive(seconds, waiting_for, None if by_case else timeout, guard=within_memory)
+        except ProtocolFault as e:
+            if by_case and e.failure is TimedOut:
+                raise ProtocolFault(limits.over_time(cases), OverLimit) from None
+            raise
 
     def _answer(self, answer: dict[str, Any], request: int, expected: int) -> Answer:
         if answer.get("id") != request:
@@ -424,6 +461,8 @@ class ProcessImplementation:
         self.close()
 
 
-def exec_implementation(spec: str, timeout: float = REQUEST_TIMEOUT) -> ProcessImplementation:
-    """The implementation behind `exec:COMMAND`, whose `run` calls take at most `timeout` seconds."""
-    return ProcessImplementation(spec.removeprefix(EXEC_PREFIX), timeout)
+def exec_implementation(spec: str, timeout: float = REQUEST_TIMEOUT,
+                        limits: Limits | None = None) -> ProcessImplementation:
+    """The implementation behind `exec:COMMAND`, whose `run` calls take at most `timeout` seconds, and each of
+    its requests at most what `limits` allow (`window_contract.guards`)."""
+    return ProcessImplementation(spec.removeprefix(EXEC_PREFIX), timeout, limits=limits)

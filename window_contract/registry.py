@@ -10,6 +10,7 @@ import difflib
 import importlib
 
 from window_contract.features import ALL_FEATURES
+from window_contract.guards import DEFAULT_LIMITS, Limits, guarded
 from window_contract.implementation import (
     OPTIONAL_MEMBERS,
     REQUEST_TIMEOUT,
@@ -79,16 +80,19 @@ def _resolve(target: str) -> object:
         raise ImplementationNotFound(f"{target!r}: module {module_name!r} has no {attr!r}") from None
 
 
-def load_implementation(spec: str, timeout: float = REQUEST_TIMEOUT) -> Implementation:
+def load_implementation(spec: str, timeout: float = REQUEST_TIMEOUT,
+                        limits: Limits | None = DEFAULT_LIMITS) -> Implementation:
     """The implementation named `spec`: a registered name, an entry point, `module:factory`, or
     `exec:COMMAND` (a process speaking the JSON-lines protocol, `window_contract.process`, which says
-    hello within `timeout` seconds, at most `HELLO_TIMEOUT`).
+    hello within `timeout` seconds, at most `HELLO_TIMEOUT`). A plug-in's `run` calls are guarded by
+    `limits` (`window_contract.guards`: a time a case and a memory limit; `None`, not at all); the
+    registered implementations are the project's own, and keep `timeout` alone.
 
     `ImplementationNotFound` (a usage error) when `spec` names nothing, or a plug-in that does not
     import or is not an implementation; `ImplementationFailure` (could not run) when a registered
     engine is not installed, or an implementation cannot start its engine."""
     if spec.startswith("exec:"):
-        impl = exec_implementation(spec, timeout)
+        impl = exec_implementation(spec, timeout, limits)
     elif spec in BUILTIN:
         impl = _registered(spec)
     else:
@@ -101,6 +105,8 @@ def load_implementation(spec: str, timeout: float = REQUEST_TIMEOUT) -> Implemen
         raise ImplementationNotFound(f"{spec!r} did not give an implementation: it has no "
                                      f"{', '.join(missing)} (needs {', '.join(REQUIRED_MEMBERS)})")
     _check_members(spec, impl)
+    if spec not in BUILTIN and not spec.startswith("exec:"):
+        impl = guarded(impl, limits)
     return impl if all(hasattr(impl, member) for member in OPTIONAL_MEMBERS) else WithDefaults(impl)
 
 

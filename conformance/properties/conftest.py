@@ -9,9 +9,10 @@ import pytest
 
 from conformance.evidence import NOT_APPLICABLE, FeatureTally
 from conformance.prefetch.plugin import POSITIONS
-from conformance.profiles import register_profiles
+from conformance.profiles import register_profiles, shrink_budget, shrinking_within
 from conformance.properties.harness import Suite
 from conformance.pytest_plugin import DEFAULT_IMPLEMENTATION
+from conformance.usage import guard_limits
 from strategies.situations import read_situations_with
 from window_contract.implementation import ImplementationFailure
 from window_contract.registry import load_implementation
@@ -22,12 +23,21 @@ register_profiles()
 @pytest.fixture(scope="session")
 def suite(request: pytest.FixtureRequest) -> Suite:
     """The suite; the strategies read what a case exercises through it (`strategies.situations`)."""
-    timeout = request.config.getoption("window_request_timeout")
-    suite = Suite(load_implementation(request.config.getoption("window_impl") or DEFAULT_IMPLEMENTATION, timeout),
+    config = request.config
+    timeout = config.getoption("window_request_timeout")
+    limits = guard_limits(config.getoption("window_case_timeout"), config.getoption("window_memory_limit"))
+    suite = Suite(load_implementation(config.getoption("window_impl") or DEFAULT_IMPLEMENTATION, timeout, limits),
                   load_implementation("reference"), timeout=timeout)
     read_situations_with(suite.situations)
     yield suite
     read_situations_with(None)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def shrinking_budget() -> None:
+    """No property shrinks its failures past the profile's budget (`conformance.profiles.SHRINK_SECONDS`)."""
+    with shrinking_within(shrink_budget()):
+        yield
 
 
 @pytest.fixture(autouse=True)

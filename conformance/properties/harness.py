@@ -4,7 +4,9 @@ Every example is a batch: one `run` call for many cases. A rule is checked case 
 first case that breaks it is reported alone (`PropertyViolation`), so Hypothesis, shrinking the
 batch, ends with a batch of one minimal case.
 
-Every `run` call has a time limit (`REQUEST_TIMEOUT`, `--window-request-timeout`). When a call fails, the
+Every `run` call has a time limit (`REQUEST_TIMEOUT`, `--window-request-timeout`), and a plug-in's calls
+guards of a time a case and a memory limit (`window_contract.guards`): a batch a guard stopped is run again case
+by case to name the case to blame, which the run saves. When a call fails, the
 harness tells apart (`window_contract.implementation`) a bug of the implementation, which breaks the
 rule "run gives an observation for every case" for the case that raises alone, from a failure to
 run (a timeout, a dead engine, an answer of the wrong types), which stops the test as `CouldNotRun`:
@@ -29,6 +31,7 @@ from hypothesis.strategies import DataObject
 from conformance.evidence import FeatureTally, PropertyViolation
 from conformance.properties.situations import observed_situations
 from conformance.properties.timeline import relabelled
+from conformance.simplest import simplifications
 from strategies import case_batches
 from window_contract.answers import checked_observations
 from window_contract.case import Case, dumps_case
@@ -38,6 +41,7 @@ from window_contract.implementation import (
     REQUEST_TIMEOUT,
     CouldNotRun,
     Implementation,
+    OverLimit,
     ProcessDied,
     TimedOut,
     failure_to_run,
@@ -47,6 +51,9 @@ from window_contract.observation import Observation
 
 #: A rule's check of one case: `None` when it holds, else what is wrong, in one sentence.
 Check = Callable[[Case, Observation], str | None]
+
+#: The most rounds a violation's case is made smaller in (`Suite.smallest_violation`), each one call.
+SIMPLIFYING_ROUNDS = 100
 
 
 def property_settings(share: float = 1.0) -> settings:
@@ -84,7 +91,9 @@ class Breakdown:
         elif isinstance(failure, ProcessDied):
             self.deaths += 1
             if self.deaths >= self.DEATHS:
-                self.reason = f"its process died {self.deaths} times in this run (the last: {reason})"
+                what = "a guard stopped its calls or its process died" if isinstance(failure, OverLimit) else \
+                    "its process died"
+                self.reason = f"{what} {self.deaths} times in this run (the last: {reason})"
 
     def check(self, name: str, stop: type[BaseException] = CouldNotRun) -> None:
         """`stop` (a failure to run) once the implementation has broken down."""
@@ -195,10 +204,57 @@ class Suite:
             return answer if impl is not None else checked_observations(answer, self.position_free)
         except Exception as e:
             reason = failure_to_run(e)
-            if reason is not None:
-                self.breakdown.note(e, reason)
+            if reason is None:
+                raise
+            self.breakdown.note(e, reason)
+            if not isinstance(e, OverLimit):
                 raise CouldNotRun(f"{self.impl.name} could not run: {reason}") from e
-            raise
+            case, reason = self._over_limit(cases, impl, reason)
+            raise CouldNotRun(f"{self.impl.name} could not run: {reason}", case) from e
+
+    def _over_limit(self, cases: list, impl: Implementation | None, reason: str) -> tuple[Case | None, str]:
+        """The case a guard stopped (`window_contract.guards`) and why: the batch's cases are run again one
+        by one, each within its own limits, and the first that a guard stops alone is to blame; no case when
+        only the batch together ran over."""
+        for case in cases if len(cases) > 1 else ():
+            try:
+                run_within(impl or self.impl, [case], self.timeout)
+            except OverLimit as alone:
+                return case, f"{alone}, in a batch of {len(cases)} run again case by case"
+            except Exception:  # anything else of this case is not what the batch ran over on
+                continue
+        return (cases[0] if len(cases) == 1 else None), reason
+
+    def smallest_violation(self, case: Case, observation: Observation, problem: str,
+                           check: Check) -> tuple[Case, Observation, str]:
+        """The case of a violation made smaller one step at a time (`conformance.simplest`): each round sends every
+        one-step-simpler case the implementation supports in one call, and the first that still breaks the rule,
+        run again alone, takes the case's place; at most `SIMPLIFYING_ROUNDS` rounds. Hypothesis shrinks the
+        example's draws within the profile's budget; this takes what is left away from the one case it reports,
+        deterministically. An implementation whose calls cost a job keeps Hypothesis's case."""
+        if self.impl.costly_calls:
+            return case, observation, problem
+        for _ in range(SIMPLIFYING_ROUNDS):
+            smaller = [c for c in simplifications(case) if self.fits(c)]
+            found = self._first_breaking(smaller, check) if smaller else None
+            if found is None:
+                break
+            case, observation, problem = found
+        return case, observation, problem
+
+    def _first_breaking(self, cases: list[Case], check: Check) -> tuple[Case, Observation, str] | None:
+        """The first of `cases` whose observation breaks the rule, in one call and again alone; `None` when none
+        does, or when the implementation fails on them."""
+        try:
+            for case, observation in zip(cases, self.answers(cases), strict=True):
+                if check(case, observation):
+                    [alone] = self.answers([case])
+                    problem = check(case, alone)
+                    if problem:
+                        return case, alone, problem
+        except (Exception, CouldNotRun):  # a bug or a failure of its own: the case found so far stands
+            return None
+        return None
 
     def expected(self, cases: Sequence[Case]) -> list[Observation]:
         """The reference's observations, each case's computed once in the run (Hypothesis runs an
@@ -225,15 +281,27 @@ def violation(rule: str, case: Case, actual: Observation | None, detail: str,
 def run_and_check(data: DataObject, suite: Suite, tally: FeatureTally, rule: str, check: Check) -> None:
     """Draw a batch of cases the implementation supports, run it, and check `rule` on each case."""
     batch = [relabelled(c) for c in data.draw(case_batches(suite.features, report=False), label="batch")]
-    check_each(rule, batch, suite.run(batch, tally), check)
+    check_each(rule, batch, suite.run(batch, tally), check, suite)
 
 
-def check_each(rule: str, cases: Sequence[Case], observations: Sequence[Observation], check: Check) -> None:
-    """Raise for the first case whose observation breaks `rule`."""
+def check_each(rule: str, cases: Sequence[Case], observations: Sequence[Observation], check: Check,
+               suite: Suite | None = None) -> None:
+    """Raise for the first case whose observation breaks `rule`: alone, and in the example Hypothesis reports at
+    the end made as small as it goes (`Suite.smallest_violation`, given the `suite`)."""
     for case, observation in zip(cases, observations, strict=True):
         problem = check(case, observation)
         if problem:
+            if suite is not None and final_example():
+                case, observation, problem = suite.smallest_violation(case, observation, problem, check)
             raise violation(rule, case, observation, problem)
+
+
+def final_example() -> bool:
+    """Whether the example running now is the one Hypothesis reports: its last replay of the minimal failure."""
+    try:
+        return current_build_context().is_final
+    except InvalidArgument:  # not within a Hypothesis example
+        return False
 
 
 DIFFERENTIAL_RULE = "the implementation's observation is equivalent to the reference's"
@@ -244,7 +312,13 @@ def compare_with_reference(suite: Suite, tally: FeatureTally, batch: Sequence[Ca
     equivalent to the reference's is reported alone, with both observations."""
     actual = suite.run(batch, tally)
     positions = not suite.position_free
-    for case, got, want in zip(batch, actual, suite.expected(batch), strict=True):
-        detail = difference(want, got, positions=positions)
+
+    def check(case: Case, got: Observation) -> str | None:
+        return difference(suite.expected([case])[0], got, positions=positions) or None
+
+    for case, got in zip(batch, actual, strict=True):
+        detail = check(case, got)
         if detail:
-            raise violation(DIFFERENTIAL_RULE, case, got, detail, expected=want)
+            if final_example():
+                case, got, detail = suite.smallest_violation(case, got, detail, check)
+            raise violation(DIFFERENTIAL_RULE, case, got, detail, expected=suite.expected([case])[0])

@@ -50,15 +50,16 @@ from conformance.runner.events import (
     dumps_event,
 )
 from conformance.runner.results import MESSAGE_LIMIT, Failure, PropertyResult, Statistics
-from window_contract.case import violates_to_json
-from window_contract.implementation import failure_to_run
+from window_contract.case import Case, case_to_json, violates_to_json
+from window_contract.implementation import CouldNotRun, failure_to_run
 
 #: Phases whose test cases count as examples (Hypothesis gives an explicit example's no phase, `None`:
 #: a replayed test's, `properties/replay.py`); `shrink` attempts are counted apart.
 EXAMPLE_PHASES = ("explicit", "reuse", "generate", "target", None)
 PROGRESS_INTERVAL = 0.1
-#: The `user_properties` a test's run leaves for its result: its examples, and why it could not run.
-EXAMPLES, NOT_RUN = "examples", "not_run"
+#: The `user_properties` a test's run leaves for its result: its examples, why it could not run, and the case a
+#: guard stopped.
+EXAMPLES, NOT_RUN, CASE_NOT_RUN = "examples", "not_run", "case_not_run"
 #: Why a skipped test is not applicable rather than skipped.
 NOT_APPLICABLE_REASONS = (NOT_APPLICABLE, NO_CASE_SENT)
 
@@ -115,6 +116,18 @@ def violations_in(error: BaseException) -> list[PropertyViolation]:
     if isinstance(error, BaseExceptionGroup):
         return [v for inner in error.exceptions for v in violations_in(inner)]
     return []
+
+
+def case_not_run(error: BaseException) -> Case | None:
+    """The case a guard stopped (`CouldNotRun.case`, `window_contract.guards`), in what a test raised."""
+    seen: set[int] = set()
+    cause: BaseException | None = error
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if isinstance(cause, CouldNotRun) and cause.case is not None:
+            return cause.case
+        cause = cause.__cause__ or cause.__context__
+    return None
 
 
 def violation_json(violation: PropertyViolation, name: str) -> dict[str, Any]:
@@ -208,8 +221,12 @@ class ExampleCounting:
             report.outcome, report.longrepr = "skipped", (os.fspath(path), (line or 0) + 1, f"Skipped: {NO_CASE_SENT}")
         if call.excinfo is not None:
             reason = failure_to_run(call.excinfo.value)
-            found = [(NOT_RUN, reason)] if reason is not None else [
-                ("violation", violation_json(v, property_name(item.name))) for v in violations_in(call.excinfo.value)]
+            if reason is not None:
+                case = case_not_run(call.excinfo.value)
+                found = [(NOT_RUN, reason)] + ([(CASE_NOT_RUN, case_to_json(case))] if case is not None else [])
+            else:
+                found = [("violation", violation_json(v, property_name(item.name)))
+                         for v in violations_in(call.excinfo.value)]
             item.user_properties.extend(found)
             report.user_properties.extend(found)
         if call.when == "teardown":
@@ -269,6 +286,7 @@ class ResultAssembly:
             elif key == EXAMPLES:
                 examples = value
         failures = tuple(Failure.from_json(value) for key, value in properties if key == "violation")
+        not_run = [value for key, value in properties if key == CASE_NOT_RUN]
         ended = self.outcomes.pop(report.nodeid)
         outcome, message = ended["outcome"], ended["message"]
         self.emit(Finished(PropertyResult(
@@ -284,6 +302,7 @@ class ResultAssembly:
             failures=failures,
             # A violation explains itself; anything else needs its message.
             message="" if failures else message,
+            case_not_run=not_run[0] if not_run else None,
         )))
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:

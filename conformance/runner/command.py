@@ -27,7 +27,7 @@ from conformance.runner.progress import Progress, counted
 from conformance.runner.results import MESSAGE_LIMIT, ImplementationResult, Report, SuiteError, to_json
 from conformance.runner.session import DEFAULT_SUITE, SuiteOptions, SuiteRun
 from conformance.runner.verdict import USAGE_ERROR, implementation_outcome, verdict
-from conformance.usage import UsageError, seconds
+from conformance.usage import UsageError, add_guard_options, seconds
 from reports.difference import account
 from reports.words import properties_counted
 from window_contract.features import FEATURES
@@ -142,6 +142,7 @@ def add_run_command(subparsers: argparse._SubParsersAction) -> None:
         help="how long one run call of an implementation may take before its cases count as not run "
         "(default: the suite's, 600)",
     )
+    add_guard_options(p.add_argument)
     p.set_defaults(func=run)
 
 
@@ -160,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         suite = check_suite(args.suite or [DEFAULT_SUITE])
         options = SuiteOptions(tuple(suite), args.profile, tuple(args.property), args.request_timeout,
-                               seed_of(args.profile, args.seed))
+                               seed_of(args.profile, args.seed), args.case_timeout, args.memory_limit)
         implementations = load_all(list(dict.fromkeys(args.impl or DEFAULT_IMPLEMENTATIONS)), options.timeout)
         out = OutputFolder.claim(args.out, args.force)
     except (UsageError, ImplementationNotFound, OutputError) as e:

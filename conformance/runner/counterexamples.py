@@ -44,11 +44,14 @@ def unique_name(stem: str, used: set[str]) -> str:
 def save_counterexamples(
     implementations: list[ImplementationResult], out: OutputFolder
 ) -> list[ImplementationResult]:
-    """Write one case file per failure; the results with each failure's `case_file` and `reference`."""
+    """Write one case file per failure, and one per case a guard stopped (`PropertyResult.case_not_run`, named
+    `...--not-run.json`); the results with each failure's `case_file` and `reference`, and each stopped case's
+    file, which its property's message names."""
     failures = [failure for impl in implementations for prop in impl.properties for failure in prop.failures]
-    if not failures:
+    not_run = [prop.case_not_run for impl in implementations for prop in impl.properties if prop.case_not_run]
+    if not failures and not not_run:
         return implementations
-    cases = [case_from_json(failure.case) for failure in failures]
+    cases = [case_from_json(document) for document in [failure.case for failure in failures] + not_run]
     answers = iter(zip(cases, load_implementation("reference").run(cases), strict=True))
     used: set[str] = set()
 
@@ -60,9 +63,20 @@ def save_counterexamples(
         out.file(f"{FOLDER}/{name}").write_text(json.dumps(case_to_json(named), indent=2) + "\n", encoding="utf-8")
         return dataclasses.replace(failure, reference=observation_to_json(observation), case_file=f"{FOLDER}/{name}")
 
-    return [
-        dataclasses.replace(impl, properties=tuple(
-            dataclasses.replace(prop, failures=tuple(saved(impl, prop, f) for f in prop.failures))
-            for prop in impl.properties))
-        for impl in implementations
-    ]
+    def with_failures(impl: ImplementationResult, prop: PropertyResult) -> PropertyResult:
+        return dataclasses.replace(prop, failures=tuple(saved(impl, prop, f) for f in prop.failures))
+
+    def with_case_not_run(impl: ImplementationResult, prop: PropertyResult) -> PropertyResult:
+        if prop.case_not_run is None:
+            return prop
+        case, observation = next(answers)
+        name = unique_name(f"{slug(impl.name)}--{slug(prop.property)}--not-run", used)
+        named = dataclasses.replace(case, name=case.name or f"could not run on {impl.name} ({prop.property})",
+                                    expected=observation)
+        out.file(f"{FOLDER}/{name}").write_text(json.dumps(case_to_json(named), indent=2) + "\n", encoding="utf-8")
+        return dataclasses.replace(prop, case_not_run_file=f"{FOLDER}/{name}",
+                                   message=f"{prop.message} (the case: {FOLDER}/{name})")
+
+    properties = [[with_failures(impl, prop) for prop in impl.properties] for impl in implementations]
+    return [dataclasses.replace(impl, properties=tuple(with_case_not_run(impl, prop) for prop in props))
+            for impl, props in zip(implementations, properties, strict=True)]

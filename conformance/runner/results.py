@@ -24,8 +24,9 @@ PropertyOutcome = Literal["passed", "failed", "error", "skipped", "not_applicabl
 Outcome = Literal["conforms", "differs", "could_not_run"]
 
 #: Keys a failure may lack (the schema has no null for them): what the rule compares the case with (a
-#: violation of another suite may not say), and what it has once the run has saved its case file.
-_OPTIONAL_KEYS = ("violates", "reference", "case_file")
+#: violation of another suite may not say), and what it has once the run has saved its case file; and a
+#: property's case that could not run, with its file.
+_OPTIONAL_KEYS = ("violates", "reference", "case_file", "case_not_run", "case_not_run_file")
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,9 @@ class PropertyResult:
     features: dict[str, int]
     failures: tuple[Failure, ...]
     message: str
+    #: The case a guard stopped (`window_contract.guards`), and where the run saved it (`counterexamples/`).
+    case_not_run: dict[str, Any] | None = None
+    case_not_run_file: str | None = None
 
     @property
     def ran(self) -> bool:
@@ -160,7 +164,7 @@ def to_json(value: Any) -> Any:
     gets later left out until it has them."""
     if dataclasses.is_dataclass(value):
         data = {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
-        if isinstance(value, Failure):
+        if isinstance(value, Failure | PropertyResult):
             data = {k: v for k, v in data.items() if not (k in _OPTIONAL_KEYS and v is None)}
         if isinstance(value, ImplementationResult | Verdict):
             data["conforms"] = value.conforms

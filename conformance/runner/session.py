@@ -43,14 +43,17 @@ STOP_GRACE = 10.0
 @dataclass(frozen=True)
 class SuiteOptions:
     """What the runs of every implementation in one `run` share: the suite, its profile, the
-    properties chosen (pytest -k), the request timeout, and for a profile that is not derandomized
-    the Hypothesis seed (so that every implementation meets the same examples)."""
+    properties chosen (pytest -k), the request timeout and the guards of a plug-in's calls, and for a profile
+    that is not derandomized the Hypothesis seed (so that every implementation meets the same examples)."""
 
     suite: tuple[Path, ...]
     profile: str
     properties: tuple[str, ...] = ()
     timeout: float | None = None
     seed: int | None = None
+    #: The guards of a plug-in's calls, as the options give them: `--case-timeout` and `--memory-limit` (MiB).
+    case_timeout: float | None = None
+    memory_limit: int | None = None
 
 
 def pytest_command(spec: str, options: SuiteOptions, events_fd: int, recordings: Path | None = None) -> list[str]:
@@ -78,6 +81,10 @@ def pytest_command(spec: str, options: SuiteOptions, events_fd: int, recordings:
         command += ["-k", " or ".join(options.properties)]
     if options.timeout is not None:  # an option of the real suite's conftest; other suites may not have it
         command.append(f"--window-request-timeout={options.timeout}")
+    if options.case_timeout is not None:
+        command.append(f"--window-case-timeout={options.case_timeout}")
+    if options.memory_limit is not None:
+        command.append(f"--window-memory-limit={options.memory_limit}")
     if options.seed is not None:  # Hypothesis's own pytest plug-in's option
         command.append(f"--hypothesis-seed={options.seed}")
     if recordings is not None:

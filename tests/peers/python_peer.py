@@ -1,10 +1,10 @@
 """A peer of the `window-process/1` protocol in Python, answering with the reference, that can be told
 to break the protocol: `python_peer.py [FAULT [ONCE_FILE]]`.
 
-FAULT is one of hang, crash, garbage, too_few, too_many, broken, error, retry_unsettled (a retry that
-does not match the nulls), retry_forever (every case, every time), long_line (a line of 400 MiB without
-its newline), slow_hello (says hello after an hour), busy (starts a process of its own in its group,
-then neither answers nor reads its input) (or none). With ONCE_FILE the fault happens only in the process
+FAULT is one of hang, crash, hungry (takes memory without end), garbage, too_few, too_many, broken, error,
+retry_unsettled (a retry that does not match the nulls), retry_forever (every case, every time), long_line (a
+line of 400 MiB without its newline), slow_hello (says hello after an hour), busy (starts a process of its own
+in its group, then neither answers nor reads its input) (or none). With ONCE_FILE the fault happens only in the process
 that creates that file, so a process started again behaves; busy is busy in every process (a run starts
 one to say hello before its test session starts another), and its process names ONCE_FILE in its command
 line.
@@ -63,6 +63,10 @@ for line in sys.stdin:
         time.sleep(3600)
     elif fault == "crash":
         sys.exit(7)
+    elif fault == "hungry":
+        hoard = [bytearray(2**20)]
+        while True:
+            hoard.append(bytearray(2**20))
     elif fault == "garbage":
         print("Exception in thread main: nothing to see here", flush=True)
         continue

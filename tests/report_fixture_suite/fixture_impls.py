@@ -25,10 +25,12 @@ class Raising:
 
 
 class Exiting:
-    """Ends the process in the middle of a test, as a crashing native engine would."""
+    """Ends the process in the middle of a test, as a crashing native engine would. It declares costly calls (an
+    engine with jobs of its own), so its calls run in the suite's process, unguarded (`window_contract.guards`)."""
 
     name = "exiting"
     features = ALL_FEATURES
+    costly_calls = True
 
     def run(self, cases):
         os._exit(3)
@@ -245,3 +247,44 @@ class BatchSensitive(ReferenceImplementation):
         if len(cases) < 2:
             return observations
         return [dataclasses.replace(o, firings=o.firings[:-1]) for o in observations]
+
+
+class SlowOnSliding(ReferenceImplementation):
+    """The reference, except that a batch with a sliding window never ends, as an honest loop over all the
+    windows Flink allows an element (10,000,000) runs for many minutes: a guard stops it, and names the case."""
+
+    def __init__(self) -> None:
+        super().__init__(name="slow-on-sliding")
+
+    def run(self, cases):
+        if any(type(case.window).__name__ == "Sliding" for case in cases):
+            threading.Event().wait()
+        return super().run(cases)
+
+
+class HungryOnSessions(ReferenceImplementation):
+    """The reference, except that a batch with a session window takes memory without end."""
+
+    def __init__(self) -> None:
+        super().__init__(name="hungry-on-sessions")
+
+    def run(self, cases):
+        if any(type(case.window).__name__ == "Session" for case in cases):
+            hoard = [bytearray(2**20)]
+            while True:
+                hoard.append(bytearray(2**20))
+        return super().run(cases)
+
+
+class FailsOnItsSecondCall(ReferenceImplementation):
+    """The reference, except that its second `run` call raises: it keeps count, as a plug-in keeps its state."""
+
+    def __init__(self) -> None:
+        super().__init__(name="fails-on-its-second-call")
+        self.calls = 0
+
+    def run(self, cases):
+        self.calls += 1
+        if self.calls == 2:
+            raise RuntimeError("the second call")
+        return super().run(cases)
