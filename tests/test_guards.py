@@ -56,7 +56,8 @@ def test_a_call_past_its_time_a_case_is_stopped_and_the_next_call_is_answered():
 
 
 def test_a_call_past_its_memory_is_stopped_with_a_memory_error_of_the_plugin():
-    impl = plugin("HungryOnSessions")
+    # a time a case that the hoarding never reaches first, even on a loaded machine (it zeroes 300 MiB)
+    impl = plugin("HungryOnSessions", Limits(case_seconds=30.0, memory_bytes=300 * 2**20))
     stopped, took = timed(lambda: run_within(impl, [SESSION], 600))
     assert isinstance(stopped, OverLimit) and took < 30
     assert str(stopped) == "a run call of 1 case(s) needed more than 300 MiB of memory (--memory-limit)"
