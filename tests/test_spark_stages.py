@@ -8,6 +8,7 @@ import re
 import pytest
 from pyspark.sql import functions as F
 
+import spark_impl.operator as spark_operator
 from spark_impl import javalong as J
 from spark_impl import relational as R
 from spark_impl.implementation import is_relational
@@ -32,7 +33,7 @@ from window_contract import (
 )
 from window_contract import TimeWindow as W
 from window_contract.case import ContinuousProcessingTimeTrigger, Global
-from window_contract.facts import NEVER_ENDS, TOO_MANY_WINDOWS, WINDOWS_PER_ELEMENT_LIMIT
+from window_contract.facts import NEVER_ENDS, TOO_MANY_OUTPUTS, TOO_MANY_WINDOWS, WINDOWS_PER_ELEMENT_LIMIT
 
 pytestmark = pytest.mark.spark
 
@@ -220,11 +221,36 @@ def test_continuous_processing_time_trigger_fires_every_interval():
 
 def test_a_timer_loop_that_never_ends_is_stopped_after_the_outputs_before_it():
     # Purged at its first firing, the global window has nothing left to emit at the end of input,
-    # but its continuous trigger registers the next fire time 5 ms on, up to Long.MAX_VALUE.
+    # but its continuous trigger registers the next fire time 4 ms on: multiples of 4, which never
+    # land on Long.MAX_VALUE, so `time + 4` wraps past it back below the watermark for ever.
+    out = _replay(Case(window=Global(), trigger=purging(ContinuousEventTimeTrigger(4)),
+                       events=[record("a", 1, 1), watermark(4)]))
+    assert [(f.at, f.values) for f in out.firings] == [(1, (1,))]
+    assert out.error == (2, NEVER_ENDS)
+
+
+def test_a_chain_that_lands_on_long_max_value_ends_after_two_to_the_64_empty_timers():
+    # Multiples of 5 from 5 wrap past Long.MAX_VALUE too, but an odd step reaches every long, Long.MAX_VALUE
+    # (the window's end) included: some 2^64 / 5 fire times later the chain ends, and every one of them
+    # found the purged window empty. The replay steps over them in one move.
     out = _replay(Case(window=Global(), trigger=purging(ContinuousEventTimeTrigger(5)),
                        events=[record("a", 1, 1), watermark(5)]))
     assert [(f.at, f.values) for f in out.firings] == [(1, (1,))]
-    assert out.error == (2, NEVER_ENDS)
+    assert out.error is None
+
+
+def test_a_burst_of_a_billion_empty_periodic_timers_costs_nothing():
+    out = _replay(Case(window=Global(), trigger=purging(ContinuousProcessingTimeTrigger(1)), end_of_input=False,
+                       events=[record("a", 1, 0), processing_time(10**9), record("a", 2, 0),
+                               processing_time(10**9 + 2)]))
+    assert [(f.at, f.values) for f in out.firings] == [(1, (1,)), (3, (2,))] and out.error is None
+
+
+def test_a_key_past_the_output_limit_stops_the_case(monkeypatch):
+    monkeypatch.setattr(spark_operator, "OUTPUT_LIMIT", 3)
+    out = _replay(Case(window=Global(), trigger=ContinuousEventTimeTrigger(1), end_of_input=False,
+                       events=[record("a", 1, 0), watermark(2), watermark(10)]))
+    assert [f.at for f in out.firings] == [1, 1, 2] and out.error == (2, TOO_MANY_OUTPUTS)
 
 
 # --- driver-side checks of the specification --------------------------------------------------

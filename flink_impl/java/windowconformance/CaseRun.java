@@ -2,6 +2,7 @@ package windowconformance;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -62,19 +63,24 @@ final class CaseRun {
     private boolean retry;
 
     /**
-     * A case that never ends in Flink either (for instance a continuous trigger on the global window
-     * at the end of input) is stopped once it has emitted this much, so it cannot exhaust the heap.
+     * The contract's limit on the outputs of one key (window_contract/facts.py, OUTPUT_LIMIT): a key's next
+     * output stops the case with {@link #tooManyOutputs}. A continuous trigger over a window with contents
+     * emits at every fire time, without end where its timers never end.
      */
     private final int outputLimit;
+    private final String tooManyOutputs;
+    private final Map<String, Integer> outputsPerKey = new HashMap<>();
     /** The error message the contract prescribes for a case stopped because it would never end. */
     private final String neverEnds;
     /** The contract's limit on a sliding assignment that wraps around, and its message (see {@link WrappedAssignmentLimit}). */
     final int wrappedWindowsLimit;
     final String tooManyWindows;
 
-    CaseRun(JsonNode spec, int outputLimit, String neverEnds, int wrappedWindowsLimit, String tooManyWindows) {
+    CaseRun(JsonNode spec, int outputLimit, String tooManyOutputs, String neverEnds, int wrappedWindowsLimit,
+            String tooManyWindows) {
         this.spec = spec;
         this.outputLimit = outputLimit;
+        this.tooManyOutputs = tooManyOutputs;
         this.neverEnds = neverEnds;
         this.wrappedWindowsLimit = wrappedWindowsLimit;
         this.tooManyWindows = tooManyWindows;
@@ -164,11 +170,14 @@ final class CaseRun {
         }
     }
 
-    private void checkOutputLimit() {
-        if (firings.size() + late.size() + dropped.size() >= outputLimit) {
+    /** One more output of {@code key}, or, past the limit, the end of the case. */
+    private void countOutput(String key) {
+        int emitted = outputsPerKey.getOrDefault(key, 0);
+        if (emitted >= outputLimit) {
             // Thrown through the window operator, this ends the job: the branch records it as its failure.
-            throw new IllegalStateException(neverEnds);
+            throw new IllegalStateException(tooManyOutputs);
         }
+        outputsPerKey.put(key, emitted + 1);
     }
 
     /** The case was stopped from outside (its job timed out): it would never have ended. */
@@ -177,7 +186,7 @@ final class CaseRun {
     }
 
     synchronized void fired(FiringRecord f, long timestamp) {
-        checkOutputLimit();
+        countOutput(f.key);
         ObjectNode window = JSON.objectNode();
         if (f.global) {
             window.put("global", true);
@@ -201,7 +210,7 @@ final class CaseRun {
 
     /** A late record that left the window operator during event {@code at}. */
     synchronized void lateRecordAt(int at, Element e, boolean sideOutput) {
-        checkOutputLimit();
+        countOutput(e.key);
         ObjectNode node = JSON.objectNode().put("at", at).put("key", e.key).put("value", e.value).put("ts", e.ts);
         (sideOutput ? late : dropped).add(node.toString());
     }

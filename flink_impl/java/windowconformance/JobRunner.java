@@ -23,10 +23,12 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * cases that finished before it are complete, and those after it run again in a new job.
  *
  * <p>Some cases never end in Flink either (a ContinuousEventTimeTrigger on the global window at the
- * end of input fires up to Long.MAX_VALUE). A job that does not finish within the timeout is
- * abandoned: the case it was replaying gets an error saying so. Its thread need not stop (Flink's
- * timer loop checks for cancellation, a loop in user code does not), so the MiniCluster is spent
- * ({@link #spent()}) and the cases not yet replayed must run again in a fresh runner.
+ * end of input whose fire times wrap past Long.MAX_VALUE, over a purged window: it emits nothing, so the
+ * output limit never stops it), and some take longer than the timeout to end (a billion timers). A job
+ * that does not finish within the timeout is abandoned: the case it was replaying gets the contract's
+ * NEVER_ENDS (which is this runner's limit, not Flink's answer, for a burst that would end). Its thread
+ * need not stop (Flink's timer loop checks for cancellation, a loop in user code does not), so the
+ * MiniCluster is spent ({@link #spent()}) and the cases not yet replayed must run again in a fresh runner.
  */
 final class JobRunner {
     private final MiniCluster cluster;
