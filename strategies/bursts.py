@@ -102,7 +102,7 @@ def burst_cases(draw, features=None, *, max_burst: int = MAX_BURST) -> Case:
     time = draw(st.sampled_from(burst_domains(features)))
     interval = draw(st.integers(1, 10))
     continuous = (ContinuousEventTimeTrigger if time == "event" else ContinuousProcessingTimeTrigger)(interval)
-    purging = "trigger.purging" in features and draw(weighted((1, st.just(False)), (3, st.just(True))))
+    purging = "trigger.purging" in features and draw(weighted((3, st.just(True)), (1, st.just(False))))
     window = draw(windows(features, time, interval))
     keys = draw(st.lists(st.sampled_from("abc"), min_size=1, max_size=3, unique=True))
     # Steps: a record of a key (its index) or a move of the clock (None), records first.
