@@ -67,9 +67,11 @@ def _line(step: Step) -> str:
         case TraceStep.TIMER_FIRED:
             return f"  {step.domain}-time timer {_time(step.time)} fires for key {step.key} {step.window!r}"
         case TraceStep.EMPTY_FIRINGS:
-            if step.count == 1:
+            after = (step.count or 1) - 1
+            if not after:
                 return "  the window is empty: the timer fires with nothing to emit"
-            return (f"  the window is empty: it and the {step.count - 1:,} periodic timers after it fire with "
+            timers = "timer" if after == 1 else "timers"
+            return (f"  the window is empty: it and the {after:,} periodic {timers} after it fire with "
                     "nothing to emit, stepped over in one move to the timer registered above")
         case TraceStep.FIRED:
             return f"  FIRE key={step.key} {step.window!r} values={sorted(step.values)}"

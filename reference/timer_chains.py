@@ -51,7 +51,7 @@ def chain_end(time: int, interval: int, max_timestamp: int, bound: int) -> tuple
     threshold = min(max_timestamp, bound + 1)
     start, target = time - LONG_MIN, threshold - LONG_MIN  # offsets from Long.MIN_VALUE: [0, 2^64)
     # (start + k * step) mod 2^64 >= target  <=>  k * step mod 2^64 in [target - start, 2^64 - 1 - start]
-    k = first_multiple_in(interval % _RING, _RING, target - start, _RING - 1 - start)
+    k = first_multiple_in(interval % _RING, _RING, target - start, _RING - 1 - start)  # the interval is not 0
     if k is None:
         return None
     return k, min(wrap(time + k * interval), max_timestamp)
@@ -59,26 +59,25 @@ def chain_end(time: int, interval: int, max_timestamp: int, bound: int) -> tuple
 
 def first_multiple_in(step: int, modulus: int, low: int, high: int) -> int | None:
     """The least `k >= 0` with `low <= k * step mod modulus <= high`, or None if there is none
-    (`0 <= low <= high < modulus`).
+    (`0 < step < modulus`, `0 < low <= high < modulus`: `k` is then at least 1).
 
     If some `k` reaches `[low, high]` without wrapping past `modulus`, the least is `ceil(low / step)`.
     Otherwise `k * step = y * modulus + r` with `r` in `[low, high]` for the least `y >= 1`; the interval
     `[low + y * modulus, high + y * modulus]` then holds a multiple of `step`, which, as `[low, high]`
     lies between two multiples of `step`, means `(-y * modulus) mod step` is in `[low mod step,
-    high mod step]`: the same question with `step` as the modulus. Reflecting a step above half the
-    modulus (`k * step` is `-(k * (modulus - step))`) keeps every step below half of the one before, so
-    the recursion is as deep as Euclid's algorithm on `step` and `modulus`."""
-    step %= modulus
-    if low == 0:
-        return 0
-    if step == 0:
-        return None
+    high mod step]`: the same question with `step` as the modulus (none if `step` divides `modulus`:
+    the multiples of `step` then stay multiples of it). Reflecting a step above half the modulus
+    (`k * step` is `-(k * (modulus - step))`) keeps every step below half of the one before, so the
+    recursion is as deep as Euclid's algorithm on `step` and `modulus`."""
     if 2 * step > modulus:
         return first_multiple_in(modulus - step, modulus, modulus - high, modulus - low)
     k = -(-low // step)
     if k * step <= high:
         return k
-    y = first_multiple_in(step - modulus % step, step, low % step, high % step)
+    rest = modulus % step
+    if rest == 0:
+        return None
+    y = first_multiple_in(step - rest, step, low % step, high % step)
     if y is None:
         return None
     return -(-(low + y * modulus) // step)

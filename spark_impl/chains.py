@@ -32,34 +32,30 @@ def skip_to(time: int, interval: int, max_ts: int, bound: int) -> tuple[int, int
     the chain stops, and the fire time it stops at; None if it never stops."""
     limit = min(max_ts, bound + 1)
     offset = time - LONG_MIN
-    j = least_multiple_in(interval, _SPAN, limit - time, _SPAN - 1 - offset)
+    j = least_multiple_in(interval % _SPAN, _SPAN, limit - time, _SPAN - 1 - offset)
     return None if j is None else (j, min(wrap(time + j * interval), max_ts))
 
 
 def least_multiple_in(step: int, modulus: int, low: int, high: int) -> int | None:
-    """The least `k >= 0` such that `k * step mod modulus` lies in `[low, high]` (`0 <= low <= high <
-    modulus`), or None.
+    """The least `k >= 0` such that `k * step mod modulus` lies in `[low, high]` (`0 < step < modulus`,
+    `0 < low <= high < modulus`), or None.
 
     Each round either finds `k` before the multiples of `step` pass `modulus` (`ceil(low / step)`), or
     asks the question one level down: with `k * step = y * modulus + r`, the least such `y` is the least
     for which `(-y * modulus) mod step` falls in `[low mod step, high mod step]` (no multiple of `step`
-    lies in `[low, high]`), and `k = ceil((low + y * modulus) / step)`. A step above half the modulus is
-    replaced by `modulus - step` with the interval mirrored (`-x mod modulus`), which keeps the rounds
-    as few as Euclid's."""
+    lies in `[low, high]`; and there is none if `step` divides `modulus`), and
+    `k = ceil((low + y * modulus) / step)`. A step above half the modulus is replaced by `modulus - step`
+    with the interval mirrored (`-x mod modulus`), which keeps the rounds as few as Euclid's."""
     descent: list[tuple[int, int, int]] = []  # (step, modulus, low) of each round that went one level down
     while True:
-        step %= modulus
-        if low == 0:
-            k = 0
-            break
-        if step == 0:
-            return None
         if step * 2 > modulus:
             step, low, high = modulus - step, modulus - high, modulus - low
             continue
         k = (low + step - 1) // step
         if k * step <= high:
             break
+        if modulus % step == 0:
+            return None
         descent.append((step, modulus, low))
         step, modulus, low, high = step - modulus % step, step, low % step, high % step
     for step, modulus, low in reversed(descent):

@@ -37,6 +37,7 @@ from window_contract.case import (
 )
 from window_contract.case_json import load_cases
 from window_contract.difference import difference
+from window_contract.equivalence import equivalent
 from window_contract.facts import NEVER_ENDS, TOO_MANY_OUTPUTS
 from window_contract.observation import Error
 
@@ -49,8 +50,8 @@ def stepped(step: int, modulus: int, low: int, high: int) -> int | None:
     return next((k for k in range(modulus + 1) if low <= k * step % modulus <= high), None)
 
 
-@given(st.integers(1, 80).flatmap(lambda m: st.tuples(
-    st.just(m), st.integers(-3 * m, 3 * m), st.integers(0, m - 1).flatmap(lambda lo: st.tuples(
+@given(st.integers(2, 80).flatmap(lambda m: st.tuples(
+    st.just(m), st.integers(1, m - 1), st.integers(1, m - 1).flatmap(lambda lo: st.tuples(
         st.just(lo), st.integers(lo, m - 1))))))
 def test_the_least_multiple_in_a_range_is_the_one_stepping_finds(drawn):
     modulus, step, (low, high) = drawn
@@ -166,10 +167,13 @@ def without_the_move():
 @settings(max_examples=60, deadline=None)
 @given(burst_cases(max_burst=300))
 def test_stepping_over_empty_timers_observes_what_firing_each_observes(case):
+    """The same observation, as the contract compares them: the move registers a chain's next timer
+    before timers of other keys that firing each would have registered first, so timers with one
+    timestamp may fire in another order, which Flink leaves open."""
     moved = observe(case)
     with without_the_move():
         each = observe(case)
-    assert moved == each
+    assert equivalent(moved, each)
 
 
 def test_the_bursts_beyond_the_flink_runner_are_their_small_twins_scaled():
