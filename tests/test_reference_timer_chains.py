@@ -9,8 +9,6 @@ cases, the reference as it is and with the move switched off, give the same obse
 from __future__ import annotations
 
 import time
-from dataclasses import replace
-from pathlib import Path
 from unittest import mock
 
 import pytest
@@ -33,17 +31,12 @@ from window_contract.case import (
     ProcessingTimeoutTrigger,
     PurgingTrigger,
     Tumbling,
-    Watermark,
 )
-from window_contract.case_json import load_cases
-from window_contract.difference import difference
 from window_contract.equivalence import equivalent
 from window_contract.facts import NEVER_ENDS, TOO_MANY_OUTPUTS
 from window_contract.observation import Error
 
 REFERENCE = ReferenceImplementation()
-BEYOND_THE_RUNNER = Path(__file__).parent / "cases" / "timer_bursts_beyond_the_flink_runner.json"
-BURSTS = Path(__file__).resolve().parent.parent / "cases" / "timers" / "bursts.json"
 
 
 def stepped(step: int, modulus: int, low: int, high: int) -> int | None:
@@ -174,33 +167,3 @@ def test_stepping_over_empty_timers_observes_what_firing_each_observes(case):
     with without_the_move():
         each = observe(case)
     assert equivalent(moved, each)
-
-
-def test_the_bursts_beyond_the_flink_runner_are_their_small_twins_scaled():
-    """The 10^9 bursts (`tests/cases/`, beyond what the Flink runner fires in its job's time: about two
-    million timers a second) expect what their 10^5 twins of `cases/timers/bursts.json`, which real Flink
-    confirmed, observe with their clock moved: the timers of the burst find the window empty whatever
-    their number, so only the watermarks the firings carry move, with the watermark."""
-    small, big = load_cases(BURSTS)[:2], load_cases(BEYOND_THE_RUNNER)[:2]
-    for twin, case in zip(small, big, strict=True):
-        shift = 10**9 - 100_500
-        assert case.events == tuple(shift_clock(e, shift) for e in twin.events)
-        assert case.expected.error is None and twin.expected.error is None
-        assert [(f.at, f.values, f.watermark) for f in case.expected.firings] == [
-            (f.at, f.values, f.watermark if f.watermark == LONG_MIN else f.watermark + shift)
-            for f in twin.expected.firings]
-
-
-def shift_clock(event, shift: int):
-    """`event` with its time moved on by `shift`, except a record at 0 (the one before the burst)."""
-    if isinstance(event, ProcessingTime):
-        return ProcessingTime(event.time + shift)
-    if isinstance(event, Watermark):
-        return Watermark(event.timestamp + shift)
-    return event if event.ts == 0 else replace(event, ts=event.ts + shift)
-
-
-def test_the_reference_agrees_with_the_bursts_beyond_the_flink_runner():
-    cases = load_cases(BEYOND_THE_RUNNER)
-    for case, observation in zip(cases, REFERENCE.run(cases), strict=True):
-        assert not difference(case.expected, observation), case.name
