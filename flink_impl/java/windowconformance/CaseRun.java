@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -100,11 +101,29 @@ final class CaseRun {
         ACTIVE.remove(id);
     }
 
+    /**
+     * Whether a case of this case's job has failed: the job is over, and what a branch would replay after that is
+     * thrown away (its case runs again in another job). Flink 2.x stops the task thread at the failure; on Flink
+     * 1.20 the thread was seen to go on replaying the job's other branches, a long burst of timers among them,
+     * for longer than the job's timeout. Shared by the cases of one job ({@link #joinJob}).
+     */
+    private AtomicBoolean jobFailed = new AtomicBoolean();
+
+    /** This case runs in a job with the others given the same flag. */
+    void joinJob(AtomicBoolean failed) {
+        jobFailed = failed;
+    }
+
+    boolean jobFailed() {
+        return jobFailed.get();
+    }
+
     /** Forgets what a job that another case made fail observed, before this case runs again. */
     synchronized void reset() {
         firings.clear();
         late.clear();
         dropped.clear();
+        outputsPerKey.clear();
         if (watermarks != null) {
             watermarks.clear();
         }
@@ -165,6 +184,7 @@ final class CaseRun {
     synchronized void runtimeError(Throwable failure) {
         if (error == null) {
             failedAt = MOMENTS.incrementAndGet();
+            jobFailed.set(true);
             Throwable root = rootCause(failure);
             error = errorNode("runtime", root.getMessage() != null ? root.getMessage() : root.toString());
         }

@@ -3,6 +3,7 @@ package windowconformance;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.TimeoutException;
 
 import org.apache.flink.api.common.JobID;
@@ -76,6 +77,8 @@ final class JobRunner {
         if (running.isEmpty()) {
             return;
         }
+        AtomicBoolean failed = new AtomicBoolean();
+        running.forEach(run -> run.joinJob(failed));
         JobID job = cluster.submitJob(env.getStreamGraph().getJobGraph()).get().getJobID();
         JobResult result;
         try {
