@@ -37,8 +37,8 @@ def command(module: str, main: str, *args: str) -> str:
     target = PROJECT / module / "target"
     classpath = target / "classpath.txt"
     if not (target / "classes").is_dir() or not classpath.is_file():
-        raise ImplementationFailure(f"the {module} engine is not built ({classpath} is missing): ./dev setup builds "
-                                    f"it, or run `mvn -q compile` in {PROJECT}")
+        raise ImplementationFailure(f"the {module} engine is not built ({classpath} is missing): `./dev setup jvm` "
+                                    f"builds it, or run `mvn -q compile` in {PROJECT}")
     java = Path(os.environ["JAVA_HOME"]) / "bin" / "java" if "JAVA_HOME" in os.environ else "java"
     path = os.pathsep.join([str(target / "classes"), classpath.read_text().strip()])
     return shlex.join([str(java), *JVM_OPTIONS, "-cp", path, main, contract_argument(), *args])
