@@ -282,7 +282,7 @@ def run(args: argparse.Namespace) -> None:
     # whole replay, longer than the broadcast's default limit (300 s) at 100M records.
     spark = get_session(conf={"spark.sql.shuffle.partitions": str(args.partitions),
                               "spark.default.parallelism": "2", "spark.driver.memory": "6g",
-                              "spark.sql.broadcastTimeout": str(24 * 3600)})
+                              "spark.sql.broadcastTimeout": str(24 * 3600)}, java_options=())
     window = sliding(10 * args.slide, args.slide)
     delay = 3 * (args.disorder + 10 * args.slide + args.lateness) // 2
     if args.flink_only:

@@ -92,8 +92,8 @@ try:
     from apache_beam.transforms.trigger import AccumulationMode, GeneralTriggerDriver
     from apache_beam.utils.timestamp import Duration, Timestamp
 except ImportError as missing:  # the engine's own environment, made by ./dev setup
-    raise SystemExit(f"Apache Beam is not installed ({missing}): ./dev setup installs apache-beam into .venv-beam") \
-        from missing
+    raise SystemExit(f"Apache Beam is not installed ({missing}): "
+                     f"`./dev setup beam` installs apache-beam into .venv-beam") from missing
 
 NAME = "beam"
 

@@ -101,8 +101,8 @@ try:
     )
     from bytewax.testing import TestingSink, TestingSource, run_main
 except ImportError as missing:  # the engine's own environment, made by ./dev setup
-    raise SystemExit(f"Bytewax is not installed ({missing}): ./dev setup installs bytewax into .venv-bytewax") \
-        from missing
+    raise SystemExit(f"Bytewax is not installed ({missing}): "
+                     f"`./dev setup bytewax` installs bytewax into .venv-bytewax") from missing
 
 NAME = "bytewax"
 

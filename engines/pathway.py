@@ -95,8 +95,8 @@ try:
     import pathway as pw
     from pathway.internals.parse_graph import G
 except ImportError as missing:  # the engine's own environment, made by ./dev setup
-    raise SystemExit(f"Pathway is not installed ({missing}): ./dev setup installs pathway into .venv-pathway") \
-        from missing
+    raise SystemExit(f"Pathway is not installed ({missing}): "
+                     f"`./dev setup pathway` installs pathway into .venv-pathway") from missing
 
 NAME = "pathway"
 

@@ -100,7 +100,7 @@ try:
     from pyflink.metrics.metricbase import Counter
 except ImportError as missing:  # the engine is an extra of the distribution
     raise ImplementationFailure(
-        f"PyFlink is not installed ({missing}): ./dev setup installs apache-flink==2.3.0 without its "
+        f"PyFlink is not installed ({missing}): `./dev setup flink` installs apache-flink==2.3.0 without its "
         f"dependencies") from missing
 
 FEATURES = frozenset({

@@ -104,8 +104,8 @@ try:
 
     from engines.kafka_mock import DEFAULT_RETENTION, MockCluster
 except ImportError as missing:  # the engine's own environment, made by ./dev setup
-    raise SystemExit(f"Quix Streams is not installed ({missing}): ./dev setup installs quixstreams into .venv-quix") \
-        from missing
+    raise SystemExit(f"Quix Streams is not installed ({missing}): "
+                     f"`./dev setup quix` installs quixstreams into .venv-quix") from missing
 
 NAME = "quix-streams"
 

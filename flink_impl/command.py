@@ -20,7 +20,12 @@ from window_contract.facts import NEVER_ENDS, TOO_MANY_WINDOWS, WINDOWS_PER_ELEM
 from window_contract.features import ALL_FEATURES, FEATURES
 
 NAME = "flink"
+#: A job's JVM: a small heap and the serial collector (one job's work on a machine shared with others).
 JVM_OPTIONS = ["-Xmx1g", "-XX:+UseSerialGC"]
+#: The runner's, which answers the suite's small cases: the client compiler only (C1): C2's optimising compiler costs
+#: more CPU than the cases save (`tests/test_flink_runner.py`: 116 s of CPU with it, 75 s without). A bulk replay of a
+#: large log (`flink_impl.bulk`) keeps it.
+RUNNER_JVM_OPTIONS = [*JVM_OPTIONS, "-XX:TieredStopAtLevel=1"]
 
 
 @dataclass(frozen=True)
@@ -66,5 +71,5 @@ def runner_command(limits: Limits | None = None, variant: Variant = FLINK) -> st
     """The runner's command line, quoted as a shell would split it (`exec:` splits it so)."""
     build = find_build(variant.release, sql=variant.api != "datastream")
     classpath = os.pathsep.join([str(compiled_classes(build)), *map(str, build.jars)])
-    return shlex.join([str(build.java), *JVM_OPTIONS, "-cp", classpath, MAIN_CLASS,
+    return shlex.join([str(build.java), *RUNNER_JVM_OPTIONS, "-cp", classpath, MAIN_CLASS,
                        contract_argument(limits or variant.limits, variant)])

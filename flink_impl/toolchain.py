@@ -89,20 +89,21 @@ def maven_classpath(pom: Path) -> tuple[Path, ...]:
         mvn = shutil.which("mvn")
         if mvn is None:
             raise FlinkUnavailable(f"'mvn' not found on the PATH: Flink {pom.parent.name} is resolved by Maven "
-                                   "(./dev setup)")
+                                   "(./dev setup flink-1.20)")
         cached.parent.mkdir(parents=True, exist_ok=True)
         scratch = cached.with_suffix(f".{os.getpid()}.tmp")
         result = subprocess.run([mvn, "-o", "-q", "-f", str(pom), "dependency:build-classpath",
                                  f"-Dmdep.outputFile={scratch}"], capture_output=True, text=True)
         if result.returncode != 0 or not scratch.is_file():
-            raise FlinkUnavailable(f"Maven could not resolve {pom} offline (./dev setup resolves it once, online): "
-                                   f"{(result.stdout + result.stderr).strip()[-2000:]}")
+            raise FlinkUnavailable(f"Maven could not resolve {pom} offline (`./dev setup flink-1.20` resolves it once, "
+                                   f"online): {(result.stdout + result.stderr).strip()[-2000:]}")
         scratch.replace(cached)
     jars = tuple(Path(p) for p in cached.read_text().strip().split(os.pathsep) if p)
     missing = [str(j) for j in jars if not j.is_file()]
     if missing:
         cached.unlink()
-        raise FlinkUnavailable(f"jars of {pom} are gone from Maven's repository (./dev setup): {missing[:3]}")
+        raise FlinkUnavailable(f"jars of {pom} are gone from Maven's repository (./dev setup flink-1.20): "
+                               f"{missing[:3]}")
     return jars
 
 

@@ -11,6 +11,12 @@ lists. ANSI mode stays at Spark's default: the pipeline never relies on overflow
 The session is started once per process, so each pytest-xdist worker has its own; `get_session`
 reuses an active session (a user's own, for instance) when there is one.
 
+The driver's JVM compiles with the client compiler only (`-XX:TieredStopAtLevel=1`) and collects with the serial
+collector: in a process that lives for a few thousand small cases, C2's optimising compiler and the parallel
+collector's threads cost more CPU than they save (on 2 cores, the session's start and first job 36 s of JVM CPU
+with them, 15 s without; a job of the 808 committed cases 9 s, 4.5 s; the same answers). A long job over a large
+log (`benchmarks/spark_scale.py`) asks for the JVM's defaults (`java_options=()`).
+
 Spark's own log4j2 profile prints start-up warnings that say nothing to a user of the suite (a
 hostname that resolves to a loopback address, no native Hadoop library) and a note on log levels;
 the session's JVM starts with `LOG4J2_PROPERTIES` instead, which shows errors only.
@@ -19,11 +25,12 @@ the session's JVM starts with `LOG4J2_PROPERTIES` instead, which shows errors on
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -45,6 +52,8 @@ SMALL_JOB_CONF: dict[str, str] = {
     "spark.driver.memory": "2g",
 }
 
+#: The driver JVM's options for the small jobs (see the module's docstring).
+SMALL_JOB_JAVA_OPTIONS = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
 
 #: The driver's log4j2 configuration: errors only, on stderr.
 LOG4J2_PROPERTIES = """\
@@ -79,9 +88,10 @@ def _check_java() -> None:
         raise ImplementationFailure(f"Spark needs Java 17 to start its JVM: {where}")
 
 
-def get_session(master: str = "local[2]", conf: Mapping[str, str] | None = None):
-    """The process's SparkSession, started on first use with `SMALL_JOB_CONF` and the quiet log
-    configuration, updated by `conf`.
+def get_session(master: str = "local[2]", conf: Mapping[str, str] | None = None,
+                java_options: Sequence[str] = SMALL_JOB_JAVA_OPTIONS):
+    """The process's SparkSession, started on first use with `SMALL_JOB_CONF`, the quiet log
+    configuration and the driver JVM's `java_options`, updated by `conf`.
 
     Raises ImportError if PySpark is missing and `ImplementationFailure` naming Java if Java is (Spark's
     own error says only that its "Java gateway process exited"): callers (and tests) must fail loudly
@@ -98,8 +108,9 @@ def get_session(master: str = "local[2]", conf: Mapping[str, str] | None = None)
         os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
         _check_java()
         builder = SparkSession.builder.master(master).appName("window-conformance")
-        quiet = {"spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile={_log_configuration()}"}
-        for name, value in (SMALL_JOB_CONF | quiet | dict(conf or {})).items():
+        options = {"spark.driver.extraJavaOptions": shlex.join([f"-Dlog4j2.configurationFile={_log_configuration()}",
+                                                                *java_options])}
+        for name, value in (SMALL_JOB_CONF | options | dict(conf or {})).items():
             builder = builder.config(name, value)
         session = builder.getOrCreate()
         session.sparkContext.setLogLevel("ERROR")

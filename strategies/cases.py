@@ -32,7 +32,7 @@ from strategies.streams import (
     normal_frame,
     out_of_order_streams,
 )
-from strategies.weights import weighted
+from strategies.weights import built_once, choice_of, weighted
 from strategies.wrapped import wrapped_session_cases
 from window_contract.case import Case, DynamicSession, Record
 from window_contract.facts import LONG_MAX, LONG_MIN
@@ -41,8 +41,11 @@ from window_contract.features import required_features
 #: The scales a case is drawn at, each with where its stream's times lie: small windows near 0
 #: mostly; wide windows, and the band just inside +-2^62, once in sixteen each.
 MAGNITUDES = ((14, SMALL, normal_frame), (1, WIDE, normal_frame), (1, BAND, band_frame))
+#: A scale and its frame, as often as `MAGNITUDES` says.
+SCALES = weighted(*((weight, st.just((scale, frame))) for weight, scale, frame in MAGNITUDES))
 
 
+@built_once
 def end_of_input(spec: Case, features: frozenset[str]) -> st.SearchStrategy[bool]:
     """Bounded input (the default) or, where supported, a stream that just stops (one in four: most
     event-time windows fire only at the end of a bounded input). A case that would fire without end
@@ -50,7 +53,7 @@ def end_of_input(spec: Case, features: frozenset[str]) -> st.SearchStrategy[bool
     same, so that the examples after it are drawn as for any other case."""
     if "unbounded_input" not in features:
         return st.just(True)
-    return st.sampled_from([True, True, True, False]).map(lambda end: end and not fires_until_wrap(spec))
+    return choice_of(True, True, True, False).map(lambda end: end and not fires_until_wrap(spec))
 
 
 def report_families(case: Case) -> None:
@@ -58,6 +61,7 @@ def report_families(case: Case) -> None:
         event(name)
 
 
+@built_once
 @st.composite
 def cases(draw, features=None, *, max_steps: int = MAX_STEPS, report: bool = True) -> Case:
     """A case that fits `features`: a scale, a window specification at that scale, then a stream for
@@ -67,7 +71,7 @@ def cases(draw, features=None, *, max_steps: int = MAX_STEPS, report: bool = Tru
     Shrinks towards a small-scale specification (as `window_specs` shrinks) with a short stream (as
     `out_of_order_streams` shrinks) and end of input."""
     features = supported(features)
-    scale, frame = draw(weighted(*((weight, st.just((scale, frame))) for weight, scale, frame in MAGNITUDES)))
+    scale, frame = draw(SCALES)
     spec = draw(window_specs(features, scale=scale))
     events = draw(out_of_order_streams(
         spec, features=features, max_steps=max_steps,
@@ -79,6 +83,7 @@ def cases(draw, features=None, *, max_steps: int = MAX_STEPS, report: bool = Tru
     return case
 
 
+@built_once
 @st.composite
 def case_batches(draw, features=None, *, max_size: int = 8, max_steps: int = MAX_STEPS,
                  report: bool = True) -> list[Case]:

@@ -23,7 +23,7 @@ from typing import get_args
 from hypothesis import strategies as st
 
 from strategies.features import supported
-from strategies.weights import one_in, weighted
+from strategies.weights import built_once, choice_of, one_in, weighted
 from window_contract.case import (
     ASSIGNERS,
     EVICTORS,
@@ -67,11 +67,13 @@ def long_at_most(value: int) -> int:
     return min(value, LONG_MAX)
 
 
+@built_once
 def small_sizes() -> st.SearchStrategy[int]:
     """Window sizes, slides and gaps: mostly tiny (so timestamps land on edges), sometimes round."""
     return st.integers(1, 10) | st.sampled_from([15, 60, 1000])
 
 
+@built_once
 def quarter_to_twice(unit: int, ceiling: int) -> st.SearchStrategy[int]:
     """Continuous-trigger intervals of at least a quarter of the window (a window fires at most a few
     times per interval passed) and at most twice it (or `ceiling`)."""
@@ -160,6 +162,7 @@ def processing_timeouts(spec: Case) -> tuple[int, ...]:
 # --- assigners --------------------------------------------------------------------------------
 
 
+@built_once
 def offsets(bound: int, features: frozenset[str]) -> st.SearchStrategy[int]:
     """Offsets `abs(offset) < bound`, the bounds themselves included, when offsets are supported."""
     if "offset" not in features or bound <= 1:
@@ -168,6 +171,7 @@ def offsets(bound: int, features: frozenset[str]) -> st.SearchStrategy[int]:
     return st.one_of(st.just(0), st.integers(-inside, inside), st.sampled_from([inside, -inside]))
 
 
+@built_once
 def times(features: frozenset[str]) -> st.SearchStrategy[str]:
     # Event time mostly: lateness, watermarks and merging live there.
     if "time.processing" not in features:
@@ -175,12 +179,13 @@ def times(features: frozenset[str]) -> st.SearchStrategy[str]:
     return st.sampled_from(["event"] * 3 + ["processing"])
 
 
+@built_once
 @st.composite
 def sliding_sizes(draw, slide: int, ceiling: int = LONG_MAX) -> int:
     """`size` below, equal to, a multiple of, or not a multiple of `slide`, or five to twenty slides
     (an element in more than four windows); at most `ceiling`."""
     relations = ["multiple", "equal"] + (["not a multiple", "below"] if slide > 1 else []) + ["many windows"]
-    relation = draw(st.sampled_from(relations))
+    relation = draw(choice_of(*relations))
     if relation == "equal":
         return slide
     if relation == "below":
@@ -190,12 +195,14 @@ def sliding_sizes(draw, slide: int, ceiling: int = LONG_MAX) -> int:
     return min(long_at_most(size), ceiling)
 
 
+@built_once
 @st.composite
 def tumbling_windows(draw, d: Drawing) -> Tumbling:
     size = draw(d.scale.sizes())
     return Tumbling(size, draw(offsets(size, d.features)), draw(times(d.features)))
 
 
+@built_once
 @st.composite
 def sliding_windows(draw, d: Drawing) -> Sliding:
     slide = draw(d.scale.sizes())
@@ -203,6 +210,7 @@ def sliding_windows(draw, d: Drawing) -> Sliding:
     return Sliding(size, slide, draw(offsets(slide, d.features)), draw(times(d.features)))
 
 
+@built_once
 @st.composite
 def count_windows(draw, d: Drawing) -> Count:
     """`countWindow(size[, slide])`: mostly up to 5 elements; sometimes larger, a slide more than one
@@ -210,21 +218,28 @@ def count_windows(draw, d: Drawing) -> Count:
     not check them: `CountTrigger` fires on every element)."""
     size = draw(weighted((5, st.integers(1, 5)), (1, st.integers(6, 40)), (1, st.integers(-2, 0))))
     room = max(1, size)
-    slide = draw(weighted((2, st.none()), (2, st.integers(1, room + 1)), (1, st.integers(room + 2, 3 * room + 2)),
-                          (1, st.integers(-1, 0))))
-    return Count(size, slide)
+    return Count(size, draw(count_slides(room)))
 
 
+@built_once
+def count_slides(room: int) -> st.SearchStrategy[int | None]:
+    """A count window's slide for a size of `room` (at least 1): none, up to one past the size, more, or 0 and -1."""
+    return weighted((2, st.none()), (2, st.integers(1, room + 1)), (1, st.integers(room + 2, 3 * room + 2)),
+                    (1, st.integers(-1, 0)))
+
+
+@built_once
 @st.composite
 def session_windows(draw, d: Drawing) -> Session:
     return Session(draw(d.scale.sizes()), draw(times(d.features)))
 
 
+@built_once
 @st.composite
 def dynamic_session_windows(draw, d: Drawing) -> DynamicSession:
     """`withDynamicGap(extractor)`: the gaps come from the records (`strategies.streams` draws their
     values to reach a gap of 0 or less), so only the extractor and the time are drawn here."""
-    return DynamicSession(draw(st.sampled_from(get_args(GapExtractor))), draw(times(d.features)))
+    return DynamicSession(draw(choice_of(*get_args(GapExtractor))), draw(times(d.features)))
 
 
 #: Each assigner kind and the strategy of its parameters.
@@ -241,13 +256,15 @@ ASSIGNER_PARAMETERS: dict[type, Callable[[Drawing], st.SearchStrategy[WindowSpec
 ASSIGNER_WEIGHTS = {Tumbling: 2, Sliding: 2, Session: 2}
 
 
+@built_once
 @st.composite
 def assigners(draw, d: Drawing) -> WindowSpec:
     """A valid window assigner among those `d.features` allows."""
-    kind = draw(st.sampled_from([k for k in ASSIGNERS if d.allows(k) for _ in range(ASSIGNER_WEIGHTS.get(k, 1))]))
+    kind = draw(choice_of(*(k for k in ASSIGNERS if d.allows(k) for _ in range(ASSIGNER_WEIGHTS.get(k, 1)))))
     return draw(ASSIGNER_PARAMETERS[kind](d))
 
 
+@built_once
 @st.composite
 def invalid_assigners(draw, drawing: Drawing) -> WindowSpec:
     """An assigner Flink rejects when the job is built (`invalid_spec`) or fails on (a processing-time
@@ -310,12 +327,14 @@ def window_count_limit(slide: int) -> Sliding:
 # --- triggers ---------------------------------------------------------------------------------
 
 
+@built_once
 def counts() -> st.SearchStrategy[int]:
     """`CountTrigger` counts: 1 to 4 mostly; sometimes above 4, or 0 and below (Flink does not check:
     such a trigger fires on every element)."""
     return weighted((6, st.integers(1, 4)), (1, st.integers(5, 30)), (1, st.integers(-2, 0)))
 
 
+@built_once
 def intervals(d: Drawing, window: WindowSpec) -> st.SearchStrategy[int]:
     """Continuous-trigger intervals at the scale's size, and now and then 0 (Flink's `onElement`
     computes `timestamp % interval` and the job fails with "/ by zero")."""
@@ -369,11 +388,13 @@ def trigger_kinds(window: WindowSpec, d: Drawing, depth: int = 0) -> list[type]:
     return kinds
 
 
+@built_once
 @st.composite
 def purging_triggers(draw, d: Drawing, window: WindowSpec, depth: int) -> PurgingTrigger:
-    return PurgingTrigger(draw(explicit_triggers(d, window, trigger_kinds(window, d, depth + 1), depth + 1)))
+    return PurgingTrigger(draw(explicit_triggers(d, window, depth + 1)))
 
 
+@built_once
 def timeouts(d: Drawing, window: WindowSpec) -> st.SearchStrategy[int]:
     """`ProcessingTimeoutTrigger` timeouts: within a window's time mostly, its edges (0: the timer for
     the element's own clock reading, 1, the unit), negative now and then (Flink checks nothing: the
@@ -385,6 +406,7 @@ def timeouts(d: Drawing, window: WindowSpec) -> st.SearchStrategy[int]:
                     (1, wide))
 
 
+@built_once
 @st.composite
 def processing_timeout_triggers(draw, d: Drawing, window: WindowSpec, depth: int) -> ProcessingTimeoutTrigger:
     """`ProcessingTimeoutTrigger.of(inner, timeout, resetTimerOnNewRecord, shouldClearOnTimeout)` around
@@ -395,10 +417,11 @@ def processing_timeout_triggers(draw, d: Drawing, window: WindowSpec, depth: int
     if CountTrigger in kinds and draw(st.booleans()):
         inner: TriggerSpec = CountTrigger(draw(st.integers(2, 4)))
     else:
-        inner = draw(explicit_triggers(d, window, kinds, depth + 1))
+        inner = draw(explicit_triggers(d, window, depth + 1))
     return ProcessingTimeoutTrigger(inner, draw(timeouts(d, window)), draw(st.booleans()), draw(st.booleans()))
 
 
+@built_once
 def thresholds() -> st.SearchStrategy[float]:
     """`DeltaTrigger` / `DeltaEvictor` thresholds (a Java `double`) where the comparisons decide: the
     streams' values mostly go up by 1 a record, so their deltas are small integers; a threshold equal
@@ -409,29 +432,40 @@ def thresholds() -> st.SearchStrategy[float]:
                     (1, st.sampled_from([-1.0, -0.5])), (1, st.sampled_from([1e19, 2.0**64])))
 
 
+@built_once
 def delta_functions() -> st.SearchStrategy[DeltaFunction]:
     return st.sampled_from(get_args(DeltaFunction))
 
 
 #: Each trigger kind and the strategy of its parameters (`depth`: how many `PurgingTrigger`s it is in).
 TRIGGER_PARAMETERS: dict[type, Callable[[Drawing, WindowSpec, int], st.SearchStrategy[TriggerSpec]]] = {
-    EventTimeTrigger: lambda d, w, depth: st.just(EventTimeTrigger()),
-    ProcessingTimeTrigger: lambda d, w, depth: st.just(ProcessingTimeTrigger()),
-    CountTrigger: lambda d, w, depth: counts().map(CountTrigger),
-    ContinuousEventTimeTrigger: lambda d, w, depth: intervals(d, w).map(ContinuousEventTimeTrigger),
-    ContinuousProcessingTimeTrigger: lambda d, w, depth: intervals(d, w).map(ContinuousProcessingTimeTrigger),
+    EventTimeTrigger: built_once(lambda d, w, depth: st.just(EventTimeTrigger())),
+    ProcessingTimeTrigger: built_once(lambda d, w, depth: st.just(ProcessingTimeTrigger())),
+    CountTrigger: built_once(lambda d, w, depth: counts().map(CountTrigger)),
+    ContinuousEventTimeTrigger: built_once(lambda d, w, depth: intervals(d, w).map(ContinuousEventTimeTrigger)),
+    ContinuousProcessingTimeTrigger: built_once(
+        lambda d, w, depth: intervals(d, w).map(ContinuousProcessingTimeTrigger)),
     PurgingTrigger: purging_triggers,
-    NeverTrigger: lambda d, w, depth: st.just(NeverTrigger()),
+    NeverTrigger: built_once(lambda d, w, depth: st.just(NeverTrigger())),
     ProcessingTimeoutTrigger: processing_timeout_triggers,
-    DeltaTrigger: lambda d, w, depth: st.builds(DeltaTrigger, thresholds(), delta_functions()),
+    DeltaTrigger: built_once(lambda d, w, depth: st.builds(DeltaTrigger, thresholds(), delta_functions())),
 }
 
 
+@built_once
+def trigger_choices(d: Drawing, window: WindowSpec, depth: int) -> st.SearchStrategy[type]:
+    """One of `trigger_kinds`, as often as it is listed."""
+    return st.sampled_from(trigger_kinds(window, d, depth))
+
+
+@built_once
 @st.composite
-def explicit_triggers(draw, d: Drawing, window: WindowSpec, kinds: list[type], depth: int) -> TriggerSpec:
-    return draw(TRIGGER_PARAMETERS[draw(st.sampled_from(kinds))](d, window, depth))
+def explicit_triggers(draw, d: Drawing, window: WindowSpec, depth: int) -> TriggerSpec:
+    """A trigger of `trigger_kinds(window, d, depth)`."""
+    return draw(TRIGGER_PARAMETERS[draw(trigger_choices(d, window, depth))](d, window, depth))
 
 
+@built_once
 @st.composite
 def triggers(draw, d: Drawing, window: WindowSpec) -> TriggerSpec | None:
     """`None` (the assigner's default) or an explicit trigger, possibly wrapped in `PurgingTrigger`;
@@ -442,12 +476,13 @@ def triggers(draw, d: Drawing, window: WindowSpec) -> TriggerSpec | None:
     defaults = 1 if isinstance(window, Global | Session | DynamicSession) else 3
     if not kinds or draw(st.integers(0, defaults + len(kinds) - 1)) < defaults:
         return None
-    return draw(explicit_triggers(d, window, kinds, 0))
+    return draw(explicit_triggers(d, window, 0))
 
 
 # --- evictors ---------------------------------------------------------------------------------
 
 
+@built_once
 @st.composite
 def count_evictors(draw, d: Drawing, window: WindowSpec, after: bool) -> CountEvictor:
     """`CountEvictor.of(max_count)`: 0 to 4 mostly, sometimes above 4 or below 0 (Flink does not
@@ -458,26 +493,32 @@ def count_evictors(draw, d: Drawing, window: WindowSpec, after: bool) -> CountEv
     return CountEvictor(draw(weighted(*branches)), after)
 
 
+@built_once
 @st.composite
 def time_evictors(draw, d: Drawing, window: WindowSpec, after: bool) -> TimeEvictor:
     """`TimeEvictor.of(size)`: at the edges too (0 keeps only the newest timestamp, `unit - 1` spans
     start to end - 1), up to two windows, and now and then negative (it keeps only what is newer than
     the newest element: nothing)."""
-    unit = time_unit(window)
-    edges = st.sampled_from(sorted({0, 1, max(0, unit - 1), unit}))
-    size = weighted((3, st.integers(0, min(long_at_most(2 * unit), d.scale.ceiling))), (3, edges),
-                    (1, st.integers(-unit, -1)))
-    return TimeEvictor(draw(size), after)
+    return TimeEvictor(draw(time_evictor_sizes(time_unit(window), d.scale.ceiling)), after)
+
+
+@built_once
+def time_evictor_sizes(unit: int, ceiling: int) -> st.SearchStrategy[int]:
+    """`time_evictors`' sizes for a window of `unit`."""
+    edges = choice_of(*sorted({0, 1, max(0, unit - 1), unit}))
+    return weighted((3, st.integers(0, min(long_at_most(2 * unit), ceiling))), (3, edges), (1, st.integers(-unit, -1)))
 
 
 #: Each evictor kind and the strategy of its parameters (`after`: evict after the function).
 EVICTOR_PARAMETERS: dict[type, Callable[[Drawing, WindowSpec, bool], st.SearchStrategy[EvictorSpec]]] = {
     CountEvictor: count_evictors,
     TimeEvictor: time_evictors,
-    DeltaEvictor: lambda d, w, after: st.builds(DeltaEvictor, thresholds(), delta_functions(), st.just(after)),
+    DeltaEvictor: built_once(
+        lambda d, w, after: st.builds(DeltaEvictor, thresholds(), delta_functions(), st.just(after))),
 }
 
 
+@built_once
 @st.composite
 def evictors(draw, d: Drawing, window: WindowSpec) -> EvictorSpec | None:
     """`None` mostly; a count or delta evictor (not on sessions: the format forbids it) or a time evictor (on a
@@ -486,20 +527,21 @@ def evictors(draw, d: Drawing, window: WindowSpec) -> EvictorSpec | None:
     on_sessions = isinstance(window, MERGING_ASSIGNERS)
     kinds = [None] * (4 if brings_a_count_evictor(window) else 2) + [
         k for k in EVICTORS if d.allows(k) and not (k in (CountEvictor, DeltaEvictor) and on_sessions)]
-    kind = draw(st.sampled_from(kinds))
+    kind = draw(choice_of(*kinds))
     if kind is None:
         return None
     after = draw(st.booleans()) if "evictor.after" in d.features else False
     return draw(EVICTOR_PARAMETERS[kind](d, window, after))
 
 
+@built_once
 @st.composite
 def allowed_lateness(draw, unit: int, features: frozenset[str]) -> int:
     """0, small, a whole number of windows, large, anything from 10^6 to just below `Long.MAX_VALUE`,
     or `Long.MAX_VALUE` (cleanup never)."""
     if "allowed_lateness" not in features:
         return 0
-    kind = draw(st.sampled_from(["zero", "small", "windows", "large", "max", "huge"]))
+    kind = draw(choice_of("zero", "small", "windows", "large", "max", "huge"))
     if kind == "zero":
         return 0
     if kind == "small":
@@ -513,6 +555,7 @@ def allowed_lateness(draw, unit: int, features: frozenset[str]) -> int:
     return LONG_MAX
 
 
+@built_once
 @st.composite
 def window_specs(draw, features=None, *, scale: Scale = SMALL) -> Case:
     """A window specification: a `Case` with no events yet, its parameters at `scale`. One in
@@ -541,5 +584,5 @@ def window_specs(draw, features=None, *, scale: Scale = SMALL) -> Case:
         trigger=trigger,
         evictor=draw(evictors(d, window)),
         allowed_lateness=draw(allowed_lateness(time_unit(window), features)),
-        late_side_output=draw(st.sampled_from([False, True])) if "late_side_output" in features else False,
+        late_side_output=draw(choice_of(False, True)) if "late_side_output" in features else False,
     )

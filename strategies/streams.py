@@ -42,7 +42,6 @@ Watermarks and clocks:
 
 from __future__ import annotations
 
-import functools
 import unicodedata
 from dataclasses import dataclass
 
@@ -50,7 +49,7 @@ from hypothesis import strategies as st
 
 from strategies.features import supported
 from strategies.specs import fires_until_wrap, processing_timeouts, time_unit
-from strategies.weights import one_in, weighted
+from strategies.weights import built_once, choice_of, integers, one_in, weighted
 from window_contract.case import (
     MERGING_ASSIGNERS,
     Case,
@@ -106,14 +105,16 @@ class Frame:
 
 def _near_zero(unit: int, negative: bool) -> st.SearchStrategy[int]:
     # Mostly below 0 when negative times are supported: Java's truncating `%` differs there.
-    return st.integers(-5 * unit, 2 * unit) if negative else st.integers(0, 3 * unit)
+    return integers(-5 * unit, 2 * unit) if negative else integers(0, 3 * unit)
 
 
+@built_once
 def normal_frame(unit: int, negative: bool) -> Frame:
     """Times near 0: from `-NORMAL_RANGE` if negative timestamps are supported, else from 0."""
     return Frame(-NORMAL_RANGE if negative else 0, NORMAL_RANGE, _near_zero(unit, negative))
 
 
+@built_once
 def band_frame(unit: int, negative: bool) -> Frame:
     """Times anywhere below `2^62` in magnitude (the `extreme_values` threshold), the clock starting
     just inside `+-2^62` or near 0: where an implementation that switches its arithmetic at that
@@ -125,6 +126,7 @@ def band_frame(unit: int, negative: bool) -> Frame:
     return Frame(-top if negative else 0, top, st.one_of(*origins, _near_zero(unit, negative)))
 
 
+@built_once
 def long_range_frame(unit: int, negative: bool) -> Frame:
     """Times anywhere in Java's `long` range, the clock starting near `Long.MAX_VALUE` (or, with
     negative timestamps, near `Long.MIN_VALUE`)."""
@@ -185,7 +187,7 @@ class Shape:
 
     def key(self) -> st.SearchStrategy[int]:
         """The index of a key in `keys` (records of a key are compared by index, not by text)."""
-        return st.integers(0, len(self.keys) - 1)
+        return integers(0, len(self.keys) - 1)
 
 
 #: One to three plain keys.
@@ -199,17 +201,19 @@ KEY_SETS = weighted(
 )
 
 #: The first record's value: 1 mostly, sometimes beyond 2^53 or at an end of the `long` range.
-FIRST_VALUES = weighted((15, st.just(1)), (1, st.sampled_from(LARGE_FIRST_VALUES)))
+FIRST_VALUES = weighted((15, st.just(1)), (1, choice_of(*LARGE_FIRST_VALUES)))
 
 
+@built_once
 def gap_first_values(unit: int) -> st.SearchStrategy[int]:
     """The first record's value where it is the record's session gap (`withDynamicGap(value)`; values
     then count up by one): within the time unit mostly, now and then 0 or -1 (the job fails at the first
     record, Flink's `0 < gap`), or a few below `Long.MAX_VALUE` (`ts + gap` wraps, then the value wraps
     to `Long.MIN_VALUE` and the job fails after a few records)."""
-    return weighted((10, st.integers(1, unit)), (2, st.integers(-1, 0)), (1, st.integers(LONG_MAX - 2, LONG_MAX)))
+    return weighted((10, integers(1, unit)), (2, integers(-1, 0)), (1, integers(LONG_MAX - 2, LONG_MAX)))
 
 
+@built_once
 @st.composite
 def shapes(draw, spec: Case, *, max_steps: int, families: bool = True) -> Shape:
     """The structure of a stream for `spec`; with `families`, each rare family once in ten to forty
@@ -217,11 +221,11 @@ def shapes(draw, spec: Case, *, max_steps: int, families: bool = True) -> Shape:
     unit = time_unit(spec.window)
     keys = draw(KEY_SETS if families else PLAIN_KEY_SETS, label="keys")
     # Lagging watermarks: records and the watermark trail the clock by many windows.
-    disorder = draw(weighted((15, st.integers(0, 2 * unit)), (int(families), st.integers(10 * unit, 50 * unit))))
+    disorder = draw(weighted((15, integers(0, 2 * unit)), (int(families), integers(10 * unit, 50 * unit))))
     first_value = draw(FIRST_VALUES) if families else 1
     if families and {DeltaTrigger.feature.name, DeltaEvictor.feature.name} & required_features(spec):
         # A delta is computed in doubles, which beyond 2^53 lose a value's last digits: half the time there.
-        first_value = draw(weighted((1, st.just(1)), (1, st.sampled_from(LARGE_FIRST_VALUES))))
+        first_value = draw(weighted((1, st.just(1)), (1, choice_of(*LARGE_FIRST_VALUES))))
     if isinstance(spec.window, DynamicSession):
         first_value = draw(gap_first_values(unit))
     long = families and draw(one_in(40), label="long stream")
@@ -302,7 +306,7 @@ class NearClock:
 
     @staticmethod
     def draw(draw, shape: Shape) -> NearClock:
-        return NearClock(draw(shape.key()), draw(st.integers(0, 2 * shape.unit)), draw(st.integers(0, shape.disorder)))
+        return NearClock(draw(shape.key()), draw(integers(0, 2 * shape.unit)), draw(integers(0, shape.disorder)))
 
     def play(self, s: Stream) -> None:
         s.advance(self.advance)
@@ -318,7 +322,7 @@ class Straggler:
 
     @staticmethod
     def draw(draw, shape: Shape) -> Straggler:
-        return Straggler(draw(shape.key()), draw(st.integers(1, 2 * shape.unit)))
+        return Straggler(draw(shape.key()), draw(integers(1, 2 * shape.unit)))
 
     def play(self, s: Stream) -> None:
         s.record(self.key, s.key_time(self.key) - self.back)
@@ -336,8 +340,8 @@ class SwappedPair:
     def draw(draw, shape: Shape) -> SwappedPair:
         # About a window (a gap) apart: for sessions, two sessions and then often the bridge.
         unit = shape.unit
-        return SwappedPair(draw(shape.key()), draw(st.integers(max(1, unit - 1), 2 * unit)),
-                           draw(st.integers(1, unit + 1)))
+        return SwappedPair(draw(shape.key()), draw(integers(max(1, unit - 1), 2 * unit)),
+                           draw(integers(1, unit + 1)))
 
     def play(self, s: Stream) -> None:
         later = s.key_time(self.key) + self.ahead
@@ -358,7 +362,7 @@ class AtEdge:
 
     @staticmethod
     def draw(draw, shape: Shape) -> AtEdge:
-        return AtEdge(draw(shape.key()), draw(st.integers(0, 5)), draw(st.integers(0, 2)))
+        return AtEdge(draw(shape.key()), draw(integers(0, 5)), draw(integers(0, 2)))
 
     def play(self, s: Stream) -> None:
         cutoff = s.evictor_cutoff(self.key)
@@ -385,7 +389,7 @@ class LateBurst:
 
     @staticmethod
     def draw(draw, shape: Shape) -> LateBurst:
-        return LateBurst(draw(shape.key()), draw(st.integers(1, 3)), draw(st.integers(0, 2 * shape.unit)),
+        return LateBurst(draw(shape.key()), draw(integers(1, 3)), draw(integers(0, 2 * shape.unit)),
                          draw(st.booleans()))
 
     def play(self, s: Stream) -> None:
@@ -407,7 +411,7 @@ class Burst:
 
     @staticmethod
     def draw(draw, shape: Shape) -> Burst:
-        return Burst(draw(shape.key()), draw(st.integers(2, 4)), draw(st.integers(0, shape.unit)))
+        return Burst(draw(shape.key()), draw(integers(2, 4)), draw(integers(0, shape.unit)))
 
     def play(self, s: Stream) -> None:
         for i in range(self.count):
@@ -428,8 +432,8 @@ class Bridge:
     @staticmethod
     def draw(draw, shape: Shape) -> Bridge:
         unit = shape.unit
-        return Bridge(draw(shape.key()), draw(st.integers(0, unit)), draw(st.integers(1, unit)),
-                      draw(st.integers(0, unit)), draw(st.integers(0, 3)))
+        return Bridge(draw(shape.key()), draw(integers(0, unit)), draw(integers(1, unit)),
+                      draw(integers(0, unit)), draw(integers(0, 3)))
 
     def play(self, s: Stream) -> None:
         first = s.key_time(self.key) + self.advance
@@ -454,7 +458,7 @@ class AtCleanup:
 
     @staticmethod
     def draw(draw, shape: Shape) -> AtCleanup:
-        return AtCleanup(draw(shape.key()), draw(st.integers(0, shape.unit)), draw(st.integers(0, 2)),
+        return AtCleanup(draw(shape.key()), draw(integers(0, shape.unit)), draw(integers(0, 2)),
                          draw(ONE_EITHER_SIDE))
 
     def play(self, s: Stream) -> None:
@@ -479,7 +483,7 @@ class Periodic:
 
     @staticmethod
     def draw(draw, shape: Shape) -> Periodic:
-        return Periodic(draw(st.integers(0, shape.disorder)))
+        return Periodic(draw(integers(0, shape.disorder)))
 
     def play(self, s: Stream) -> None:
         s.watermark(max(s.clock - self.lag, s.below_watermark()))
@@ -497,7 +501,7 @@ class AtMaxTimestamp:
 
     @staticmethod
     def draw(draw, shape: Shape) -> AtMaxTimestamp:
-        return AtMaxTimestamp(draw(st.integers(0, 3)), draw(st.integers(0, 1)), draw(st.booleans()),
+        return AtMaxTimestamp(draw(integers(0, 3)), draw(integers(0, 1)), draw(st.booleans()),
                               draw(ONE_EITHER_SIDE))
 
     def play(self, s: Stream) -> None:
@@ -528,7 +532,7 @@ class Lower:
 
     @staticmethod
     def draw(draw, shape: Shape) -> Lower:
-        return Lower(draw(st.integers(1, shape.unit)))
+        return Lower(draw(integers(1, shape.unit)))
 
     def play(self, s: Stream) -> None:
         s.watermark(s.below_watermark() - self.back)
@@ -543,7 +547,7 @@ class Jump:
     @staticmethod
     def draw(draw, shape: Shape) -> Jump:
         far = shape.far_jumps and draw(st.booleans())
-        return Jump(draw(st.integers(11, 1000) if far else st.integers(2, 10)))
+        return Jump(draw(integers(11, 1000) if far else integers(2, 10)))
 
     def play(self, s: Stream) -> None:
         s.advance(self.windows * s.unit)
@@ -577,11 +581,7 @@ class ProcessingAdvance:
 
     @staticmethod
     def draw(draw, shape: Shape) -> ProcessingAdvance:
-        advances = st.integers(0, 2 * shape.unit)
-        if shape.timeouts:
-            advances = weighted((2, advances), (1, st.sampled_from(
-                sorted({a for t in shape.timeouts for a in (t // 2, t, t + 1)}))))
-        return ProcessingAdvance(draw(advances), draw(st.sampled_from([None, 0, 1])))
+        return ProcessingAdvance(draw(processing_advances(shape.unit, shape.timeouts)), draw(choice_of(None, 0, 1)))
 
     def play(self, s: Stream) -> None:
         now = s.now + self.advance
@@ -591,11 +591,21 @@ class ProcessingAdvance:
         s.events.append(ProcessingTime(s.now))
 
 
+@built_once
+def processing_advances(unit: int, timeouts: tuple[int, ...]) -> st.SearchStrategy[int]:
+    """How far processing time advances: up to two units, and under timeouts a third of the time by half
+    of one, one, or one more (`ProcessingAdvance`)."""
+    advances = integers(0, 2 * unit)
+    if not timeouts:
+        return advances
+    return weighted((2, advances), (1, choice_of(*sorted({a for t in timeouts for a in (t // 2, t, t + 1)}))))
+
+
 Step = (NearClock | Straggler | SwappedPair | AtEdge | LateBurst | Periodic | AtMaxTimestamp | Repeated | Lower
         | Jump | Burst | Bridge | AtCleanup | EndOfTime | ProcessingAdvance)
 
 
-@functools.cache
+@built_once
 def step_kinds(merging: bool, processing_weight: int, end_of_time: bool) -> st.SearchStrategy[type[Step]]:
     """The kind of a step: records near the clock three times as often as any other kind, processing
     advances `processing_weight` times, `EndOfTime` (twice) only when the stream may end event time."""
@@ -607,6 +617,7 @@ def step_kinds(merging: bool, processing_weight: int, end_of_time: bool) -> st.S
     return st.sampled_from([NearClock] * 2 + kinds + merges + [ProcessingAdvance] * processing_weight)
 
 
+@built_once
 @st.composite
 def steps(draw, shape: Shape) -> Step:
     """One step: its kind (structure), then its values, by the kind's own `draw`."""
@@ -614,6 +625,13 @@ def steps(draw, shape: Shape) -> Step:
     return kind.draw(draw, shape)
 
 
+@built_once
+def step_lists(shape: Shape, least: int) -> st.SearchStrategy[list[Step]]:
+    """`least` to `shape.max_steps` steps."""
+    return st.lists(steps(shape), min_size=least, max_size=shape.max_steps)
+
+
+@built_once
 @st.composite
 def out_of_order_streams(draw, spec: Case, *, features=None, max_steps: int = MAX_STEPS,
                          frame: Frame | None = None, families: bool = True) -> tuple[Event, ...]:
@@ -629,8 +647,8 @@ def out_of_order_streams(draw, spec: Case, *, features=None, max_steps: int = MA
     shape = draw(shapes(spec, max_steps=max_steps, families=families))
     # A list drawn on its own is short (two or three past its least length on average): draw its
     # least length first, up to two thirds of the most, so streams average half the most steps.
-    least = draw(st.integers(shape.min_steps, max(shape.min_steps, 2 * shape.max_steps // 3)), label="least steps")
-    played = draw(st.lists(steps(shape), min_size=least, max_size=shape.max_steps), label="steps")
+    least = draw(integers(shape.min_steps, max(shape.min_steps, 2 * shape.max_steps // 3)), label="least steps")
+    played = draw(step_lists(shape, least), label="steps")
     if frame is None:
         frame = normal_frame(shape.unit, "negative_timestamps" in features)
     stream = Stream(spec, shape, frame, draw(frame.origin, label="origin"))

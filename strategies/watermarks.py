@@ -41,7 +41,7 @@ from hypothesis.errors import InvalidArgument
 
 from strategies.features import supported, within_long_range
 from strategies.specs import INVALID_ONE_IN, window_specs
-from strategies.weights import one_in, weighted
+from strategies.weights import built_once, choice_of, integers, just, one_in, weighted
 from window_contract.case import (
     GENERATORS,
     BoundedOutOfOrdernessTimestampExtractor,
@@ -228,13 +228,15 @@ Step = (Emit | Ahead | Advance | Behind | Mark | Echo | Status | End | Comeback 
         | Due | Overshoot | Flap | Quiet | Noise)
 
 
+@built_once
 def bounds(features: frozenset[str]) -> st.SearchStrategy[int]:
     """0, small, or (with `extreme_values`) near `Long.MAX_VALUE`; shrinks to 0."""
-    near_max = (1, st.integers(LONG_MAX - 10, LONG_MAX)) if "extreme_values" in features else (0, st.nothing())
-    branches = [(3, st.just(0)), (6, st.integers(1, 50))] + ([near_max] if near_max[0] else [])
+    near_max = (1, integers(LONG_MAX - 10, LONG_MAX)) if "extreme_values" in features else (0, st.nothing())
+    branches = [(3, just(0)), (6, integers(1, 50))] + ([near_max] if near_max[0] else [])
     return weighted(*branches)
 
 
+@built_once
 @st.composite
 def generators(draw, features: frozenset[str]) -> WatermarkGenerator:
     """A generator of a type, an emission and an idleness the features allow."""
@@ -242,9 +244,9 @@ def generators(draw, features: frozenset[str]) -> WatermarkGenerator:
     emissions = [p for p, name in ((False, "watermark.periodic"), (True, "watermark.punctuated")) if name in features]
     if not kinds or not emissions:
         raise InvalidArgument("generator mode needs a watermark.* generator and an emission feature")
-    kind = draw(st.sampled_from(kinds))
-    options = {"punctuated": draw(st.sampled_from(emissions)),
-               "interval": draw(weighted((4, st.integers(1, 50)), (1, st.just(0)))),
+    kind = draw(choice_of(*kinds))
+    options = {"punctuated": draw(choice_of(*emissions)),
+               "interval": draw(weighted((4, integers(1, 50)), (1, just(0)))),
                "idleness": draw(idleness_timeouts()) if "watermark.idleness" in features else None}
     if kind in (BoundedOutOfOrdernessWatermarks, BoundedOutOfOrdernessTimestampExtractor):
         options["bound"] = draw(bounds(features))
@@ -253,11 +255,12 @@ def generators(draw, features: frozenset[str]) -> WatermarkGenerator:
     return kind(**options)
 
 
+@built_once
 def idleness_timeouts() -> st.SearchStrategy[int | None]:
     """No idleness, a timeout of a few intervals, or one of 10^6 ms and more, where the `IdlenessTimer`'s
     nanoseconds (`Duration.toNanos()`, the clock's `relativeTimeNanos()`) leave no slack for a
     factor that is slightly off."""
-    return weighted((2, st.none()), (3, st.integers(1, 60)), (1, st.integers(10**6, 2 * 10**6)))
+    return weighted((2, st.none()), (3, integers(1, 60)), (1, integers(10**6, 2 * 10**6)))
 
 
 @st.composite
@@ -269,13 +272,14 @@ def rejected_parameters(draw, options: dict) -> dict:
     With several, the order of Flink's checks decides the message; the interval is checked first and
     would hide the others."""
     names = [name for name in ("interval", "bound", "idleness") if options.get(name) is not None]
-    invalid = {"interval": st.integers(-50, -1), "bound": weighted((1, st.just(-1)), (1, st.integers(-5000, -2))),
-               "idleness": weighted((1, st.just(0)), (1, st.integers(-60, -1)))}
-    chosen = draw(weighted((3, st.just(set(names) - {"interval"} or set(names))), (1, st.just(set(names))),
+    invalid = {"interval": integers(-50, -1), "bound": weighted((1, just(-1)), (1, integers(-5000, -2))),
+               "idleness": weighted((1, just(0)), (1, integers(-60, -1)))}
+    chosen = draw(weighted((3, just(set(names) - {"interval"} or set(names))), (1, just(set(names))),
                            (1, st.sets(st.sampled_from(names), min_size=1))))
     return {name: draw(invalid[name]) for name in names if name in chosen}
 
 
+@built_once
 def step_kinds(mode: Mode, channels: int, features: frozenset[str], mixed: bool = False) -> st.SearchStrategy[type]:
     """Records most often; clock steps in generator mode, watermarks and statuses in explicit mode; with
     `mixed`, the steps that reach the orders of emission and clock steps in explicit mode too."""
@@ -293,44 +297,45 @@ def step_kinds(mode: Mode, channels: int, features: frozenset[str], mixed: bool 
     kinds += [(1, End)] if several and "channel.end" in features else []
     idles = "channel.status" in features if mode == "explicit" else "watermark.idleness" in features
     kinds += [(1, Retire)] if several and idles and "channel.end" in features else []
-    return weighted(*((w, st.just(k)) for w, k in kinds))
+    return weighted(*((w, just(k)) for w, k in kinds))
 
 
+@built_once
 @st.composite
 def steps(draw, mode: Mode, channels: int, features: frozenset[str], mixed: bool = False) -> Step:
     kind = draw(step_kinds(mode, channels, features, mixed))
-    channel = draw(st.integers(0, channels - 1))
+    channel = draw(integers(0, channels - 1))
     if kind is Emit:
-        return Emit(channel, draw(weighted((3, st.just(0)), (3, st.integers(1, 20)), (1, st.integers(21, 200)))))
+        return Emit(channel, draw(weighted((3, just(0)), (3, integers(1, 20)), (1, integers(21, 200)))))
     if kind is Ahead:
-        return Ahead(draw(st.integers(1, 50)))
+        return Ahead(draw(integers(1, 50)))
     if kind is Advance:
-        return Advance(draw(st.integers(0, 60)), draw(weighted((3, st.just(0)), (1, st.integers(2, 5)))))
+        return Advance(draw(integers(0, 60)), draw(weighted((3, just(0)), (1, integers(2, 5)))))
     if kind is Behind:
-        return Behind(channel, draw(st.integers(100, 500)))
+        return Behind(channel, draw(integers(100, 500)))
     if kind is Mark:
-        return Mark(channel, draw(weighted((2, st.just(0)), (2, st.integers(1, 30)))))
+        return Mark(channel, draw(weighted((2, just(0)), (2, integers(1, 30)))))
     if kind is Echo:
-        return Echo(channel, draw(st.integers(0, channels - 1)))
+        return Echo(channel, draw(integers(0, channels - 1)))
     if kind is Status:
         return Status(channel, draw(st.booleans()))
     if kind is Retire:
-        return Retire(channel, draw(st.sampled_from(["emit", "finish"])))
+        return Retire(channel, draw(choice_of("emit", "finish")))
     if kind is Due:
-        return Due(draw(weighted((2, st.just(0)), (2, st.just(1)), (1, st.integers(2, 120)))))
+        return Due(draw(weighted((2, just(0)), (2, just(1)), (1, integers(2, 120)))))
     if kind is Overshoot:
-        return Overshoot(channel, draw(st.integers(1, 49)))
+        return Overshoot(channel, draw(integers(1, 49)))
     if kind is Flap:
-        return Flap(channel, draw(weighted((2, st.integers(1, 50)), (1, st.just(0)))),
-                    draw(weighted((1, st.just(0)), (1, st.integers(1, 100)))))
+        return Flap(channel, draw(weighted((2, integers(1, 50)), (1, just(0)))),
+                    draw(weighted((1, just(0)), (1, integers(1, 100)))))
     if kind is Quiet:
         return Quiet(channel)
     if kind is Noise:
-        return Noise(channel, draw(weighted((3, st.just(True)), (1, st.just(False)))))
+        return Noise(channel, draw(weighted((3, just(True)), (1, just(False)))))
     if kind is Comeback:
-        return Comeback(channel, draw(weighted((2, st.integers(1, 100)), (1, st.just(0)))),
-                        draw(weighted((2, st.just("interval")), (1, st.just("just_past")), (1, st.just("at")))),
-                        draw(weighted((1, st.just(1)), (1, st.integers(2, 100)))))
+        return Comeback(channel, draw(weighted((2, integers(1, 100)), (1, just(0)))),
+                        draw(weighted((2, just("interval")), (1, just("just_past")), (1, just("at")))),
+                        draw(weighted((1, just(1)), (1, integers(2, 100)))))
     return End(channel)
 
 
@@ -443,6 +448,7 @@ def play(steps_: list[Step], skews: list[int], generator: WatermarkGenerator | N
     return events
 
 
+@built_once
 def windows(features: frozenset[str]) -> st.SearchStrategy:
     """A small event-time window of a kind the features allow."""
     options = []
@@ -468,12 +474,13 @@ def mixed_specs(features: frozenset[str]) -> st.SearchStrategy[Case]:
     return window_specs(features - UNMIXED_ASSIGNERS)
 
 
+@built_once
 @st.composite
 def arrival_triggers(draw, features: frozenset[str]):
     """A `CountTrigger` of 1 to 3, purging now and then: it fires while the record is processed, before the
     generator sees it (`TimestampsAndWatermarksOperator.processElement`), so its firings carry the
     watermark from before a punctuated one."""
-    trigger = CountTrigger(draw(st.integers(1, 3)))
+    trigger = CountTrigger(draw(integers(1, 3)))
     return PurgingTrigger(trigger) if "trigger.purging" in features and draw(st.booleans()) else trigger
 
 
@@ -537,6 +544,13 @@ def report(case: Case) -> None:
             event("watermarks: a channel falls silent")
 
 
+@built_once
+def step_lists(mode: Mode, channels: int, features: frozenset[str], mixed: bool, max_steps: int) -> st.SearchStrategy:
+    """Up to `max_steps` steps."""
+    return st.lists(steps(mode, channels, features, mixed), max_size=max_steps)
+
+
+@built_once
 @st.composite
 def generated_watermark_cases(draw, features=None, *, mode: Mode | None = None, channels: int | None = None,
                               max_steps: int = MAX_STEPS, mixed: bool = False) -> Case:
@@ -554,18 +568,18 @@ def generated_watermark_cases(draw, features=None, *, mode: Mode | None = None, 
         allowed = [mode]
     if not allowed:
         raise InvalidArgument("generated_watermark_cases needs a watermark.* generator or 'channels'")
-    chosen: Mode = draw(st.sampled_from(allowed))
+    chosen: Mode = draw(choice_of(*allowed))
     most = 4 if "channels" in features else 1
     fewest = 2 if chosen == "explicit" else 1
     if channels is not None:
         count = channels
     elif mixed and chosen == "explicit" and most > 2:
-        count = draw(weighted((1, st.just(2)), (2, st.integers(3, most))))
+        count = draw(weighted((1, just(2)), (2, integers(3, most))))
     else:
-        count = draw(st.integers(fewest, most))
+        count = draw(integers(fewest, most))
     generator = draw(generators(features)) if chosen == "generator" else None
-    skews = [0] + [draw(weighted((1, st.just(0)), (2, st.integers(1, 100)))) for _ in range(count - 1)]
-    drawn = draw(st.lists(steps(chosen, count, features, mixed), max_size=max_steps))
+    skews = [0] + [draw(weighted((1, just(0)), (2, integers(1, 100)))) for _ in range(count - 1)]
+    drawn = draw(step_lists(chosen, count, features, mixed, max_steps))
     events = play(drawn, skews, generator, "negative_timestamps" in features)
     if mixed:
         spec = draw(mixed_specs(features))

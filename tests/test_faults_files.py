@@ -105,6 +105,14 @@ def test_a_registered_engine_that_is_not_installed_could_not_run_and_names_its_e
                            "pip install 'window-conformance[spark]' installs it; ./dev setup installs every engine\n")
 
 
+def test_an_engine_whose_environment_is_missing_could_not_run_and_names_the_command_that_makes_it(tmp_path):
+    gone = tmp_path / "no-venv" / "bin" / "python"
+    done = conformance("replay", "cases/seeds", "--impl", "beam", env=(("WINDOW_CONFORMANCE_BEAM_PYTHON", str(gone)),))
+    assert done.returncode == 3, done.stderr
+    assert done.stderr == (f"error: 'beam' could not start: the engine's environment is missing ({gone} does not "
+                           "exist): `./dev setup beam` makes .venv-beam, or set WINDOW_CONFORMANCE_BEAM_PYTHON\n")
+
+
 def test_an_unknown_name_suggests_the_nearest(capsys):
     assert main(["replay", "cases/seeds", "--impl", "refrence"]) == 2
     assert "no implementation 'refrence' (did you mean 'reference'?)" in capsys.readouterr().err

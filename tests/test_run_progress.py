@@ -53,7 +53,8 @@ def test_progress_counts_one_example_in_the_singular(log):
 
 def test_progress_says_an_engine_is_starting(log):
     Progress(log).implementation("spark", "spark", costly=True)
-    assert log.getvalue() == "spark\n  starting spark's engine: the first property waits for it\n"
+    assert log.getvalue() == ("spark\n  starting spark's engine; the first property also records the run's tests "
+                              "and fetches their cases\n")
 
 
 def test_events_cross_the_pipe_typed():

@@ -47,11 +47,14 @@ RunRequests = Callable[[list[tuple[Case, ...]]], list[list[Observation]]]
 
 @dataclass
 class CacheStats:
-    """What prefetching did for one test: cases fetched ahead (`fetched`, in `fetch_calls` calls
+    """What prefetching did for one test: tests recorded (`drawn`, taking `drawing_seconds`: its own
+    and those recorded ahead of their turn), cases fetched ahead (`fetched`, in `fetch_calls` calls
     taking `fetch_seconds`), tests whose cases came from another run's recordings (`loaded`,
     `recordings.py`) and how long the test waited for them; cases answered from the cache (`hits`)
     and cases that cost a real call (`misses`, in `calls`)."""
 
+    drawn: int = 0
+    drawing_seconds: float = 0.0
     fetched: int = 0
     fetch_calls: int = 0
     fetch_seconds: float = 0.0
@@ -112,12 +115,15 @@ class Prefetcher:
             self._note(cases, real_batches)
             return self.suite.expected(cases)
 
+        started = time.monotonic()
         try:
             with self._answering_by(answer):
                 yield
         finally:
             self.recorded = self.take_recording()
             self.queue(self.recorded)
+            self.stats.drawn += 1
+            self.stats.drawing_seconds += time.monotonic() - started
 
     @contextmanager
     def noting(self, real_batches: bool = False) -> Iterator[None]:

@@ -309,7 +309,8 @@ def pytest_terminal_summary(terminalreporter) -> None:
     if _totals["prefetch"]:
         t = _totals["prefetch"]
         terminalreporter.write_line(
-            f"prefetch: {t['fetched']} cases fetched in {t['fetch_calls']} run calls ({t['fetch_seconds']:.1f} s), "
+            f"prefetch: {t['drawn']} tests recorded ({t['drawing_seconds']:.1f} s), "
+            f"{t['fetched']} cases fetched in {t['fetch_calls']} run calls ({t['fetch_seconds']:.1f} s), "
             f"the cases of {t['loaded']} tests as another run recorded them (waited "
             f"{t['waited']:.1f} s for them); in the tests "
             f"{t['hits']} cases answered from the cache, {t['misses']} missed ({t['calls']} real calls)")

@@ -33,7 +33,8 @@ class Progress:
     def implementation(self, name: str, spec: str, costly: bool) -> None:
         self.stream.write(f"{name}" + (f" ({spec})" if spec != name else "") + "\n")
         if costly:
-            self.stream.write(f"  starting {name}'s engine: the first property waits for it\n")
+            self.stream.write(f"  starting {name}'s engine; the first property also records the run's tests and "
+                              "fetches their cases\n")
         self.stream.flush()
 
     def could_not_start(self, message: str) -> None:
