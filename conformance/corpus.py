@@ -14,8 +14,8 @@ How the cases are made:
   seed of the corpus seed and the feature's name: the same options write the same bytes (with the
   Hypothesis release the project pins, and without the constants it would harvest from loaded modules).
 - `expected` is the reference's observation. A case whose expected error is one of the contract's own
-  stops (`NEVER_ENDS`, `TOO_MANY_WINDOWS`: an implementation's limit, not Flink's answer) is left
-  out, so that equivalence needs no rule beyond docs/format.md's.
+  stops (`NEVER_ENDS`, `TOO_MANY_OUTPUTS`, `TOO_MANY_WINDOWS`: an implementation's limit, not Flink's
+  answer) is left out, so that equivalence needs no rule beyond docs/format.md's.
 - Every case is then run on real Flink (`--confirm flink`, the default): a case the two disagree on is
   a bug in one of them, not a case to write, and the command stops and names it, writing nothing. The
   engine is started before anything is drawn: one that cannot run (the `flink` extra not installed, no
@@ -41,7 +41,7 @@ from conformance.usage import UsageError
 from window_contract.case import ASSIGNERS, GENERATORS, Case, case_to_json
 from window_contract.difference import difference
 from window_contract.equivalence import equivalent
-from window_contract.facts import NEVER_ENDS, TOO_MANY_WINDOWS
+from window_contract.facts import NEVER_ENDS, TOO_MANY_OUTPUTS, TOO_MANY_WINDOWS
 from window_contract.features import ALL_FEATURES, EXTREME_VALUES, FEATURES, required_features
 from window_contract.implementation import Implementation, ImplementationFailure, failure_to_run
 from window_contract.observation import Observation
@@ -59,7 +59,7 @@ DEFAULT_CONFIRM = "flink"
 #: Examples Hypothesis may draw per wanted case before a feature is given up as unreachable.
 DRAWS_PER_CASE = 60
 #: Errors that are the contract's way of stopping a case, not an answer Flink gives.
-CONTRACT_STOPS = frozenset({NEVER_ENDS, TOO_MANY_WINDOWS})
+CONTRACT_STOPS = frozenset({NEVER_ENDS, TOO_MANY_OUTPUTS, TOO_MANY_WINDOWS})
 #: Features whose cases come from the watermark strategy (generators per channel, the valve).
 WATERMARK_FEATURES = frozenset(name for name in FEATURES if name.startswith(("watermark.", "channel")))
 #: Kinds of which a case has one (assigners first): drawing for one of them leaves its siblings out.

@@ -26,7 +26,13 @@ operator does:
   equal one is ignored, as the `StatusWatermarkValve` ignores it) is set first, then every event-time
   timer at or below it fires in timestamp order, including timers registered meanwhile; a
   `processing_time` event does the same with the processing-time clock; a bounded input ends with
-  `Watermark(Long.MAX_VALUE)`. Past `RUNAWAY_TIMERS` timers in one advance the case is `NEVER_ENDS`;
+  `Watermark(Long.MAX_VALUE)`. PyFlink's Python trigger fires every timer of a burst itself, a chain of
+  periodic timers over an empty window included (its `time + interval` is a Python integer: it never
+  wraps, so every such chain ends, at the latest at the window's `maxTimestamp`); the adapter cannot step
+  over them without replacing PyFlink's code by a model of it, so it runs them, and stops an advance
+  past `PYFLINK_TIMERS` of them (a million: seconds of PyFlink's time; the rest of a chain to
+  `Long.MAX_VALUE` would take it centuries) with the contract's `NEVER_ENDS`. A key's output past the
+  contract's `OUTPUT_LIMIT` stops the case with `TOO_MANY_OUTPUTS`, as it does Flink's;
 - a firing's timestamp is the timestamp of the record or timer being processed, as `_emit_results`
   stamps it (Java's `WindowOperator` stamps `window.maxTimestamp()`): the adapter never corrects it;
 - an exception raised while building the job is its rejection (`invalid_spec`), one raised while
@@ -70,7 +76,8 @@ from window_contract.facts import (
     LONG_MAX,
     LONG_MIN,
     NEVER_ENDS,
-    RUNAWAY_TIMERS,
+    OUTPUT_LIMIT,
+    TOO_MANY_OUTPUTS,
     TOO_MANY_WINDOWS,
     WINDOWS_PER_ELEMENT_LIMIT,
 )
@@ -109,6 +116,10 @@ FEATURES = frozenset({
     "allowed_lateness", "late_side_output", "negative_timestamps", "unbounded_input",
 })
 
+#: The timers one advance may fire, beyond those pending when it began, before the adapter stops the case with
+#: `NEVER_ENDS`: PyFlink's Python operator fires each one (a burst of the issue-48 cases, 10^5 periodic timers,
+#: in a few seconds), and a chain up to `Long.MAX_VALUE` would not end in a lifetime.
+PYFLINK_TIMERS = 1_000_000
 #: `WindowedStream`'s name for the window contents (`WINDOW_STATE_NAME` in `datastream/data_stream.py`).
 WINDOW_STATE_NAME = "window-contents"
 LATE_DATA = OutputTag("late-data")
@@ -455,6 +466,8 @@ class Run:
     firings: list[Firing] = field(default_factory=list)
     late: list[LateRecord] = field(default_factory=list)
     dropped: list[LateRecord] = field(default_factory=list)
+    #: How many outputs each key has emitted.
+    outputs: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         case = self.case
@@ -473,15 +486,24 @@ class Run:
 
     def record_dropped(self) -> None:
         r = self.record
+        self.count_output(r.key)
         self.dropped.append(LateRecord(self.at, r.key, r.value, r.ts))
+
+    def count_output(self, key: str) -> None:
+        """One more output of `key`: past the contract's `OUTPUT_LIMIT` the case stops instead."""
+        if self.outputs.get(key, 0) >= OUTPUT_LIMIT:
+            raise JobFailure(TOO_MANY_OUTPUTS)
+        self.outputs[key] = self.outputs.get(key, 0) + 1
 
     def collect(self, outputs, timestamp: int) -> None:
         """Everything the operator yields for one record or timer, stamped with its timestamp."""
         for output in outputs:
             if isinstance(output, tuple) and output[0] is LATE_DATA:
                 r = output[1]
+                self.count_output(r.key)
                 self.late.append(LateRecord(self.at, r.key, r.value, r.ts))
             else:
+                self.count_output(output.key)
                 window = output.window
                 fired = (GlobalWindow() if isinstance(window, pyflink_window.GlobalWindow)
                          else TimeWindow(window.start, window.end))
@@ -499,7 +521,7 @@ class Run:
     def advance(self, queue: TimerQueue, time: int, on_timer) -> None:
         """`InternalTimerServiceImpl.advanceWatermark` / `onProcessingTime`: every timer at or below
         `time`, in timestamp order, including those registered while firing."""
-        budget = len(queue.live) + RUNAWAY_TIMERS
+        budget = len(queue.live) + PYFLINK_TIMERS
         while (timer := queue.poll_up_to(time)) is not None:
             budget -= 1
             if budget < 0:

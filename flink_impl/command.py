@@ -16,7 +16,13 @@ import shlex
 from dataclasses import asdict, dataclass
 
 from flink_impl.toolchain import MAIN_CLASS, compiled_classes, find_build
-from window_contract.facts import NEVER_ENDS, TOO_MANY_WINDOWS, WINDOWS_PER_ELEMENT_LIMIT
+from window_contract.facts import (
+    NEVER_ENDS,
+    OUTPUT_LIMIT,
+    TOO_MANY_OUTPUTS,
+    TOO_MANY_WINDOWS,
+    WINDOWS_PER_ELEMENT_LIMIT,
+)
 from window_contract.features import ALL_FEATURES, FEATURES
 
 NAME = "flink"
@@ -35,8 +41,8 @@ class Limits:
     branches_per_job: int = 128
     #: A job still running after this long is replaying a case that does not end (Flink would go on).
     job_timeout_seconds: int = 30
-    #: Outputs after which a case is stopped (a continuous trigger on the global window fires forever).
-    output_limit: int = 100_000
+    #: The outputs one key may emit before the case stops (the contract's `OUTPUT_LIMIT`, `TOO_MANY_OUTPUTS`).
+    output_limit: int = OUTPUT_LIMIT
 
 
 @dataclass(frozen=True)
@@ -62,7 +68,7 @@ def contract_argument(limits: Limits, variant: Variant = FLINK) -> str:
     """The runner's one argument (`Contract.java`): what it takes from the contract, as JSON."""
     features = [name for name in FEATURES if name in variant.features]  # in the contract's order
     return json.dumps({"name": variant.name, "features": features, "api": variant.api,
-                       "limits": asdict(limits), "never_ends": NEVER_ENDS,
+                       "limits": asdict(limits), "never_ends": NEVER_ENDS, "too_many_outputs": TOO_MANY_OUTPUTS,
                        "windows_per_element_limit": WINDOWS_PER_ELEMENT_LIMIT,
                        "too_many_windows": TOO_MANY_WINDOWS}, separators=(",", ":"))
 

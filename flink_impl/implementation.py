@@ -42,9 +42,10 @@ def runner(limits: Limits, variant: Variant = FLINK) -> ProcessImplementation:
 class FlinkImplementation:
     """Apache Flink 2.3.0 (flink-dist of apache-flink-libraries), one MiniCluster per Python process.
 
-    `limits` bound what a case may cost; a case stopped by them (one Flink would never finish) gets
-    the contract's `runtime` error `NEVER_ENDS`, after the outputs it had emitted. The runner's JVM
-    starts at the first `run` call.
+    `limits` bound what a case may cost: a key's output past `output_limit` stops the case with the
+    contract's `TOO_MANY_OUTPUTS`, and a job past its timeout (a case Flink would never finish, or not
+    within it: a burst of a billion timers) with `NEVER_ENDS`, each after the outputs it had emitted.
+    The runner's JVM starts at the first `run` call.
     """
 
     #: Every feature is replayed exactly. Processing time included: the window operator's processing-time

@@ -66,6 +66,13 @@ def _line(step: Step) -> str:
             return f"  {step.domain}-time timer at {_time(step.time)} for {step.window!r}"
         case TraceStep.TIMER_FIRED:
             return f"  {step.domain}-time timer {_time(step.time)} fires for key {step.key} {step.window!r}"
+        case TraceStep.EMPTY_FIRINGS:
+            after = (step.count or 1) - 1
+            if not after:
+                return "  the window is empty: the timer fires with nothing to emit"
+            timers = "timer" if after == 1 else "timers"
+            return (f"  the window is empty: it and the {after:,} periodic {timers} after it fire with "
+                    "nothing to emit, stepped over in one move to the timer registered above")
         case TraceStep.FIRED:
             return f"  FIRE key={step.key} {step.window!r} values={sorted(step.values)}"
         case TraceStep.PURGED:

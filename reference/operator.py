@@ -299,6 +299,8 @@ class WindowOperator:
             return
         ctx = self.trigger_context
         ctx.key, ctx.window = key, window
+        if self.skipped_empty_firings(key, window, state_window, "event", time, self.timers.current_watermark):
+            return
         result = self.trigger.on_event_time(time, window, ctx)
         if result is not CONTINUE:
             self.act_on(result, key, window, state_window)
@@ -315,11 +317,28 @@ class WindowOperator:
             return
         ctx = self.trigger_context
         ctx.key, ctx.window = key, window
+        if self.skipped_empty_firings(key, window, state_window, "processing", time,
+                                      self.timers.processing_time_due()):
+            return
         result = self.trigger.on_processing_time(time, window, ctx)
         if result is not CONTINUE:
             self.act_on(result, key, window, state_window)
         if not self.is_event_time and time == self.cleanup_time(window):
             self.clear_all_state(key, window, state_window, merging)
+
+    def skipped_empty_firings(self, key: str, window: Window, state_window: Hashable, domain: str, time: int,
+                              bound: int) -> bool:
+        """Whether the timer at `time` was one of the trigger's periodic timers on a window without
+        contents, fired together with the chain of them it leads to, up to `bound` (the latest timer
+        the advance fires), in one move (`Trigger.skip_empty_firings`). Such a firing emits nothing and
+        is never the cleanup timer (it comes before `maxTimestamp`), so nothing is left to do."""
+        if (key, state_window) in self.window_state:
+            return False
+        fired = self.trigger.skip_empty_firings(domain, time, bound, window, self.trigger_context)
+        if fired is None:
+            return False
+        self.listener.empty_firings(key, window, time, fired, domain)
+        return True
 
     def state_window_for_timer(self, key: str, window: Window) -> tuple[MergingWindowSet | None, Hashable | None]:
         """The key's `MergingWindowSet` (None for a non-merging assigner) and the window whose state

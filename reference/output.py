@@ -6,9 +6,12 @@ of the event being processed, and turns them into an `Observation` once, at the 
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 from reference import windows as model_windows
+from reference.errors import JobFailure
+from window_contract.facts import OUTPUT_LIMIT, TOO_MANY_OUTPUTS
 from window_contract.observation import Error, Firing, GlobalWindow, InputWatermark, LateRecord, Observation, TimeWindow
 
 
@@ -16,7 +19,8 @@ from window_contract.observation import Error, Firing, GlobalWindow, InputWaterm
 class Collector:
     """Collects the operator's output, stamped with the position of the event being processed.
 
-    Outputs are kept as plain tuples and turned into the contract's types once, at the end.
+    Outputs are kept as plain tuples and turned into the contract's types once, at the end. A key's
+    output past `OUTPUT_LIMIT` stops the case (`TOO_MANY_OUTPUTS`).
     """
 
     at: int = 0
@@ -25,15 +29,26 @@ class Collector:
     dropped: list[tuple] = field(default_factory=list)
     #: `(at, watermark)` of every watermark the operator received, or None when the case does not observe them.
     watermarks: list[tuple] | None = None
+    #: How many outputs each key has emitted.
+    outputs: Counter = field(default_factory=Counter)
 
     def emit(self, key, window, values, watermark):
+        self.count(key)
         self.firings.append((self.at, key, window, values, watermark))
 
     def side_output(self, key, value, timestamp):
+        self.count(key)
         self.late.append((self.at, key, value, timestamp))
 
     def drop(self, key, value, timestamp):
+        self.count(key)
         self.dropped.append((self.at, key, value, timestamp))
+
+    def count(self, key) -> None:
+        """One more output of `key`: past `OUTPUT_LIMIT` the job stops, this output not emitted."""
+        if self.outputs[key] >= OUTPUT_LIMIT:
+            raise JobFailure(TOO_MANY_OUTPUTS, "contract.too_many_outputs")
+        self.outputs[key] += 1
 
     def input_watermark(self, watermark):
         if self.watermarks is not None:

@@ -32,6 +32,7 @@ class TraceStep(Enum):
     MERGED = "session windows merged"
     TIMER_REGISTERED = "a new timer was registered"
     TIMER_FIRED = "a timer fires"
+    EMPTY_FIRINGS = "periodic timers fire on a window without contents: nothing to emit, the next fire time moves on"
     FIRED = "the window function is called with the window's contents"
     PURGED = "the window's contents are dropped"
     CLEARED = "the window's state is cleared at its cleanup time"
@@ -55,7 +56,8 @@ class Step:
     ts: int | None = None  # ASSIGNED, SIDE_OUTPUT, DROPPED
     window: Window | None = None
     windows: Sequence[Window] = ()  # ASSIGNED: the element's windows; MERGED: those merged into `window`
-    time: int | None = None  # TIMER_*: the timer's time; WATERMARK_IGNORED: the watermark
+    time: int | None = None  # TIMER_*, EMPTY_FIRINGS: the (first) timer's time; WATERMARK_IGNORED: the watermark
+    count: int | None = None  # EMPTY_FIRINGS: how many periodic timers fired
     domain: str | None = None  # TIMER_*: "event" or "processing"
     values: Sequence[int] = ()  # FIRED: the function's input; EVICTED: what the evictor left
     current: int | None = None  # WATERMARK_IGNORED: the channel's watermark; WATERMARK_HELD: the operator's
@@ -78,6 +80,7 @@ class TraceListener:
     def merged(self, key: str, windows: Sequence[Window], into: Window) -> None: ...
     def timer_registered(self, key: str, window: Window, time: int, domain: str) -> None: ...
     def timer_fired(self, key: str, window: Window, time: int, domain: str) -> None: ...
+    def empty_firings(self, key: str, window: Window, time: int, count: int, domain: str) -> None: ...
     def fired(self, key: str, window: Window, values: Sequence[int]) -> None: ...
     def purged(self, key: str, window: Window) -> None: ...
     def cleared(self, key: str, window: Window) -> None: ...
@@ -128,6 +131,9 @@ class StepRecorder(TraceListener):
 
     def timer_fired(self, key, window, time, domain):
         self.consumer(Step(TraceStep.TIMER_FIRED, key=key, window=window, time=time, domain=domain))
+
+    def empty_firings(self, key, window, time, count, domain):
+        self.consumer(Step(TraceStep.EMPTY_FIRINGS, key=key, window=window, time=time, count=count, domain=domain))
 
     def fired(self, key, window, values):
         self.consumer(Step(TraceStep.FIRED, key=key, window=window, values=tuple(values)))

@@ -14,9 +14,10 @@ from reference.delta import DELTA_FUNCTIONS
 from reference.errors import JobFailure
 from reference.javalong import ladd, lrem, lsub
 from reference.kinds import models
+from reference.timer_chains import chain_end
 from reference.windows import Window
 from window_contract import case
-from window_contract.facts import CONTINUOUS_PROCESSING_TIME_NULL_MESSAGE
+from window_contract.facts import CONTINUOUS_PROCESSING_TIME_NULL_MESSAGE, NEVER_ENDS
 
 
 class TriggerResult:
@@ -88,6 +89,16 @@ class Trigger:
     def clear(self, window: Window, ctx: TriggerContext) -> None:
         """`clear`: called when `window` is cleaned up (or merged away); the trigger deletes the
         timers it set and the state it keeps for it."""
+
+    def skip_empty_firings(self, domain: str, time: int, bound: int, window: Window,
+                           ctx: TriggerContext) -> int | None:
+        """Not Flink's: the operator asks this instead of `on_event_time` / `on_processing_time` when
+        `window` has no contents. When the timer at `time` (of `domain`, "event" or "processing") is one
+        of the trigger's periodic timers, fire it and the chain of periodic timers it leads to up to
+        `bound` in one move, with the same state and timers after it as firing each would leave
+        (`reference.timer_chains` says why), and return how many fired; a chain that never gets past
+        `bound` fails with `NEVER_ENDS`. None: it is not one, the timer fires as usual."""
+        return None
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}.create()"
@@ -181,6 +192,8 @@ class _ContinuousTrigger(Trigger):
 
     can_merge = True
     STATE = "fire-time"
+    #: The timer domain the trigger registers its fire times in: "event" or "processing".
+    domain: str
 
     def __init__(self, interval: int) -> None:
         self.interval = interval
@@ -217,6 +230,18 @@ class _ContinuousTrigger(Trigger):
             return TriggerResult.FIRE
         return TriggerResult.CONTINUE
 
+    def skip_empty_firings(self, domain, time, bound, window, ctx):
+        max_timestamp = window.max_timestamp()
+        if domain != self.domain or time == max_timestamp or ctx.get_state(self.STATE) != time:
+            return None
+        end = chain_end(time, self.interval, max_timestamp, bound)
+        if end is None:  # `time + interval` wraps back below the bound for ever
+            raise JobFailure(NEVER_ENDS, "contract.never_ends")
+        firings, next_fire = end
+        ctx.set_state(self.STATE, next_fire)
+        self.register(ctx, next_fire)
+        return firings
+
     def on_merge(self, window, ctx):
         ctx.merge_state(self.STATE, min)
         fire_time = ctx.get_state(self.STATE)
@@ -235,6 +260,8 @@ class _ContinuousTrigger(Trigger):
 class ContinuousEventTimeTrigger(_ContinuousTrigger):
     """`ContinuousEventTimeTrigger` (Flink 2.x): fires every `interval` of event time and at the
     window's end; an element for a window the watermark has passed fires it at once."""
+
+    domain = "event"
 
     def register(self, ctx, time):
         ctx.register_event_time_timer(time)
@@ -258,6 +285,8 @@ class ContinuousEventTimeTrigger(_ContinuousTrigger):
 class ContinuousProcessingTimeTrigger(_ContinuousTrigger):
     """`ContinuousProcessingTimeTrigger` (Flink 2.x): fires every `interval` of processing time,
     aligned to the processing time of the window's first element, and at the window's end."""
+
+    domain = "processing"
 
     def register(self, ctx, time):
         ctx.register_processing_time_timer(time)
@@ -307,6 +336,10 @@ class PurgingTrigger(Trigger):
 
     def clear(self, window, ctx):
         self.nested.clear(window, ctx)
+
+    def skip_empty_firings(self, domain, time, bound, window, ctx):
+        # FIRE_AND_PURGE on an empty window is FIRE on it: nothing to emit, nothing to purge.
+        return self.nested.skip_empty_firings(domain, time, bound, window, ctx)
 
 
 @models(case.NeverTrigger)
@@ -399,6 +432,13 @@ class ProcessingTimeoutTrigger(Trigger):
 
     def on_event_time(self, time, window, ctx):
         return self._on_timer(self.nested.on_event_time(time, window, ctx), window, ctx)
+
+    def skip_empty_firings(self, domain, time, bound, window, ctx):
+        # Without `shouldClearOnTimeout` every timer FIREs and the nested trigger's periodic timers chain
+        # as they do alone; with it, the first one clears the chain.
+        if self.should_clear_on_timeout:
+            return None
+        return self.nested.skip_empty_firings(domain, time, bound, window, ctx)
 
     def clear(self, window, ctx):
         timeout = ctx.get_state(self.STATE)

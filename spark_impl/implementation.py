@@ -27,6 +27,7 @@ from spark_impl.relational import sliding_loop_stays_in_range, sliding_windows_w
 from spark_impl.spec import invalid_spec_message, operator_spec
 from spark_impl.watermarks import operator_stream
 from window_contract.case import Case, EventTimeTrigger, Record, Session, Sliding, Tumbling, Watermark
+from window_contract.facts import OUTPUT_LIMIT
 from window_contract.features import ALL_FEATURES, required_features
 from window_contract.observation import Observation
 
@@ -41,7 +42,19 @@ def is_relational(case: Case) -> bool:
             and isinstance(case.trigger, EventTimeTrigger | None) and case.evictor is None
             and "extreme_values" not in required_features(case)
             and (not isinstance(w, Sliding) or (sliding_loop_stays_in_range(w.size, w.slide)
-                                                and sliding_windows_within_limit(w.size, w.slide))))
+                                                and sliding_windows_within_limit(w.size, w.slide)))
+            and outputs_within_limit(case))
+
+
+def outputs_within_limit(case: Case) -> bool:
+    """Whether no key of a tumbling or sliding case with `EventTimeTrigger` can pass `OUTPUT_LIMIT`
+    outputs (the replay stops it there, `TOO_MANY_OUTPUTS`): a record is one late record at most, fires
+    at most its `ceil(size / slide)` windows as it arrives (a late firing), and brings at most that many
+    windows, each of which fires once when the watermark passes its end."""
+    w = case.window
+    windows = -(-w.size // w.slide) if isinstance(w, Sliding) else 1
+    records = sum(isinstance(e, Record) for e in case.events)
+    return records * (2 * windows + 1) <= OUTPUT_LIMIT
 
 
 class SparkImplementation:

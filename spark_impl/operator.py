@@ -26,7 +26,7 @@ from spark_impl.spec import OperatorSpec
 from spark_impl.triggers import TriggerFailure, decisions
 from spark_impl.windows import AssignerFailure, assign_windows, max_timestamp, merge_windows
 from window_contract.case import CountEvictor, DeltaEvictor, TimeEvictor
-from window_contract.facts import NEVER_ENDS, RUNAWAY_TIMERS
+from window_contract.facts import OUTPUT_LIMIT, TOO_MANY_OUTPUTS
 from window_contract.observation import Firing, LateRecord, TimeWindow
 
 RECORD, WATERMARK, PROCESSING_TIME = 0, 1, 2
@@ -70,13 +70,9 @@ class _Timers:
         return None
 
     def due(self, up_to: int):
-        """The timers `poll(up_to)` gives one after another, those registered meanwhile included;
-        `NEVER_ENDS` once more than `RUNAWAY_TIMERS` of those have fired."""
-        budget = len(self.pending) + RUNAWAY_TIMERS
+        """The timers `poll(up_to)` gives one after another, those registered meanwhile included (however
+        many: a continuous trigger's chain over an empty window is one of them, `spark_impl.chains`)."""
         while (timer := self.poll(up_to)) is not None:
-            budget -= 1
-            if budget < 0:
-                raise JobFailure(NEVER_ENDS)
             yield timer
 
 
@@ -173,8 +169,15 @@ class KeyedWindowOperator:
                 self.contents.pop(state_window, None)
             self._cleanup_timer(window, register=True)
         if skipped and self.spec.is_event_time and add(ts, self.spec.allowed_lateness) <= self.watermark:
+            self._count_output()
             late = LateRecord(self.at, self.key, value, ts)
             (self.out.late if self.spec.late_side_output else self.out.dropped).append(late)
+
+    def _count_output(self) -> None:
+        """The key's next output: past `OUTPUT_LIMIT` of them the job stops instead (`TOO_MANY_OUTPUTS`)."""
+        out = self.out
+        if len(out.firings) + len(out.late) + len(out.dropped) >= OUTPUT_LIMIT:
+            raise JobFailure(TOO_MANY_OUTPUTS)
 
     def _trigger(self, method, time: int, window) -> tuple[bool, bool]:
         try:
@@ -190,6 +193,7 @@ class KeyedWindowOperator:
         evictor = self.spec.evictor
         if evictor is not None and not evictor.after:
             contents = _evict(evictor, contents)
+        self._count_output()
         self.out.firings.append(Firing(self.at, self.key, window, max_timestamp(window),
                                        tuple(v for v, _ in contents), self.watermark))
         if evictor is not None:
@@ -200,13 +204,24 @@ class KeyedWindowOperator:
             else:
                 self.contents.pop(state_window, None)
 
-    def _on_timer(self, time: int, window, method, cleans_up: bool) -> None:
+    def _on_timer(self, time: int, window, domain: str, bound: int) -> None:
+        """`WindowOperator.onEventTime` / `onProcessingTime` for the timer at `time`, fired by an advance up
+        to `bound`; a window without contents lets the trigger step over its periodic timers at once."""
         if self.spec.is_merging:
             state_window = self.merging.get(window)
             if state_window is None:  # the window was merged away or retired
                 return
         else:
             state_window = window
+        if state_window not in self.contents:
+            try:
+                if self.trigger.skip_empty(self, domain, time, bound, window) is not None:
+                    return  # nothing emitted, and before maxTimestamp: not the cleanup timer
+            except TriggerFailure as e:
+                raise JobFailure(str(e)) from None
+        event_time = domain == "event"
+        method = self.trigger.on_event_time if event_time else self.trigger.on_processing_time
+        cleans_up = self.spec.is_event_time == event_time
         fire, purge = self._trigger(method, time, window)
         if fire:
             self._emit(window, state_window)
@@ -227,14 +242,15 @@ class KeyedWindowOperator:
             return
         self.watermark = time
         for timer in self.event_timers.due(time):
-            self._on_timer(*timer, self.trigger.on_event_time, cleans_up=self.spec.is_event_time)
+            self._on_timer(*timer, "event", time)
 
     def advance_processing_time(self, time: int) -> None:
         """The clock moves to `time` (never back); a timer for t fires once the clock has passed t, as
         `SystemProcessingTimeService` schedules it `t - now + 1` ms ahead (at once when t is past)."""
         self.processing_time = max(self.processing_time, time)
-        for timer in self.processing_timers.due(self.processing_time - 1):
-            self._on_timer(*timer, self.trigger.on_processing_time, cleans_up=not self.spec.is_event_time)
+        due = self.processing_time - 1
+        for timer in self.processing_timers.due(due):
+            self._on_timer(*timer, "processing", due)
 
     # --- MergingWindowSet ---------------------------------------------------------------------
 

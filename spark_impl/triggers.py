@@ -12,11 +12,12 @@ from __future__ import annotations
 import dataclasses
 from typing import ClassVar, Protocol
 
+from spark_impl.chains import skip_to
 from spark_impl.delta import get_delta
 from spark_impl.javalong import add, rem, sub
 from spark_impl.windows import max_timestamp
 from window_contract import case as spec
-from window_contract.facts import CONTINUOUS_PROCESSING_TIME_NULL_MESSAGE
+from window_contract.facts import CONTINUOUS_PROCESSING_TIME_NULL_MESSAGE, NEVER_ENDS
 
 CONTINUE = (False, False)
 FIRE = (True, False)
@@ -80,6 +81,13 @@ class Trigger:
 
     def on_merge(self, ctx: TriggerContext, window, merged: list) -> None:
         pass
+
+    def skip_empty(self, ctx: TriggerContext, domain: str, time: int, bound: int, window) -> int | None:
+        """For a window without contents: if the timer at `time` (`domain` "event" or "processing") is one
+        of this trigger's periodic timers, the number of them that fire from it up to `bound`, their
+        state and timer moved past them at once (`spark_impl.chains`); None if it is not one. A chain
+        that never stops fails the job with `NEVER_ENDS`."""
+        return None
 
 
 def decisions(trigger) -> Trigger:
@@ -176,6 +184,8 @@ class _Continuous(Trigger):
 
     can_merge = True
     interval: int
+    #: Which clock its fire times are on: "event" or "processing".
+    domain: ClassVar[str]
 
     def register_timer(self, ctx: TriggerContext, time: int, window) -> None:
         raise NotImplementedError
@@ -210,9 +220,21 @@ class _Continuous(Trigger):
         if fire_time is not None:
             self.register_timer(ctx, fire_time, window)
 
+    def skip_empty(self, ctx, domain, time, bound, window):
+        m = max_timestamp(window)
+        if domain != self.domain or time == m or ctx.get_state(FIRE_TIME, window) != time:
+            return None
+        stop = skip_to(time, self.interval, m, bound)
+        if stop is None:
+            raise TriggerFailure(NEVER_ENDS)
+        ctx.set_state(FIRE_TIME, window, stop[1])
+        self.register_timer(ctx, stop[1], window)
+        return stop[0]
+
 
 class ContinuousEventTimeTrigger(_Continuous):
     kind = spec.ContinuousEventTimeTrigger
+    domain = "event"
 
     def register_timer(self, ctx, time, window):
         ctx.register_event_timer(time, window)
@@ -241,6 +263,7 @@ class ContinuousEventTimeTrigger(_Continuous):
 
 class ContinuousProcessingTimeTrigger(_Continuous):
     kind = spec.ContinuousProcessingTimeTrigger
+    domain = "processing"
 
     def register_timer(self, ctx, time, window):
         ctx.register_processing_timer(time, window)
@@ -296,6 +319,9 @@ class PurgingTrigger(Trigger):
     def on_merge(self, ctx, window, merged):
         self.inner.on_merge(ctx, window, merged)
 
+    def skip_empty(self, ctx, domain, time, bound, window):
+        return self.inner.skip_empty(ctx, domain, time, bound, window)  # nothing to purge either
+
 
 class NeverTrigger(Trigger):
     """`GlobalWindows.NeverTrigger`: never fires; it cannot merge."""
@@ -346,3 +372,7 @@ class ProcessingTimeoutTrigger(Trigger):
             ctx.delete_processing_timer(pending, window)
             ctx.set_state(TIMEOUT, window, None)
         self.inner.clear(ctx, window)
+
+    def skip_empty(self, ctx, domain, time, bound, window):
+        # Clearing on timeout ends the nested trigger's chain at its first timer; otherwise it runs as alone.
+        return None if self.should_clear_on_timeout else self.inner.skip_empty(ctx, domain, time, bound, window)

@@ -6,7 +6,8 @@
   small; the rare families of `strategies.families` (reported with `hypothesis.event()`) reach the
   band just inside `+-2^62`, wide window sizes, large and non-positive counts, many or look-alike
   keys, huge values, long streams and far watermarks.
-- `case_batches(features)`: lists of cases for one `run` call; shrinking removes whole cases.
+- `case_batches(features)`: lists of cases for one `run` call; shrinking removes whole cases. With
+  `bursts`, some are bursts of periodic timers (`strategies.bursts`).
 - `extreme_cases(features)`: separate and opt-in (needs `extreme_values`): huge window parameters,
   timestamps and watermarks near `Long.MAX_VALUE` / `Long.MIN_VALUE`, and the `Long.MIN_VALUE`
   "no timestamp" marker, where Flink's `long` arithmetic wraps around.
@@ -21,6 +22,7 @@ from hypothesis import assume, event
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
+from strategies.bursts import burst_cases, can_burst
 from strategies.families import families
 from strategies.features import supported, within_long_range
 from strategies.situations import aim, label, reads_situations
@@ -38,6 +40,8 @@ from window_contract.case import Case, DynamicSession, Record
 from window_contract.facts import LONG_MAX, LONG_MIN
 from window_contract.features import required_features
 
+#: With `case_batches(bursts=True)`, one case in this many is a burst of periodic timers.
+BURSTS_ONE_IN = 12
 #: The scales a case is drawn at, each with where its stream's times lie: small windows near 0
 #: mostly; wide windows, and the band just inside +-2^62, once in sixteen each.
 MAGNITUDES = ((14, SMALL, normal_frame), (1, WIDE, normal_frame), (1, BAND, band_frame))
@@ -86,13 +90,18 @@ def cases(draw, features=None, *, max_steps: int = MAX_STEPS, report: bool = Tru
 @built_once
 @st.composite
 def case_batches(draw, features=None, *, max_size: int = 8, max_steps: int = MAX_STEPS,
-                 report: bool = True) -> list[Case]:
+                 report: bool = True, bursts: bool = False) -> list[Case]:
     """A batch of cases for one `run` call, at least one. With `report` (and a way to read situations,
     `strategies.situations`), the cases' situations are reported and `target()` aims at the batch's
-    total of rare ones.
+    total of rare ones. With `bursts`, one case in `BURSTS_ONE_IN` (where `features` allow one) is a burst
+    of periodic timers (`strategies.bursts`).
 
-    Shrinks towards a batch of one case (any case can go), each shrinking as `cases` does."""
-    batch = draw(st.lists(cases(features, max_steps=max_steps, report=False), min_size=1, max_size=max_size))
+    Shrinks towards a batch of one case (any case can go), each shrinking as `cases` does (a burst
+    towards a case of `cases`)."""
+    each = cases(features, max_steps=max_steps, report=False)
+    if bursts and can_burst(features):
+        each = weighted((BURSTS_ONE_IN - 1, each), (1, burst_cases(features)))
+    batch = draw(st.lists(each, min_size=1, max_size=max_size))
     if report and reads_situations():
         found: Counter[str] = Counter()
         for case in batch:

@@ -100,8 +100,9 @@ SMALL = Scale("small", small_sizes, LONG_MAX, lambda unit: quarter_to_twice(unit
 WIDE = Scale("wide", lambda: st.integers(11, 10**9), LONG_MAX, lambda unit: quarter_to_twice(unit, LONG_MAX))
 #: Parameters just inside `+-2^62`, and small windows beside them (the times are in the band then).
 #: No continuous trigger on a window near 2^62: its next fire time `time + interval` wraps past
-#: `Long.MAX_VALUE` and it fires without end (`NEVER_ENDS` after `RUNAWAY_TIMERS` firings, seconds
-#: in every implementation); the opt-in extreme cases keep those.
+#: `Long.MAX_VALUE` and it fires for ever, or some 2^64 / interval times (the contract's `TOO_MANY_OUTPUTS`
+#: after 100,000 firings, seconds in every implementation; over a purged window `NEVER_ENDS`, or an end
+#: the Flink runner does not reach within its job's timeout); the opt-in extreme cases keep those.
 BAND = Scale("near 2^62", lambda: st.integers(EXTREME - 2**20, EXTREME - 1) | st.just(EXTREME - 1) | small_sizes(),
              EXTREME - 1, lambda unit: quarter_to_twice(unit, EXTREME - 1), continuous_up_to=2**32)
 #: Opt-in (`extreme_values`): huge parameters, and small ones near huge times. Huge intervals only:
@@ -141,8 +142,10 @@ def time_unit(window: WindowSpec) -> int:
 def fires_until_wrap(spec: Case) -> bool:
     """Whether a `Long.MAX_VALUE` watermark (the end of input) makes `spec` fire without end: a
     `ContinuousEventTimeTrigger` on the global window (whose `maxTimestamp` is `Long.MAX_VALUE`), which
-    count windows are too, fires every interval up to there, until `time + interval` wraps (a
-    `NEVER_ENDS` case that costs `RUNAWAY_TIMERS` firings in every implementation)."""
+    count windows are too, fires every interval up to there, where `time + interval` wraps, and on around
+    the `long` range, for ever or until it lands on `Long.MAX_VALUE` (`reference.timer_chains`): 100,000
+    firings of the window's contents in every implementation (`TOO_MANY_OUTPUTS`), or, over a purged
+    window, a chain the Flink runner fires until its job's timeout."""
     trigger = spec.trigger
     while isinstance(trigger, PurgingTrigger | ProcessingTimeoutTrigger):
         trigger = trigger.inner

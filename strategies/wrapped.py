@@ -22,7 +22,8 @@ watermark reaches the merged window's cleanup time (one either side) and a recor
 The trigger is one whose timers (or state) the merge moves: the default `EventTimeTrigger`, a
 `ProcessingTimeTrigger`, a `CountTrigger` (whose count `onMerge` adds up), or one of them purging. Not
 a continuous one: firing among these sessions, its next time `time + interval` wraps past
-`Long.MAX_VALUE` and it fires without end (the contract's `NEVER_ENDS`, seconds in every implementation).
+`Long.MAX_VALUE` and it fires for ever, or about 2^64 / interval times (the contract's `TOO_MANY_OUTPUTS`
+or `NEVER_ENDS`: seconds in every implementation, the job's timeout in the Flink runner).
 """
 
 from __future__ import annotations

@@ -1,7 +1,10 @@
 """Equivalence of observations (docs/format.md): multisets per `at`, errors must match; and the
 difference in the domain's words when they are not equivalent."""
 
+import pytest
+
 from window_contract import Firing, LateRecord, Observation, TimeWindow, difference, equivalent
+from window_contract.facts import NEVER_ENDS, TOO_MANY_OUTPUTS
 from window_contract.observation import Error
 
 A = Firing(1, "a", TimeWindow(0, 10), 9, (1, 2), 9)
@@ -47,10 +50,9 @@ def test_difference_names_what_changed():
         "record a=5 @ 1 at position 3 is dropped instead of going to the side output"
 
 
-def test_two_stops_of_a_case_that_never_ends_compare_before_where_they_stopped():
-    from window_contract.facts import NEVER_ENDS
-
-    stop = Error("runtime", NEVER_ENDS)
+@pytest.mark.parametrize("message", [NEVER_ENDS, TOO_MANY_OUTPUTS])
+def test_two_stops_within_an_event_compare_before_where_they_stopped(message):
+    stop = Error("runtime", message)
     late_a = Firing(5, "a", TimeWindow(0, 10), 9, (1,), 9)
     a = Observation(firings=(A, late_a, late_a), error=stop)
     b = Observation(firings=(A, late_a), error=stop)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 from engine_readme import ROOT, assert_the_suite_finds_what_the_section_names, readme_section
 
+from engines import pyflink_python
 from window_contract import Case, load_implementation, record, tumbling, watermark
 from window_contract.case import (
     ContinuousEventTimeTrigger,
@@ -22,9 +23,9 @@ from window_contract.case import (
 )
 from window_contract.case_json import case_files, load_cases
 from window_contract.difference import difference
-from window_contract.facts import NEVER_ENDS
+from window_contract.facts import NEVER_ENDS, TOO_MANY_OUTPUTS
 from window_contract.features import required_features
-from window_contract.observation import Firing, LateRecord, TimeWindow
+from window_contract.observation import Error, Firing, LateRecord, TimeWindow
 
 SECTION = readme_section("PyFlink's Python window operator")
 #: Hand cases from `cases/` on which PyFlink's operator agrees with Flink.
@@ -85,11 +86,35 @@ def test_timers_registered_while_firing_fire_in_the_same_watermark(engine):
     assert [f.timestamp for f in observe(engine, case).firings] == [2, 4, 6, 8, 9]
 
 
-def test_a_trigger_that_fires_for_ever_is_stopped(engine):
+def test_a_burst_past_the_adapters_timer_limit_is_stopped(engine, monkeypatch):
+    # At the end of input the purged global window's periodic timers run up to Long.MAX_VALUE, 2^23 of them:
+    # PyFlink fires each one (minutes), and the adapter stops the advance past its limit.
+    monkeypatch.setattr(pyflink_python, "PYFLINK_TIMERS", 1000)
     case = Case(window=Global(), trigger=PurgingTrigger(ContinuousEventTimeTrigger(2**40)),
                 events=[record("a", 1, ts=0), record("a", 2, ts=1)])
     observation = observe(engine, case)
     assert observation.error.kind == "runtime" and observation.error.message == NEVER_ENDS
+    assert [f.values for f in observation.firings] == [(1, 2)]
+
+
+def test_a_finite_burst_of_periodic_timers_completes(engine):
+    """Issue 48: 100,499 periodic timers in one watermark, all but the first over a purged window, then a
+    record that the next one fires: PyFlink fires each timer, and ends."""
+    case = Case(window=Global(), trigger=PurgingTrigger(ContinuousEventTimeTrigger(1)), end_of_input=False,
+                events=[record("a", 1, ts=0), watermark(100_500), record("a", 2, ts=100_501), watermark(100_502)])
+    observation = observe(engine, case)
+    assert observation.error is None
+    assert [(f.at, f.values) for f in observation.firings] == [(1, (1,)), (3, (2,))]
+
+
+def test_a_key_past_the_output_limit_stops_the_case(engine, monkeypatch):
+    monkeypatch.setattr(pyflink_python, "OUTPUT_LIMIT", 3)
+    case = Case(window=Global(), trigger=ContinuousEventTimeTrigger(1), end_of_input=False,
+                events=[record("a", 1, ts=0), watermark(2), record("b", 2, ts=3), watermark(100)])
+    observation = observe(engine, case)
+    # a's fourth firing stops the case; b's firings before it do not count towards a's limit
+    assert observation.error == Error("runtime", TOO_MANY_OUTPUTS)
+    assert [f.at for f in observation.firings if f.key == "a"] == [1, 1, 3]
 
 
 @pytest.mark.parametrize("path", AGREEING)

@@ -26,14 +26,18 @@ from conformance.properties.situations import (
     situations,
 )
 from strategies import case_batches, cases, extreme_cases, out_of_order_streams, window_specs
+from strategies.bursts import MAX_BURST, SHORT_JUMP, burst_cases, can_burst
 from strategies.specs import window_count_limit
 from strategies.streams import window_edges
 from strategies.wrapped import wrapped_session_cases
 from window_contract.case import (
     Case,
+    ContinuousEventTimeTrigger,
+    ContinuousProcessingTimeTrigger,
     Count,
     Global,
     ProcessingTime,
+    PurgingTrigger,
     Record,
     Session,
     Sliding,
@@ -356,3 +360,43 @@ def test_the_window_count_limit_is_drawn_on_both_sides_in_java_long_division():
     assert {(w.size // w.slide, w.size % w.slide == 0) for w in limits} == {
         (10_000_001, True), (10_000_000, False), (10_000_001, False)}
     assert (window_count_limit(2).size, window_count_limit(2).slide) == (20_000_001, 2)
+
+
+# --- bursts of periodic timers (strategies.bursts, issue 48) ----------------------------------------------------
+
+
+def _largest_jump(case) -> int:
+    """The largest move of the case's watermark or clock, in intervals of its continuous trigger (0 for none)."""
+    trigger = case.trigger.inner if isinstance(case.trigger, PurgingTrigger) else case.trigger
+    if not isinstance(trigger, ContinuousEventTimeTrigger | ContinuousProcessingTimeTrigger) or trigger.interval <= 0:
+        return 0
+    times = [getattr(e, "timestamp", getattr(e, "time", None)) for e in case.events
+             if isinstance(e, Watermark | ProcessingTime) and getattr(e, "timestamp", 0) != LONG_MAX]
+    return max((b - a for a, b in zip([0, *times], times, strict=False)), default=0) // trigger.interval
+
+
+def test_bursts_are_continuous_triggers_whose_clock_jumps_past_the_old_limit_without_ending_event_time():
+    found = _collect(burst_cases(), 300)
+    kinds = Counter((type(c.trigger).__name__, type(c.window).__name__) for c in found)
+    assert {"PurgingTrigger", "ContinuousEventTimeTrigger", "ContinuousProcessingTimeTrigger"} <= {k for k, _ in kinds}
+    assert {"Global", "Tumbling", "Session"} <= {w for _, w in kinds}
+    purging = [c for c in found if isinstance(c.trigger, PurgingTrigger)]
+    # bursts past 100,000 timers in one step, the contract's old limit, and none past what the Flink runner fires
+    assert any(_largest_jump(c) > 100_000 for c in purging)
+    assert all(_largest_jump(c) <= MAX_BURST for c in found)
+    # a trigger that keeps its contents fires them at every timer: short jumps only
+    assert all(_largest_jump(c) <= SHORT_JUMP for c in found if c not in purging)
+    # no end of input in event time: the chain would run to the window's end (Long.MAX_VALUE for the global window)
+    assert not any(c.end_of_input for c in found if any(isinstance(e, Watermark) for e in c.events))
+
+
+def test_bursts_fit_the_features_and_need_a_continuous_trigger():
+    only_event_time = ALL_FEATURES - {"time.processing"}
+    assert all(required_features(c) <= only_event_time for c in _collect(burst_cases(only_event_time), 100))
+    assert not can_burst(ALL_FEATURES - {"trigger.continuous_event_time", "trigger.continuous_processing_time"})
+
+
+def test_the_differential_batches_hold_bursts_now_and_then():
+    batches = _collect(case_batches(bursts=True, report=False), 100)
+    bursts = [c for b in batches for c in b if _largest_jump(c) > 1000]
+    assert bursts and len(bursts) < sum(map(len, batches)) // 4

@@ -4,7 +4,8 @@ Two observations are equivalent when their errors match, the watermarks the oper
 the same sequence (where the case observes them), and, for every `at`, their firings, late and
 dropped records are equal as multisets: Flink leaves the order of timers with equal timestamps
 across keys unspecified, so the order within one `at` is the firing-order property's business.
-Two observations that both end in `NEVER_ENDS` are compared before the last position either reached.
+Two observations that both end in `NEVER_ENDS`, or both in `TOO_MANY_OUTPUTS`, are compared before the last
+position either reached.
 
 A position-free implementation cannot tell when it emitted something: its observations have no `at`
 (`None`). Compared with one, both observations lose their positions, so outputs are equal as
@@ -16,10 +17,13 @@ from __future__ import annotations
 
 from collections import Counter
 
-from window_contract.facts import NEVER_ENDS
+from window_contract.facts import NEVER_ENDS, TOO_MANY_OUTPUTS
 from window_contract.observation import Firing, InputWatermark, LateRecord, Observation
 
 OUTPUTS = ("firings", "late", "dropped")
+#: The contract's stops in the middle of an event: where within it each implementation stopped, and what
+#: other keys' timers of the same moment emitted first (in an order Flink leaves open), differ.
+STOPS_WITHIN_AN_EVENT = frozenset({NEVER_ENDS, TOO_MANY_OUTPUTS})
 
 
 def comparable(o: Observation, cut: int | None) -> Observation:
@@ -32,9 +36,10 @@ def comparable(o: Observation, cut: int | None) -> Observation:
 
 
 def never_ends_cut(a: Observation, b: Observation) -> int | None:
-    """Two implementations that both stop a case Flink never finishes stop at different points: their
-    outputs are compared only before the last position either of them reached."""
-    if not (a.error == b.error and a.error is not None and a.error.message == NEVER_ENDS):
+    """Two implementations that both stop a case within an event (one Flink never finishes, or a key's
+    outputs past the limit) stop at different points of it: their outputs are compared only before the
+    last position either of them reached."""
+    if not (a.error == b.error and a.error is not None and a.error.message in STOPS_WITHIN_AN_EVENT):
         return None
     positions = [x.at for o in (a, b) for part in OUTPUTS for x in getattr(o, part)]
     if None in positions:

@@ -33,15 +33,21 @@ CONTINUOUS_PROCESSING_TIME_NULL_MESSAGE = (
     'Cannot invoke "java.lang.Long.equals(Object)" because the return value of '
     '"org.apache.flink.api.common.state.ReducingState.get()" is null')
 
-#: The `runtime` error message for a case Flink would never finish (a trigger that keeps firing to
-#: `Long.MAX_VALUE`, output without end). An implementation that stops such a case says exactly this,
-#: so that two implementations that both see it agree.
+#: The `runtime` error message for a case Flink never finishes: a watermark or a clock advance whose timers
+#: never end, decided from the trigger's state and Java's `long` arithmetic, not by counting (a continuous
+#: trigger whose next fire time `time + interval` wraps past `Long.MAX_VALUE` back below the watermark for
+#: ever: docs/semantics.md, "Where the contract stops Flink"). A chain of timers that does end, however
+#: long, is no such case. An implementation that stops such a case says exactly this, so that two
+#: implementations that both see it agree.
 NEVER_ENDS = "the case never ends: Flink would go on firing for ever (stopped)"
 
-#: How many timers may fire beyond those pending when a watermark or clock advance began before an
-#: implementation calls the advance endless (`NEVER_ENDS`): a trigger that keeps registering its next
-#: timer below the new time (a continuous trigger whose next fire time wraps) never lets it end.
-RUNAWAY_TIMERS = 100_000
+#: The most outputs (firings, late and dropped records) one key of a case may emit: a key's next output
+#: stops the case with the `runtime` error `TOO_MANY_OUTPUTS`, after the outputs before it. A periodic
+#: trigger over a window with contents emits them at every fire time: a burst of a billion timers is then
+#: a billion firings, which no implementation keeps (and one that never ends is output without end).
+#: Per key, as Flink's keyed state and timers are: another key's outputs never stop this one's.
+OUTPUT_LIMIT = 100_000
+TOO_MANY_OUTPUTS = f"one key emits more than {OUTPUT_LIMIT:,} outputs: beyond what the contract compares (stopped)"
 
 #: A sliding assignment (`SlidingEventTimeWindows.assignWindows`) yields up to `ceil(size / slide)`
 #: windows an element, and Flink accepts up to `MAX_WINDOW_NUM` (10,000,000) of them; near

@@ -16,8 +16,8 @@ The sums, for each element's time `t` (its timestamp, or the clock for processin
 - `WindowOperator.cleanupTime` (`maxTimestamp + allowedLateness`, whose overflow Flink turns into
   `Long.MAX_VALUE`) and the merge check `maxTimestamp + allowedLateness <= watermark`;
 - the continuous triggers' next fire time `time + interval`, up to the window's `maxTimestamp` (or, for the
-  global window, up to the highest watermark, `Long.MAX_VALUE` when the input ends, or the contract's
-  runaway-timer stop), and
+  global window, up to the highest watermark, `Long.MAX_VALUE` when the input ends; over a window that keeps
+  its contents, up to the contract's limit on one key's outputs, each timer firing them), and
   `ProcessingTimeoutTrigger`'s `now + timeout`, on the clock;
 - the evictors: `TimeEvictor`'s newest timestamp `- size`, `CountEvictor`'s `size - maxCount` (the evictor
   `countWindow(size, slide)` brings included);
@@ -43,6 +43,7 @@ from window_contract.case import (
     Kind,
     ProcessingTime,
     ProcessingTimeoutTrigger,
+    PurgingTrigger,
     Record,
     Session,
     Sliding,
@@ -50,7 +51,7 @@ from window_contract.case import (
     Tumbling,
     Watermark,
 )
-from window_contract.facts import LONG_MAX, LONG_MIN, RUNAWAY_TIMERS
+from window_contract.facts import LONG_MAX, LONG_MIN, OUTPUT_LIMIT
 
 
 def overflows(case: Case) -> bool:
@@ -86,10 +87,14 @@ def sums(case: Case) -> Iterator[int]:
                 yield record.ts - kind.bound - 1
     for kind in kinds:
         if isinstance(kind, ContinuousEventTimeTrigger) and isinstance(case.window, Global | Count) and records:
-            # The global window ends at Long.MAX_VALUE: each timer up to the watermark sets the next, until the
-            # contract's runaway stop.
+            # The global window ends at Long.MAX_VALUE: each timer up to the watermark sets the next, however many
+            # over an empty window (a purged or evicted one); over one that keeps its contents each fires them,
+            # until the contract's limit on a key's outputs stops the case.
             first = max(abs(r.ts) for r in records) + kind.interval
-            yield min(_highest_watermark(case), first + RUNAWAY_TIMERS * kind.interval) + kind.interval
+            reach = _highest_watermark(case)
+            if not _may_empty(case, kinds):
+                reach = min(reach, first + OUTPUT_LIMIT * kind.interval)
+            yield reach + kind.interval
         elif isinstance(kind, ContinuousProcessingTimeTrigger):
             yield clock + kind.interval
         elif isinstance(kind, ProcessingTimeoutTrigger):
@@ -100,6 +105,12 @@ def sums(case: Case) -> Iterator[int]:
         yield len(records) - case.window.size  # the `CountEvictor.of(size)` of `countWindow(size, slide)`
     if case.watermark_generator is not None:
         yield clock + case.watermark_generator.interval
+
+
+def _may_empty(case: Case, kinds: list[Kind]) -> bool:
+    """Whether the window's contents may go while its trigger still fires: a `PurgingTrigger`, or an evictor."""
+    return case.evictor is not None or any(isinstance(k, PurgingTrigger) for k in kinds) or (
+        isinstance(case.window, Count) and case.window.slide is not None)  # countWindow(size, slide)'s evictor
 
 
 def _lateness_bases(case: Case) -> Iterator[int]:

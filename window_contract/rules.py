@@ -38,4 +38,5 @@ RULES: dict[str, str] = {
     "continuous.state": "a continuous processing-time timer whose fire time the state no longer holds",
     "contract.too_many_windows": "the contract's stop: more than 10,000 windows for one element",
     "contract.never_ends": "the contract's stop: a case whose timers never end",
+    "contract.too_many_outputs": "the contract's stop: more than 100,000 outputs of one key",
 }

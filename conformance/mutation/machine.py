@@ -15,11 +15,12 @@ import), the fastest first. It is *killed* by the first case whose observation i
 outlives its budget, 10 s and five times the reference's time on its cases (a loop the mutant made
 endless: the reference ends every case); *survived* otherwise, and *not reached* when no case
 executes its lines. A survivor listed in `equivalent.toml` with its reason is *equivalent*; a module
-listed there as out of scope is left out of the score. The contract's runaway-timer limit
-(`window_contract.facts.RUNAWAY_TIMERS`, counted in timer firings) is lowered to `RUNAWAY_TIMERS_HERE`
-for the whole run, reference and mutants alike: a case that fires without end stops after that many
-firings, in milliseconds, so it stays in the corpus and a mutant of the limit or of the loop is judged
-on it the same way on every machine (killed, or timed out when it no longer stops). A case the
+listed there as out of scope is left out of the score. The contract's limit on one key's outputs
+(`window_contract.facts.OUTPUT_LIMIT`) is lowered to `OUTPUT_LIMIT_HERE` for the whole run, reference and
+mutants alike: a case that fires its window's contents without end stops after that many firings, in
+milliseconds, so it stays in the corpus and a mutant of the limit or of the loop is judged on it the same
+way on every machine (killed, or timed out when it no longer stops). (A chain of timers over an empty
+window costs nothing whatever its length: `reference.timer_chains` steps over it, or calls it endless.) A case the
 reference still takes over a second of CPU on is left out of the corpus, and counted.
 
 The score is killed and timed out over every mutant neither equivalent nor out of scope; the run
@@ -65,10 +66,9 @@ TARGET = 0.97
 MEMORY_LIMIT = 2 << 30
 #: CPU seconds the reference may take over one case of the corpus (see `record_baseline`).
 CASE_BUDGET = 1.0
-#: The runaway-timer limit of the run: timer firings beyond those pending when an advance began. Low enough
-#: that a case that fires without end costs milliseconds, high enough that no case of the corpus that ends
-#: comes near it (the ci corpus's observations are the same at 5,000 as at the contract's 100,000).
-RUNAWAY_TIMERS_HERE = 10_000
+#: The limit on one key's outputs in the run. Low enough that a case that fires without end costs
+#: milliseconds, high enough that no case of the corpus that ends comes near it.
+OUTPUT_LIMIT_HERE = 10_000
 
 T = TypeVar("T")
 
@@ -467,11 +467,11 @@ def table(result: Score) -> str:
 
 # --- the command ---------------------------------------------------------------------------------------
 
-def count_runaway_timers_to(limit: int) -> None:
-    """The contract's runaway-timer limit as the reference will read it when it is imported: before it is."""
+def limit_outputs_to(limit: int) -> None:
+    """The contract's limit on one key's outputs as the reference will read it when it is imported: before it is."""
     if any(name.startswith(f"{REFERENCE}.") for name in sys.modules):
-        raise RuntimeError("the runaway-timer limit must be set before the reference is imported")
-    facts.RUNAWAY_TIMERS = limit
+        raise RuntimeError("the output limit must be set before the reference is imported")
+    facts.OUTPUT_LIMIT = limit
 
 
 def corpus(directory: Path | None, record: bool, profile: str) -> list[Case]:
@@ -503,7 +503,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--survivors", action="store_true", help="list every survivor, equivalent ones too")
     args = parser.parse_args(argv)
 
-    count_runaway_timers_to(RUNAWAY_TIMERS_HERE)
+    limit_outputs_to(OUTPUT_LIMIT_HERE)
     cases = corpus(args.corpus, args.record, args.profile)
     started = time.monotonic()
     baseline = record_baseline(cases)

@@ -16,8 +16,10 @@ from strategies import case_batches, extreme_cases
 @property_settings(share=3.0)
 @given(data=st.data())
 def test_matches_reference(data, suite, tally):
-    """The suite's main killer: the most examples, and larger batches (one `run` call each)."""
-    compare_with_reference(suite, tally, data.draw(case_batches(suite.features, max_size=12), label="batch"))
+    """The suite's main killer: the most examples, and larger batches (one `run` call each), bursts of
+    periodic timers among them (`strategies.bursts`)."""
+    compare_with_reference(suite, tally, data.draw(case_batches(suite.features, max_size=12, bursts=True),
+                                                   label="batch"))
 
 
 @property_settings(share=0.5)

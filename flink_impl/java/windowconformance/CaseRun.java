@@ -2,9 +2,11 @@ package windowconformance;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -68,19 +70,24 @@ final class CaseRun {
     private boolean retry;
 
     /**
-     * A case that never ends in Flink either (for instance a continuous trigger on the global window
-     * at the end of input) is stopped once it has emitted this much, so it cannot exhaust the heap.
+     * The contract's limit on the outputs of one key (window_contract/facts.py, OUTPUT_LIMIT): a key's next
+     * output stops the case with {@link #tooManyOutputs}. A continuous trigger over a window with contents
+     * emits at every fire time, without end where its timers never end.
      */
     private final int outputLimit;
+    private final String tooManyOutputs;
+    private final Map<String, Integer> outputsPerKey = new HashMap<>();
     /** The error message the contract prescribes for a case stopped because it would never end. */
     private final String neverEnds;
     /** The contract's limit on a sliding assignment that wraps around, and its message (see {@link WrappedAssignmentLimit}). */
     final int wrappedWindowsLimit;
     final String tooManyWindows;
 
-    CaseRun(JsonNode spec, int outputLimit, String neverEnds, int wrappedWindowsLimit, String tooManyWindows) {
+    CaseRun(JsonNode spec, int outputLimit, String tooManyOutputs, String neverEnds, int wrappedWindowsLimit,
+            String tooManyWindows) {
         this.spec = spec;
         this.outputLimit = outputLimit;
+        this.tooManyOutputs = tooManyOutputs;
         this.neverEnds = neverEnds;
         this.wrappedWindowsLimit = wrappedWindowsLimit;
         this.tooManyWindows = tooManyWindows;
@@ -100,11 +107,29 @@ final class CaseRun {
         ACTIVE.remove(id);
     }
 
+    /**
+     * Whether a case of this case's job has failed: the job is over, and what a branch would replay after that is
+     * thrown away (its case runs again in another job). Flink 2.x stops the task thread at the failure; on Flink
+     * 1.20 the thread was seen to go on replaying the job's other branches, a long burst of timers among them,
+     * for longer than the job's timeout. Shared by the cases of one job ({@link #joinJob}).
+     */
+    private AtomicBoolean jobFailed = new AtomicBoolean();
+
+    /** This case runs in a job with the others given the same flag. */
+    void joinJob(AtomicBoolean failed) {
+        jobFailed = failed;
+    }
+
+    boolean jobFailed() {
+        return jobFailed.get();
+    }
+
     /** Forgets what a job that another case made fail observed, before this case runs again. */
     synchronized void reset() {
         firings.clear();
         late.clear();
         dropped.clear();
+        outputsPerKey.clear();
         if (watermarks != null) {
             watermarks.clear();
         }
@@ -175,16 +200,20 @@ final class CaseRun {
     synchronized void runtimeError(Throwable failure) {
         if (error == null) {
             failedAt = MOMENTS.incrementAndGet();
+            jobFailed.set(true);
             Throwable root = rootCause(failure);
             error = errorNode("runtime", root.getMessage() != null ? root.getMessage() : root.toString());
         }
     }
 
-    private void checkOutputLimit() {
-        if (firings.size() + late.size() + dropped.size() >= outputLimit) {
+    /** One more output of {@code key}, or, past the limit, the end of the case. */
+    private void countOutput(String key) {
+        int emitted = outputsPerKey.getOrDefault(key, 0);
+        if (emitted >= outputLimit) {
             // Thrown through the window operator, this ends the job: the branch records it as its failure.
-            throw new IllegalStateException(neverEnds);
+            throw new IllegalStateException(tooManyOutputs);
         }
+        outputsPerKey.put(key, emitted + 1);
     }
 
     /** The case was stopped from outside (its job timed out): it would never have ended. */
@@ -193,7 +222,7 @@ final class CaseRun {
     }
 
     synchronized void fired(FiringRecord f, long timestamp) {
-        checkOutputLimit();
+        countOutput(f.key);
         ObjectNode window = JSON.objectNode();
         if (f.global) {
             window.put("global", true);
@@ -217,7 +246,7 @@ final class CaseRun {
 
     /** A late record that left the window operator during event {@code at}. */
     synchronized void lateRecordAt(int at, Element e, boolean sideOutput) {
-        checkOutputLimit();
+        countOutput(e.key);
         ObjectNode node = JSON.objectNode().put("at", at).put("key", e.key).put("value", e.value).put("ts", e.ts);
         (sideOutput ? late : dropped).add(node.toString());
     }

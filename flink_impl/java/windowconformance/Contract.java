@@ -21,8 +21,9 @@ final class Contract {
     final int branchesPerJob;
     /** A job still running after this long is replaying a case that does not end. */
     final long jobTimeoutSeconds;
-    /** Outputs after which a case is stopped. */
+    /** The outputs one key may emit; its next one stops the case with {@link #tooManyOutputs}. */
     final int outputLimit;
+    final String tooManyOutputs;
     /** The runtime error of a case stopped because it would never end. */
     final String neverEnds;
     /** The most windows one element's sliding assignment may yield, and the error beyond it. */
@@ -41,6 +42,7 @@ final class Contract {
         jobTimeoutSeconds = positive(limits, "job_timeout_seconds");
         outputLimit = positive(limits, "output_limit");
         neverEnds = text(contract, "never_ends");
+        tooManyOutputs = text(contract, "too_many_outputs");
         windowsPerElementLimit = positive(contract, "windows_per_element_limit");
         tooManyWindows = text(contract, "too_many_windows");
     }

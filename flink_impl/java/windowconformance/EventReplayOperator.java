@@ -59,6 +59,9 @@ public final class EventReplayOperator extends AbstractStreamOperator<Element>
         if (e.caseId != caseId || run.failed()) {
             return; // another case's event (the job's one source feeds every case's replay), or the case has ended
         }
+        if (run.jobFailed()) {
+            return; // the job has failed: this case runs again in another (CaseRun#jobFailed)
+        }
         run.at = e.index;
         run.start();
         try {

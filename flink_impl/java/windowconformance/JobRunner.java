@@ -3,6 +3,7 @@ package windowconformance;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.TimeoutException;
 
 import org.apache.flink.api.common.JobID;
@@ -23,10 +24,12 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * cases that finished before it are complete, and those after it run again in a new job.
  *
  * <p>Some cases never end in Flink either (a ContinuousEventTimeTrigger on the global window at the
- * end of input fires up to Long.MAX_VALUE). A job that does not finish within the timeout is
- * abandoned: the case it was replaying gets an error saying so. Its thread need not stop (Flink's
- * timer loop checks for cancellation, a loop in user code does not), so the MiniCluster is spent
- * ({@link #spent()}) and the cases not yet replayed must run again in a fresh runner.
+ * end of input whose fire times wrap past Long.MAX_VALUE, over a purged window: it emits nothing, so the
+ * output limit never stops it), and some take longer than the timeout to end (a billion timers). A job
+ * that does not finish within the timeout is abandoned: the case it was replaying gets the contract's
+ * NEVER_ENDS (which is this runner's limit, not Flink's answer, for a burst that would end). Its thread
+ * need not stop (Flink's timer loop checks for cancellation, a loop in user code does not), so the
+ * MiniCluster is spent ({@link #spent()}) and the cases not yet replayed must run again in a fresh runner.
  *
  * <p>With an API whose window aggregate runs behind an exchange (SQL), a case whose replay has ended may still have
  * outputs on their way: a job abandoned then leaves every case whose recorder had not seen its end to run again, as
@@ -80,6 +83,8 @@ final class JobRunner {
         if (running.isEmpty()) {
             return;
         }
+        AtomicBoolean failed = new AtomicBoolean();
+        running.forEach(run -> run.joinJob(failed));
         JobID job = cluster.submitJob(env.getStreamGraph().getJobGraph()).get().getJobID();
         JobResult result;
         try {

@@ -34,7 +34,8 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.Obje
  * <p>Its one argument is a JSON object with what it must take from the contract rather than state
  * again (flink_impl/command.py builds it from window_contract/facts.py and window_contract/features.py):
  * {@code {"name": ..., "features": [...], "limits": {"branches_per_job": n, "job_timeout_seconds": s,
- * "output_limit": k}, "never_ends": message, "windows_per_element_limit": n, "too_many_windows": message}}.
+ * "output_limit": k}, "never_ends": message, "too_many_outputs": message, "windows_per_element_limit": n,
+ * "too_many_windows": message}}.
  *
  * <p>It says hello at once, then starts its MiniCluster. A request {@code {"type": "run", "id": N,
  * "cases": [window-case/1, ...]}} is answered by {@code {"type": "observations", "id": N,
@@ -121,8 +122,8 @@ public final class Runner {
                 throw new IllegalArgumentException("not a run request: " + request.path("type"));
             }
             for (JsonNode spec : request.get("cases")) {
-                runs.add(new CaseRun(spec, contract.outputLimit, contract.neverEnds, contract.windowsPerElementLimit,
-                        contract.tooManyWindows));
+                runs.add(new CaseRun(spec, contract.outputLimit, contract.tooManyOutputs, contract.neverEnds,
+                        contract.windowsPerElementLimit, contract.tooManyWindows));
             }
             jobs.run(runs, contract.branchesPerJob, contract.jobTimeoutSeconds);
             ArrayNode observations = MAPPER.createArrayNode();
