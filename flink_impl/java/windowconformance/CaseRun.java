@@ -124,6 +124,14 @@ final class CaseRun {
         return jobFailed.get();
     }
 
+    /**
+     * This case's failure fails its job. Only then: a failure recorded without failing the job (behind an exchange,
+     * {@link EventReplayOperator}) leaves the job's other branches to replay on, and the job to end.
+     */
+    void failJob() {
+        jobFailed.set(true);
+    }
+
     /** Forgets what a job that another case made fail observed, before this case runs again. */
     synchronized void reset() {
         firings.clear();
@@ -200,7 +208,6 @@ final class CaseRun {
     synchronized void runtimeError(Throwable failure) {
         if (error == null) {
             failedAt = MOMENTS.incrementAndGet();
-            jobFailed.set(true);
             Throwable root = rootCause(failure);
             error = errorNode("runtime", root.getMessage() != null ? root.getMessage() : root.toString());
         }

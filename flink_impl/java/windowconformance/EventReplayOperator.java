@@ -101,6 +101,7 @@ public final class EventReplayOperator extends AbstractStreamOperator<Element>
             // Recorded here, in the failing branch's own thread: the job's failure names no case.
             run.runtimeError(failure);
             if (failureFailsJob) {
+                run.failJob();
                 throw failure;
             }
         }
