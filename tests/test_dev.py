@@ -1,38 +1,53 @@
-"""`./dev`: what `./dev conformance --impl NAME` sets up for each registered implementation before it runs, and a
-part it does not know."""
+"""`./dev`: what `./dev conformance --impl NAME` sets up for each registered implementation before it runs (its
+manifest's parts), a part it does not know, and the steps of `./dev test` it prints without running them."""
 
 from __future__ import annotations
 
-import re
 import subprocess
+import sys
 from pathlib import Path
 
-from window_contract.registry import BUILTIN
+from conformance.manifest import engines
+from conformance.pipeline import steps
 
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = (ROOT / "dev").read_text(encoding="utf-8")
 #: What `.venv` alone runs: the suite and PySpark.
 IN_VENV = {"reference", "reference-flink-1.12", "spark", "spark-streaming"}
 
 
+def dev(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(ROOT / "dev"), *args], capture_output=True, text=True, timeout=600,
+                          env={"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "PYTHON": sys.executable})
+
+
 def parts_for(name: str) -> list[str]:
-    """The script's own `parts_for NAME`, run alone."""
-    start = SCRIPT.index("parts_for() {")
-    function = SCRIPT[start:SCRIPT.index("\n}\n", start) + 3]
-    done = subprocess.run(["bash", "-c", f'{function}\nparts_for "$1"', "parts_for", name],
+    """What `./dev` asks the manifests for a conformance run of `name` alone."""
+    done = subprocess.run([sys.executable, "-m", "conformance.manifest", "parts", name], cwd=ROOT,
                           capture_output=True, text=True, check=True)
     return done.stdout.split()
 
 
+def dev_parts() -> list[str]:
+    """Every part `./dev setup` knows, as its refusal of an unknown part lists them."""
+    refused = dev("setup", "no-such-part")
+    assert refused.returncode == 2
+    return refused.stderr.splitlines()[-1].split("(parts: ", 1)[1].rstrip(")").split()
+
+
 def test_every_registered_implementation_beyond_the_venv_has_its_parts_set_up_when_asked_for():
-    parts = re.search(r'^PARTS="([^"]*)"', SCRIPT, re.MULTILINE).group(1).split()
-    for name in BUILTIN:
+    parts = dev_parts()
+    for name in engines():
         needed = parts_for(name)
         assert (needed == []) == (name in IN_VENV), (name, needed)
         assert set(needed) <= set(parts), (name, needed)
 
 
 def test_an_unknown_part_is_refused_with_the_list_of_parts():
-    done = subprocess.run([str(ROOT / "dev"), "setup", "no-such-part"], capture_output=True, text=True, timeout=600)
-    assert done.returncode == 2
-    assert done.stderr.splitlines()[-1].startswith("error: no part 'no-such-part' to set up (parts: flink tools jvm")
+    assert dev_parts()[:4] == ["flink", "tools", "jvm", "flink-1.20"]
+    assert {"beam", "bytewax", "quix", "pathway"} <= set(dev_parts())
+
+
+def test_dev_test_lists_its_steps_without_running_them():
+    listed = dev("test", "--list")
+    assert listed.returncode == 0, listed.stderr
+    assert [line.split(":", 1)[0] for line in listed.stdout.splitlines()] == [step.name for step in steps()]
