@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import functools
 import importlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from window_contract.features import ALL_FEATURES
@@ -52,9 +52,21 @@ def entry_points(group: str) -> list:
     return list(installed(group=group))
 
 
+#: Catalogues added by the packages that hold them when they are imported (`add_catalogue`), beside the installed
+#: ones: a checkout run without installing it (or installed before its catalogue was) still finds its names.
+_ADDED: list[Callable[[], Mapping[str, Registered]]] = []
+
+
+def add_catalogue(catalogue: Callable[[], Mapping[str, Registered]]) -> None:
+    """Register the names `catalogue` gives, as an entry point of `CATALOGUE_GROUP` does."""
+    if catalogue not in _ADDED:
+        _ADDED.append(catalogue)
+
+
 def catalogue() -> dict[str, Registered]:
-    """Every implementation the installed catalogues register by name."""
-    return {name: registered for ep in entry_points(group=CATALOGUE_GROUP) for name, registered in ep.load()().items()}
+    """Every implementation the catalogues (installed and added) register by name."""
+    installed = [ep.load() for ep in entry_points(group=CATALOGUE_GROUP)]
+    return {name: registered for each in dict.fromkeys([*installed, *_ADDED]) for name, registered in each().items()}
 
 
 def registered_names() -> list[str]:
@@ -127,9 +139,11 @@ def _entry_point(name: str) -> object:
         return found[0].load()
     names = registered_names()
     nearest = difflib.get_close_matches(name, names, n=1)
+    registered = ", ".join(names) if names else (f"none (no installed package has a catalogue, {CATALOGUE_GROUP}: "
+                                                 "is the suite installed, and up to date? ./dev setup)")
     raise ImplementationNotFound(
         f"no implementation {name!r}" + (f" (did you mean {nearest[0]!r}?)" if nearest else "")
-        + f"; registered: {', '.join(names)}, or give 'package.module:factory' or 'exec:COMMAND'")
+        + f"; registered: {registered}, or give 'package.module:factory' or 'exec:COMMAND'")
 
 
 def _made(spec: str, factory: object) -> Implementation:
