@@ -23,13 +23,20 @@ def test_tox_ini_is_generated_from_the_pipeline():
         "tox.ini is out of date: python -m conformance.pipeline tox > tox.ini"
 
 
+#: The steps of `./dev test` when its steps were first made of the manifests, the engines' in their order.
+ENGINE_STEPS = ("reference", "spark", "flink", "pyflink-python", "spark-streaming", "beam", "kafka-streams", "bytewax",
+                "hazelcast-jet", "flink-sql", "flink-1.20", "quix-streams", "pathway")
+
+
 def test_every_step_runs_in_its_order_lint_first_and_the_mutation_checks_last():
+    """Every step `./dev test` ran before still runs, in its order; an engine added since has its step among the
+    engines'."""
     names = [step.name for step in steps()]
-    engine_steps = [f"suite {name}" for name in ("reference", "spark", "flink", "pyflink-python", "spark-streaming",
-                                                 "beam", "kafka-streams", "bytewax", "hazelcast-jet", "flink-sql",
-                                                 "flink-1.20", "quix-streams", "pathway")]
-    assert names == ["lint", "unit tests", *engine_steps, "census sample", "mutation check", "engine mutants",
-                     "machine mutation sample"]
+    assert names[:2] == ["lint", "unit tests"]
+    assert names[-4:] == ["census sample", "mutation check", "engine mutants", "machine mutation sample"]
+    assert [name for name in names[2:-4] if name.removeprefix("suite ") in ENGINE_STEPS] == \
+        [f"suite {name}" for name in ENGINE_STEPS]
+    assert all(name.startswith("suite ") for name in names[2:-4])
     assert len({step.env for step in steps()}) == len(names)
 
 
@@ -52,7 +59,7 @@ def test_the_census_sample_is_todays():
 
 def test_every_manifest_registers_an_implementation_whose_module_exists():
     registered = catalogue()
-    assert set(registered) == set(engines()) and len(registered) == 17
+    assert set(registered) == set(engines()) and set(ENGINE_STEPS) < set(registered)
     for name, entry in registered.items():
         module = entry.factory.partition(":")[0]
         assert importlib.util.find_spec(module) is not None, (name, module)
