@@ -19,9 +19,9 @@ A manifest says (every key but `factory` or `venv` is optional):
   (`--request-timeout`, seconds); `census`, the number of cases of its census sample; and `description`, what the
   step checks (tox's description of its environment).
 
-This module reads them for the registry (`catalogue`, the project's entry point in the group
-`window_contract.registry.CATALOGUE_GROUP`), for `./dev` (`python -m conformance.manifest`), for the pipeline and
-for the tests. It imports no implementation.
+This module reads them for the registry (`catalogue`, which `conformance.catalogue`, the project's entry point in
+the group `window_contract.registry.CATALOGUE_GROUP`, gives), for `./dev` (`python -m conformance.manifest`), for
+the pipeline and for the tests. It imports no implementation.
 """
 
 from __future__ import annotations

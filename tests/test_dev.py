@@ -11,10 +11,6 @@ from conformance.manifest import engines
 from conformance.pipeline import steps
 
 ROOT = Path(__file__).resolve().parents[1]
-#: What `.venv` alone runs: the suite and PySpark.
-IN_VENV = {"reference", "reference-flink-1.12", "spark", "spark-streaming"}
-
-
 def dev(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([str(ROOT / "dev"), *args], capture_output=True, text=True, timeout=600,
                           env={"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "PYTHON": sys.executable})
@@ -35,11 +31,16 @@ def dev_parts() -> list[str]:
 
 
 def test_every_registered_implementation_beyond_the_venv_has_its_parts_set_up_when_asked_for():
+    """An engine in its own environment has it set up, a Java engine its Maven part; only an engine in the suite's
+    process may need nothing beyond .venv."""
     parts = dev_parts()
-    for name in engines():
+    for name, engine in engines().items():
         needed = parts_for(name)
-        assert (needed == []) == (name in IN_VENV), (name, needed)
         assert set(needed) <= set(parts), (name, needed)
+        assert needed or engine.runs == "in-process", name
+        assert engine.venv is None or needed == [engine.venv], (name, needed)
+        assert engine.runs != "maven" or {"jvm", "flink-1.20"} & set(needed), (name, needed)
+    assert parts_for("reference") == parts_for("spark") == [] and parts_for("bytewax") == ["bytewax"]
 
 
 def test_an_unknown_part_is_refused_with_the_list_of_parts():
