@@ -1,4 +1,4 @@
-"""The implementation interface and its registry (docs/format.md, docs/protocol.md).
+"""The implementation interface (docs/format.md, docs/protocol.md).
 
 An implementation has a `name`, the `features` it supports and `run(cases) -> observations`: a batch
 in, one observation per case out, in the same order. `window_contract.registry` finds one by name.
