@@ -52,3 +52,16 @@ def test_dev_test_lists_its_steps_without_running_them():
     listed = dev("test", "--list")
     assert listed.returncode == 0, listed.stderr
     assert [line.split(":", 1)[0] for line in listed.stdout.splitlines()] == [step.name for step in steps()]
+
+
+def test_a_conformance_run_sets_up_the_parts_of_the_implementations_it_names_each_once():
+    """`./dev conformance`'s `setup_for`, run alone with a `setup_part` that only says what it would set up."""
+    script = (ROOT / "dev").read_text(encoding="utf-8")
+    functions = [script[script.index(f"{name}() {{"):script.index("\n}\n", script.index(f"{name}() {{")) + 3]
+                 for name in ("manifest", "setup_for")]
+    done = subprocess.run(["bash", "-c", "\n".join([f"PYTHON={sys.executable}", *functions,
+                                                    'setup_part() { echo "$1"; }', 'setup_for "$@"']), "dev",
+                           "--impl", "flink-sql", "--impl=kafka-streams", "--profile", "ci", "--impl", "flink",
+                           "--impl", "quix-streams", "--impl", "exec:./mine", "--impl", "mine:Factory"],
+                          cwd=ROOT, capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["flink", "jvm", "quix"]
