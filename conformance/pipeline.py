@@ -25,14 +25,17 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from conformance.manifest import CENSUS_SEED, Engine, ci_engines, engines
+from engines.venv_engines import python_variable
 
 #: The marker of the tests that are an engine's own step (pyproject.toml registers it).
 ENGINE_SUITE = "engine_suite"
 PYTEST = ("python", "-m", "pytest")
-#: tox's environments beyond `./dev test`'s steps.
+#: tox's environments beyond `./dev test`'s steps, and those of them that tox runs by default (the whole machine
+#: mutation run, instead of `./dev test`'s sample of it).
+TOX_DEFAULT = ("mutation-machine",)
 TOX_ONLY = """\
 [testenv:mutation-machine]
 description = every mutant the standard operators make of reference/, on the suite's recorded ci corpus
@@ -48,7 +51,8 @@ commands = python -m conformance run {posargs:--impl reference --impl spark --fo
 @dataclass(frozen=True)
 class Step:
     """One step: its `name` (printed with its time), its tox environment `env`, its `commands`, the setup `parts`
-    it needs (`./dev setup`'s), and tox's `description` and `extras` (None: tox's default)."""
+    it needs (`./dev setup`'s), whether `./dev test`'s arguments go to it, and tox's `description`, `extras`
+    (None: the environment's parts'), `skip_install` and `deps`, and whether tox runs it by default."""
 
     name: str
     env: str
@@ -58,7 +62,8 @@ class Step:
     extras: tuple[str, ...] | None = None
     takes_arguments: bool = False
     skip_install: bool = False
-    deps: tuple[str, ...] = field(default=())
+    deps: tuple[str, ...] = ()
+    in_tox_env_list: bool = True
 
 
 def _parts(chosen: list[Engine]) -> tuple[str, ...]:
@@ -108,7 +113,7 @@ def steps() -> list[Step]:
         Step("machine mutation sample", "mutation-machine-sample",
              "a fixed sample of the machine's mutants of reference/ (tox -e mutation-machine runs them all)",
              (("python", "-m", "conformance.mutation.machine", "--sample", "200", "--target", "0.9"),),
-             extras=("mutation",)),
+             extras=("mutation",), in_tox_env_list=False),
     ]
 
 
@@ -141,44 +146,56 @@ def run(arguments: list[str]) -> int:
 
 # --- tox.ini -------------------------------------------------------------------------------------------------------
 
-#: What each setup part of `./dev` is in a tox environment: extras (None: tox's default), allowed commands,
-#: commands before the step's.
-FLINK_TOX = (("spark", "flink", "pyflink", "dev"), ("python -m pip install --quiet --no-deps apache-flink==2.3.0",))
-JVM_TOX = "mvn -q -f {tox_root}{/}engines{/}jvm{/}pom.xml compile"
-FLINK_1_20_TOX = ("mvn -q -f {tox_root}{/}flink_impl{/}flink-1.20{/}pom.xml dependency:build-classpath "
-                  "-Dmdep.outputFile={envtmpdir}{/}classpath.txt")
+@dataclass(frozen=True)
+class ToxPart:
+    """What a setup part of `./dev` is in a tox environment: the extras it installs (besides the environment's),
+    the variables it sets, the commands it runs beforehand, and the outside ones among them."""
+
+    extras: tuple[str, ...] = ()
+    set_env: tuple[str, ...] = ()
+    commands_pre: tuple[str, ...] = ()
+    allowlist: tuple[str, ...] = ()
+
+
+#: The extras in the order tox.ini lists them.
+EXTRAS = ("spark", "flink", "pyflink", "dev")
+TOX_PARTS = {
+    # apache-flink's declared dependencies clash with PySpark's: the package goes in without them (`./dev setup`)
+    "flink": ToxPart(("spark", "flink", "pyflink", "dev"),
+                     commands_pre=("python -m pip install --quiet --no-deps apache-flink==2.3.0",)),
+    "jvm": ToxPart(commands_pre=("mvn -q -f {tox_root}{/}engines{/}jvm{/}pom.xml compile",), allowlist=("mvn",)),
+    "flink-1.20": ToxPart(commands_pre=("mvn -q -f {tox_root}{/}flink_impl{/}flink-1.20{/}pom.xml "
+                                        "dependency:build-classpath -Dmdep.outputFile={envtmpdir}{/}classpath.txt",),
+                          allowlist=("mvn",)),
+}
+
+
+def tox_part(part: str) -> ToxPart:
+    """A part of `TOX_PARTS`, or an engine's own environment, made inside tox's and named by its variable."""
+    if part in TOX_PARTS:
+        return TOX_PARTS[part]
+    python = f"{{envdir}}{{/}}{part}{{/}}bin{{/}}python"
+    made = (f"python -m venv {{envdir}}{{/}}{part}", f"{python} -m pip install --quiet -e {{tox_root}}[{part}]")
+    return ToxPart(("dev",), (f"{python_variable(part)} = {python}",), made, (python,))
 
 
 def tox_env(step: Step) -> str:
     """The section of `step` in tox.ini."""
-    venvs = {e.venv: e for e in engines().values() if e.venv}
-    extras: set[str] = set()
-    set_env: list[str] = []
-    allowed: list[str] = []
-    pre: list[str] = []
-    for part in step.parts:
-        if part == "flink":
-            extras.update(FLINK_TOX[0])
-            pre.extend(FLINK_TOX[1])
-        elif part in ("jvm", "flink-1.20"):
-            allowed.append("mvn")
-            pre.append(JVM_TOX if part == "jvm" else FLINK_1_20_TOX)
-        elif part in venvs:
-            python = f"{{envdir}}{{/}}{part}{{/}}bin{{/}}python"
-            extras.add("dev")
-            set_env.append(f"WINDOW_CONFORMANCE_{part.upper()}_PYTHON = {python}")
-            allowed.append(python)
-            pre += [f"python -m venv {{envdir}}{{/}}{part}", f"{python} -m pip install --quiet -e {{tox_root}}[{part}]"]
+    parts = [tox_part(part) for part in step.parts]
+
+    def union(field_name: str) -> list[str]:
+        return list(dict.fromkeys(value for part in parts for value in getattr(part, field_name)))
+
     lines = [f"[testenv:{step.env}]", f"description = {step.description}"]
     if step.skip_install:
         lines += ["skip_install = true", *(["deps = " + ", ".join(step.deps)] if step.deps else [])]
-    chosen = step.extras or (tuple(sorted(extras, key=["spark", "flink", "pyflink", "dev"].index)) if extras else ())
-    if chosen:
-        lines.append("extras = " + ", ".join(chosen))
-    if set_env:
-        lines += ["set_env =", "    {[testenv]set_env}", *(f"    {line}" for line in set_env)]
-    lines += _listed("allowlist_externals", list(dict.fromkeys(allowed)))
-    lines += _listed("commands_pre", list(dict.fromkeys(pre)))
+    extras = step.extras or sorted(union("extras"), key=EXTRAS.index)
+    if extras:
+        lines.append("extras = " + ", ".join(extras))
+    if union("set_env"):
+        lines += ["set_env =", "    {[testenv]set_env}", *(f"    {line}" for line in union("set_env"))]
+    lines += _listed("allowlist_externals", union("allowlist"))
+    lines += _listed("commands_pre", union("commands_pre"))
     commands = [shown(c).replace("{out}", "{envtmpdir}{/}census") + (" {posargs}" if step.takes_arguments else "")
                 for c in step.commands]
     lines += _listed("commands", [c.replace("python -m pytest", "pytest", 1) for c in commands])
@@ -199,7 +216,7 @@ def tox_ini() -> str:
         "# manifests (cases/engines/<name>/engine.toml): edit those, not this file. An environment a step of",
         "# `./dev test`, which runs the same steps without tox.",
         "[tox]",
-        "env_list = " + ", ".join(step.env for step in ci),
+        "env_list = " + ", ".join([*(step.env for step in ci if step.in_tox_env_list), *TOX_DEFAULT]),
         "requires = tox>=4",
         "",
         "[testenv]",
