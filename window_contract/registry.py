@@ -31,8 +31,8 @@ from window_contract.process import exec_implementation
 ENTRY_POINT_GROUP = "window_conformance.implementations"
 
 #: The entry-point group of catalogues: each entry point names a callable that returns the implementations a
-#: package registers by name, `{name: Registered}` (this project's reads its engine manifests,
-#: `conformance/manifest.py`); a plug-in of one implementation registers it in `ENTRY_POINT_GROUP` instead.
+#: package registers by name, `{name: Registered}` (this project's reads its engine manifests); a plug-in of one
+#: implementation registers it in `ENTRY_POINT_GROUP` instead.
 CATALOGUE_GROUP = "window_conformance.catalogues"
 
 
@@ -140,7 +140,7 @@ def _entry_point(name: str) -> object:
     names = registered_names()
     nearest = difflib.get_close_matches(name, names, n=1)
     registered = ", ".join(names) if names else (f"none (no installed package has a catalogue, {CATALOGUE_GROUP}: "
-                                                 "is the suite installed, and up to date? ./dev setup)")
+                                                 "is the suite installed, and up to date?)")
     raise ImplementationNotFound(
         f"no implementation {name!r}" + (f" (did you mean {nearest[0]!r}?)" if nearest else "")
         + f"; registered: {registered}, or give 'package.module:factory' or 'exec:COMMAND'")
