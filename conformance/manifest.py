@@ -58,8 +58,8 @@ class CiBudget:
     test: str | None = None
     profile: str = "ci-slow"
     properties: tuple[str, ...] = ()
-    timeout: float | None = None
-    request_timeout: float | None = None
+    timeout: int | None = None
+    request_timeout: int | None = None
     census: int | None = None
     description: str = ""
 
