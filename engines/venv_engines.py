@@ -2,9 +2,11 @@
 engine's virtual environment, is a process speaking `window-process/1` (docs/protocol.md), exactly as
 `--impl 'exec:COMMAND'` would run it.
 
-`./dev setup EXTRA` makes each environment beside `.venv` (`.venv-EXTRA`) from the pinned extra of `pyproject.toml`
-(with this project installed, without extras), as `./dev conformance --impl NAME` does when it is missing; an
-environment variable names another interpreter that has the engine and this project.
+An engine's manifest (`cases/engines/<name>/engine.toml`, `runs = "venv"`) names its environment and its module;
+`./dev setup VENV` makes the environment beside `.venv` (`.venv-VENV`) from the pinned extra VENV of
+`pyproject.toml` (with this project installed, without extras), as `./dev conformance --impl NAME` does when it is
+missing; the environment variable `WINDOW_CONFORMANCE_<VENV>_PYTHON` names another interpreter that has the engine
+and this project.
 """
 
 from __future__ import annotations
@@ -19,33 +21,17 @@ from window_contract.process import ProcessImplementation
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def engine_process(module: str, extra: str, variable: str) -> ProcessImplementation:
-    """`python -m <module>` in the environment of `extra`, `.venv-<extra>` (or `$variable`), run from the project's
-    root."""
-    venv = f".venv-{extra}"
-    python = os.environ.get(variable, str(ROOT / venv / "bin" / "python"))
+def python_variable(venv: str) -> str:
+    """The environment variable that names another interpreter for the environment `venv`."""
+    return f"WINDOW_CONFORMANCE_{venv.upper().replace('-', '_')}_PYTHON"
+
+
+def engine_process(module: str, venv: str) -> ProcessImplementation:
+    """`python -m <module>` in the environment `.venv-<venv>` (or the interpreter its variable names), run from
+    the project's root."""
+    variable = python_variable(venv)
+    python = os.environ.get(variable, str(ROOT / f".venv-{venv}" / "bin" / "python"))
     if not Path(python).is_file():
         raise ImplementationFailure(f"the engine's environment is missing ({python} does not exist): "
-                                    f"`./dev setup {extra}` makes {venv}, or set {variable}")
+                                    f"`./dev setup {venv}` makes .venv-{venv}, or set {variable}")
     return ProcessImplementation(f"{shlex.quote(python)} -m {module}")
-
-
-def bytewax() -> ProcessImplementation:
-    """`bytewax`: Bytewax 0.21 (`engines/bytewax.py`) in `.venv-bytewax`."""
-    return engine_process("engines.bytewax", "bytewax", "WINDOW_CONFORMANCE_BYTEWAX_PYTHON")
-
-
-def quix_streams() -> ProcessImplementation:
-    """`quix-streams`: Quix Streams 3.28 on librdkafka's mock cluster (`engines/quix_streams.py`) in `.venv-quix`."""
-    return engine_process("engines.quix_streams", "quix", "WINDOW_CONFORMANCE_QUIX_PYTHON")
-
-
-def pathway() -> ProcessImplementation:
-    """`pathway`: Pathway 0.33's temporal windows (`engines/pathway.py`) in `.venv-pathway`."""
-    return engine_process("engines.pathway", "pathway", "WINDOW_CONFORMANCE_PATHWAY_PYTHON")
-
-
-
-def beam() -> ProcessImplementation:
-    """`beam`: Apache Beam 2.77's Python SDK on its direct runner (`engines/beam.py`) in `.venv-beam`."""
-    return engine_process("engines.beam", "beam", "WINDOW_CONFORMANCE_BEAM_PYTHON")

@@ -22,6 +22,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from window_contract.implementation import EngineUnavailable
+
 #: The Flink release the runner is written against: `pip install apache-flink-libraries==2.3.0`.
 FLINK_VERSION = "2.3.0"
 HERE = Path(__file__).parent
@@ -36,8 +38,10 @@ TABLE_JARS = ("flink-table-api-java-uber", "flink-table-planner-loader", "flink-
 POM_1_20 = HERE / "flink-1.20" / "pom.xml"
 
 
-class FlinkUnavailable(RuntimeError):
+class FlinkUnavailable(EngineUnavailable):
     """Java or Flink's jars are missing, or the runner does not compile."""
+
+    what = "Flink's toolchain (java, javac or Flink's jars)"
 
 
 @dataclass(frozen=True)

@@ -13,11 +13,12 @@ import json
 import re
 import subprocess
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from conformance.divergences import attribute, engine_divergences
+from conformance.manifest import engine as manifest
 from window_contract.case_json import case_from_json
 from window_contract.observation_json import observation_from_json
 
@@ -54,17 +55,18 @@ def documented_properties(section: str) -> set[str]:
 
 
 def assert_the_suite_finds_what_the_section_names(out: Path, engine: str, section: str,
-                                                  explained: Explained | None = None, *,
-                                                  properties: Iterable[str] = (), args: Iterable[str] = (),
-                                                  timeout: float) -> None:
-    """Run the property suite (profile `ci-slow`; only `properties` when given) against `engine`, writing its
-    report to `out`: it differs, on exactly the properties `section` lists, without errors, and every minimal
-    counterexample shows a difference the engine's listed divergences explain (`conformance.divergences`), or,
-    for an engine without a list yet, one of `explained` recognises."""
-    selected = [arg for name in properties for arg in ("--property", name)]
-    run = subprocess.run([sys.executable, "-m", "conformance", "run", "--impl", engine, "--profile", "ci-slow",
-                          "--out", str(out), *args, *selected], cwd=ROOT, capture_output=True, text=True,
-                         timeout=timeout)
+                                                  explained: Explained | None = None) -> None:
+    """Run the property suite against `engine` on the budget of its manifest's `[ci]` (its profile, its
+    properties or all, its request timeout; the whole run within its timeout), writing its report to `out`: it
+    differs, on exactly the properties `section` lists, without errors, and every minimal counterexample shows a
+    difference the engine's listed divergences explain (`conformance.divergences`), or, for an engine without a
+    list yet, one of `explained` recognises."""
+    budget = manifest(engine).ci
+    selected = [arg for name in budget.properties for arg in ("--property", name)]
+    requests = ("--request-timeout", str(budget.request_timeout)) if budget.request_timeout else ()
+    run = subprocess.run([sys.executable, "-m", "conformance", "run", "--impl", engine, "--profile", budget.profile,
+                          "--out", str(out), *requests, *selected], cwd=ROOT, capture_output=True, text=True,
+                         timeout=budget.timeout)
     assert run.returncode == 1, run.stdout[-3000:] + run.stderr[-3000:]
     (impl,) = json.loads((out / "report.json").read_text())["implementations"]
     assert not impl["errors"] and impl["outcome"] == "differs"

@@ -17,9 +17,6 @@ from engine_readme import assert_the_suite_finds_what_the_section_names, readme_
 from window_contract import Case, load_implementation, record, sliding, tumbling, watermark
 from window_contract.observation import Firing, LateRecord, Observation, TimeWindow
 
-#: The properties the CI step of an engine that costs about a second a shrinking step runs (profile `ci-slow`).
-SUITE_PROPERTIES = ("matches_reference", "fired_values_lie_in_their_window", "rejected_specification_has_no_outputs")
-
 
 def engine_fixtures(name: str) -> tuple[Callable, Callable]:
     """The module-scoped fixtures `engine` (the engine `name`, closed after the module) and `reference`."""
@@ -37,14 +34,14 @@ def engine_fixtures(name: str) -> tuple[Callable, Callable]:
     return engine, reference
 
 
-def suite_test(name: str, title: str, properties: Iterable[str] = (), *, timeout: float) -> Callable[[Path], None]:
-    """The test that runs the property suite (profile `ci-slow`; only `properties` when given) against the engine
-    `name`: it differs, on exactly the properties the README's section on `title` lists, and the engine's list
-    explains every minimal counterexample."""
+def suite_test(name: str, title: str) -> Callable[[Path], None]:
+    """The test that runs the property suite against the engine `name` on its manifest's budget, the engine's step
+    of `./dev test` (marked `engine_suite`): it differs, on exactly the properties the README's section on `title`
+    lists, and the engine's list explains every minimal counterexample."""
 
+    @pytest.mark.engine_suite
     def test_the_suite_finds_the_divergences_the_readme_names(tmp_path: Path) -> None:
-        assert_the_suite_finds_what_the_section_names(tmp_path / "report", name, readme_section(title),
-                                                      properties=properties, timeout=timeout)
+        assert_the_suite_finds_what_the_section_names(tmp_path / "report", name, readme_section(title))
     return test_the_suite_finds_the_divergences_the_readme_names
 
 

@@ -1,38 +1,67 @@
-"""`./dev`: what `./dev conformance --impl NAME` sets up for each registered implementation before it runs, and a
-part it does not know."""
+"""`./dev`: what `./dev conformance --impl NAME` sets up for each registered implementation before it runs (its
+manifest's parts), a part it does not know, and the steps of `./dev test` it prints without running them."""
 
 from __future__ import annotations
 
-import re
 import subprocess
+import sys
 from pathlib import Path
 
-from window_contract.registry import BUILTIN
+from conformance.manifest import engines
+from conformance.pipeline import steps
 
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = (ROOT / "dev").read_text(encoding="utf-8")
-#: What `.venv` alone runs: the suite and PySpark.
-IN_VENV = {"reference", "reference-flink-1.12", "spark", "spark-streaming"}
+def dev(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(ROOT / "dev"), *args], capture_output=True, text=True, timeout=600,
+                          env={"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "PYTHON": sys.executable})
 
 
 def parts_for(name: str) -> list[str]:
-    """The script's own `parts_for NAME`, run alone."""
-    start = SCRIPT.index("parts_for() {")
-    function = SCRIPT[start:SCRIPT.index("\n}\n", start) + 3]
-    done = subprocess.run(["bash", "-c", f'{function}\nparts_for "$1"', "parts_for", name],
+    """What `./dev` asks the manifests for a conformance run of `name` alone."""
+    done = subprocess.run([sys.executable, "-m", "conformance.manifest", "parts", name], cwd=ROOT,
                           capture_output=True, text=True, check=True)
     return done.stdout.split()
 
 
+def dev_parts() -> list[str]:
+    """Every part `./dev setup` knows, as its refusal of an unknown part lists them."""
+    refused = dev("setup", "no-such-part")
+    assert refused.returncode == 2
+    return refused.stderr.splitlines()[-1].split("(parts: ", 1)[1].rstrip(")").split()
+
+
 def test_every_registered_implementation_beyond_the_venv_has_its_parts_set_up_when_asked_for():
-    parts = re.search(r'^PARTS="([^"]*)"', SCRIPT, re.MULTILINE).group(1).split()
-    for name in BUILTIN:
+    """An engine in its own environment has it set up, a Java engine its Maven part; only an engine in the suite's
+    process may need nothing beyond .venv."""
+    parts = dev_parts()
+    for name, engine in engines().items():
         needed = parts_for(name)
-        assert (needed == []) == (name in IN_VENV), (name, needed)
         assert set(needed) <= set(parts), (name, needed)
+        assert needed or engine.runs == "in-process", name
+        assert engine.venv is None or needed == [engine.venv], (name, needed)
+        assert engine.runs != "maven" or {"jvm", "flink-1.20"} & set(needed), (name, needed)
+    assert parts_for("reference") == parts_for("spark") == [] and parts_for("bytewax") == ["bytewax"]
 
 
 def test_an_unknown_part_is_refused_with_the_list_of_parts():
-    done = subprocess.run([str(ROOT / "dev"), "setup", "no-such-part"], capture_output=True, text=True, timeout=600)
-    assert done.returncode == 2
-    assert done.stderr.splitlines()[-1].startswith("error: no part 'no-such-part' to set up (parts: flink tools jvm")
+    assert dev_parts()[:4] == ["flink", "tools", "jvm", "flink-1.20"]
+    assert {"beam", "bytewax", "quix", "pathway"} <= set(dev_parts())
+
+
+def test_dev_test_lists_its_steps_without_running_them():
+    listed = dev("test", "--list")
+    assert listed.returncode == 0, listed.stderr
+    assert [line.split(":", 1)[0] for line in listed.stdout.splitlines()] == [step.name for step in steps()]
+
+
+def test_a_conformance_run_sets_up_the_parts_of_the_implementations_it_names_each_once():
+    """`./dev conformance`'s `setup_for`, run alone with a `setup_part` that only says what it would set up."""
+    script = (ROOT / "dev").read_text(encoding="utf-8")
+    functions = [script[script.index(f"{name}() {{"):script.index("\n}\n", script.index(f"{name}() {{")) + 3]
+                 for name in ("manifest", "setup_for")]
+    done = subprocess.run(["bash", "-c", "\n".join([f"PYTHON={sys.executable}", *functions,
+                                                    'setup_part() { echo "$1"; }', 'setup_for "$@"']), "dev",
+                           "--impl", "flink-sql", "--impl=kafka-streams", "--profile", "ci", "--impl", "flink",
+                           "--impl", "quix-streams", "--impl", "exec:./mine", "--impl", "mine:Factory"],
+                          cwd=ROOT, capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["flink", "jvm", "quix"]

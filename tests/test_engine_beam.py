@@ -122,12 +122,11 @@ def test_hand_cases_agree_with_flink(engine, path):
 
 #: The properties run against Beam in CI, where a pipeline costs a second or two: the differential check and
 #: two invariants on what a firing holds (most others need positions or the late side output, which Beam lacks).
-SUITE_PROPERTIES = ("matches_reference", "firing_timestamp_is_max_timestamp", "fired_values_lie_in_their_window")
 
 
+@pytest.mark.engine_suite
 def test_the_suite_finds_the_divergences_the_readme_names(tmp_path):
-    """The property suite (profile `ci-slow`, `SUITE_PROPERTIES`) against the engine: it differs, on exactly
+    """The property suite (on its manifest's budget) against the engine: it differs, on exactly
     the properties the README lists, and every minimal counterexample shows a difference one of its points
     explains."""
-    assert_the_suite_finds_what_the_section_names(tmp_path / "report", "beam", SECTION,
-                                                  properties=SUITE_PROPERTIES, timeout=3000)
+    assert_the_suite_finds_what_the_section_names(tmp_path / "report", "beam", SECTION)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import pytest
 from engine_under_test import (
-    SUITE_PROPERTIES,
     assert_batches_answer_as_each_case_alone,
     assert_declares,
     engine_fixtures,
@@ -111,9 +110,9 @@ def test_cases_in_one_computation_are_jobs_of_their_own(engine):
     assert_batches_answer_as_each_case_alone(engine, cases)
 
 
-#: The property suite against the engine (profile `ci-slow`, `SUITE_PROPERTIES`): the properties it breaks are the
-#: README's, and the list explains each minimal counterexample.
-test_the_suite_finds_the_divergences_the_readme_names = suite_test("pathway", "Pathway", SUITE_PROPERTIES, timeout=900)
+#: The property suite against the engine on its manifest's budget (cases/engines/<engine>/engine.toml): the
+#: properties it breaks are the README's, and the list explains each minimal counterexample.
+test_the_suite_finds_the_divergences_the_readme_names = suite_test("pathway", "Pathway")
 
 
 def test_the_end_of_time_is_a_heartbeat_just_late_enough_to_close_every_window_so_far(engine):

@@ -98,18 +98,9 @@ def test_hand_cases_agree_with_flink(observed, index):
     assert equivalent(load_implementation("reference").run([case])[0], observed[case])
 
 
-#: The property the suite test runs: the differential on generated watermark cases, whose generators are what the
-#: engine maps to `withWatermark`. A query per case costs seconds: the other properties (hundreds of cases each
-#: under `ci-slow`) would take hours on 2 cores; `python -m conformance run --impl spark-streaming` runs them all.
-SUITE_PROPERTIES = ("watermark_cases_match_reference",)
-#: Seconds one prefetched `run` call (every case of the property, a few at a time) may take.
-REQUEST_TIMEOUT = 2400
-
-
+@pytest.mark.engine_suite
 def test_the_suite_finds_the_divergences_the_readme_names(tmp_path):
-    """The differential property on watermark cases (profile `ci-slow`) against the engine: it differs, on exactly
-    the properties the README lists, and every minimal counterexample shows a difference one of its points
+    """The differential property on watermark cases (on its manifest's budget) against the engine: it differs, on
+    exactly the properties the README lists, and every minimal counterexample shows a difference one of its points
     explains."""
-    assert_the_suite_finds_what_the_section_names(tmp_path / "report", "spark-streaming", SECTION,
-                                                  properties=SUITE_PROPERTIES, timeout=2 * REQUEST_TIMEOUT,
-                                                  args=("--request-timeout", str(REQUEST_TIMEOUT)))
+    assert_the_suite_finds_what_the_section_names(tmp_path / "report", "spark-streaming", SECTION)

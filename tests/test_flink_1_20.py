@@ -20,7 +20,8 @@ from window_contract import load_implementation
 from window_contract.case_json import case_files, load_cases
 from window_contract.features import ALL_FEATURES
 
-pytestmark = pytest.mark.flink
+#: The whole file is Flink 1.20's step of `./dev test` (its manifest's [ci]).
+pytestmark = [pytest.mark.flink, pytest.mark.engine_suite]
 
 
 @pytest.fixture(scope="module")

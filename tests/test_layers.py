@@ -7,6 +7,7 @@ it back. The contract's public names are exactly its `__all__`.
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -57,6 +58,17 @@ def module_name(path: Path) -> str:
 def test_the_contract_imports_nothing_of_the_project():
     for path in modules(CONTRACT):
         assert {m.split(".")[0] for m in imports(path)} <= {CONTRACT}, path
+
+
+def test_the_contract_names_no_module_above_it():
+    """Not even as a string: which implementations exist, and where their modules are, is the catalogues'
+    business (`window_contract.registry.CATALOGUE_GROUP`), not the contract's."""
+    above = "|".join(PACKAGES[1:])
+    for path in modules(CONTRACT):
+        named = [node.value for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                 if isinstance(node, ast.Constant) and isinstance(node.value, str)
+                 and re.fullmatch(rf"(?:{above})(?:\.\w+)*(?::\w+)?", node.value)]
+        assert not named, f"{path.relative_to(ROOT)} names {named}"
 
 
 def test_the_middle_floor_imports_the_contract_and_itself_only():

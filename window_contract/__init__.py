@@ -7,7 +7,8 @@ windows is held to, and nothing of the suite that holds it.
   alike (`facts`);
 - when two observations agree, and how they differ (`equivalence`, `difference`);
 - the implementation interface, the process protocol `window-process/1` (`implementation`, `process`) and
-  the registry of implementations by name (`registry`).
+  the loading of an implementation (`registry`: by `module:factory`, `exec:COMMAND`, or a name an installed
+  package's catalogue registers; the contract itself names none).
 
 Every implementation, engine adapter, strategy and report imports this package and nothing above it.
 Write a case in a few lines, in Flink's words::

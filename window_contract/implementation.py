@@ -1,4 +1,4 @@
-"""The implementation interface and its registry (docs/format.md, docs/protocol.md).
+"""The implementation interface (docs/format.md, docs/protocol.md).
 
 An implementation has a `name`, the `features` it supports and `run(cases) -> observations`: a batch
 in, one observation per case out, in the same order. `window_contract.registry` finds one by name.
@@ -23,13 +23,20 @@ from typing import Protocol, runtime_checkable
 from window_contract.case import Case
 from window_contract.observation import Observation
 
-#: Where an engine's own exception type means that its machinery died (a qualified class name, as
-#: the contract imports no engine), and what died.
+#: Where a third-party library's own exception type means that an engine's machinery died (a qualified class
+#: name, as the contract imports no engine), and what died. An adapter's own such exception is an
+#: `EngineUnavailable`.
 ENGINE_FAILURES: dict[str, str] = {
     "py4j.protocol.Py4JNetworkError": "the Spark JVM (its py4j connection was lost)",
     "pyspark.errors.exceptions.base.PySparkRuntimeError": "Spark could not start or lost its JVM",
-    "flink_impl.toolchain.FlinkUnavailable": "Flink's toolchain (java, javac or Flink's jars)",
 }
+
+
+class EngineUnavailable(RuntimeError):
+    """An adapter's machinery is missing or does not start (a JDK, an engine's jars): the cases could not run.
+    A subclass names what is missing in `what`."""
+
+    what = "the engine's machinery"
 
 
 #: Where an `OSError` raised by an engine's client library (a package) means that the engine's process
@@ -135,6 +142,8 @@ def failure_to_run(error: BaseException) -> str | None:
         engine = ENGINE_FAILURES.get(f"{kind.__module__}.{kind.__qualname__}")
         if isinstance(cause, CouldNotRun | ImplementationFailure):
             return str(cause)
+        if isinstance(cause, EngineUnavailable):
+            return f"{cause.what}: {one_line(cause)}"
         if engine is not None:
             return f"{engine}: {one_line(cause)}"
         if isinstance(cause, OSError | MemoryError):

@@ -1,13 +1,17 @@
-"""The registry of implementations: `load_implementation` finds one by registered name, by
-`package.module:factory`, by `exec:COMMAND` (a process, `window_contract.process`), or through the
-entry-point group `window_conformance.implementations` of installed packages. Nothing here imports an
-implementation until it is asked for.
+"""The registry of implementations: `load_implementation` finds one by a name an installed package's catalogue
+registers (the entry-point group `window_conformance.catalogues`: this project's reads its engine manifests), by
+`package.module:factory`, by `exec:COMMAND` (a process, `window_contract.process`), or through the entry-point
+group `window_conformance.implementations` of installed packages. The contract names no implementation: which
+exist is its catalogues' business. Nothing here imports an implementation until it is asked for.
 """
 
 from __future__ import annotations
 
 import difflib
+import functools
 import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
 from window_contract.features import ALL_FEATURES
 from window_contract.guards import DEFAULT_LIMITS, Limits, guarded
@@ -26,30 +30,20 @@ from window_contract.process import exec_implementation
 
 ENTRY_POINT_GROUP = "window_conformance.implementations"
 
-#: name -> "module:factory"; the factory takes no arguments and returns an `Implementation`.
-BUILTIN: dict[str, str] = {
-    "reference": "reference.implementation:ReferenceImplementation",
-    "reference-flink-1.12": "reference.implementation:flink_1_12_variant",
-    "spark": "spark_impl.implementation:SparkImplementation",
-    "flink": "flink_impl.implementation:FlinkImplementation",
-    "flink-1.20": "flink_impl.implementation:Flink120Implementation",
-    "flink-sql": "flink_impl.sql:FlinkSqlImplementation",
-    "flink-sql-1.20": "flink_impl.sql:FlinkSql120Implementation",
-    "flink-sql-legacy": "flink_impl.sql:FlinkSqlLegacyImplementation",
-    "pyflink-python": "engines.pyflink_python:PyFlinkPythonImplementation",
-    "spark-streaming": "engines.spark_streaming:SparkStreamingImplementation",
-    "beam": "engines.venv_engines:beam",
-    "kafka-streams": "engines.jvm:kafka_streams",
-    "kafka-streams-updates": "engines.jvm:kafka_streams_updates",
-    "bytewax": "engines.venv_engines:bytewax",
-    "quix-streams": "engines.venv_engines:quix_streams",
-    "pathway": "engines.venv_engines:pathway",
-    "hazelcast-jet": "engines.jvm:hazelcast_jet",
-}
+#: The entry-point group of catalogues: each entry point names a callable that returns the implementations a
+#: package registers by name, `{name: Registered}` (this project's reads its engine manifests); a plug-in of one
+#: implementation registers it in `ENTRY_POINT_GROUP` instead.
+CATALOGUE_GROUP = "window_conformance.catalogues"
 
-#: The extra of this package (pyproject.toml) that installs what a registered implementation imports;
-#: without it the engine is missing, and the implementation could not run.
-EXTRAS: dict[str, str] = {"spark": "spark", "spark-streaming": "spark", "pyflink-python": "pyflink"}
+
+@dataclass(frozen=True)
+class Registered:
+    """An implementation a catalogue names: its `factory` (`package.module:factory`), called with `arguments`,
+    and what to tell a user when what it imports is not installed (`install`)."""
+
+    factory: str
+    arguments: Mapping[str, object] = field(default_factory=dict)
+    install: str = ""
 
 
 def entry_points(group: str) -> list:
@@ -58,8 +52,25 @@ def entry_points(group: str) -> list:
     return list(installed(group=group))
 
 
+#: Catalogues added by the packages that hold them when they are imported (`add_catalogue`), beside the installed
+#: ones: a checkout run without installing it (or installed before its catalogue was) still finds its names.
+_ADDED: list[Callable[[], Mapping[str, Registered]]] = []
+
+
+def add_catalogue(catalogue: Callable[[], Mapping[str, Registered]]) -> None:
+    """Register the names `catalogue` gives, as an entry point of `CATALOGUE_GROUP` does."""
+    if catalogue not in _ADDED:
+        _ADDED.append(catalogue)
+
+
+def catalogue() -> dict[str, Registered]:
+    """Every implementation the catalogues (installed and added) register by name."""
+    installed = [ep.load() for ep in entry_points(group=CATALOGUE_GROUP)]
+    return {name: registered for each in dict.fromkeys([*installed, *_ADDED]) for name, registered in each().items()}
+
+
 def registered_names() -> list[str]:
-    return sorted(set(BUILTIN) | {ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)})
+    return sorted(set(catalogue()) | {ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)})
 
 
 def _resolve(target: str) -> object:
@@ -91,10 +102,11 @@ def load_implementation(spec: str, timeout: float = REQUEST_TIMEOUT,
     `ImplementationNotFound` (a usage error) when `spec` names nothing, or a plug-in that does not
     import or is not an implementation; `ImplementationFailure` (could not run) when a registered
     engine is not installed, or an implementation cannot start its engine."""
+    registered = {} if spec.startswith("exec:") or ":" in spec else catalogue()
     if spec.startswith("exec:"):
         impl = exec_implementation(spec, timeout, limits)
-    elif spec in BUILTIN:
-        impl = _registered(spec)
+    elif spec in registered:
+        impl = _registered(spec, registered[spec])
     else:
         try:
             impl = _made(spec, _resolve(spec) if ":" in spec else _entry_point(spec))
@@ -105,19 +117,19 @@ def load_implementation(spec: str, timeout: float = REQUEST_TIMEOUT,
         raise ImplementationNotFound(f"{spec!r} did not give an implementation: it has no "
                                      f"{', '.join(missing)} (needs {', '.join(REQUIRED_MEMBERS)})")
     _check_members(spec, impl)
-    if spec not in BUILTIN and not spec.startswith("exec:"):
+    if spec not in registered and not spec.startswith("exec:"):
         impl = guarded(impl, limits)
     return impl if all(hasattr(impl, member) for member in OPTIONAL_MEMBERS) else WithDefaults(impl)
 
 
-def _registered(name: str) -> Implementation:
-    """A registered implementation: an engine that does not import (an extra not installed) could not run."""
+def _registered(name: str, registered: Registered) -> Implementation:
+    """A registered implementation: an engine that does not import (what it needs not installed) could not run."""
     try:
-        return _made(name, _resolve(BUILTIN[name]))
+        factory = _resolve(registered.factory)
+        return _made(name, functools.partial(factory, **registered.arguments) if registered.arguments else factory)
     except ImportError as e:
-        extra = f"pip install 'window-conformance[{EXTRAS[name]}]' installs it; " if name in EXTRAS else ""
-        raise ImplementationFailure(f"{name} could not run: its engine is missing ({one_line(e)}): {extra}"
-                                    "./dev setup installs every engine") from e
+        raise ImplementationFailure(f"{name} could not run: its engine is missing ({one_line(e)})"
+                                    + (f": {registered.install}" if registered.install else "")) from e
 
 
 def _entry_point(name: str) -> object:
@@ -127,9 +139,11 @@ def _entry_point(name: str) -> object:
         return found[0].load()
     names = registered_names()
     nearest = difflib.get_close_matches(name, names, n=1)
+    registered = ", ".join(names) if names else (f"none (no installed package has a catalogue, {CATALOGUE_GROUP}: "
+                                                 "is the suite installed, and up to date?)")
     raise ImplementationNotFound(
         f"no implementation {name!r}" + (f" (did you mean {nearest[0]!r}?)" if nearest else "")
-        + f"; registered: {', '.join(names)}, or give 'package.module:factory' or 'exec:COMMAND'")
+        + f"; registered: {registered}, or give 'package.module:factory' or 'exec:COMMAND'")
 
 
 def _made(spec: str, factory: object) -> Implementation:

@@ -1,0 +1,251 @@
+"""The one definition of the project's CI: the steps `./dev test` runs, in order, and the tox environments made of
+them (`tox.ini` is generated from this module: `python -m conformance.pipeline tox > tox.ini`; a test fails when
+it is out of date).
+
+The steps: ruff (early: it takes seconds); the unit tests (every test but those marked `engine_suite`); a step an
+engine whose manifest has one (`conformance.manifest`, `[ci]`), in its `order`: the property suite under the `ci`
+profile for the implementations the suite is written against (reference, Spark, real Flink, which replay the
+committed cases and the corpus they declare the features of), and for each engine under test its test file's
+`engine_suite` tests (the suite against the engine with the budget of its manifest, held to its divergence list);
+a census sample on the engines whose manifests give one (cases drawn with another seed, each difference
+attributed to the listed divergences: anything unexplained fails); the mutation check (every mutant of the
+reference must die with the ci profile); the engine mutants (bugs injected into each engine's dialect of the
+reference on a census sample: no list may explain one on more than a tenth of the cases it changes,
+docs/mutation.md); and a fixed sample of the machine's mutants of reference/ (the whole run, which holds the 97%
+target, is tox's `mutation-machine`).
+
+A command is an argument list whose `python` is the interpreter that runs the step (`./dev test`'s `.venv`, tox's
+environment's), and whose `{out}` is a fresh folder of the step's own.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+
+from conformance.manifest import CENSUS_SEED, Engine, ci_engines, engines
+from engines.venv_engines import python_variable
+
+#: The marker of the tests that are an engine's own step (pyproject.toml registers it).
+ENGINE_SUITE = "engine_suite"
+PYTEST = ("python", "-m", "pytest")
+#: tox's environments beyond `./dev test`'s steps, and those of them that tox runs by default (the whole machine
+#: mutation run, instead of `./dev test`'s sample of it).
+TOX_DEFAULT = ("mutation-machine",)
+TOX_ONLY = """\
+[testenv:mutation-machine]
+description = every mutant the standard operators make of reference/, on the suite's recorded ci corpus
+extras = mutation
+commands = python -m conformance.mutation.machine {posargs}
+
+[testenv:conformance]
+description = the main job: a conformance run with a report in reports/out/
+commands = python -m conformance run {posargs:--impl reference --impl spark --force}
+"""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step: its `name` (printed with its time), its tox environment `env`, its `commands`, the setup `parts`
+    it needs (`./dev setup`'s), whether `./dev test`'s arguments go to it, and tox's `description`, `extras`
+    (None: the environment's parts'), `skip_install` and `deps`, and whether tox runs it by default."""
+
+    name: str
+    env: str
+    description: str
+    commands: tuple[tuple[str, ...], ...]
+    parts: tuple[str, ...] = ()
+    extras: tuple[str, ...] | None = None
+    takes_arguments: bool = False
+    skip_install: bool = False
+    deps: tuple[str, ...] = ()
+    in_tox_env_list: bool = True
+
+
+def _parts(chosen: list[Engine]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(part for e in chosen for part in e.setup))
+
+
+def engine_step(engine: Engine) -> Step:
+    """An engine's own step (its manifest's `[ci]`)."""
+    if engine.ci.suite is not None:
+        command = (*PYTEST, "conformance/properties", "-p", "no:cacheprovider", "-q", "-n", "2",
+                   "--window-impl", engine.name)
+        description = f"the property suite against {engine.title}"
+    else:
+        command = (*PYTEST, engine.ci.test, "-n", "0", "-m", ENGINE_SUITE)
+        description = engine.ci.description or f"the property suite against {engine.title}, and its divergences"
+    return Step(f"suite {engine.name}", "suite-" + engine.name.replace(".", "-"), description, (command,),
+                _parts([engine]), takes_arguments=True)
+
+
+def census_step() -> Step:
+    sampled = sorted((e for e in engines().values() if e.ci.census), key=lambda e: (e.ci.order, e.name))
+    return Step("census sample", "census-sample",
+                "a census sample of the engines that answer fastest: every difference attributed to their lists",
+                tuple(("python", "-m", "conformance", "census", "--impl", e.name, "--cases", str(e.ci.census),
+                       "--seed", str(CENSUS_SEED), "--out", f"{{out}}/{e.name}") for e in sampled),
+                _parts(sampled))
+
+
+def steps() -> list[Step]:
+    """Every step of `./dev test`, in order."""
+    return [
+        Step("lint", "lint", "ruff", (("python", "-m", "ruff", "check", "."),), skip_install=True,
+             deps=("ruff>=0.5",)),
+        # Two pytest-xdist workers (the CI machine's two cores), each with its own Spark session and Flink runner:
+        # this also keeps `pytest -n` working. The slowest tests are listed, so that a slow one is seen.
+        Step("unit tests", "tests", "unit tests of every package, the case files, the report in a browser",
+             ((*PYTEST, "tests", "-n", "2", "--durations=25", "-m", f"not {ENGINE_SUITE}"),),
+             _parts(list(engines().values())), takes_arguments=True),
+        *map(engine_step, ci_engines()),
+        census_step(),
+        Step("mutation check", "mutation", "every mutant of the reference must be killed by the generated cases",
+             (("python", "-m", "conformance.mutation", "--profile", "ci"),), takes_arguments=True),
+        Step("engine mutants", "mutation-engines",
+             "bugs injected into each engine's dialect of the reference must stay unexplained by its divergence list",
+             (("python", "-m", "conformance.mutation.engines"),), _parts(list(engines().values())),
+             takes_arguments=True),
+        Step("machine mutation sample", "mutation-machine-sample",
+             "a fixed sample of the machine's mutants of reference/ (tox -e mutation-machine runs them all)",
+             (("python", "-m", "conformance.mutation.machine", "--sample", "200", "--target", "0.9"),),
+             extras=("mutation",), in_tox_env_list=False),
+    ]
+
+
+def shown(command: tuple[str, ...]) -> str:
+    """A command as a shell (and tox) reads it."""
+    return " ".join(arg if arg and " " not in arg else repr(arg) for arg in command)
+
+
+def run(arguments: list[str]) -> int:
+    """Run every step with this interpreter, `arguments` passed to the unit tests' pytest; stop at the first that
+    fails, with its exit status."""
+    os.environ.setdefault("HYPOTHESIS_PROFILE", "ci")
+    start = time.monotonic()
+    for step in steps():
+        began = time.monotonic()
+        with tempfile.TemporaryDirectory() as out:
+            for command in step.commands:
+                argv = [sys.executable if arg == "python" else arg.replace("{out}", out) for arg in command]
+                if step.name == "unit tests":
+                    argv += arguments
+                code = subprocess.run(argv).returncode
+                if code != 0:
+                    print(f"step {step.name} failed (exit status {code}): {shown(tuple(argv))}", file=sys.stderr)
+                    return code
+        print(f"step {step.name}: {round(time.monotonic() - began)}s", file=sys.stderr)
+    minutes, seconds = divmod(round(time.monotonic() - start), 60)
+    print(f"./dev test: every step passed in {minutes} min {seconds} s", file=sys.stderr)
+    return 0
+
+
+# --- tox.ini -------------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ToxPart:
+    """What a setup part of `./dev` is in a tox environment: the extras it installs (besides the environment's),
+    the variables it sets, the commands it runs beforehand, and the outside ones among them."""
+
+    extras: tuple[str, ...] = ()
+    set_env: tuple[str, ...] = ()
+    commands_pre: tuple[str, ...] = ()
+    allowlist: tuple[str, ...] = ()
+
+
+#: The extras in the order tox.ini lists them.
+EXTRAS = ("spark", "flink", "pyflink", "dev")
+TOX_PARTS = {
+    # apache-flink's declared dependencies clash with PySpark's: the package goes in without them (`./dev setup`)
+    "flink": ToxPart(("spark", "flink", "pyflink", "dev"),
+                     commands_pre=("python -m pip install --quiet --no-deps apache-flink==2.3.0",)),
+    "jvm": ToxPart(commands_pre=("mvn -q -f {tox_root}{/}engines{/}jvm{/}pom.xml compile",), allowlist=("mvn",)),
+    "flink-1.20": ToxPart(commands_pre=("mvn -q -f {tox_root}{/}flink_impl{/}flink-1.20{/}pom.xml "
+                                        "dependency:build-classpath -Dmdep.outputFile={envtmpdir}{/}classpath.txt",),
+                          allowlist=("mvn",)),
+}
+
+
+def tox_part(part: str) -> ToxPart:
+    """A part of `TOX_PARTS`, or an engine's own environment, made inside tox's and named by its variable."""
+    if part in TOX_PARTS:
+        return TOX_PARTS[part]
+    python = f"{{envdir}}{{/}}{part}{{/}}bin{{/}}python"
+    made = (f"python -m venv {{envdir}}{{/}}{part}", f"{python} -m pip install --quiet -e {{tox_root}}[{part}]")
+    return ToxPart(("dev",), (f"{python_variable(part)} = {python}",), made, (python,))
+
+
+def tox_env(step: Step) -> str:
+    """The section of `step` in tox.ini."""
+    parts = [tox_part(part) for part in step.parts]
+
+    def union(field_name: str) -> list[str]:
+        return list(dict.fromkeys(value for part in parts for value in getattr(part, field_name)))
+
+    lines = [f"[testenv:{step.env}]", f"description = {step.description}"]
+    if step.skip_install:
+        lines += ["skip_install = true", *(["deps = " + ", ".join(step.deps)] if step.deps else [])]
+    extras = step.extras or sorted(union("extras"), key=EXTRAS.index)
+    if extras:
+        lines.append("extras = " + ", ".join(extras))
+    if union("set_env"):
+        lines += ["set_env =", "    {[testenv]set_env}", *(f"    {line}" for line in union("set_env"))]
+    lines += _listed("allowlist_externals", union("allowlist"))
+    lines += _listed("commands_pre", union("commands_pre"))
+    commands = [shown(c).replace("{out}", "{envtmpdir}{/}census") + (" {posargs}" if step.takes_arguments else "")
+                for c in step.commands]
+    lines += _listed("commands", [c.replace("python -m pytest", "pytest", 1) for c in commands])
+    return "\n".join(lines) + "\n"
+
+
+def _listed(key: str, values: list[str]) -> list[str]:
+    if len(values) == 1:
+        return [f"{key} = {values[0]}"]
+    return [f"{key} =", *(f"    {value}" for value in values)] if values else []
+
+
+def tox_ini() -> str:
+    """tox.ini: an environment a step of `./dev test`, in its order, and tox's own."""
+    ci = steps()
+    return "\n".join([
+        "# Generated by `python -m conformance.pipeline tox > tox.ini` from conformance/pipeline.py and the engine",
+        "# manifests (cases/engines/<name>/engine.toml): edit those, not this file. An environment a step of",
+        "# `./dev test`, which runs the same steps without tox.",
+        "[tox]",
+        "env_list = " + ", ".join([*(step.env for step in ci if step.in_tox_env_list), *TOX_DEFAULT]),
+        "requires = tox>=4",
+        "",
+        "[testenv]",
+        "package = editable",
+        "extras = spark, flink, dev",
+        "pass_env = JAVA_HOME, CI, HYPOTHESIS_PROFILE",
+        "set_env =",
+        "    HYPOTHESIS_PROFILE = {env:HYPOTHESIS_PROFILE:ci}",
+        "",
+        *(tox_env(step) for step in ci),
+        TOX_ONLY,
+    ]).rstrip("\n") + "\n"
+
+
+def main(argv: list[str]) -> int:
+    """`run [PYTEST ARGS]` (every step), `--list` (the steps and their commands, one a line) or `tox` (tox.ini)."""
+    command, *rest = argv or ["run"]
+    if command == "run":
+        return run(rest)
+    if command == "--list":
+        for step in steps():
+            print(f"{step.name}: " + "; ".join(map(shown, step.commands)))
+        return 0
+    if command == "tox":
+        sys.stdout.write(tox_ini())
+        return 0
+    print("usage: python -m conformance.pipeline [run [PYTEST ARGS] | --list | tox]", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
