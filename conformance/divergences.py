@@ -229,6 +229,8 @@ class Divergence:
     explainer: Explainer | None = None
     #: The rules of an `accepts` entry.
     accepted: frozenset[str] = frozenset()
+    #: The explainer as the list writes it (`kind` and its parameters), for the porting pages to describe.
+    explains: dict[str, Any] = field(default_factory=dict)
 
     @property
     def is_switch(self) -> bool:
@@ -286,7 +288,8 @@ def read_divergences(path: Path) -> list[Divergence]:
                 raise DivergenceListError(f"{where}: explains: {e}") from None
         found.append(Divergence(entry["id"], entry["title"], path.parent / entry["case"],
                                 dict(entry.get("switches", {})), explainer,
-                                frozenset(entry["explains"].get("rules", ()) if kind == "accepts" else ())))
+                                frozenset(entry["explains"].get("rules", ()) if kind == "accepts" else ()),
+                                dict(entry.get("explains", {}))))
     return found
 
 

@@ -3,7 +3,7 @@ Bytewax, Quix Streams, Pathway and Hazelcast Jet): the engine as a process for t
 firing as a position-free engine reports it, what the engine declares, how a batch answers, and the late output.
 
 Their divergences are not tested here: `cases/engines/<engine>/divergences.toml` lists them, and
-`tests/test_divergences.py` holds each list to its engine and to the README.
+`tests/test_divergences.py` holds each list to its engine and to its page's prose (`about.md`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pytest
-from engine_readme import assert_the_suite_finds_what_the_section_names, readme_section
+from engine_pages import about, assert_the_suite_finds_what_the_section_names
 
 from window_contract import Case, load_implementation, record, sliding, tumbling, watermark
 from window_contract.observation import Firing, LateRecord, Observation, TimeWindow
@@ -37,15 +37,15 @@ def engine_fixtures(name: str) -> tuple[Callable, Callable]:
     return engine, reference
 
 
-def suite_test(name: str, title: str, properties: Iterable[str] = (), *, timeout: float) -> Callable[[Path], None]:
+def suite_test(name: str, properties: Iterable[str] = (), *, timeout: float) -> Callable[[Path], None]:
     """The test that runs the property suite (profile `ci-slow`; only `properties` when given) against the engine
-    `name`: it differs, on exactly the properties the README's section on `title` lists, and the engine's list
+    `name`: it differs, on exactly the properties its page's prose (`about.md`) lists, and the engine's list
     explains every minimal counterexample."""
 
-    def test_the_suite_finds_the_divergences_the_readme_names(tmp_path: Path) -> None:
-        assert_the_suite_finds_what_the_section_names(tmp_path / "report", name, readme_section(title),
+    def test_the_suite_finds_the_divergences_its_page_names(tmp_path: Path) -> None:
+        assert_the_suite_finds_what_the_section_names(tmp_path / "report", name, about(name),
                                                       properties=properties, timeout=timeout)
-    return test_the_suite_finds_the_divergences_the_readme_names
+    return test_the_suite_finds_the_divergences_its_page_names
 
 
 def observe(engine, case: Case) -> Observation:

@@ -2,14 +2,14 @@
 
 The translation is checked on hand cases through the process, as the suite runs it (Beam answers
 position-free: no `at`, no watermark on a firing), and every divergence from Flink 2.x that it shows is
-a case file under `cases/engines/beam/` that the README's section on Beam links: each differs on `beam`
+a case file under `cases/engines/beam/` that its porting page's prose (`about.md`) links: each differs on `beam`
 and agrees on `reference`.
 """
 
 from __future__ import annotations
 
 import pytest
-from engine_readme import ROOT, assert_the_suite_finds_what_the_section_names, readme_section
+from engine_pages import ROOT, about, assert_the_suite_finds_what_the_section_names
 
 from window_contract import Case, load_implementation, record, tumbling, watermark
 from window_contract.case import CountTrigger, EventTimeTrigger, PurgingTrigger, Session, Sliding
@@ -18,7 +18,7 @@ from window_contract.difference import difference
 from window_contract.features import required_features
 from window_contract.observation import Firing, LateRecord, Observation, TimeWindow
 
-SECTION = readme_section("Apache Beam")
+SECTION = about("beam")
 #: Hand cases from `cases/` on which Beam agrees with Flink.
 AGREEING = ["cases/tumbling/window_start.json", "cases/sliding/assignment.json", "cases/seeds"]
 
@@ -125,9 +125,9 @@ def test_hand_cases_agree_with_flink(engine, path):
 SUITE_PROPERTIES = ("matches_reference", "firing_timestamp_is_max_timestamp", "fired_values_lie_in_their_window")
 
 
-def test_the_suite_finds_the_divergences_the_readme_names(tmp_path):
+def test_the_suite_finds_the_divergences_its_page_names(tmp_path):
     """The property suite (profile `ci-slow`, `SUITE_PROPERTIES`) against the engine: it differs, on exactly
-    the properties the README lists, and every minimal counterexample shows a difference one of its points
+    the properties its page lists, and every minimal counterexample shows a difference one of its points
     explains."""
     assert_the_suite_finds_what_the_section_names(tmp_path / "report", "beam", SECTION,
                                                   properties=SUITE_PROPERTIES, timeout=3000)

@@ -2,7 +2,7 @@
 
 The translation into micro-batches is checked without Spark; the queries on hand cases whose
 observations are the reference's (Flink's) where Spark agrees; and every divergence from Flink 2.x is a
-case file under `cases/engines/spark-streaming/` that the README's section on Spark Structured Streaming
+case file under `cases/engines/spark-streaming/` that its porting page's prose (`about.md`)
 links: each differs on `spark-streaming` and agrees on `reference`. All the cases go through Spark in one
 `run` call (one session, a query per case).
 """
@@ -10,7 +10,7 @@ links: each differs on `spark-streaming` and agrees on `reference`. All the case
 from __future__ import annotations
 
 import pytest
-from engine_readme import assert_the_suite_finds_what_the_section_names, readme_section
+from engine_pages import about, assert_the_suite_finds_what_the_section_names
 
 from engines.spark_streaming import (
     END_OF_INPUT,
@@ -27,7 +27,7 @@ from window_contract.equivalence import equivalent
 from window_contract.facts import TOO_MANY_WINDOWS, WINDOWS_PER_ELEMENT_LIMIT
 from window_contract.features import required_features
 
-SECTION = readme_section("Spark Structured Streaming")
+SECTION = about("spark-streaming")
 
 a1, a2, a3 = record("a", 1, ts=3), record("a", 2, ts=12), record("a", 3, ts=9)
 
@@ -106,9 +106,9 @@ SUITE_PROPERTIES = ("watermark_cases_match_reference",)
 REQUEST_TIMEOUT = 2400
 
 
-def test_the_suite_finds_the_divergences_the_readme_names(tmp_path):
+def test_the_suite_finds_the_divergences_its_page_names(tmp_path):
     """The differential property on watermark cases (profile `ci-slow`) against the engine: it differs, on exactly
-    the properties the README lists, and every minimal counterexample shows a difference one of its points
+    the properties its page lists, and every minimal counterexample shows a difference one of its points
     explains."""
     assert_the_suite_finds_what_the_section_names(tmp_path / "report", "spark-streaming", SECTION,
                                                   properties=SUITE_PROPERTIES, timeout=2 * REQUEST_TIMEOUT,
