@@ -124,3 +124,18 @@ def test_every_link_within_the_repository_resolves(page):
         elif anchor and file.suffix == ".md" and anchor not in anchors(file.read_text(encoding="utf-8")):
             broken.append(target)
     assert broken == []
+
+
+def test_the_html_report_links_the_matrix_and_each_engines_page(tmp_path):
+    """Written in a clone, the report links the matrix and the page of each implementation that has one, relative
+    to its folder; where the pages are not (an installed suite), it links nothing."""
+    from reports import porting_links
+    from reports.html import _porting
+    document = {"implementations": [{"name": "reference"}, {"name": "beam"}]}
+    out = tmp_path / "report"
+    links = porting_links(document, out)
+    assert set(links) == {"", "beam"}
+    assert (out / links[""]).resolve() == ROOT / "docs" / "engines" / "README.md"
+    assert (out / links["beam"]).resolve() == ROOT / "docs" / "engines" / "beam.md"
+    assert f'href="{links["beam"]}">beam</a>' in _porting(links) and "the engines' matrix" in _porting(links)
+    assert porting_links(document, out, pages=tmp_path / "nowhere") == {} and _porting({}) == ""
