@@ -42,10 +42,10 @@ def suite_test(name: str, properties: Iterable[str] = (), *, timeout: float) -> 
     `name`: it differs, on exactly the properties its page's prose (`about.md`) lists, and the engine's list
     explains every minimal counterexample."""
 
-    def test_the_suite_finds_the_divergences_its_page_names(tmp_path: Path) -> None:
+    def test_the_suite_finds_the_divergences_the_readme_names(tmp_path: Path) -> None:
         assert_the_suite_finds_what_the_section_names(tmp_path / "report", name, about(name),
                                                       properties=properties, timeout=timeout)
-    return test_the_suite_finds_the_divergences_its_page_names
+    return test_the_suite_finds_the_divergences_the_readme_names
 
 
 def observe(engine, case: Case) -> Observation:

@@ -125,7 +125,7 @@ def test_hand_cases_agree_with_flink(engine, path):
 SUITE_PROPERTIES = ("matches_reference", "firing_timestamp_is_max_timestamp", "fired_values_lie_in_their_window")
 
 
-def test_the_suite_finds_the_divergences_its_page_names(tmp_path):
+def test_the_suite_finds_the_divergences_the_readme_names(tmp_path):
     """The property suite (profile `ci-slow`, `SUITE_PROPERTIES`) against the engine: it differs, on exactly
     the properties its page lists, and every minimal counterexample shows a difference one of its points
     explains."""

@@ -107,4 +107,4 @@ def test_hand_cases_agree_with_flink(engine, path):
 
 #: The property suite against the engine (profile `ci-slow`, every property): the properties it breaks are the
 #: page's, and the list explains each minimal counterexample.
-test_the_suite_finds_the_divergences_its_page_names = suite_test("bytewax", timeout=900)
+test_the_suite_finds_the_divergences_the_readme_names = suite_test("bytewax", timeout=900)

@@ -167,7 +167,7 @@ SUITE_PROPERTIES = ("side_output_exactly_for_elements_whose_every_window_is_late
 
 
 @pytest.mark.parametrize("dialect", sorted(DIALECTS))
-def test_the_suite_finds_the_divergences_its_page_names(tmp_path, dialect):
+def test_the_suite_finds_the_divergences_the_readme_names(tmp_path, dialect):
     """The property suite (profile `ci-slow`, `SUITE_PROPERTIES`) against the dialect: it differs, on exactly the
     properties its page lists, and every minimal counterexample shows a difference its list of
     divergences explains (`cases/engines/<dialect>/divergences.toml`)."""

@@ -117,4 +117,4 @@ def test_cases_in_one_request_answer_as_each_alone(engine):
 
 #: The property suite against the engine (profile `ci-slow`, every property): the properties it breaks are the
 #: page's, and the list explains each minimal counterexample.
-test_the_suite_finds_the_divergences_its_page_names = suite_test("hazelcast-jet", timeout=1200)
+test_the_suite_finds_the_divergences_the_readme_names = suite_test("hazelcast-jet", timeout=1200)

@@ -129,7 +129,7 @@ def test_cases_in_one_request_answer_as_each_alone(engine):
     assert engine.run(cases) == [observe(engine, case) for case in cases]
 
 
-def test_the_suite_finds_the_divergences_its_page_names(tmp_path):
+def test_the_suite_finds_the_divergences_the_readme_names(tmp_path):
     """The whole property suite (profile `ci-slow`) against the engine: it differs, on exactly the properties the
     page lists, and every minimal counterexample shows a difference one of its points explains."""
     assert_the_suite_finds_what_the_section_names(tmp_path / "report", "kafka-streams", SECTION, timeout=1200)

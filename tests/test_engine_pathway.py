@@ -113,7 +113,7 @@ def test_cases_in_one_computation_are_jobs_of_their_own(engine):
 
 #: The property suite against the engine (profile `ci-slow`, `SUITE_PROPERTIES`): the properties it breaks are the
 #: page's, and the list explains each minimal counterexample.
-test_the_suite_finds_the_divergences_its_page_names = suite_test("pathway", SUITE_PROPERTIES, timeout=900)
+test_the_suite_finds_the_divergences_the_readme_names = suite_test("pathway", SUITE_PROPERTIES, timeout=900)
 
 
 def test_the_end_of_time_is_a_heartbeat_just_late_enough_to_close_every_window_so_far(engine):

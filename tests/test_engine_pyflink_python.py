@@ -134,7 +134,7 @@ def test_a_count_trigger_keeps_one_sessions_count_when_sessions_merge(engine):
     assert [(f.at, f.window, f.values) for f in observe(engine, case).firings] == [(3, TimeWindow(0, 26), (1, 2, 3, 4))]
 
 
-def test_the_suite_finds_the_divergences_its_page_names(tmp_path):
+def test_the_suite_finds_the_divergences_the_readme_names(tmp_path):
     """The property suite (profile `ci-slow`) against the engine: it differs, on exactly the properties
     its page lists, and every minimal counterexample shows a difference one of its points explains."""
     assert_the_suite_finds_what_the_section_names(tmp_path / "report", "pyflink-python", SECTION,

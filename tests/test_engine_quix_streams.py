@@ -114,5 +114,5 @@ def test_cases_in_one_application_are_jobs_of_their_own(engine):
 
 #: The property suite against the engine (profile `ci-slow`, `SUITE_PROPERTIES`): the properties it breaks are the
 #: page's, and the list explains each minimal counterexample.
-test_the_suite_finds_the_divergences_its_page_names = suite_test("quix-streams", SUITE_PROPERTIES,
+test_the_suite_finds_the_divergences_the_readme_names = suite_test("quix-streams", SUITE_PROPERTIES,
                                                                    timeout=900)

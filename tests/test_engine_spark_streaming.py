@@ -106,7 +106,7 @@ SUITE_PROPERTIES = ("watermark_cases_match_reference",)
 REQUEST_TIMEOUT = 2400
 
 
-def test_the_suite_finds_the_divergences_its_page_names(tmp_path):
+def test_the_suite_finds_the_divergences_the_readme_names(tmp_path):
     """The differential property on watermark cases (profile `ci-slow`) against the engine: it differs, on exactly
     the properties its page lists, and every minimal counterexample shows a difference one of its points
     explains."""
