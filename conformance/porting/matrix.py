@@ -48,8 +48,8 @@ def matrix_page(root: Path) -> str:
     names = engines(root)
     lists = {engine: engine_divergences(engine, root / FOLDER) for engine in names}
     about = root / FOLDER / ABOUT
-    lines = [generated_notice(f"{FOLDER / ABOUT}, the divergence lists and the adapters"), "",
-             relinked(about.read_text(encoding="utf-8"), about, MATRIX).rstrip("\n"), "",
+    heading, account = relinked(about.read_text(encoding="utf-8"), about, MATRIX).split("\n", 1)
+    lines = [generated_notice(f"{FOLDER / ABOUT}, the divergence lists and the adapters"), "", heading, "",
              "## The matrix: divergences by area", "",
              "A row an engine, a column the area of Flink's rules a divergence changes; a cell links each divergence",
              "to its entry on the engine's page. An empty cell: the engine follows Flink there, on the features it",
@@ -77,6 +77,7 @@ def matrix_page(root: Path) -> str:
     for feature, description in FEATURES.items():
         lines.append(f"| `{feature}`: {description} | "
                      + " | ".join("✓" if feature in declared[e] else "" for e in names) + " |")
+    lines += ["", "## How divergences are listed, attributed and hunted", "", account.strip("\n")]
     return "\n".join(lines) + "\n"
 
 
