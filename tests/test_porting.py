@@ -51,6 +51,10 @@ def test_a_page_whose_source_changed_is_out_of_date(tmp_path, capsys):
     assert capsys.readouterr().out == "out of date: docs/engines/bytewax.md (python -m conformance.porting writes it)\n"
     assert main([], root) == 0 and main(["--check"], root) == 0
     assert "Bytewax 0.22" in (root / "docs" / "engines" / "bytewax.md").read_text(encoding="utf-8")
+    about.write_text("# Bytewax\n\n[a case](../bytewax/x.json)\n", encoding="utf-8")
+    assert main(["--check"], root) == 2
+    assert capsys.readouterr().err == (f"python -m conformance.porting: {about}: write links from the repository's "
+                                       "root, not ../bytewax/x.json\n")
 
 
 def test_links_are_written_from_the_repositorys_root_and_made_relative_to_the_page():

@@ -1,5 +1,6 @@
 """Writes the porting pages (`docs/engines/`) and the README's summary of them; `--check` writes nothing and
-exits 1 naming each page that is out of date:
+exits 1 naming each page that is out of date; a source that breaks its rule (a link not written from the repository's
+root, a list that does not read, an adapter that declares no features) is one line on stderr and exit status 2:
 
     python -m conformance.porting           # after a change of an engine's about.md, list or adapter
     python -m conformance.porting --check
@@ -12,6 +13,7 @@ import sys
 from pathlib import Path
 
 from conformance.porting import expected
+from conformance.usage import UsageError
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -21,7 +23,11 @@ def main(argv: list[str] | None = None, root: Path = ROOT) -> int:
     parser = argparse.ArgumentParser(prog="python -m conformance.porting", description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 when a page is out of date")
     args = parser.parse_args(argv)
-    pages = expected(root)
+    try:
+        pages = expected(root)
+    except (ValueError, LookupError, UsageError) as e:  # a source that breaks its rule: one line, no traceback
+        print(f"python -m conformance.porting: {e}", file=sys.stderr)
+        return 2
     stale = [path for path, text in pages.items() if not path.is_file() or path.read_text(encoding="utf-8") != text]
     if args.check:
         for path in stale:
