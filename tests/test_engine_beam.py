@@ -127,7 +127,7 @@ SUITE_PROPERTIES = ("matches_reference", "firing_timestamp_is_max_timestamp", "f
 
 def test_the_suite_finds_the_divergences_the_readme_names(tmp_path):
     """The property suite (profile `ci-slow`, `SUITE_PROPERTIES`) against the engine: it differs, on exactly
-    the properties its page lists, and every minimal counterexample shows a difference one of its points
+    the properties the README lists, and every minimal counterexample shows a difference one of its points
     explains."""
     assert_the_suite_finds_what_the_section_names(tmp_path / "report", "beam", SECTION,
                                                   properties=SUITE_PROPERTIES, timeout=3000)

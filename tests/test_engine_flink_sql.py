@@ -161,15 +161,15 @@ def test_a_case_the_job_timeout_cuts_alone_could_not_run():
 
 
 #: The property run against each dialect in CI: a Flink SQL job costs a planning of its query (about 0.1 s a case on a
-#: loaded machine) and shrinking a timestamp takes minutes of them, so one property whose minimal case the page names
-#: (the whole `ci-slow` run's other findings are on the page), on `ci-slow`'s examples.
+#: loaded machine) and shrinking a timestamp takes minutes of them, so one property whose minimal case the README names
+#: (the whole `ci-slow` run's other findings are in the README), on `ci-slow`'s examples.
 SUITE_PROPERTIES = ("side_output_exactly_for_elements_whose_every_window_is_late",)
 
 
 @pytest.mark.parametrize("dialect", sorted(DIALECTS))
 def test_the_suite_finds_the_divergences_the_readme_names(tmp_path, dialect):
     """The property suite (profile `ci-slow`, `SUITE_PROPERTIES`) against the dialect: it differs, on exactly the
-    properties its page lists, and every minimal counterexample shows a difference its list of
+    properties its part of the README lists, and every minimal counterexample shows a difference its list of
     divergences explains (`cases/engines/<dialect>/divergences.toml`)."""
     assert_the_suite_finds_what_the_section_names(tmp_path / "report", dialect, DIALECTS[dialect],
                                                   properties=SUITE_PROPERTIES, timeout=1200)

@@ -131,5 +131,5 @@ def test_cases_in_one_request_answer_as_each_alone(engine):
 
 def test_the_suite_finds_the_divergences_the_readme_names(tmp_path):
     """The whole property suite (profile `ci-slow`) against the engine: it differs, on exactly the properties the
-    page lists, and every minimal counterexample shows a difference one of its points explains."""
+    README lists, and every minimal counterexample shows a difference one of its points explains."""
     assert_the_suite_finds_what_the_section_names(tmp_path / "report", "kafka-streams", SECTION, timeout=1200)

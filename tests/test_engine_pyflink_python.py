@@ -136,6 +136,6 @@ def test_a_count_trigger_keeps_one_sessions_count_when_sessions_merge(engine):
 
 def test_the_suite_finds_the_divergences_the_readme_names(tmp_path):
     """The property suite (profile `ci-slow`) against the engine: it differs, on exactly the properties
-    its page lists, and every minimal counterexample shows a difference one of its points explains."""
+    the README lists, and every minimal counterexample shows a difference one of its points explains."""
     assert_the_suite_finds_what_the_section_names(tmp_path / "report", "pyflink-python", SECTION,
                                                   timeout=1800)

@@ -108,7 +108,7 @@ REQUEST_TIMEOUT = 2400
 
 def test_the_suite_finds_the_divergences_the_readme_names(tmp_path):
     """The differential property on watermark cases (profile `ci-slow`) against the engine: it differs, on exactly
-    the properties its page lists, and every minimal counterexample shows a difference one of its points
+    the properties the README lists, and every minimal counterexample shows a difference one of its points
     explains."""
     assert_the_suite_finds_what_the_section_names(tmp_path / "report", "spark-streaming", SECTION,
                                                   properties=SUITE_PROPERTIES, timeout=2 * REQUEST_TIMEOUT,

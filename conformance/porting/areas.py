@@ -17,30 +17,28 @@ AREAS: dict[str, tuple[str, str]] = {
     "firing": ("firing and triggers", "when a window fires and what a trigger does"),
     "watermarks": ("watermarks", "where the watermark comes from, where it starts, what it reaches"),
     "time": ("time arithmetic", "window bounds and starts, Java `long` overflow, where time ends"),
-    "emission": ("emission and timestamps", "what a firing carries and how often a window is emitted"),
+    "emission": ("emission and timestamps", "what a firing carries (its window, its timestamp), how often it comes"),
     "validation": ("validation and messages", "which jobs are rejected, and in whose words"),
 }
 
-#: The area of each switch of `reference.dialects.Dialect`.
+#: The area of each switch of `reference.dialects.Dialect`, as the model groups its rules: lateness; merging; firing,
+#: with the pre-aggregation that holds records back from it; emission; watermarks, with those kept per key; time
+#: arithmetic, with the window starts it computes; and the job's checks, validation.
 SWITCHES: dict[str, str] = {
-    "sessions_merge_when_touching": "merging", "merges_before_lateness": "merging",
-    "trigger_state_merges": "merging", "merging_windows_outlive_cleanup": "merging",
-    "session_window_end": "merging",
-    "drop_when_past_cleanup_strictly": "lateness", "late_when_in_no_window": "lateness",
-    "session_late_strictly": "lateness", "late_records": "lateness", "window_expiry": "lateness",
-    "allowed_lateness": "lateness", "sessions_take_allowed_lateness": "lateness",
-    "dropped_when_in_no_window": "lateness",
-    "windows_close_at": "firing", "session_fires_at": "firing", "remainder": "firing",
-    "pre_aggregation_watermark_starts_at": "firing", "pre_aggregation_aligns_on_offset": "firing",
-    "generated_watermark_offset": "watermarks", "generated_watermark_stride": "watermarks",
-    "initial_watermark": "watermarks", "records_advance_watermark": "watermarks", "watermark_scope": "watermarks",
-    "key_state_discarded_when_empty": "watermarks", "generator_sees_record_first": "watermarks",
-    "long_arithmetic": "time", "event_time_ends": "time", "sliding_windows_from_zero": "time",
-    "windows_start_from_offset": "time",
-    "firing_timestamp": "emission", "global_window_timestamp": "emission", "emits": "emission",
-    "interval_limit": "validation", "sliding_size_multiple_of_slide": "validation",
-    "sliding_panes_fit_an_int": "validation", "sliding_offset_checked": "validation",
-    "sliding_window_count_checked": "validation",
+    **dict.fromkeys(("drop_when_past_cleanup_strictly", "session_late_strictly", "late_records",
+                     "late_when_in_no_window", "dropped_when_in_no_window", "allowed_lateness"), "lateness"),
+    **dict.fromkeys(("sessions_merge_when_touching", "merges_before_lateness", "trigger_state_merges",
+                     "merging_windows_outlive_cleanup"), "merging"),
+    **dict.fromkeys(("windows_close_at", "session_fires_at", "window_expiry", "pre_aggregation_watermark_starts_at",
+                     "pre_aggregation_aligns_on_offset"), "firing"),
+    **dict.fromkeys(("emits", "firing_timestamp", "global_window_timestamp", "session_window_end"), "emission"),
+    **dict.fromkeys(("initial_watermark", "generated_watermark_offset", "generated_watermark_stride",
+                     "records_advance_watermark", "generator_sees_record_first", "event_time_ends", "watermark_scope",
+                     "key_state_discarded_when_empty"), "watermarks"),
+    **dict.fromkeys(("long_arithmetic", "remainder", "sliding_windows_from_zero", "windows_start_from_offset"), "time"),
+    **dict.fromkeys(("interval_limit", "sliding_size_multiple_of_slide", "sliding_panes_fit_an_int",
+                     "sliding_offset_checked", "sliding_window_count_checked", "sessions_take_allowed_lateness"),
+                    "validation"),
 }
 
 #: The area of each explainer kind (`conformance.divergences.EXPLAINERS`); `fails` goes by its cause.
