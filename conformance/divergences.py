@@ -181,11 +181,16 @@ def as_local_date_time(millis: int) -> int:
     return date * DAY + time
 
 
+def read_as_days(observation: Observation) -> Observation:
+    """`observation` with each time window's bounds read back as `as_local_date_time` reads them."""
+    return replace(observation, firings=tuple(
+        replace(f, window=TimeWindow(as_local_date_time(f.window.start), as_local_date_time(f.window.end)))
+        if isinstance(f.window, TimeWindow) else f for f in observation.firings))
+
+
 def days_wrap() -> Explainer:
     def explains(d: Difference) -> str | None:
-        read = replace(d.expected, firings=tuple(
-            replace(f, window=TimeWindow(as_local_date_time(f.window.start), as_local_date_time(f.window.end)))
-            if isinstance(f.window, TimeWindow) else f for f in d.expected.firings))
+        read = read_as_days(d.expected)
         wrapped = sum(a.window != b.window for a, b in zip(read.firings, d.expected.firings, strict=True))
         return f"{wrapped} window bounds wrap past 2^31 days" if wrapped and equivalent(read, d.actual) else None
     return explains

@@ -8,7 +8,8 @@ and the engine's side by side, and the commands that ask the suite about one's o
 The engine's side is computed, not copied: for a divergence that is a switch of the model, it is the observation
 of the engine's dialect of the reference (`reference.implementation.simulate` with the list's switches, all the
 engine's rules at once; `tests/test_divergences.py` checks that the real engine agrees with its dialect on each
-case). An explainer is no dialect: the page says what it accounts for, and the cause it checks on the case.
+case). An explainer is no dialect: the page says what it accounts for, and the cause it checks on the case; only
+`days_wrap` says what the engine emits, the dialect's firings with their bounds read back as Flink SQL reads them.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.causes import CAUSES
-from conformance.divergences import Divergence, completions, dialect_of, engine_divergences
+from conformance.divergences import Divergence, completions, dialect_of, engine_divergences, read_as_days
 from conformance.porting.areas import AREAS, area
 from reference.dialects import Dialect
 from reference.implementation import simulate
@@ -118,9 +119,11 @@ def _case(engine: str, d: Divergence, n: int, case: Case, dialect: Dialect, file
     lines = [f"[{file.name}]({os.path.relpath(file, page.parent)}), case {n + 1}{named}", "",
              "```text", *case_lines(doc), "```", ""]
     expected = observation_to_json(case.expected or Observation())
-    if d.is_switch:
-        engine_side = observation_to_json(simulate(case, dialect=dialect))
-        lines += [f"| position | Flink | {engine} (its dialect of the model) |", "|---|---|---|"]
+    if d.is_switch or d.explains["kind"] == "days_wrap":
+        predicted = simulate(case, dialect=dialect)
+        engine_side = observation_to_json(predicted if d.is_switch else read_as_days(predicted))
+        label = "its dialect of the model" + ("" if d.is_switch else ", each window's bounds read back as days")
+        lines += [f"| position | Flink | {engine} ({label}) |", "|---|---|---|"]
         for where, left, right in side_by_side(expected, engine_side, len(case.events)):
             lines.append(f"| {where or 'the job'} | {_cell(left)} | {_cell(right)} |")
     else:
