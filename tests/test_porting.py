@@ -19,7 +19,7 @@ from conformance.porting.__main__ import main
 from conformance.porting.areas import AREAS, CAUSES, EXPLAINERS, SWITCHES, area
 from conformance.porting.declared import declared_features
 from conformance.porting.matrix import engines
-from conformance.porting.pages import _dialect, relinked
+from conformance.porting.pages import engine_dialect, relinked
 from reference.dialects import Dialect
 from reference.implementation import simulate
 from window_contract.case_json import load_cases
@@ -81,7 +81,7 @@ def test_each_switch_divergence_shows_the_engines_dialect_differing_from_flink(e
     switches = [d for d in listed if d.is_switch]
     for d in switches:
         for n, case in enumerate(load_cases(d.case_file)):
-            assert not equivalent(simulate(case, dialect=_dialect(d, switches)), case.expected), (d.id, n)
+            assert not equivalent(simulate(case, dialect=engine_dialect(d, switches)), case.expected), (d.id, n)
 
 
 def test_the_declared_features_are_the_adapters_own():

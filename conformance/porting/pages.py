@@ -81,7 +81,7 @@ def _divergences(engine: str, divergences: list[Divergence], root: Path, page: P
     for d in divergences:
         title, _ = AREAS[area(d)]
         lines += [f'<a id="{d.id}"></a>', "", f"### {d.title}", "", f"`{d.id}`, {title}: {_form(d)}.", ""]
-        dialect = _dialect(d, switches)
+        dialect = engine_dialect(d, switches)
         for n, case in enumerate(load_cases(d.case_file)):
             lines += _case(engine, d, n, case, dialect, d.case_file.relative_to(root), page)
     return lines
@@ -107,7 +107,7 @@ def _toml(value: Any) -> str:
     return str(value)
 
 
-def _dialect(d: Divergence, switches: list[Divergence]) -> Dialect:
+def engine_dialect(d: Divergence, switches: list[Divergence]) -> Dialect:
     """The engine's dialect for `d`'s cases: the largest consistent set of the list's switches that holds `d`'s (the
     first, where two entries set one switch apart: `conformance.divergences.completions`)."""
     return dialect_of(completions((d,) if d.is_switch else (), switches)[0])
