@@ -181,11 +181,16 @@ def as_local_date_time(millis: int) -> int:
     return date * DAY + time
 
 
+def read_as_days(observation: Observation) -> Observation:
+    """`observation` with each time window's bounds read back as `as_local_date_time` reads them."""
+    return replace(observation, firings=tuple(
+        replace(f, window=TimeWindow(as_local_date_time(f.window.start), as_local_date_time(f.window.end)))
+        if isinstance(f.window, TimeWindow) else f for f in observation.firings))
+
+
 def days_wrap() -> Explainer:
     def explains(d: Difference) -> str | None:
-        read = replace(d.expected, firings=tuple(
-            replace(f, window=TimeWindow(as_local_date_time(f.window.start), as_local_date_time(f.window.end)))
-            if isinstance(f.window, TimeWindow) else f for f in d.expected.firings))
+        read = read_as_days(d.expected)
         wrapped = sum(a.window != b.window for a, b in zip(read.firings, d.expected.firings, strict=True))
         return f"{wrapped} window bounds wrap past 2^31 days" if wrapped and equivalent(read, d.actual) else None
     return explains
@@ -229,6 +234,8 @@ class Divergence:
     explainer: Explainer | None = None
     #: The rules of an `accepts` entry.
     accepted: frozenset[str] = frozenset()
+    #: The explainer as the list writes it (`kind` and its parameters), for the porting pages to describe.
+    explains: dict[str, Any] = field(default_factory=dict)
 
     @property
     def is_switch(self) -> bool:
@@ -286,7 +293,8 @@ def read_divergences(path: Path) -> list[Divergence]:
                 raise DivergenceListError(f"{where}: explains: {e}") from None
         found.append(Divergence(entry["id"], entry["title"], path.parent / entry["case"],
                                 dict(entry.get("switches", {})), explainer,
-                                frozenset(entry["explains"].get("rules", ()) if kind == "accepts" else ())))
+                                frozenset(entry["explains"].get("rules", ()) if kind == "accepts" else ()),
+                                dict(entry.get("explains", {}))))
     return found
 
 

@@ -41,7 +41,9 @@ def _pre(lines: list[str] | str) -> str:
     return f"<pre>{escape(lines if isinstance(lines, str) else chr(10).join(lines))}</pre>"
 
 
-def render_html(document: dict[str, Any]) -> str:
+def render_html(document: dict[str, Any], porting: dict[str, str] | None = None) -> str:
+    """The page; `porting`: the hrefs of the engines' matrix (`""`) and of each implementation's porting page
+    (`reports.porting_links`), linked under the matrix."""
     verdict = document["verdict"]
     body = [
         "<header><h1>Window conformance report</h1>",
@@ -52,6 +54,7 @@ def render_html(document: dict[str, Any]) -> str:
         f"{escape(verdict['text'])}</p>",
         _implementations(document),
         _matrix(document),
+        _porting(porting or {}),
         _failures(document),
         _errors(document),
         _coverage(document),
@@ -109,6 +112,17 @@ def _matrix(document: dict[str, Any]) -> str:
         + "".join(f'<p class="meta not-applicable">{escape(line)}</p>' for line in not_applicable(document))
         + "</section>"
     )
+
+
+def _porting(links: dict[str, str]) -> str:
+    """Where the engines under test differ from Flink, by design: their porting pages and the matrix."""
+    if "" not in links:
+        return ""
+    pages = [f'<a href="{escape(href)}">{escape(name)}</a>' for name, href in links.items() if name]
+    return ('<p class="meta" id="porting">How each engine under test differs from Flink, divergence by divergence, '
+            "and in which areas of Flink's rules: "
+            + (f"the porting page of {', '.join(pages)}, and " if pages else "")
+            + f'<a href="{escape(links[""])}">the engines\' matrix</a>.</p>')
 
 
 def _failures(document: dict[str, Any]) -> str:

@@ -1,4 +1,4 @@
-"""Hypothesis strategies that build `conformance.Case`s (the project's issue 3).
+"""Hypothesis strategies that build `window_contract.Case`s (the project's issue 3).
 
 - `window_specs(features)`: every assigner, offsets, sliding sizes below / equal to / not a multiple
   of the slide, sessions, count windows, every trigger and evictor, lateness from 0 to

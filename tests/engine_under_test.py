@@ -3,7 +3,7 @@ Bytewax, Quix Streams, Pathway and Hazelcast Jet): the engine as a process for t
 firing as a position-free engine reports it, what the engine declares, how a batch answers, and the late output.
 
 Their divergences are not tested here: `cases/engines/<engine>/divergences.toml` lists them, and
-`tests/test_divergences.py` holds each list to its engine and to the README.
+`tests/test_divergences.py` holds each list to its engine and to its page's prose (`about.md`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pytest
-from engine_readme import assert_the_suite_finds_what_the_section_names, readme_section
+from engine_pages import about, assert_the_suite_finds_what_the_section_names
 
 from window_contract import Case, load_implementation, record, sliding, tumbling, watermark
 from window_contract.observation import Firing, LateRecord, Observation, TimeWindow
@@ -34,14 +34,14 @@ def engine_fixtures(name: str) -> tuple[Callable, Callable]:
     return engine, reference
 
 
-def suite_test(name: str, title: str) -> Callable[[Path], None]:
+def suite_test(name: str) -> Callable[[Path], None]:
     """The test that runs the property suite against the engine `name` on its manifest's budget, the engine's step
-    of `./dev test` (marked `engine_suite`): it differs, on exactly the properties the README's section on `title`
+    of `./dev test` (marked `engine_suite`): it differs, on exactly the properties its page's prose (`about.md`)
     lists, and the engine's list explains every minimal counterexample."""
 
     @pytest.mark.engine_suite
     def test_the_suite_finds_the_divergences_the_readme_names(tmp_path: Path) -> None:
-        assert_the_suite_finds_what_the_section_names(tmp_path / "report", name, readme_section(title))
+        assert_the_suite_finds_what_the_section_names(tmp_path / "report", name, about(name))
     return test_the_suite_finds_the_divergences_the_readme_names
 
 

@@ -12,7 +12,7 @@ import json
 
 import pytest
 from dialect_impls import Counting
-from engine_readme import ROOT
+from engine_pages import ROOT
 
 from conformance.cli import main
 from conformance.divergences import LIST

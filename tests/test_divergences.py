@@ -1,6 +1,6 @@
 """Every engine's listed divergences (`cases/engines/<engine>/divergences.toml`) as rules the suite applies.
 
-For each engine with a list: the list reads and names its case files; the README's section on the engine links
+For each engine with a list: the list reads and names its case files; its porting page's prose (`about.md`) links
 exactly them; each case differs on the engine from its `expected` observation (Flink's, which the reference
 gives too), and the divergence that documents it explains the difference (alone, or with those the attribution
 needs beside it). The dialect switches and the explainers are checked on their own below.
@@ -14,7 +14,7 @@ import subprocess
 import sys
 
 import pytest
-from engine_readme import ROOT, engine_section, linked_divergence_files
+from engine_pages import ROOT, about, linked_divergence_files
 
 from conformance import causes
 from conformance.divergences import (
@@ -65,10 +65,10 @@ def test_every_list_is_a_registered_engines():
 
 
 @pytest.mark.parametrize("engine", LISTED)
-def test_the_list_reads_and_the_readme_links_exactly_its_case_files(engine):
+def test_the_list_reads_and_its_page_links_exactly_its_case_files(engine):
     divergences = engine_divergences(engine)
     assert divergences and all(d.case_file.is_file() and d.id.startswith(f"{engine}.") for d in divergences)
-    assert linked_divergence_files(engine_section(engine), engine) == {d.case_file.name for d in divergences}
+    assert linked_divergence_files(about(engine), engine) == {d.case_file.name for d in divergences}
 
 
 @pytest.mark.parametrize("engine", LISTED)
@@ -600,8 +600,8 @@ def test_a_generator_that_sees_the_record_first_makes_it_late_behind_its_own_wat
     assert simulate(modern, dialect=first) == simulate(modern)
 
 
-def test_the_readme_names_every_switch():
-    section = (ROOT / "README.md").read_text(encoding="utf-8").split("## Engines under test")[1].split("\n## ")[0]
+def test_the_account_of_divergence_lists_names_every_switch():
+    section = (ROOT / "cases" / "engines" / "about.md").read_text(encoding="utf-8")
     assert [f.name for f in dataclasses.fields(Dialect) if f"`{f.name}`" not in section] == []
 
 

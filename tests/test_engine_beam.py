@@ -2,14 +2,14 @@
 
 The translation is checked on hand cases through the process, as the suite runs it (Beam answers
 position-free: no `at`, no watermark on a firing), and every divergence from Flink 2.x that it shows is
-a case file under `cases/engines/beam/` that the README's section on Beam links: each differs on `beam`
+a case file under `cases/engines/beam/` that its porting page's prose (`about.md`) links: each differs on `beam`
 and agrees on `reference`.
 """
 
 from __future__ import annotations
 
 import pytest
-from engine_readme import ROOT, assert_the_suite_finds_what_the_section_names, readme_section
+from engine_pages import ROOT, about, assert_the_suite_finds_what_the_section_names
 
 from window_contract import Case, load_implementation, record, tumbling, watermark
 from window_contract.case import CountTrigger, EventTimeTrigger, PurgingTrigger, Session, Sliding
@@ -18,7 +18,7 @@ from window_contract.difference import difference
 from window_contract.features import required_features
 from window_contract.observation import Firing, LateRecord, Observation, TimeWindow
 
-SECTION = readme_section("Apache Beam")
+SECTION = about("beam")
 #: Hand cases from `cases/` on which Beam agrees with Flink.
 AGREEING = ["cases/tumbling/window_start.json", "cases/sliding/assignment.json", "cases/seeds"]
 

@@ -3,13 +3,13 @@
 The translation is checked on hand cases through the process, as the suite runs it (Bytewax answers
 position-free: no `at`, no watermark on a firing); every divergence from Flink 2.x that it shows is listed in
 `cases/engines/bytewax/divergences.toml` with its case, which `tests/test_divergences.py` holds to the engine and
-to the README's section on Bytewax.
+to the prose of its porting page (`cases/engines/bytewax/about.md`).
 """
 
 from __future__ import annotations
 
 import pytest
-from engine_readme import ROOT
+from engine_pages import ROOT
 from engine_under_test import (
     assert_a_late_record_is_reported_once,
     assert_a_listed_watermark_closes_what_flinks_closes,
@@ -106,5 +106,5 @@ def test_hand_cases_agree_with_flink(engine, path):
 
 
 #: The property suite against the engine on its manifest's budget (cases/engines/<engine>/engine.toml): the
-#: properties it breaks are the README's, and the list explains each minimal counterexample.
-test_the_suite_finds_the_divergences_the_readme_names = suite_test("bytewax", "Bytewax")
+#: properties it breaks are its page's, and the list explains each minimal counterexample.
+test_the_suite_finds_the_divergences_the_readme_names = suite_test("bytewax")

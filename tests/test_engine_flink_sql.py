@@ -3,7 +3,7 @@
 The mapping is checked on hand cases through the runner, as the suite runs it (positions tied to the watermark
 or the late record that caused a firing, dropped records found at the end of input, deterministic rejections),
 and every divergence from Flink's DataStream API is listed in `cases/engines/flink-sql/divergences.toml` or
-`cases/engines/flink-sql-legacy/divergences.toml`, with its case file, which the README's section on Flink SQL
+`cases/engines/flink-sql-legacy/divergences.toml`, with its case file, which its porting page's prose (`about.md`)
 links (`tests/test_divergences.py` holds each list to its engine).
 """
 
@@ -14,7 +14,7 @@ import shlex
 import subprocess
 
 import pytest
-from engine_readme import ROOT, assert_the_suite_finds_what_the_section_names
+from engine_pages import ROOT, about, assert_the_suite_finds_what_the_section_names
 
 from flink_impl.command import Limits, runner_command
 from flink_impl.sql import FLINK_SQL, FLINK_SQL_LEGACY, FlinkSqlLegacyImplementation
@@ -30,11 +30,8 @@ from window_contract.observation_json import observation_to_json
 
 pytestmark = pytest.mark.flink
 
-SECTION = (ROOT / "README.md").read_text().split(
-    "## What changes when a Flink job moves from the DataStream API to Flink SQL", 1)[1].split("\n## ", 1)[0]
-#: The section's two parts, one a dialect: `### Window table functions (flink-sql)`, `### Legacy group windows ...`.
-DIALECTS = {"flink-sql": SECTION.split("\n### Window table functions", 1)[1].split("\n### ", 1)[0],
-            "flink-sql-legacy": SECTION.split("\n### Legacy group windows", 1)[1].split("\n### ", 1)[0]}
+#: Each dialect's page prose (`about.md`), which names the properties the suite finds broken on it.
+DIALECTS = {"flink-sql": about("flink-sql"), "flink-sql-legacy": about("flink-sql-legacy")}
 #: Hand cases from `cases/` on which both dialects agree with Flink.
 AGREEING = ["cases/seeds", "cases/sessions/merging.json", "cases/timers", "cases/lateness/side_output_and_dropped.json",
             "cases/watermarks/valve.json", "cases/watermarks/end_of_channel.json", "cases/sliding/window_budget.json"]

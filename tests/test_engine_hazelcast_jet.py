@@ -3,7 +3,7 @@
 The translation is checked on hand cases through the process, as the suite runs it (position-free: no `at`, no
 watermark on a firing); every divergence from Flink 2.x that it shows is listed in
 `cases/engines/hazelcast-jet/divergences.toml` with its case, which `tests/test_divergences.py` holds to the engine
-and to the README's section on Hazelcast Jet.
+and to its porting page's prose (`about.md`).
 """
 
 from __future__ import annotations
@@ -116,5 +116,5 @@ def test_cases_in_one_request_answer_as_each_alone(engine):
 
 
 #: The property suite against the engine on its manifest's budget (cases/engines/<engine>/engine.toml): the
-#: properties it breaks are the README's, and the list explains each minimal counterexample.
-test_the_suite_finds_the_divergences_the_readme_names = suite_test("hazelcast-jet", "Hazelcast Jet")
+#: properties it breaks are its page's, and the list explains each minimal counterexample.
+test_the_suite_finds_the_divergences_the_readme_names = suite_test("hazelcast-jet")

@@ -4,19 +4,19 @@ The translation is checked on hand cases through the process, as the suite runs 
 watermark on a firing); every divergence from Flink 2.x that it shows is listed in
 `cases/engines/kafka-streams/divergences.toml` (and, for the same jobs without `suppress`,
 `cases/engines/kafka-streams-updates/divergences.toml`), each with its case, which `tests/test_divergences.py`
-holds to the engine and to the README's section on Kafka Streams.
+holds to the engine and to its porting page's prose (`about.md`).
 """
 
 from __future__ import annotations
 
 import pytest
-from engine_readme import assert_the_suite_finds_what_the_section_names, readme_section
+from engine_pages import about, assert_the_suite_finds_what_the_section_names
 
 from window_contract import Case, load_implementation, record, tumbling, watermark
 from window_contract.case import BoundedOutOfOrdernessWatermarks, EventTimeTrigger, Session, Sliding
 from window_contract.observation import Error, Firing, LateRecord, Observation, TimeWindow
 
-SECTION = readme_section("Kafka Streams")
+SECTION = about("kafka-streams")
 
 
 @pytest.fixture(scope="module")

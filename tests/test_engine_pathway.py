@@ -4,7 +4,7 @@
 The translation is checked on hand cases through the process, as the suite runs it (the adapter answers
 position-free: no `at`, no watermark on a firing); every divergence from Flink 2.x that it shows is listed in
 `cases/engines/pathway/divergences.toml` with its case, which `tests/test_divergences.py` holds to the engine and to
-the README's section on Pathway.
+its porting page's prose (`about.md`).
 """
 
 from __future__ import annotations
@@ -111,8 +111,8 @@ def test_cases_in_one_computation_are_jobs_of_their_own(engine):
 
 
 #: The property suite against the engine on its manifest's budget (cases/engines/<engine>/engine.toml): the
-#: properties it breaks are the README's, and the list explains each minimal counterexample.
-test_the_suite_finds_the_divergences_the_readme_names = suite_test("pathway", "Pathway")
+#: properties it breaks are its page's, and the list explains each minimal counterexample.
+test_the_suite_finds_the_divergences_the_readme_names = suite_test("pathway")
 
 
 def test_the_end_of_time_is_a_heartbeat_just_late_enough_to_close_every_window_so_far(engine):

@@ -2,14 +2,14 @@
 
 The translation is checked on hand cases (their observations are the reference's, Flink's where they
 agree), and every divergence from Flink 2.x that it shows is a case file under
-`cases/engines/pyflink-python/` that the README's section on PyFlink links: each differs on
+`cases/engines/pyflink-python/` that its porting page's prose (`about.md`) links: each differs on
 `pyflink-python` and agrees on `reference`.
 """
 
 from __future__ import annotations
 
 import pytest
-from engine_readme import ROOT, assert_the_suite_finds_what_the_section_names, readme_section
+from engine_pages import ROOT, about, assert_the_suite_finds_what_the_section_names
 
 from engines import pyflink_python
 from window_contract import Case, load_implementation, record, tumbling, watermark
@@ -27,7 +27,7 @@ from window_contract.facts import NEVER_ENDS, TOO_MANY_OUTPUTS
 from window_contract.features import required_features
 from window_contract.observation import Error, Firing, LateRecord, TimeWindow
 
-SECTION = readme_section("PyFlink's Python window operator")
+SECTION = about("pyflink-python")
 #: Hand cases from `cases/` on which PyFlink's operator agrees with Flink.
 AGREEING = ["cases/tumbling", "cases/sliding/assignment.json"]
 

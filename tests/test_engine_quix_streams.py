@@ -4,7 +4,7 @@ environment (`.venv-quix`).
 The translation is checked on hand cases through the process, as the suite runs it (Quix answers position-free:
 no `at`, no watermark on a firing); every divergence from Flink 2.x that it shows is listed in
 `cases/engines/quix-streams/divergences.toml` with its case, which `tests/test_divergences.py` holds to the engine
-and to the README's section on Quix Streams. Quix stamps a result with its window's start (output_timestamp.json):
+and to its porting page's prose (`about.md`). Quix stamps a result with its window's start (output_timestamp.json):
 where a test holds Quix to Flink on something else, it reads the result's timestamp as Flink's `end - 1`.
 """
 
@@ -112,5 +112,5 @@ def test_cases_in_one_application_are_jobs_of_their_own(engine):
 
 
 #: The property suite against the engine on its manifest's budget (cases/engines/<engine>/engine.toml): the
-#: properties it breaks are the README's, and the list explains each minimal counterexample.
-test_the_suite_finds_the_divergences_the_readme_names = suite_test("quix-streams", "Quix Streams")
+#: properties it breaks are its page's, and the list explains each minimal counterexample.
+test_the_suite_finds_the_divergences_the_readme_names = suite_test("quix-streams")

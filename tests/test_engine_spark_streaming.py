@@ -2,7 +2,7 @@
 
 The translation into micro-batches is checked without Spark; the queries on hand cases whose
 observations are the reference's (Flink's) where Spark agrees; and every divergence from Flink 2.x is a
-case file under `cases/engines/spark-streaming/` that the README's section on Spark Structured Streaming
+case file under `cases/engines/spark-streaming/` that its porting page's prose (`about.md`)
 links: each differs on `spark-streaming` and agrees on `reference`. All the cases go through Spark in one
 `run` call (one session, a query per case).
 """
@@ -10,7 +10,7 @@ links: each differs on `spark-streaming` and agrees on `reference`. All the case
 from __future__ import annotations
 
 import pytest
-from engine_readme import assert_the_suite_finds_what_the_section_names, readme_section
+from engine_pages import about, assert_the_suite_finds_what_the_section_names
 
 from engines.spark_streaming import (
     END_OF_INPUT,
@@ -27,7 +27,7 @@ from window_contract.equivalence import equivalent
 from window_contract.facts import TOO_MANY_WINDOWS, WINDOWS_PER_ELEMENT_LIMIT
 from window_contract.features import required_features
 
-SECTION = readme_section("Spark Structured Streaming")
+SECTION = about("spark-streaming")
 
 a1, a2, a3 = record("a", 1, ts=3), record("a", 2, ts=12), record("a", 3, ts=9)
 

@@ -3,14 +3,14 @@
 The same runner, compiled against Flink 1.20.3's jars from Maven Central (`flink_impl/flink-1.20/pom.xml`, with the
 1.20 shim), replays the project's hand cases and the corpus, whose expected observations are Flink 2.3's: every
 difference must be one that 1.20's list of divergences explains (`cases/engines/flink-1.20/divergences.toml`, which
-the README's section "What changes between Flink 1.20 and 2.3" says in words; `tests/test_divergences.py` holds the
+its porting page's prose (`cases/engines/flink-1.20/about.md`) says in words; `tests/test_divergences.py` holds the
 list and `flink-sql-1.20`'s to their engines).
 """
 
 from __future__ import annotations
 
 import pytest
-from engine_readme import ROOT
+from engine_pages import ROOT
 
 from conformance.corpus import is_corpus_index
 from conformance.divergences import attribute, engine_divergences

@@ -1,4 +1,4 @@
-"""The README's *Replaying your data on Spark* as a user walks it: its examples run as written (the second with
+"""*Replaying your data on Spark* (`docs/spark.md`) as a user walks it: its examples run as written (the second with
 the columns it names, the first showing a late record), `spark_impl/replay_job.py --help` lists its input
 columns and every watermark option of `flink_windows`, the job runs with a generator, and the `zip` step bundles
 exactly the packages the executors import, outside the work tree."""
@@ -19,8 +19,7 @@ from window_contract.case import BoundedOutOfOrdernessWatermarks, MonotonousWate
 from window_contract.facts import TOO_MANY_WINDOWS
 
 ROOT = Path(__file__).resolve().parents[1]
-SECTION = (ROOT / "README.md").read_text(encoding="utf-8").split("## Replaying your data on Spark", 1)[1].split(
-    "\n## ", 1)[0]
+SECTION = (ROOT / "docs" / "spark.md").read_text(encoding="utf-8")
 
 
 def examples() -> list[str]:
@@ -31,7 +30,7 @@ def examples() -> list[str]:
 def test_the_examples_run_as_written_and_the_first_shows_a_late_record():
     first, second = examples()
     scope: dict = {}
-    exec(first, scope)  # noqa: S102 (the README's own code)
+    exec(first, scope)  # noqa: S102 (the page's own code)
     late = [(r["key"], r["ts"], r["payload"]) for r in scope["out"].late.collect()]
     assert late == [("sensor-1", 3000, "e")]
     exec(second, scope)  # noqa: S102

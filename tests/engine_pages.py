@@ -1,10 +1,10 @@
-"""What the tests of every engine adapter hold it to: its README section.
+"""What the tests of every engine adapter hold it to: the prose of its porting page.
 
-Each engine has a section "## What changes when a Flink job moves to <engine>" that links one case file
-per divergence (`cases/engines/<engine>/`) and lists, in a paragraph "Properties the suite finds broken
-(...): ...; every other ...", the properties the suite finds broken. The suite run against the engine
-must find exactly those broken, and each minimal counterexample must show a difference one of the
-section's points explains.
+Each engine's folder holds `cases/engines/<engine>/about.md`, the hand-written part of its page
+(`docs/engines/<engine>.md`, made by `python -m conformance.porting`), which links one case file per divergence
+(`cases/engines/<engine>/`) and lists, in a paragraph "Properties the suite finds broken (...): ...; every
+other ...", the properties the suite finds broken. The suite run against the engine must find exactly those
+broken, and each minimal counterexample must show a difference one of the page's points explains.
 """
 
 from __future__ import annotations
@@ -24,23 +24,13 @@ from window_contract.observation_json import observation_from_json
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: A README point, by its case file, and whether a counterexample of the suite (report.json's) shows it.
+#: A point of the page, by its case file, and whether a counterexample of the suite (report.json's) shows it.
 Explained = dict[str, Callable[[dict[str, Any]], Any]]
 
 
-def readme_section(engine_title: str) -> str:
-    """The README's section "## What changes when a Flink job moves to `engine_title`", up to the next one."""
-    readme = (ROOT / "README.md").read_text()
-    return readme.split(f"## What changes when a Flink job moves to {engine_title}", 1)[1].split("\n## ", 1)[0]
-
-
-def engine_section(engine: str) -> str:
-    """The README's section "## What changes ..." ("when a Flink job moves to ...", "between Flink 1.20 and 2.3")
-    that links `engine`'s case files."""
-    readme = (ROOT / "README.md").read_text()
-    sections = readme.split("\n## What changes ")[1:]
-    [section] = [s.split("\n## ", 1)[0] for s in sections if f"(cases/engines/{engine}/" in s.split("\n## ", 1)[0]]
-    return section
+def about(engine: str) -> str:
+    """The prose of `engine`'s porting page: `cases/engines/<engine>/about.md`."""
+    return (ROOT / "cases" / "engines" / engine / "about.md").read_text(encoding="utf-8")
 
 
 def linked_divergence_files(section: str, engine: str) -> set[str]:
@@ -76,7 +66,7 @@ def assert_the_suite_finds_what_the_section_names(out: Path, engine: str, sectio
     for failure in (f for p in impl["properties"] for f in p["failures"]):
         if explained is not None:
             shown = [name for name, shows in explained.items() if shows(failure)]
-            assert shown, f"a divergence the README does not explain: {failure['difference']}"
+            assert shown, f"a divergence the page does not explain: {failure['difference']}"
             continue
         case = case_from_json(failure["case"])
         flink = observation_from_json(failure["reference"])
