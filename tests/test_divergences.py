@@ -435,6 +435,16 @@ def test_a_session_that_fires_at_its_end_takes_a_record_there():
     assert firings(simulate(case, dialect=Dialect(session_fires_at="end"))) == [(TimeWindow(0, 10), 9, (1, 2))]
 
 
+def test_a_session_named_by_its_records_is_named_so_whenever_it_fires():
+    """`session_window_end="last_record"` names the session its records make, `[first, last + 1)`, whichever of
+    the switches that keep a session longer than they report it (`session_fires_at`) is on: their mixins come
+    before `FromRecordTimestamps` (`reference.dialects.dialect.MIXINS`)."""
+    case = Case(window=session(10), events=[record("a", 1, 0), record("a", 2, 3)])
+    for fires_at in ("max_timestamp", "end", "gap_after_end"):
+        named = simulate(case, dialect=Dialect(session_window_end="last_record", session_fires_at=fires_at))
+        assert [f.window for f in named.firings] == [TimeWindow(0, 4)], fires_at
+
+
 # --- Flink SQL and Flink 1.20 (flink-sql, flink-sql-legacy, flink-sql-1.20, flink-1.20) -------------------------
 
 

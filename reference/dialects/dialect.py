@@ -121,7 +121,9 @@ MIXINS: list[tuple[Callable[[Dialect], bool], type]] = [
     (lambda d: d.merging_windows_outlive_cleanup, MergingWindowsOutliveCleanup),
     # an assigner's view hides its class: a later mixin that wraps the assigner by its class sees the view
     (lambda d: d.sliding_windows_from_zero, SlidingWindowsFromZero),
-    # before `FromRecordTimestamps`, which names a session from its records once this has named it (Quix Streams)
+    # both before `FromRecordTimestamps`, which names a session from its records once these have given back the
+    # session they kept longer (Quix Streams)
+    (lambda d: d.session_fires_at == "end", SessionFiresAtEnd),
     (lambda d: d.session_fires_at == "gap_after_end", SessionClosesGapAfterEnd),
     # its `process_element` takes a tumbling or sliding window's record itself (no `super()`): the lateness of
     # such a record is its own (`LateForAnyWindow` is left out for it)
@@ -136,7 +138,6 @@ MIXINS: list[tuple[Callable[[Dialect], bool], type]] = [
     (lambda d: d.late_records == "behind_watermark", LateBehindWatermark),
     (lambda d: d.late_records == "any_window" and d.window_expiry == "cleanup_timer", LateForAnyWindow),
     (lambda d: d.late_records == "earliest_window", LateForEarliestWindow),
-    (lambda d: d.session_fires_at == "end", SessionFiresAtEnd),
     (lambda d: d.allowed_lateness == "ignored", IgnoresAllowedLateness),
     # records it holds go on through the mixins after it only: those before it took them as they arrived
     (lambda d: d.pre_aggregation_watermark_starts_at is not None, PreAggregationHoldsRecords),
