@@ -277,23 +277,31 @@ def test_invalid_spec_messages(window, message):
 
 def test_timer_firings_of_a_watermark_come_in_timestamp_order_across_keys():
     """At a watermark (here the end of input) Flink's timer queue fires the earliest window first,
-    whatever its key; the rows from the pipeline's key groups arrive in no such order."""
+    whatever its key; the rows from the pipeline's key groups arrive in no such order. So too under purging
+    triggers, however deep (the replay's path: the rows come in key order)."""
 
     from spark_impl.implementation import SparkImplementation
+    from window_contract.case import EventTimeTrigger
 
-    case = Case(window=tumbling(1), events=[record("a", 1, 0), record("b", 2, 2), record("c", 3, 1)])
-    [observation] = SparkImplementation(get_session()).run([case])
-    assert [f.timestamp for f in observation.firings] == [0, 1, 2]
+    events = [record("a", 1, 2), record("b", 2, 0), record("c", 3, 1)]
+    cases = [Case(window=tumbling(1), events=events, trigger=trigger)
+             for trigger in (None, purging(EventTimeTrigger()), purging(purging(EventTimeTrigger())))]
+    observations = SparkImplementation(get_session()).run(cases)
+    assert [[f.timestamp for f in observation.firings] for observation in observations] == [[0, 1, 2]] * 3
 
 
 def test_timer_order_applies_only_where_timers_fire_at_max_timestamp():
 
     from spark_impl.frames import timer_positions
-    from window_contract.case import ContinuousEventTimeTrigger
+    from window_contract.case import ContinuousEventTimeTrigger, EventTimeTrigger, ProcessingTimeoutTrigger
 
     events = [record("a", 1, 0), watermark(5)]
     assert timer_positions(Case(window=tumbling(10), events=events)) == {1, 2}
     assert timer_positions(Case(window=tumbling(10), trigger=ContinuousEventTimeTrigger(2), events=events)) == set()
+    nested = purging(purging(EventTimeTrigger()))
+    assert timer_positions(Case(window=tumbling(10), trigger=nested, events=events)) == {1, 2}
+    timeout = ProcessingTimeoutTrigger(EventTimeTrigger(), 5)  # its own timers fire at no window's maxTimestamp
+    assert timer_positions(Case(window=tumbling(10), trigger=purging(timeout), events=events)) == set()
 
 
 def test_groups_hands_over_each_case_and_key_whole_also_across_batches():
