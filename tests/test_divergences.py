@@ -102,6 +102,21 @@ def test_flinks_dialect_is_the_model_itself():
     assert simulate(case, dialect=FLINK) == simulate(case) and FLINK.switched() == {}
 
 
+def test_each_switch_is_documented_in_the_module_of_its_rule_area():
+    """A switch is a field of one rule area's class (`reference.dialects.lateness`, `.merging`, ...), under the
+    `#:` comment that documents it, beside the mixins that implement it: a reader of a dialect reads one place."""
+    import inspect
+
+    areas = [base for base in Dialect.__mro__[1:] if dataclasses.is_dataclass(base)]
+    assert sum(len(dataclasses.fields(a)) for a in areas) == len(dataclasses.fields(Dialect)) == 37
+    for area in areas:
+        assert area.__module__.startswith("reference.dialects."), area
+        source = inspect.getsource(area).splitlines()
+        for f in dataclasses.fields(area):
+            at = next(i for i, line in enumerate(source) if line.startswith(f"    {f.name}: "))
+            assert source[at - 1].lstrip().startswith("#:"), f"{area.__name__}.{f.name} has no documentation above it"
+
+
 def test_touching_sessions_stay_apart_when_only_overlapping_ones_merge():
     case = Case(window=session(5), events=[record("a", 1, 0), record("a", 2, 5)])
     assert len(simulate(case).firings) == 1
