@@ -111,7 +111,7 @@ FLINK = Dialect()
 #: order decides, and the comment says why; the others override different methods or are never combined.
 MIXINS: list[tuple[Callable[[Dialect], bool], type]] = [
     (lambda d: not d.sessions_merge_when_touching, TouchingSessionsStayApart),
-    # before `UnboundedArithmetic`, whose `cleanup_time` (no `super()`) this one's adds its millisecond to (Beam)
+    # before `UnboundedArithmetic`: its `cleanup_time` adds a millisecond to that one's, which calls no `super()` (Beam)
     (lambda d: d.drop_when_past_cleanup_strictly, DropWhenPastCleanupStrictly),
     (lambda d: not d.merges_before_lateness, LatenessBeforeMerge),
     (lambda d: d.firing_timestamp == "trigger_time", TriggerTime),
