@@ -16,7 +16,15 @@ from collections.abc import Mapping, Sequence
 import pyarrow as pa
 
 from spark_impl.javalong import LONG_MAX
-from window_contract.case import Case, EventTimeTrigger, ProcessingTimeTrigger, PurgingTrigger, Record, Watermark
+from window_contract.case import (
+    Case,
+    EventTimeTrigger,
+    ProcessingTimeTrigger,
+    PurgingTrigger,
+    Record,
+    Watermark,
+    innermost_trigger,
+)
 from window_contract.observation import Error, Firing, GlobalWindow, LateRecord, Observation, TimeWindow
 
 RECORD, WATERMARK, PROCESSING_TIME = 0, 1, 2
@@ -61,8 +69,9 @@ def timer_positions(case: Case) -> frozenset[int]:
     the watermarks, processing-time advances and the end of input, when the trigger is
     `EventTimeTrigger` or `ProcessingTimeTrigger` (the default of time windows), purging or not.
     Empty for the other triggers, whose timers are not at the output timestamp."""
-    trigger = case.trigger.inner if isinstance(case.trigger, PurgingTrigger) else case.trigger
-    if not isinstance(trigger, EventTimeTrigger | ProcessingTimeTrigger | None):
+    # a `ProcessingTimeoutTrigger`'s own timers are at no window's maxTimestamp
+    if not isinstance(innermost_trigger(case.trigger, through=(PurgingTrigger,)),
+                      EventTimeTrigger | ProcessingTimeTrigger | None):
         return frozenset()
     return frozenset([at for at, e in enumerate(case.events) if not isinstance(e, Record)] + [len(case.events)])
 

@@ -20,12 +20,11 @@ import heapq
 from dataclasses import dataclass, field
 from itertools import count
 
-from spark_impl.delta import get_delta
-from spark_impl.javalong import LONG_MAX, LONG_MIN, add, sub
+from spark_impl.evictors import evictions
+from spark_impl.javalong import LONG_MAX, LONG_MIN, add
 from spark_impl.spec import OperatorSpec
 from spark_impl.triggers import TriggerFailure, decisions
 from spark_impl.windows import AssignerFailure, assign_windows, max_timestamp, merge_windows
-from window_contract.case import CountEvictor, DeltaEvictor, TimeEvictor
 from window_contract.facts import OUTPUT_LIMIT, TOO_MANY_OUTPUTS
 from window_contract.observation import Firing, LateRecord, TimeWindow
 
@@ -82,6 +81,7 @@ class KeyedWindowOperator:
     def __init__(self, spec: OperatorSpec, key: str) -> None:
         self.spec, self.key = spec, key
         self.trigger = decisions(spec.trigger)
+        self.evictor = None if spec.evictor is None else evictions(spec.evictor)
         self.watermark = LONG_MIN
         self.processing_time = 0
         self.contents: dict = {}  # state window -> [(value, ts)] in arrival order; absent when empty
@@ -190,15 +190,15 @@ class KeyedWindowOperator:
         contents = self.contents.get(state_window)
         if not contents:
             return
-        evictor = self.spec.evictor
+        evictor = self.evictor
         if evictor is not None and not evictor.after:
-            contents = _evict(evictor, contents)
+            contents = evictor.evict(contents)
         self._count_output()
         self.out.firings.append(Firing(self.at, self.key, window, max_timestamp(window),
                                        tuple(v for v, _ in contents), self.watermark))
         if evictor is not None:
             if evictor.after:
-                contents = _evict(evictor, contents)
+                contents = evictor.evict(contents)
             if contents:
                 self.contents[state_window] = contents
             else:
@@ -289,24 +289,6 @@ class KeyedWindowOperator:
             moved = self.contents.pop(sw, [])
             if moved:
                 self.contents.setdefault(state_window, []).extend(moved)
-
-
-def _evict(evictor, contents: list) -> list:
-    """`CountEvictor.evict` / `TimeEvictor.evict` / `DeltaEvictor.evict` on [(value, ts)] in arrival order."""
-    if isinstance(evictor, DeltaEvictor):
-        # Compared with the last element by arrival, itself included: it goes too when its delta to
-        # itself reaches the threshold.
-        last = contents[-1][0]
-        return [(v, ts) for v, ts in contents if get_delta(evictor.delta_function, v, last) < evictor.threshold]
-    if isinstance(evictor, CountEvictor):
-        size = len(contents)
-        if size <= evictor.max_count:
-            return contents
-        excess = sub(size, evictor.max_count)  # Flink stops once evictedCount > size - maxCount
-        return contents[min(size, max(0, excess)):]
-    assert isinstance(evictor, TimeEvictor)
-    cutoff = sub(max(ts for _, ts in contents), evictor.size)
-    return [(v, ts) for v, ts in contents if ts > cutoff]
 
 
 def simulate(spec: OperatorSpec, key: str, events) -> Outputs:

@@ -15,6 +15,7 @@ from typing import ClassVar, Protocol
 from spark_impl.chains import skip_to
 from spark_impl.delta import get_delta
 from spark_impl.javalong import add, rem, sub
+from spark_impl.kinds import OfKind
 from spark_impl.windows import max_timestamp
 from window_contract import case as spec
 from window_contract.facts import CONTINUOUS_PROCESSING_TIME_NULL_MESSAGE, NEVER_ENDS
@@ -48,19 +49,13 @@ class TriggerFailure(Exception):
     """An exception a Flink trigger throws (it fails the job)."""
 
 
-class Trigger:
+class Trigger(OfKind):
     """A trigger's decisions for one window: by default it continues, keeps nothing and cannot merge
     (`Trigger.canMerge()` is false unless a trigger says otherwise). `kind` is the format's kind it
-    decides for; the fields of that kind are its attributes."""
+    decides for (`spark_impl.kinds`); the fields of that kind are its attributes."""
 
-    kind: ClassVar[type]
+    classes: ClassVar[dict[type, type]] = {}
     can_merge: ClassVar[bool] = False
-    by_kind: ClassVar[dict[type, type[Trigger]]] = {}
-
-    def __init_subclass__(cls, **kwargs) -> None:
-        super().__init_subclass__(**kwargs)
-        if "kind" in cls.__dict__:
-            Trigger.by_kind[cls.kind] = cls
 
     def __init__(self, trigger) -> None:
         for f in dataclasses.fields(trigger):
@@ -92,7 +87,7 @@ class Trigger:
 
 def decisions(trigger) -> Trigger:
     """The decisions of the trigger a case names (`trigger`, a kind of `window_contract.case`)."""
-    return Trigger.by_kind[type(trigger)](trigger)
+    return Trigger.of_kind(trigger)
 
 
 class EventTimeTrigger(Trigger):

@@ -27,9 +27,9 @@ from window_contract.case import (
     Session,
     Sliding,
     TimeEvictor,
-    TriggerSpec,
     Tumbling,
     Watermark,
+    nested_triggers,
 )
 from window_contract.facts import EXTREME, LONG_MAX
 
@@ -38,12 +38,6 @@ BAND_WIDTH = 2**61
 
 #: The window sizes most cases use (`specs.small_sizes`).
 USUAL_SIZES = frozenset(range(1, 11)) | {15, 60, 1000}
-
-
-def _triggers(trigger: TriggerSpec | None) -> Iterator[TriggerSpec]:
-    while trigger is not None:
-        yield trigger
-        trigger = trigger.inner if isinstance(trigger, PurgingTrigger) else None
 
 
 def _window_parameters(case: Case) -> list[int]:
@@ -64,7 +58,7 @@ def near_the_band(case: Case) -> bool:
 def continuous_on_global(case: Case) -> bool:
     """A continuous event-time trigger on the global window, which count windows are too."""
     return isinstance(case.window, Global | Count) and any(
-        isinstance(t, ContinuousEventTimeTrigger) for t in _triggers(case.trigger))
+        isinstance(t, ContinuousEventTimeTrigger) for t in nested_triggers(case.trigger))
 
 
 def nested_purging(case: Case) -> bool:
@@ -77,7 +71,7 @@ def large_count_window(case: Case) -> bool:
 
 
 def large_counts(case: Case) -> bool:
-    return (any(isinstance(t, CountTrigger) and t.count > 4 for t in _triggers(case.trigger))
+    return (any(isinstance(t, CountTrigger) and t.count > 4 for t in nested_triggers(case.trigger))
             or isinstance(case.evictor, CountEvictor) and case.evictor.max_count > 4)
 
 
@@ -86,7 +80,7 @@ def not_positive_counts(case: Case) -> bool:
     size: Flink checks none of them."""
     w, e = case.window, case.evictor
     return (isinstance(w, Count) and (w.size <= 0 or (w.slide is not None and w.slide <= 0))
-            or any(isinstance(t, CountTrigger) and t.count <= 0 for t in _triggers(case.trigger))
+            or any(isinstance(t, CountTrigger) and t.count <= 0 for t in nested_triggers(case.trigger))
             or isinstance(e, CountEvictor) and e.max_count < 0
             or isinstance(e, TimeEvictor) and e.size < 0)
 
@@ -94,7 +88,7 @@ def not_positive_counts(case: Case) -> bool:
 def zero_interval(case: Case) -> bool:
     """A continuous trigger with interval 0: Flink fails with "/ by zero"."""
     return any(isinstance(t, ContinuousEventTimeTrigger | ContinuousProcessingTimeTrigger) and t.interval == 0
-               for t in _triggers(case.trigger))
+               for t in nested_triggers(case.trigger))
 
 
 def many_windows_per_element(case: Case) -> bool:

@@ -52,6 +52,8 @@ from window_contract.case import (
     TriggerSpec,
     Tumbling,
     WindowSpec,
+    innermost_trigger,
+    nested_triggers,
 )
 from window_contract.facts import EXTREME, LONG_MAX, LONG_MIN, MAX_WINDOW_NUM
 
@@ -146,20 +148,14 @@ def fires_until_wrap(spec: Case) -> bool:
     the `long` range, for ever or until it lands on `Long.MAX_VALUE` (`reference.timer_chains`): 100,000
     firings of the window's contents in every implementation (`TOO_MANY_OUTPUTS`), or, over a purged
     window, a chain the Flink runner fires until its job's timeout."""
-    trigger = spec.trigger
-    while isinstance(trigger, PurgingTrigger | ProcessingTimeoutTrigger):
-        trigger = trigger.inner
-    return isinstance(spec.window, Global | Count) and isinstance(trigger, ContinuousEventTimeTrigger)
+    return isinstance(spec.window, Global | Count) and isinstance(innermost_trigger(spec.trigger),
+                                                                   ContinuousEventTimeTrigger)
 
 
 def processing_timeouts(spec: Case) -> tuple[int, ...]:
     """The positive timeouts of the `ProcessingTimeoutTrigger`s around `spec`'s trigger, outermost first."""
-    found, trigger = [], spec.trigger
-    while isinstance(trigger, PurgingTrigger | ProcessingTimeoutTrigger):
-        if isinstance(trigger, ProcessingTimeoutTrigger) and trigger.timeout > 0:
-            found.append(trigger.timeout)
-        trigger = trigger.inner
-    return tuple(found)
+    return tuple(t.timeout for t in nested_triggers(spec.trigger)
+                 if isinstance(t, ProcessingTimeoutTrigger) and t.timeout > 0)
 
 
 # --- assigners --------------------------------------------------------------------------------

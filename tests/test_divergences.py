@@ -104,6 +104,21 @@ def test_flinks_dialect_is_the_model_itself():
     assert simulate(case, dialect=FLINK) == simulate(case) and FLINK.switched() == {}
 
 
+def test_each_switch_is_documented_in_the_module_of_its_rule_area():
+    """A switch is a field of one rule area's class (`reference.dialects.lateness`, `.merging`, ...), under the
+    `#:` comment that documents it, beside the mixins that implement it: a reader of a dialect reads one place."""
+    import inspect
+
+    areas = [base for base in Dialect.__mro__[1:] if dataclasses.is_dataclass(base)]
+    assert sum(len(dataclasses.fields(a)) for a in areas) == len(dataclasses.fields(Dialect)) == 37
+    for area in areas:
+        assert area.__module__.startswith("reference.dialects."), area
+        source = inspect.getsource(area).splitlines()
+        for f in dataclasses.fields(area):
+            at = next(i for i, line in enumerate(source) if line.startswith(f"    {f.name}: "))
+            assert source[at - 1].lstrip().startswith("#:"), f"{area.__name__}.{f.name} has no documentation above it"
+
+
 def test_touching_sessions_stay_apart_when_only_overlapping_ones_merge():
     case = Case(window=session(5), events=[record("a", 1, 0), record("a", 2, 5)])
     assert len(simulate(case).firings) == 1
@@ -431,6 +446,16 @@ def test_a_session_that_fires_at_its_end_takes_a_record_there():
     case = Case(window=session(5), events=[record("a", 1, 0), watermark(4), record("a", 2, 5)])
     assert firings(simulate(case)) == [(TimeWindow(0, 5), 4, (1,)), (TimeWindow(5, 10), 9, (2,))]
     assert firings(simulate(case, dialect=Dialect(session_fires_at="end"))) == [(TimeWindow(0, 10), 9, (1, 2))]
+
+
+def test_a_session_named_by_its_records_is_named_so_whenever_it_fires():
+    """`session_window_end="last_record"` names the session its records make, `[first, last + 1)`, whichever of
+    the switches that keep a session longer than they report it (`session_fires_at`) is on: their mixins come
+    before `FromRecordTimestamps` (`reference.dialects.dialect.MIXINS`)."""
+    case = Case(window=session(10), events=[record("a", 1, 0), record("a", 2, 3)])
+    for fires_at in ("max_timestamp", "end", "gap_after_end"):
+        named = simulate(case, dialect=Dialect(session_window_end="last_record", session_fires_at=fires_at))
+        assert [f.window for f in named.firings] == [TimeWindow(0, 4)], fires_at
 
 
 # --- Flink SQL and Flink 1.20 (flink-sql, flink-sql-legacy, flink-sql-1.20, flink-1.20) -------------------------

@@ -155,6 +155,15 @@ def test_the_score_leaves_out_equivalent_mutants_and_modules_out_of_scope():
     assert score([verdict("m", "b", "killed")], exemptions).wrongly_equivalent == ["m:f: b -> pass"]
 
 
+def test_a_package_out_of_scope_takes_its_modules_with_it():
+    exemptions = Exemptions({}, {"dialects": "other engines' rules"})
+    verdicts = [verdict("dialects.lateness", "a", "survived"), verdict("dialects", "b", "survived"),
+                verdict("dialects_x", "c", "survived")]
+    assert score(verdicts, exemptions).counts == {"dialects.lateness": Counter({"out of scope": 1}),
+                                                  "dialects": Counter({"out of scope": 1}),
+                                                  "dialects_x": Counter({"survived": 1})}
+
+
 def test_a_sample_is_the_same_whatever_order_the_mutants_come_in():
     mutants = module_mutants("m", SOURCE)
     assert {m.key for m in sample(mutants, 5)} == {m.key for m in sample(list(reversed(mutants)), 5)}

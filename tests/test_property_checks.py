@@ -63,3 +63,35 @@ def test_a_watermark_arrives_only_past_the_periodic_timers_due_time_and_after_th
     overtaken = replace(observed, firings=(replace(observed.firings[0], watermark=4),))
     assert "carries the watermark 4, not -9223372036854775808" in watermarks_where_flink_makes_them(punctuated,
                                                                                                     overtaken)
+
+
+def test_a_purging_trigger_nested_in_another_is_read_through_as_one():
+    """`PurgingTrigger.of(PurgingTrigger.of(T))` fires when `T` does, as `PurgingTrigger.of(T)`: the checks of an
+    event-time trigger's timer order and of a count trigger's watermarks hold it to that; a
+    `ProcessingTimeoutTrigger` also fires on its own timers, and they leave it out."""
+    from conformance.properties.test_firings import timers_fire_in_timestamp_order
+    from conformance.properties.test_watermark_positions import fires_only_on_arrival
+    from conformance.properties.timeline import has_event_time_trigger
+    from window_contract import (
+        Case,
+        CountTrigger,
+        EventTimeTrigger,
+        ProcessingTimeoutTrigger,
+        purging,
+        record,
+        tumbling,
+        watermark,
+    )
+    from window_contract.observation import Firing, Observation, TimeWindow
+
+    events = [record("a", 1, ts=15), record("b", 2, ts=5), watermark(100)]
+    out_of_order = Observation((Firing(2, "a", TimeWindow(10, 20), 19, (1,), 100),
+                                Firing(2, "b", TimeWindow(0, 10), 9, (2,), 100)))
+    for trigger in (purging(EventTimeTrigger()), purging(purging(EventTimeTrigger()))):
+        case = Case(window=tumbling(10), trigger=trigger, events=events, end_of_input=False)
+        assert "out of timestamp order" in timers_fire_in_timestamp_order(case, out_of_order), trigger
+    timeout = ProcessingTimeoutTrigger(EventTimeTrigger(), 5)
+    assert not has_event_time_trigger(Case(window=tumbling(10), trigger=purging(timeout), events=events))
+    assert fires_only_on_arrival(Case(window=tumbling(10), trigger=purging(purging(CountTrigger(2))), events=events))
+    assert not fires_only_on_arrival(Case(window=tumbling(10), trigger=ProcessingTimeoutTrigger(CountTrigger(2), 5),
+                                          events=events))

@@ -4,6 +4,7 @@ DataFrames, the per-key replay (pure Python), and the driver-side checks of a sp
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from unittest import mock
 
 import pytest
@@ -15,11 +16,12 @@ import spark_impl.operator as spark_operator
 from spark_impl import javalong as J
 from spark_impl import relational as R
 from spark_impl.chains import least_multiple_in, skip_to
+from spark_impl.evictors import Evictor, evictions
 from spark_impl.implementation import is_relational
-from spark_impl.operator import PROCESSING_TIME, RECORD, WATERMARK, _evict, simulate
+from spark_impl.operator import PROCESSING_TIME, RECORD, WATERMARK, simulate
 from spark_impl.session import get_session
 from spark_impl.spec import invalid_spec_message, operator_spec
-from spark_impl.triggers import _Continuous
+from spark_impl.triggers import Trigger, _Continuous
 from spark_impl.windows import AssignerFailure, assign_windows, merge_windows, window_start
 from strategies.bursts import burst_cases
 from window_contract import (
@@ -28,6 +30,7 @@ from window_contract import (
     Case,
     ContinuousEventTimeTrigger,
     CountEvictor,
+    DeltaEvictor,
     TimeEvictor,
     processing_time,
     purging,
@@ -212,10 +215,28 @@ def test_session_windows_merge_when_adjacent():
 
 def test_evictors():
     contents = [(1, 10), (2, 3), (3, 8), (4, 12)]
-    assert _evict(CountEvictor(2), contents) == [(3, 8), (4, 12)]
-    assert _evict(CountEvictor(-1), contents) == []
-    assert _evict(CountEvictor(LONG_MIN), contents) == contents  # size - maxCount wraps: nothing goes
-    assert _evict(TimeEvictor(4), contents) == [(1, 10), (4, 12)]
+    assert evictions(CountEvictor(2)).evict(contents) == [(3, 8), (4, 12)]
+    assert evictions(CountEvictor(-1)).evict(contents) == []
+    assert evictions(CountEvictor(LONG_MIN)).evict(contents) == contents  # size - maxCount wraps: nothing goes
+    assert evictions(TimeEvictor(4)).evict(contents) == [(1, 10), (4, 12)]
+    assert evictions(DeltaEvictor(2.0, "absolute_difference")).evict(contents) == [(3, 8), (4, 12)]
+
+
+def test_every_trigger_and_evictor_of_the_format_has_its_class_and_an_unknown_kind_is_named():
+    from spark_impl.triggers import decisions
+    from window_contract.case import EVICTORS, TRIGGERS
+
+    assert set(Evictor.classes) == set(EVICTORS) and set(Trigger.classes) == set(TRIGGERS)
+
+    @dataclass(frozen=True)
+    class SlidingEvictor:
+        after: bool = False
+
+    with pytest.raises(TypeError, match="spark_impl has no Evictor class for SlidingEvictor .it knows CountEvictor, "
+                                        "DeltaEvictor, TimeEvictor.: a kind of the format needs one"):
+        evictions(SlidingEvictor())
+    with pytest.raises(TypeError, match="no Trigger class for SlidingEvictor"):
+        decisions(SlidingEvictor())
 
 
 def test_continuous_processing_time_trigger_fires_every_interval():
@@ -277,23 +298,31 @@ def test_invalid_spec_messages(window, message):
 
 def test_timer_firings_of_a_watermark_come_in_timestamp_order_across_keys():
     """At a watermark (here the end of input) Flink's timer queue fires the earliest window first,
-    whatever its key; the rows from the pipeline's key groups arrive in no such order."""
+    whatever its key; the rows from the pipeline's key groups arrive in no such order. So too under purging
+    triggers, however deep (the replay's path: the rows come in key order)."""
 
     from spark_impl.implementation import SparkImplementation
+    from window_contract.case import EventTimeTrigger
 
-    case = Case(window=tumbling(1), events=[record("a", 1, 0), record("b", 2, 2), record("c", 3, 1)])
-    [observation] = SparkImplementation(get_session()).run([case])
-    assert [f.timestamp for f in observation.firings] == [0, 1, 2]
+    events = [record("a", 1, 2), record("b", 2, 0), record("c", 3, 1)]
+    cases = [Case(window=tumbling(1), events=events, trigger=trigger)
+             for trigger in (None, purging(EventTimeTrigger()), purging(purging(EventTimeTrigger())))]
+    observations = SparkImplementation(get_session()).run(cases)
+    assert [[f.timestamp for f in observation.firings] for observation in observations] == [[0, 1, 2]] * 3
 
 
 def test_timer_order_applies_only_where_timers_fire_at_max_timestamp():
 
     from spark_impl.frames import timer_positions
-    from window_contract.case import ContinuousEventTimeTrigger
+    from window_contract.case import ContinuousEventTimeTrigger, EventTimeTrigger, ProcessingTimeoutTrigger
 
     events = [record("a", 1, 0), watermark(5)]
     assert timer_positions(Case(window=tumbling(10), events=events)) == {1, 2}
     assert timer_positions(Case(window=tumbling(10), trigger=ContinuousEventTimeTrigger(2), events=events)) == set()
+    nested = purging(purging(EventTimeTrigger()))
+    assert timer_positions(Case(window=tumbling(10), trigger=nested, events=events)) == {1, 2}
+    timeout = ProcessingTimeoutTrigger(EventTimeTrigger(), 5)  # its own timers fire at no window's maxTimestamp
+    assert timer_positions(Case(window=tumbling(10), trigger=purging(timeout), events=events)) == set()
 
 
 def test_groups_hands_over_each_case_and_key_whole_also_across_batches():

@@ -35,8 +35,10 @@ from window_contract.case import (
     ContinuousEventTimeTrigger,
     ContinuousProcessingTimeTrigger,
     Count,
+    CountTrigger,
     Global,
     ProcessingTime,
+    ProcessingTimeoutTrigger,
     PurgingTrigger,
     Record,
     Session,
@@ -45,6 +47,7 @@ from window_contract.case import (
     Tumbling,
     Watermark,
     case_to_json,
+    innermost_trigger,
 )
 from window_contract.case_json import case_from_json
 from window_contract.facts import LONG_MAX, LONG_MIN
@@ -275,6 +278,18 @@ def test_a_continuous_event_time_trigger_on_the_global_window_never_ends_its_inp
     assert not any(isinstance(e, Watermark) and e.timestamp == LONG_MAX for c in found for e in c.events)
 
 
+def test_a_family_reads_a_trigger_through_every_wrapper():
+    """A family is named from the trigger's own values: a count, an interval or a continuous trigger on the global
+    window counts as much inside a `ProcessingTimeoutTrigger` as inside a `PurgingTrigger` (Flink divides by the
+    interval, and chains the continuous trigger's timers, in both)."""
+    from strategies.families import continuous_on_global, large_counts, zero_interval
+
+    for wrap in (PurgingTrigger, lambda t: ProcessingTimeoutTrigger(t, 10)):
+        assert continuous_on_global(Case(window=Global(), trigger=wrap(ContinuousEventTimeTrigger(5))))
+        assert zero_interval(Case(window=Global(), trigger=wrap(wrap(ContinuousEventTimeTrigger(0)))))
+        assert large_counts(Case(window=Global(), trigger=wrap(CountTrigger(5))))
+
+
 def test_without_unbounded_input_no_continuous_event_time_trigger_on_the_global_window():
     from strategies.families import continuous_on_global
 
@@ -367,7 +382,7 @@ def test_the_window_count_limit_is_drawn_on_both_sides_in_java_long_division():
 
 def _largest_jump(case) -> int:
     """The largest move of the case's watermark or clock, in intervals of its continuous trigger (0 for none)."""
-    trigger = case.trigger.inner if isinstance(case.trigger, PurgingTrigger) else case.trigger
+    trigger = innermost_trigger(case.trigger)
     if not isinstance(trigger, ContinuousEventTimeTrigger | ContinuousProcessingTimeTrigger) or trigger.interval <= 0:
         return 0
     times = [getattr(e, "timestamp", getattr(e, "time", None)) for e in case.events

@@ -361,6 +361,27 @@ def purging(inner: TriggerSpec) -> PurgingTrigger:
     return PurgingTrigger(inner)
 
 
+#: The triggers that wrap another (`inner`), pass its results on and take its window type.
+WRAPPERS: tuple[type[Kind], ...] = (PurgingTrigger, ProcessingTimeoutTrigger)
+
+
+def nested_triggers(trigger: TriggerSpec | None, through: tuple[type[Kind], ...] = WRAPPERS) -> Iterator[TriggerSpec]:
+    """`trigger` and the triggers nested in it, outermost first, down through the wrappers of the kinds `through`:
+    every wrapper (a `ProcessingTimeoutTrigger`'s nested trigger still registers its timers and decides on
+    elements), or `(PurgingTrigger,)` only, where the question is when the window fires (a
+    `ProcessingTimeoutTrigger` fires it on its own timer too, and clears the nested trigger on timeout)."""
+    while trigger is not None:
+        yield trigger
+        trigger = trigger.inner if isinstance(trigger, through) else None
+
+
+def innermost_trigger(trigger: TriggerSpec | None, through: tuple[type[Kind], ...] = WRAPPERS) -> TriggerSpec | None:
+    """The trigger inside every wrapper of the kinds `through` around `trigger` (`nested_triggers`' last)."""
+    while isinstance(trigger, through):
+        trigger = trigger.inner
+    return trigger
+
+
 # --- evictors ---------------------------------------------------------------------------------
 
 

@@ -36,9 +36,7 @@ from window_contract.case import (
     Kind,
     NeverTrigger,
     ProcessingTime,
-    ProcessingTimeoutTrigger,
     ProcessingTimeTrigger,
-    PurgingTrigger,
     Sliding,
     Time,
     TriggerSpec,
@@ -47,6 +45,7 @@ from window_contract.case import (
     Vocabulary,
     Watermark,
     WindowSpec,
+    innermost_trigger,
 )
 from window_contract.facts import LONG_MIN
 from window_contract.observation_json import observation_from_json
@@ -269,14 +268,6 @@ def _check_clock(events: list[Event | None], path: str, problems: Problems) -> N
             now = max(now, event.time)
 
 
-def _innermost(trigger: TriggerSpec | None) -> TriggerSpec | None:
-    """The trigger inside every wrapper (`PurgingTrigger`, `ProcessingTimeoutTrigger`): a wrapper takes
-    its nested trigger's window type."""
-    while isinstance(trigger, PurgingTrigger | ProcessingTimeoutTrigger):
-        trigger = trigger.inner
-    return trigger
-
-
 def _check_fit(window: WindowSpec, trigger: TriggerSpec | None, evictor: EvictorSpec | None,
                path: str, problems: Problems) -> None:
     """Combinations the format cannot state meaningfully, or Java's types forbid: `EventTimeTrigger`
@@ -284,7 +275,7 @@ def _check_fit(window: WindowSpec, trigger: TriggerSpec | None, evictor: Evictor
     `Trigger<Object, GlobalWindow>`, and `WindowedStream.trigger` only takes a trigger for its own
     window type. (Flink's own job-time rejections, such as `NeverTrigger` on merging session
     windows, are observations, not format errors.)"""
-    inner = _innermost(trigger)
+    inner = innermost_trigger(trigger)  # a wrapper takes its nested trigger's window type
     if isinstance(window, Global | Count) and isinstance(inner, EventTimeTrigger | ProcessingTimeTrigger):
         problems.add(f"{path}.trigger", "EventTimeTrigger and ProcessingTimeTrigger need time windows; "
                                         "the global window (and countWindow's) is not one")

@@ -385,7 +385,7 @@ def branch_coverage(cases: Sequence[Case]) -> str:
 @dataclass(frozen=True)
 class Exemptions:
     equivalent: dict[str, str]  # mutant key -> why no case can tell it from the reference
-    out_of_scope: dict[str, str]  # module -> why no observation depends on it
+    out_of_scope: dict[str, str]  # module or package -> why no observation depends on it
 
 
 def read_exemptions(path: Path = EQUIVALENT_FILE) -> Exemptions:
@@ -435,7 +435,8 @@ class Score:
 
 
 def classify(verdict: Verdict, exemptions: Exemptions) -> str:
-    if verdict.mutant.module in exemptions.out_of_scope:
+    module = verdict.mutant.module
+    if any(module == m or module.startswith(m + ".") for m in exemptions.out_of_scope):  # a package: its modules
         return "out of scope"
     if verdict.outcome in ("survived", "not reached") and verdict.mutant.key in exemptions.equivalent:
         return "equivalent"

@@ -17,7 +17,7 @@ from conformance.properties.timeline import (
     has_event_time_trigger,
     max_timestamp,
 )
-from window_contract.case import Count, ProcessingTimeoutTrigger, PurgingTrigger
+from window_contract.case import Count, PurgingTrigger, nested_triggers
 from window_contract.difference import Positions, firing_text, record_text, time_text
 
 
@@ -82,12 +82,7 @@ def _purges(case) -> bool:
     """A `PurgingTrigger` anywhere in the trigger's nest (a `ProcessingTimeoutTrigger` passes its
     inner trigger's results on, `FIRE_AND_PURGE` included), or a count window (Flink builds
     `countWindow` purging)."""
-    trigger = case.trigger
-    while isinstance(trigger, PurgingTrigger | ProcessingTimeoutTrigger):
-        if isinstance(trigger, PurgingTrigger):
-            return True
-        trigger = trigger.inner
-    return isinstance(case.window, Count)
+    return any(isinstance(t, PurgingTrigger) for t in nested_triggers(case.trigger)) or isinstance(case.window, Count)
 
 
 def late_firings_contain_everything_the_window_held(case, observation):

@@ -32,6 +32,7 @@ from window_contract.case import (
     Record,
     Watermark,
     WatermarkStatus,
+    innermost_trigger,
 )
 from window_contract.facts import LONG_MIN
 from window_contract.observation import Observation
@@ -65,8 +66,9 @@ def makes_a_watermark(case: Case, emits: set[int], at: int) -> bool:
 
 
 def fires_only_on_arrival(case: Case) -> bool:
-    trigger = case.trigger.inner if isinstance(case.trigger, PurgingTrigger) else case.trigger
-    return isinstance(trigger, CountTrigger | DeltaTrigger)
+    """A count or delta trigger, inside purging ones or none: it fires only as an element arrives (inside a
+    `ProcessingTimeoutTrigger` it fires on timers too)."""
+    return isinstance(innermost_trigger(case.trigger, through=(PurgingTrigger,)), CountTrigger | DeltaTrigger)
 
 
 def watermarks_where_flink_makes_them(case: Case, observation: Observation) -> str | None:

@@ -21,6 +21,7 @@ from window_contract.case import (
     Sliding,
     Tumbling,
     Watermark,
+    innermost_trigger,
 )
 from window_contract.facts import LONG_MAX, LONG_MIN
 from window_contract.observation import Firing, GlobalWindow, TimeWindow
@@ -100,10 +101,9 @@ def is_event_time(case: Case) -> bool:
 
 
 def has_event_time_trigger(case: Case) -> bool:
-    """The trigger is `EventTimeTrigger` (the event-time default, explicit, or purging)."""
-    trigger = case.trigger
-    if isinstance(trigger, PurgingTrigger):
-        trigger = trigger.inner
+    """The trigger is `EventTimeTrigger` (the event-time default, explicit, or inside purging ones; not inside a
+    `ProcessingTimeoutTrigger`, whose own timer fires the window too)."""
+    trigger = innermost_trigger(case.trigger, through=(PurgingTrigger,))
     if trigger is None:
         return is_event_time(case)
     return isinstance(trigger, EventTimeTrigger) and not isinstance(case.window, Global | Count)
