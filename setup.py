@@ -4,17 +4,18 @@ The repository's top-level packages are installed as they are (`OWN_PACKAGES` of
 user's module of one of these names is refused with a message naming it). Nothing generated goes in: a run's report
 (reports/out), Maven's and Python's build outputs and caches.
 
-The committed files (`cases/`, with the engines' divergence lists under `cases/engines/`, `corpus/` and the JSON
-Schemas of `docs/schemas/`) go in as package data under `conformance/data/`, each folder at its path in the
-repository, so that an installed suite replays the committed cases as a clone does (`conformance/committed.py` finds
-them in either). This is why there is a setup.py: pyproject.toml cannot map a folder outside the packages into one.
+The committed files (`cases/`, with the engines' manifests, divergence lists and the prose of their pages under
+`cases/engines/`, `corpus/` and the JSON Schemas of `docs/schemas/`) go in as package data under
+`conformance/data/`, each folder at its path in the repository, so that an installed suite replays the committed
+cases as a clone does (`conformance/committed.py` finds them in either). This is why there is a setup.py:
+pyproject.toml cannot map a folder outside the packages into one.
 """
 
 from setuptools import find_namespace_packages, setup
 
 #: Each committed folder and its files, as the repository holds them (the corpus with the manifest of the run that
 #: wrote it).
-COMMITTED = {"cases": ["**/*.json", "**/*.toml"], "corpus": ["*.json", ".conformance-run.json"],
+COMMITTED = {"cases": ["**/*.json", "**/*.toml", "**/*.md"], "corpus": ["*.json", ".conformance-run.json"],
              "docs/schemas": ["*.json"]}
 
 
