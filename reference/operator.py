@@ -299,7 +299,7 @@ class WindowOperator:
             return
         ctx = self.trigger_context
         ctx.key, ctx.window = key, window
-        if self.skipped_empty_firings(key, window, state_window, "event", time, self.timers.current_watermark):
+        if self.skipped_empty_firings(key, window, state_window, "event", time, self.timers.event_time_due):
             return
         result = self.trigger.on_event_time(time, window, ctx)
         if result is not CONTINUE:

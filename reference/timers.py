@@ -81,12 +81,16 @@ class InternalTimerService:
 
     def __init__(self) -> None:
         self.current_watermark = LONG_MIN
+        #: The latest event-time timer the running (or last) watermark advance fires: its own time, which bounds
+        #: a chain of periodic timers it fires (`WindowOperator.skipped_empty_firings`).
+        self.event_time_due = LONG_MIN
         self.current_processing_time = 0
         self.event_time_timers = TimerQueue()
         self.processing_time_timers = TimerQueue()
 
     def advance_watermark(self, time: int, on_event_time: TimerCallback) -> None:
         """`InternalTimerServiceImpl.advanceWatermark`: set the watermark, then fire due timers."""
+        self.event_time_due = time
         self.current_watermark = time
         _fire_due(self.event_time_timers, time, on_event_time)
 
