@@ -21,6 +21,7 @@ environment's), and whose `{out}` is a fresh folder of the step's own.
 from __future__ import annotations
 
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -122,13 +123,20 @@ def shown(command: tuple[str, ...]) -> str:
     return " ".join(arg if arg and " " not in arg else repr(arg) for arg in command)
 
 
+def _children_cpu_seconds() -> float:
+    """The user and system time of this process's children that have ended (and their own children's)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run(arguments: list[str]) -> int:
     """Run every step with this interpreter, `arguments` passed to the unit tests' pytest; stop at the first that
-    fails, with its exit status."""
+    fails, with its exit status. Each step's line gives its wall time and its processes' CPU time: a step whose
+    CPU time is far below twice its wall time waits (on JVMs, jobs, timeouts), one near it is bound by the cores."""
     os.environ.setdefault("HYPOTHESIS_PROFILE", "ci")
     start = time.monotonic()
     for step in steps():
-        began = time.monotonic()
+        began, cpu = time.monotonic(), _children_cpu_seconds()
         with tempfile.TemporaryDirectory() as out:
             for command in step.commands:
                 argv = [sys.executable if arg == "python" else arg.replace("{out}", out) for arg in command]
@@ -138,7 +146,8 @@ def run(arguments: list[str]) -> int:
                 if code != 0:
                     print(f"step {step.name} failed (exit status {code}): {shown(tuple(argv))}", file=sys.stderr)
                     return code
-        print(f"step {step.name}: {round(time.monotonic() - began)}s", file=sys.stderr)
+        print(f"step {step.name}: {round(time.monotonic() - began)}s (CPU {round(_children_cpu_seconds() - cpu)}s)",
+              file=sys.stderr)
     minutes, seconds = divmod(round(time.monotonic() - start), 60)
     print(f"./dev test: every step passed in {minutes} min {seconds} s", file=sys.stderr)
     return 0
