@@ -102,11 +102,16 @@ def load_cases(path: str | Path) -> list[Case]:
     return cases_from_json(parse_json(text, str(path)), str(path))
 
 
+#: How a file of join cases (`join-case/1`, `window_contract.join_case_json`) is named: a folder's window cases
+#: are its other `.json` files.
+JOIN_CASES_SUFFIX = ".join.json"
+
+
 def case_files(paths: list[str | Path]) -> Iterator[Path]:
-    """The `.json` files named, and those found (sorted) in the folders named."""
+    """The `.json` files named, and those found (sorted) in the folders named, but for files of join cases."""
     for p in map(Path, paths):
         if p.is_dir():
-            yield from sorted(p.rglob("*.json"))
+            yield from sorted(f for f in p.rglob("*.json") if not f.name.endswith(JOIN_CASES_SUFFIX))
         else:
             yield p
 

@@ -1,0 +1,40 @@
+"""Real Flink 2.3 against the model of its DataStream joins: the hand cases of `cases/joins/` (each with the
+observation Flink gave when it was written) and generated cases (`strategies.joins`), every batch one Flink job for
+the interval joins and one for the window joins (`flink_impl.joins`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, note, settings
+from hypothesis import strategies as st
+
+from flink_impl.joins import FlinkJoinImplementation
+from reference.joins import simulate_join
+from strategies.joins import join_cases
+from window_contract.join_case import join_case_to_json
+from window_contract.join_case_json import load_join_cases
+from window_contract.join_observation import join_equivalent
+
+pytestmark = pytest.mark.flink
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_flink_gives_what_each_hand_case_expects():
+    cases = [c for p in sorted((ROOT / "cases").rglob("*.join.json")) for c in load_join_cases(p)]
+    observations = FlinkJoinImplementation().run(cases)
+    assert len(cases) >= 20
+    assert [c.name for c, o in zip(cases, observations, strict=True) if not join_equivalent(o, c.expected)] == []
+
+
+@settings(max_examples=2, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.lists(join_cases(), min_size=60, max_size=60))
+def test_the_model_agrees_with_flink_on_generated_cases(cases):
+    observations = FlinkJoinImplementation().run(cases)
+    for case, flink in zip(cases, observations, strict=True):
+        model = simulate_join(case)
+        if not join_equivalent(model, flink):
+            note(f"case: {join_case_to_json(case)}\nmodel: {model}\nflink: {flink}")
+        assert join_equivalent(model, flink)
