@@ -8,6 +8,7 @@ refuse what the format does not allow with one line per problem, naming the fiel
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -139,3 +140,21 @@ def test_the_combined_watermark_is_the_minimum_of_active_inputs_and_never_goes_b
     assert combined.update_status(1, True) and combined.combined_watermark == 10  # idle: no longer counted
     assert combined.update_status(0, True) is False and combined.idle  # all idle: the maximum, 10 again
     assert combined.update_watermark(1, 7) is False and not combined.idle  # active again, but never back
+
+
+def test_the_join_case_files_follow_the_generated_schema():
+    from jsonschema import Draft202012Validator
+
+    schema = json.loads((ROOT / "docs" / "schemas" / "join-case-1.schema.json").read_text(encoding="utf-8"))
+    Draft202012Validator.check_schema(schema)
+    for path in JOIN_FILES:
+        Draft202012Validator(schema).validate(json.loads(path.read_text(encoding="utf-8")))
+    errors = list(Draft202012Validator(schema).iter_errors(interval_join([rec("middle", 1, 0)])))
+    assert errors  # the schema refuses what the loader refuses
+
+
+def test_the_format_pages_example_is_what_the_model_observes():
+    text = (ROOT / "docs" / "format.md").read_text(encoding="utf-8")
+    case_doc, observation_doc = re.findall(r"```json\n(.*?)```", text[text.index("## Two inputs"):], re.S)[:2]
+    [case] = join_cases_from_json(json.loads(case_doc))
+    assert join_observation_to_json(simulate_join(case)) == json.loads(observation_doc)
