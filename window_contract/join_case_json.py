@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from window_contract.case import ASSIGNERS, EVICTORS, TRIGGERS, ProcessingTime
-from window_contract.case_json import BYTE_ORDER_MARK, _check_channels, _check_fit, _read_event, _read_kind
+from window_contract.case_json import _check_channels, _check_fit, _read_event, _read_kind, read_case_file, read_cases
 from window_contract.join_case import (
     JOIN_CASE_FORMAT,
     IntervalJoin,
@@ -23,34 +23,19 @@ from window_contract.join_case import (
     WindowJoin,
 )
 from window_contract.join_observation import SIDES, join_observation_from_json
-from window_contract.validation import MISSING, CaseFormatError, Fields, Problems, parse_json
+from window_contract.validation import MISSING, Fields, Problems, parse_json
 
 OPERATIONS = ("window_join", "window_cogroup", "interval_join")
 
 
 def join_cases_from_json(doc: Any, source: str | None = None) -> list[JoinCase]:
     """A file's join cases: one case, or `{"cases": [...]}`; raises `CaseFormatError` listing every problem."""
-    problems = Problems()
-    if isinstance(doc, dict) and "cases" in doc and "format" not in doc:
-        f = Fields(doc, "$", problems)
-        cases = f.take_list("cases", lambda item, p: _read_join_case(item, p, problems))
-        f.done()
-    else:
-        cases = [_read_join_case(doc, "$", problems)]
-    problems.raise_if_any(source)
-    return cases
+    return read_cases(doc, _read_join_case, source)
 
 
 def load_join_cases(path: str | Path) -> list[JoinCase]:
     """The join cases of one file; a malformed file raises `CaseFormatError` naming the file."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise CaseFormatError([], f"{path}: cannot read: {e}") from None
-    if text.startswith(BYTE_ORDER_MARK):
-        raise CaseFormatError([], f"{path}: starts with a byte order mark (U+FEFF); save the file without it")
-    return join_cases_from_json(parse_json(text, str(path)), str(path))
+    return join_cases_from_json(parse_json(read_case_file(path), str(path)), str(path))
 
 
 def _read_join_case(doc: Any, path: str, problems: Problems) -> JoinCase:
