@@ -24,7 +24,20 @@ from dataclasses import dataclass
 
 from hypothesis import strategies as st
 
-from window_contract.case import Record, Watermark, WatermarkStatus, session, sliding, tumbling
+from window_contract.case import (
+    ContinuousEventTimeTrigger,
+    CountEvictor,
+    CountTrigger,
+    PurgingTrigger,
+    Record,
+    Session,
+    TimeEvictor,
+    Watermark,
+    WatermarkStatus,
+    session,
+    sliding,
+    tumbling,
+)
 from window_contract.join_case import IntervalJoin, JoinCase, JoinEvent, JoinSpec, WindowJoin
 from window_contract.join_observation import SIDES, Side
 
@@ -43,12 +56,22 @@ def interval_joins() -> st.SearchStrategy[IntervalJoin]:
 
 def window_joins() -> st.SearchStrategy[WindowJoin]:
     """Join or coGroup over small tumbling, sliding or session windows, with a little allowed lateness (late
-    firings re-emit the whole window); shrinks towards a join over tumbling windows of 2."""
+    firings re-emit the whole window), sometimes a count trigger (counting both inputs' elements together),
+    purging or not, or an evictor; shrinks towards a join over tumbling windows of 2 with the default trigger."""
     windows = st.one_of(st.builds(tumbling, st.integers(2, 6)),
                         st.builds(lambda size, slide: sliding(size, slide), st.integers(2, 6), st.integers(1, 3)),
                         st.builds(session, st.integers(1, 4)))
-    return st.builds(lambda window, cogroup, lateness: WindowJoin(window, cogroup, allowed_lateness=lateness),
-                     windows, st.booleans(), st.integers(0, 3) | st.just(0))
+    counts = st.builds(CountTrigger, st.integers(1, 3))
+    triggers = st.none() | counts | st.builds(PurgingTrigger, counts) | st.just(ContinuousEventTimeTrigger(2))
+    evictors = st.none() | st.builds(CountEvictor, st.integers(1, 3), st.booleans()) | st.builds(
+        TimeEvictor, st.integers(1, 4), st.booleans())
+
+    def join(window, cogroup, lateness, trigger, evictor) -> WindowJoin:
+        if isinstance(window, Session) and isinstance(evictor, CountEvictor):
+            evictor = None  # the format refuses it: the order of merged contents is the state backend's
+        return WindowJoin(window, cogroup, trigger, evictor, lateness)
+
+    return st.builds(join, windows, st.booleans(), st.integers(0, 3) | st.just(0), triggers, evictors)
 
 
 def join_specs() -> st.SearchStrategy[JoinSpec]:
