@@ -62,9 +62,13 @@ def run_interval_joins(cases: Sequence[JoinCase]) -> list[JoinObservation]:
         return []
     build = Build(find_jdk_tool("java"), find_jdk_tool("javac"), (JOIN_SOURCES,), (find_flink_dist(),))
     classpath = f"{compiled_classes(build)}:{find_flink_dist()}"
-    result = subprocess.run([str(build.java), *JVM_OPTIONS, "-cp", classpath, JOIN_MAIN_CLASS],
-                            input=json.dumps([c.to_json() for c in cases]), capture_output=True, text=True,
-                            timeout=JOB_TIMEOUT_SECONDS)
+    try:
+        result = subprocess.run([str(build.java), *JVM_OPTIONS, "-cp", classpath, JOIN_MAIN_CLASS],
+                                input=json.dumps([c.to_json() for c in cases]), capture_output=True, text=True,
+                                timeout=JOB_TIMEOUT_SECONDS)
+    except subprocess.TimeoutExpired:
+        raise ImplementationFailure(f"the Flink join runner did not finish {len(cases)} cases within "
+                                    f"{JOB_TIMEOUT_SECONDS} s") from None
     if result.returncode != 0 or not result.stdout.strip():
         raise ImplementationFailure(f"the Flink join runner failed: {result.stderr.strip()[-2000:]}")
     return [_observation(raw) for raw in json.loads(result.stdout)]
