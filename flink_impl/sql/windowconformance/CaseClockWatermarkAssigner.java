@@ -19,8 +19,8 @@ import org.apache.flink.util.OutputTag;
  * ({@link CaseProcessingTime}) instead of its task's wall clock, and recording the watermarks it emits.
  *
  * <p>The clock: Flink 2.3's factory builds the operator with its own {@code processingTimeService} field
- * ({@code AbstractStreamOperatorFactory.setProcessingTimeService}, which the task calls before creating it), Flink
- * 1.20's with the parameters' service: both are the case's. The operator reads {@code now} and registers its first
+ * ({@code AbstractStreamOperatorFactory.setProcessingTimeService}, which the task calls before creating it), and the
+ * operator's base class may take the parameters' service: both are the case's, on Flink 1.20 as on 2.3. The operator reads {@code now} and registers its first
  * timer in {@code open}, and measures idleness on a {@code PausableRelativeClock} of that service's clock; the
  * replay moves the clock on a {@code processing_time} event and fires the due timers in its own thread
  * (the assigner is chained to it), so a periodic emission happens during that event.
