@@ -20,12 +20,16 @@ environment's), and whose `{out}` is a fresh folder of the step's own.
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import IO
 
 from conformance.manifest import CENSUS_SEED, Engine, ci_engines, engines
 from engines.venv_engines import python_variable
@@ -64,6 +68,13 @@ class Step:
     skip_install: bool = False
     deps: tuple[str, ...] = ()
     in_tox_env_list: bool = True
+    #: Its processes hold one conversation with an engine at a time, each side waiting on the other: it runs beside
+    #: the steps of this kind next to it, `BESIDE` at a time, its output shown whole when it ends.
+    beside: bool = False
+
+
+#: How many `beside` steps run at a time: one a core of the CI machine.
+BESIDE = 2
 
 
 def _parts(chosen: list[Engine]) -> tuple[str, ...]:
@@ -80,7 +91,7 @@ def engine_step(engine: Engine) -> Step:
         command = (*PYTEST, engine.ci.test, "-n", "0", "-m", ENGINE_SUITE)
         description = engine.ci.description or f"the property suite against {engine.title}, and its divergences"
     return Step(f"suite {engine.name}", "suite-" + engine.name.replace(".", "-"), description, (command,),
-                _parts([engine]), takes_arguments=True)
+                _parts([engine]), takes_arguments=True, beside=engine.ci.suite is None)
 
 
 def census_step() -> Step:
@@ -124,24 +135,72 @@ def shown(command: tuple[str, ...]) -> str:
 
 def run(arguments: list[str]) -> int:
     """Run every step with this interpreter, `arguments` passed to the unit tests' pytest; stop at the first that
-    fails, with its exit status."""
+    fails, with its exit status (the `beside` steps already running end first). Each step's line gives its wall
+    time and its processes' CPU time: a step whose CPU time is far below twice its wall time waits (on JVMs, jobs,
+    timeouts), one near it is bound by the cores."""
     os.environ.setdefault("HYPOTHESIS_PROFILE", "ci")
-    start = time.monotonic()
-    for step in steps():
-        began = time.monotonic()
-        with tempfile.TemporaryDirectory() as out:
-            for command in step.commands:
-                argv = [sys.executable if arg == "python" else arg.replace("{out}", out) for arg in command]
-                if step.name == "unit tests":
-                    argv += arguments
-                code = subprocess.run(argv).returncode
-                if code != 0:
-                    print(f"step {step.name} failed (exit status {code}): {shown(tuple(argv))}", file=sys.stderr)
-                    return code
-        print(f"step {step.name}: {round(time.monotonic() - began)}s", file=sys.stderr)
+    start, failed = time.monotonic(), threading.Event()
+    for group in _groups(steps()):
+        with ThreadPoolExecutor(BESIDE) as pool:
+            codes = list(pool.map(functools.partial(_run_step, arguments=arguments, failed=failed,
+                                                    shown_at_end=len(group) > 1), group))
+        if failed.is_set():
+            return next(code for code in codes if code)
     minutes, seconds = divmod(round(time.monotonic() - start), 60)
     print(f"./dev test: every step passed in {minutes} min {seconds} s", file=sys.stderr)
     return 0
+
+
+def _groups(ordered: list[Step]) -> list[list[Step]]:
+    """The steps in their order, those `beside` each other in one group, every other step alone."""
+    groups: list[list[Step]] = []
+    for step in ordered:
+        if step.beside and groups and groups[-1][-1].beside:
+            groups[-1].append(step)
+        else:
+            groups.append([step])
+    return groups
+
+
+def _run_step(step: Step, arguments: list[str], failed: threading.Event, shown_at_end: bool) -> int:
+    """Run `step`'s commands (none once `failed` is set: another step has failed), its output shown as it comes or,
+    `shown_at_end`, whole when it ends; set `failed` if it fails. Its exit status."""
+    if failed.is_set():
+        return 0
+    began, cpu, code = time.monotonic(), 0.0, 0
+    with tempfile.TemporaryDirectory() as out, tempfile.TemporaryFile("w+", errors="replace") as output:
+        for command in step.commands:
+            argv = [sys.executable if arg == "python" else arg.replace("{out}", out) for arg in command]
+            if step.name == "unit tests":
+                argv += arguments
+            code, seconds = _call(argv, output if shown_at_end else None)
+            cpu += seconds
+            if code != 0:
+                failed.set()
+                break
+        with _SHOWING:
+            if shown_at_end:
+                output.seek(0)
+                sys.stdout.write(output.read())
+                sys.stdout.flush()
+            if code != 0:
+                print(f"step {step.name} failed (exit status {code}): {shown(tuple(argv))}", file=sys.stderr)
+            else:
+                print(f"step {step.name}: {round(time.monotonic() - began)}s (CPU {round(cpu)}s)", file=sys.stderr)
+    return code
+
+
+#: One step's output and line are shown at a time.
+_SHOWING = threading.Lock()
+
+
+def _call(argv: list[str], output: IO[str] | None) -> tuple[int, float]:
+    """Run `argv` (its output and errors to `output`, or this process's own), and give its exit status and its CPU
+    time, its children's included."""
+    process = subprocess.Popen(argv, stdout=output, stderr=subprocess.STDOUT if output else None)
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return process.returncode, usage.ru_utime + usage.ru_stime
 
 
 # --- tox.ini -------------------------------------------------------------------------------------------------------

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from conformance import pipeline
 from conformance.manifest import ManifestError, ci_engines, engines
-from conformance.pipeline import ENGINE_SUITE, steps, tox_ini
+from conformance.pipeline import ENGINE_SUITE, Step, _groups, steps, tox_ini
 from window_contract.registry import catalogue
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,3 +81,41 @@ def test_a_manifest_that_breaks_its_format_is_refused_naming_its_file(tmp_path, 
     with pytest.raises(ManifestError, match=r"engine.toml: .*") as refused:
         engines(tmp_path)
     assert message in str(refused.value) and "\n" not in str(refused.value)
+
+
+def test_the_engine_steps_that_run_their_test_file_run_beside_each_other():
+    """Each of them holds one conversation with its engine at a time: they run two at a time, in one group."""
+    beside = [step.name for step in steps() if step.beside]
+    assert beside == [f"suite {e.name}" for e in ci_engines() if e.ci.test] and len(beside) >= 10
+    assert beside in [[step.name for step in group] for group in _groups(steps())]
+
+
+def _python_step(name: str, code: str, beside: bool = True) -> Step:
+    return Step(name, name, name, (("python", "-c", code),), beside=beside)
+
+
+def test_steps_beside_each_other_run_at_once_and_a_failure_stops_those_not_started(tmp_path, monkeypatch, capfd):
+    """Two steps beside each other wait for each other (they deadlock unless they run at once); when one fails, the
+    other ends and shows its output, and no later step starts; the run exits with the failure's status."""
+    def meets(mine: str, other: str, then: str) -> str:
+        """Python that leaves its pid in `mine`, waits for `other`'s, and runs `then`."""
+        return (f"import os, pathlib, time; d = pathlib.Path({str(tmp_path)!r})\n"
+                f"(d / {mine!r}).write_text(str(os.getpid()))\n"
+                f"for _ in range(600):\n    if (d / {other!r}).exists(): break\n    time.sleep(0.05)\n"
+                f"else: raise SystemExit('never ran beside its neighbour')\n{then}")
+
+    # `left` ends once `right` has failed and been reaped: the step after them would otherwise start in its place
+    left_ends = ("while pathlib.Path('/proc', (d / 'right').read_text()).exists(): time.sleep(0.05)\n"
+                 "print('left ran')")
+    monkeypatch.setattr(pipeline, "steps", lambda: [
+        _python_step("first", "print('first ran')", beside=False),
+        _python_step("left", meets("left", "right", left_ends)),
+        _python_step("right", meets("right", "left", "print('right failed'); raise SystemExit(3)")),
+        _python_step("after", f"open({str(tmp_path / 'after')!r}, 'w')"),
+        _python_step("last", f"open({str(tmp_path / 'last')!r}, 'w')", beside=False),
+    ])
+    assert pipeline.run([]) == 3
+    out, err = capfd.readouterr()
+    assert ("first ran" in out, "left ran" in out, "right failed" in out) == (True, True, True)
+    assert "step left: " in err and "step right failed (exit status 3)" in err
+    assert not (tmp_path / "after").exists() and not (tmp_path / "last").exists()

@@ -52,3 +52,30 @@ def test_under_ci_the_dev_and_thorough_profiles_are_still_random():
                            capture_output=True, text=True, check=True, cwd=ROOT).stdout
     assert ast.literal_eval(shown) == {"dev": (False, False), "ci": (True, True), "ci-slow": (True, True),
                                        "thorough": (False, False)}
+
+
+
+def test_a_profile_chosen_on_the_command_line_is_the_one_the_suite_runs_under_ci(tmp_path):
+    """pytest loads `--hypothesis-profile` at configuration time, and the suite's modules call
+    `register_profiles` as they are imported, some after it: the chosen profile stays (under CI it was replaced
+    by `ci`, so the mutation check shrank every failure it found), and without a choice the environment's is
+    loaded."""
+    (tmp_path / "loaded_profile.py").write_text(
+        "from hypothesis import settings\n\n"
+        "def pytest_collection_finish(session):\n"
+        "    print('loaded profile:', settings.get_current_profile_name())\n")
+
+    def loaded(*arguments: str, **environment: str) -> str:
+        env = {name: value for name, value in os.environ.items() if name not in ("CI", "HYPOTHESIS_PROFILE")}
+        env.update(PYTHONPATH=os.pathsep.join((str(ROOT), str(tmp_path))), **environment)
+        shown = subprocess.run([sys.executable, "-m", "pytest", "conformance/properties", "-k", "no_such_test", "-q",
+                                "-s", "-p", "no:cacheprovider", "-p", "loaded_profile", *arguments],
+                               env=env, capture_output=True, text=True, cwd=ROOT).stdout
+        return shown.split("loaded profile: ")[1].split()[0]
+
+    mutation = ("-p", "conformance.mutation.plugin", "--hypothesis-profile", "mutation-ci",
+                "--window-impl", "conformance.mutation.implementations:window_late_strictly")
+    assert loaded(*mutation, CI="true") == "mutation-ci"
+    assert loaded("--hypothesis-profile", "thorough", HYPOTHESIS_PROFILE="ci") == "thorough"
+    assert loaded(CI="true") == "ci"
+    assert loaded(HYPOTHESIS_PROFILE="thorough") == "thorough"

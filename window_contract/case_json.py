@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, get_args, get_type_hints
 
@@ -78,19 +78,31 @@ def violates_from_json(doc: Any, path: str = "$.violates") -> Violates:
 
 def cases_from_json(doc: Any, source: str | None = None) -> list[Case]:
     """A file's cases: one case, or `{"cases": [...]}`."""
+    return read_cases(doc, _read_case, source)
+
+
+def read_cases(doc: Any, read: Callable[[Any, str, Problems], Any], source: str | None = None) -> list:
+    """A file's cases, each read by `read(doc, path, problems)`: one case, or `{"cases": [...]}`; raises
+    `CaseFormatError` listing every problem."""
     problems = Problems()
     if isinstance(doc, dict) and "cases" in doc and "format" not in doc:
         f = Fields(doc, "$", problems)
-        cases = f.take_list("cases", lambda item, p: _read_case(item, p, problems))
+        cases = f.take_list("cases", lambda item, p: read(item, p, problems))
         f.done()
     else:
-        cases = [_read_case(doc, "$", problems)]
+        cases = [read(doc, "$", problems)]
     problems.raise_if_any(source)
     return cases
 
 
 def load_cases(path: str | Path) -> list[Case]:
     """The cases of one file; a malformed file raises `CaseFormatError` naming the file."""
+    return cases_from_json(parse_json(read_case_file(path), str(path)), str(path))
+
+
+def read_case_file(path: str | Path) -> str:
+    """The text of a case file; one that cannot be read, or starts with a byte order mark, raises `CaseFormatError`
+    naming the file."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -99,14 +111,19 @@ def load_cases(path: str | Path) -> list[Case]:
     if text.startswith(BYTE_ORDER_MARK):
         raise CaseFormatError([], f"{path}: starts with a byte order mark (U+FEFF); a case file is UTF-8 "
                                   "without one, as JSON is written: save the file without it")
-    return cases_from_json(parse_json(text, str(path)), str(path))
+    return text
+
+
+#: How a file of join cases (`join-case/1`, `window_contract.join_case_json`) is named: a folder's window cases
+#: are its other `.json` files.
+JOIN_CASES_SUFFIX = ".join.json"
 
 
 def case_files(paths: list[str | Path]) -> Iterator[Path]:
-    """The `.json` files named, and those found (sorted) in the folders named."""
+    """The `.json` files named, and those found (sorted) in the folders named, but for files of join cases."""
     for p in map(Path, paths):
         if p.is_dir():
-            yield from sorted(p.rglob("*.json"))
+            yield from sorted(f for f in p.rglob("*.json") if not f.name.endswith(JOIN_CASES_SUFFIX))
         else:
             yield p
 

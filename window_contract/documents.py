@@ -15,6 +15,7 @@ import re
 import sys
 from pathlib import Path
 
+from window_contract import join_schemas
 from window_contract.schemas import generated, text
 from window_contract.tables import TABLES
 
@@ -45,7 +46,8 @@ def with_tables(markdown: str) -> str:
 def expected(docs: Path) -> dict[Path, str]:
     """Every generated document's path and the text it must hold."""
     observation = json.loads((docs / "schemas" / OBSERVATION).read_text(encoding="utf-8"))
-    files = {docs / "schemas" / name: text(schema) for name, schema in generated(observation).items()}
+    files = {docs / "schemas" / name: text(schema)
+             for name, schema in (generated(observation) | join_schemas.generated()).items()}
     files[docs / "format.md"] = with_tables((docs / "format.md").read_text(encoding="utf-8"))
     return files
 

@@ -33,7 +33,7 @@ def observation_from_json(doc: Any, path: str = "$", source: str | None = None,
     firings = f.take_list("firings", reader.firing, [])
     late = f.take_list("late", reader.late, [])
     dropped = f.take_list("dropped", reader.late, [])
-    error = _read_error(f.take("error", None), f.at("error"), problems)
+    error = read_error(f.take("error", None), f.at("error"), problems)
     watermarks = f.take_list("watermarks", reader.watermark, None)
     f.done()
     problems.raise_if_any(source)
@@ -94,7 +94,7 @@ class _Reader:
         return late
 
 
-def _read_error(doc: Any, path: str, problems: Problems) -> Error | None:
+def read_error(doc: Any, path: str, problems: Problems) -> Error | None:
     if doc is None:
         return None
     f = Fields(doc, path, problems)

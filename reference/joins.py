@@ -1,0 +1,113 @@
+"""The reference's DataStream joins: the observation Flink gives for a `JoinCase` (`join-case/1`).
+
+- A window join or coGroup is the window operator over the union of both inputs (`window_contract.join_union`
+  states the job `CoGroupedStreams.WithWindow.apply` builds): the model's own `simulate` runs the union's case,
+  and `CoGroupWindowFunction` / `JoinCoGroupFunction` turn its firings into the join's outputs.
+- An interval join is `IntervalJoinOperator` (`reference.interval_join`), a two-input operator: each input's
+  channels meet in that input's own `StatusWatermarkValve` (`OperatorInputs`, as for a window operator), and the
+  two valves' outputs in the operator's `IndexedCombinedWatermarkStatus`. At the end of input the left input's
+  channels end first, then the right's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from reference.errors import InvalidSpec, JobFailure
+from reference.implementation import simulate
+from reference.interval_join import IntervalJoinOperator
+from reference.javalong import LONG_MAX
+from reference.watermarks.inputs import OperatorInputs
+from window_contract.case import Case, EndOfChannel, Global, Record, Watermark, WatermarkStatus
+from window_contract.join_case import IntervalJoin, JoinCase
+from window_contract.join_observation import SIDES, JoinObservation, Pair, Side, SideRecord
+from window_contract.join_union import join_observation, union_case
+from window_contract.observation import Error, InputWatermark
+
+
+def simulate_join(case: JoinCase) -> JoinObservation:
+    """The observation Flink gives for `case`."""
+    if isinstance(case.join, IntervalJoin):
+        return simulate_interval_join(case)
+    return join_observation(case, simulate(union_case(case)))
+
+
+class IntervalJoinCollector:
+    """The interval join's outputs, stamped with the position of the event being processed."""
+
+    def __init__(self) -> None:
+        self.at = 0
+        self.outputs: list[Pair] = []
+        self.late: list[SideRecord] = []
+        self.dropped: list[SideRecord] = []
+        self.watermarks: list[InputWatermark] = []
+
+    def pair(self, key: str, left: int, right: int, timestamp: int, watermark: int) -> None:
+        self.outputs.append(Pair(self.at, key, timestamp, watermark, left, right))
+
+    def side_output(self, side: Side, key: str, value: int, timestamp: int) -> None:
+        self.late.append(SideRecord(self.at, side, key, value, timestamp))
+
+    def drop(self, side: Side, key: str, value: int, timestamp: int) -> None:
+        self.dropped.append(SideRecord(self.at, side, key, value, timestamp))
+
+    def input_watermark(self, watermark: int) -> None:
+        self.watermarks.append(InputWatermark(self.at, watermark))
+
+    def observation(self, error: Error | None = None) -> JoinObservation:
+        return JoinObservation(tuple(self.outputs), tuple(self.late), tuple(self.dropped), tuple(self.watermarks),
+                               error)
+
+
+class JoinInput(OperatorInputs):
+    """One input of the two-input operator: its channels and their valve, whose watermarks and statuses go to the
+    operator as that input's (`processWatermark1/2`, `processWatermarkStatus1/2`)."""
+
+    def __init__(self, channels: int, operator: IntervalJoinOperator, index: int) -> None:
+        super().__init__(Case(window=Global(), channels=channels),
+                         lambda watermark: operator.process_watermark(index, watermark))
+        self.operator, self.index = operator, index
+
+    def emit_watermark_status(self, idle: bool) -> None:
+        self.operator.process_watermark_status(self.index, idle)
+
+
+def simulate_interval_join(case: JoinCase) -> JoinObservation:
+    join = case.join
+    collector = IntervalJoinCollector()
+    try:
+        operator = IntervalJoinOperator(join.lower, join.upper, not join.lower_exclusive, not join.upper_exclusive,
+                                        join.left_late_output, join.right_late_output, collector)
+    except InvalidSpec as e:
+        return JoinObservation(error=Error("invalid_spec", str(e)))
+    inputs = {side: JoinInput(case.channels(side), operator, index) for index, side in enumerate(SIDES)}
+    try:
+        for at, e in enumerate(case.events):
+            collector.at = at
+            inputs_of_side, event = inputs[e.input], e.event
+            if isinstance(event, Record):
+                process = operator.process_element1 if e.input == "left" else operator.process_element2
+                process(event.key, event.value, event.ts)
+            elif isinstance(event, Watermark):
+                inputs_of_side.process_watermark(event)
+            elif isinstance(event, WatermarkStatus):
+                inputs_of_side.process_watermark_status(event)
+            elif isinstance(event, EndOfChannel):
+                inputs_of_side.end_channel(event.channel)
+        collector.at = len(case.events)
+        if case.end_of_input:
+            for side in SIDES:
+                if inputs[side].open_channels and inputs[side].valve.last_output_watermark < LONG_MAX:
+                    inputs[side].end_of_input()
+    except JobFailure as e:
+        return collector.observation(Error("runtime", str(e)))
+    return collector.observation()
+
+
+class ReferenceJoinImplementation:
+    """The executable reference model of Flink 2.3's DataStream joins."""
+
+    name = "reference"
+
+    def run(self, cases: Sequence[JoinCase]) -> list[JoinObservation]:
+        return [simulate_join(case) for case in cases]

@@ -1,0 +1,183 @@
+"""Two out-of-order keyed streams and a DataStream join over them (`join-case/1`), aimed at the joins' edges.
+
+A case is drawn structure first: the join (`join_specs`), each input's channels, then a list of *steps*, each a small
+frozen dataclass saying what happens relative to the running state (an event-time clock, each input's last record),
+which `play` turns into events. Deleting a step while shrinking keeps the rest meaningful, so a failing case shrinks
+towards a few records of one key and the watermarks that matter.
+
+- `Arrive`: the clock advances a little and a record of one input arrives at most a little behind it;
+- `AtBound`: a record of one input at the other input's last record's timestamp plus a bound of the interval
+  (its lower or upper end, from that input's side) or plus a window's size, or one either side: the pair just in
+  or just out of the interval, the element in the same window or the next;
+- `Mark`: a watermark on one input's channel (or on each of its channels), a little behind the clock (one
+  input's watermark holding the other's back, and records behind it late on one side only);
+- `AtWatermark`: a record of one input at the highest watermark either input has had, or one either side: late
+  on its side or just not (an interval join's `ts < watermark`, a window's cleanup);
+- `Status`: an input's channel goes idle or active again.
+
+Values are the step's index: each record tells which step made it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hypothesis import strategies as st
+
+from window_contract.case import (
+    ContinuousEventTimeTrigger,
+    CountEvictor,
+    CountTrigger,
+    PurgingTrigger,
+    Record,
+    Session,
+    TimeEvictor,
+    Watermark,
+    WatermarkStatus,
+    session,
+    sliding,
+    tumbling,
+)
+from window_contract.join_case import IntervalJoin, JoinCase, JoinEvent, JoinSpec, WindowJoin
+from window_contract.join_observation import SIDES, Side
+
+KEYS = ("a", "b")
+
+
+def interval_joins() -> st.SearchStrategy[IntervalJoin]:
+    """Small bounds either side of 0 (rarely `lower > upper`, which Flink rejects), exclusive or not, with or
+    without each side's late output; shrinks towards `between(0, 0)`."""
+    return st.builds(
+        lambda lower, width, lower_exclusive, upper_exclusive, left_late, right_late: IntervalJoin(
+            lower, lower + width, lower_exclusive, upper_exclusive, left_late, right_late),
+        st.integers(-3, 2), st.integers(-1, 5), st.booleans(), st.booleans(), st.booleans(),
+        st.booleans())
+
+
+def window_joins() -> st.SearchStrategy[WindowJoin]:
+    """Join or coGroup over small tumbling, sliding or session windows, with a little allowed lateness (late
+    firings re-emit the whole window), sometimes a count trigger (counting both inputs' elements together),
+    purging or not, or an evictor; shrinks towards a join over tumbling windows of 2 with the default trigger."""
+    windows = st.one_of(st.builds(tumbling, st.integers(2, 6)),
+                        st.builds(lambda size, slide: sliding(size, slide), st.integers(2, 6), st.integers(1, 3)),
+                        st.builds(session, st.integers(1, 4)))
+    counts = st.builds(CountTrigger, st.integers(1, 3))
+    triggers = st.none() | counts | st.builds(PurgingTrigger, counts) | st.just(ContinuousEventTimeTrigger(2))
+    evictors = st.none() | st.builds(CountEvictor, st.integers(1, 3), st.booleans()) | st.builds(
+        TimeEvictor, st.integers(1, 4), st.booleans())
+
+    def join(window, cogroup, lateness, trigger, evictor) -> WindowJoin:
+        if isinstance(window, Session) and isinstance(evictor, CountEvictor):
+            evictor = None  # the format refuses it: the order of merged contents is the state backend's
+        return WindowJoin(window, cogroup, trigger, evictor, lateness)
+
+    return st.builds(join, windows, st.booleans(), st.integers(0, 3) | st.just(0), triggers, evictors)
+
+
+def join_specs() -> st.SearchStrategy[JoinSpec]:
+    return st.one_of(interval_joins(), window_joins())
+
+
+@dataclass(frozen=True)
+class Arrive:
+    input: Side
+    key: str
+    advance: int
+    behind: int
+    channel: int
+
+
+@dataclass(frozen=True)
+class AtBound:
+    input: Side
+    upper: bool
+    off: int
+    channel: int
+
+
+@dataclass(frozen=True)
+class Mark:
+    input: Side
+    lag: int
+    channel: int
+    #: On every channel of the input, not only on `channel`.
+    every: bool
+
+
+@dataclass(frozen=True)
+class AtWatermark:
+    input: Side
+    off: int
+    channel: int
+
+
+@dataclass(frozen=True)
+class Status:
+    input: Side
+    idle: bool
+    channel: int
+
+
+Step = Arrive | AtBound | AtWatermark | Mark | Status
+
+_sides = st.sampled_from(SIDES)
+_channels = st.integers(0, 1)
+steps = st.one_of(
+    st.builds(Arrive, _sides, st.sampled_from(KEYS), st.integers(0, 3), st.integers(0, 3), _channels),
+    st.builds(AtBound, _sides, st.booleans(), st.integers(-1, 1), _channels),
+    st.builds(AtWatermark, _sides, st.integers(-1, 1), _channels),
+    st.builds(Mark, _sides, st.integers(0, 3), _channels, st.booleans()),
+    st.builds(Status, _sides, st.booleans(), _channels))
+
+
+def _offset(join: JoinSpec, side: Side, upper: bool) -> int:
+    """Where a partner of the other input's last record lies, seen from `side`: `other.ts + offset`."""
+    if isinstance(join, WindowJoin):
+        return getattr(join.window, "size", getattr(join.window, "gap", 1)) if upper else 0
+    if side == "right":  # a right element joins a left one at l.ts + [lower, upper]
+        return join.upper if upper else join.lower
+    return -join.lower if upper else -join.upper
+
+
+def play(join: JoinSpec, channels: dict[Side, int], drawn: list[Step]) -> tuple[JoinEvent, ...]:
+    """The events `drawn` stands for; a channel beyond an input's is its last one."""
+    clock, highest_mark = 0, None
+    last: dict[Side, tuple[str, int] | None] = {"left": None, "right": None}
+    events = []
+    for index, step in enumerate(drawn):
+        channel = min(step.channel, channels[step.input] - 1)
+        match step:
+            case Arrive(side, key, advance, behind, _):
+                clock += advance
+                last[side] = (key, clock - behind)
+                events.append(JoinEvent(side, Record(key, index, clock - behind, channel)))
+            case AtBound(side, upper, off, _):
+                other = last["right" if side == "left" else "left"]
+                if other is not None:
+                    key, ts = other
+                    partner = ts + _offset(join, side, upper) + off
+                    last[side] = (key, partner)
+                    events.append(JoinEvent(side, Record(key, index, partner, channel)))
+            case AtWatermark(side, off, _):
+                if highest_mark is not None:
+                    key = (last["right" if side == "left" else "left"] or ("a", 0))[0]
+                    last[side] = (key, highest_mark + off)
+                    events.append(JoinEvent(side, Record(key, index, highest_mark + off, channel)))
+            case Mark(side, lag, _, every):
+                highest_mark = max(clock - lag, highest_mark if highest_mark is not None else clock - lag)
+                marked = range(channels[side]) if every else (channel,)
+                events += [JoinEvent(side, Watermark(clock - lag, c)) for c in marked]
+            case Status(side, idle, _):
+                events.append(JoinEvent(side, WatermarkStatus(channel, idle)))
+    return tuple(events)
+
+
+@st.composite
+def join_cases(draw, *, specs: st.SearchStrategy[JoinSpec] | None = None) -> JoinCase:
+    """A join case: a join, one or two channels per input, and 4 to 20 steps; shrinks towards 4 steps, one
+    channel each and the simplest join."""
+    join = draw(specs or join_specs())
+    channels = {side: draw(st.integers(1, 2)) for side in SIDES}
+    events = play(join, channels, draw(st.lists(steps, min_size=4, max_size=20)))
+    return JoinCase(join, events, channels["left"], channels["right"])
+

@@ -1,0 +1,134 @@
+"""The `JoinCase`: two keyed inputs and one of Flink's DataStream joins over them (`join-case/1`, docs/format.md).
+
+A join case is to a two-input job what a `Case` is to a window operator: the join as the user writes it and
+the events in the order the join's operator receives them, across both inputs. Each input has its own channels
+(parallel upstream instances), its records, watermarks, statuses and channel ends, exactly as a `Case`'s one input;
+an event names its input.
+
+The joins, in Flink's API::
+
+    left.join(right).where(k).equalTo(k).window(assigner)[.trigger(..)][.evictor(..)][.allowedLateness(..)]
+    left.coGroup(right)...                                                  # the same, both lists per firing
+    left.keyBy(k).intervalJoin(right.keyBy(k)).between(lower, upper)[.lowerBoundExclusive()]
+        [.upperBoundExclusive()][.sideOutputLeftLateData(tag)][.sideOutputRightLateData(tag)]
+
+The window and its trigger and evictor are the window case's own kinds (`window_contract.case`). Keys are
+strings, values integers, as there; the join key of both sides is the record's `key`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from window_contract.case import (
+    ASSIGNERS,
+    EVICTORS,
+    TRIGGERS,
+    EndOfChannel,
+    EvictorSpec,
+    Record,
+    TriggerSpec,
+    Watermark,
+    WatermarkStatus,
+    WindowSpec,
+    event_to_json,
+    kind_to_json,
+)
+from window_contract.join_observation import Side, join_observation_to_json
+
+#: The `format` of a join case document.
+JOIN_CASE_FORMAT = "join-case/1"
+
+#: The events of one input (no processing time: the DataStream joins of this format are event-time joins).
+InputEvent = Record | Watermark | WatermarkStatus | EndOfChannel
+
+
+@dataclass(frozen=True)
+class WindowJoin:
+    """`JoinedStreams` / `CoGroupedStreams` `.window(assigner)` with its optional trigger, evictor and
+    `allowedLateness`: `cogroup` false is `apply(JoinFunction)` (one output per pair), true is
+    `apply(CoGroupFunction)` (one output per firing, both lists). Flink 2.3 has no `sideOutputLateData` here:
+    late records of either side are dropped."""
+
+    window: WindowSpec
+    cogroup: bool = False
+    trigger: TriggerSpec | None = None
+    evictor: EvictorSpec | None = None
+    allowed_lateness: int = 0
+
+    @property
+    def operation(self) -> str:
+        return "window_cogroup" if self.cogroup else "window_join"
+
+
+@dataclass(frozen=True)
+class IntervalJoin:
+    """`KeyedStream.intervalJoin(other).between(lower, upper)`: a right element joins a left one when
+    `right.ts` lies in `[left.ts + lower, left.ts + upper]`, each bound exclusive when asked; a late element goes
+    to its side's late output when that side has one (`sideOutputLeftLateData` / `sideOutputRightLateData`)."""
+
+    lower: int
+    upper: int
+    lower_exclusive: bool = False
+    upper_exclusive: bool = False
+    left_late_output: bool = False
+    right_late_output: bool = False
+
+    operation = "interval_join"
+
+
+JoinSpec = WindowJoin | IntervalJoin
+
+
+@dataclass(frozen=True)
+class JoinEvent:
+    """One event of the case: an input's record, watermark, status or channel end, on that input."""
+
+    input: Side
+    event: InputEvent
+
+
+@dataclass(frozen=True)
+class JoinCase:
+    """A join, both inputs' channels, and the events in the order the join's operator receives them.
+    `end_of_input` ends every channel still open after the last event (a bounded source)."""
+
+    join: JoinSpec
+    events: tuple[JoinEvent, ...]
+    left_channels: int = 1
+    right_channels: int = 1
+    end_of_input: bool = True
+    name: str | None = None
+    #: The observation Flink gives (`join_observation.JoinObservation`), for a case kept in `cases/`.
+    expected: Any = None
+
+    def channels(self, side: Side) -> int:
+        return self.left_channels if side == "left" else self.right_channels
+
+    def to_json(self) -> dict[str, Any]:
+        return join_case_to_json(self)
+
+
+def join_spec_to_json(join: JoinSpec) -> dict[str, Any]:
+    if isinstance(join, WindowJoin):
+        return {"operation": join.operation, "window": kind_to_json(ASSIGNERS, join.window),
+                "trigger": kind_to_json(TRIGGERS, join.trigger), "evictor": kind_to_json(EVICTORS, join.evictor),
+                "allowed_lateness": join.allowed_lateness}
+    return {"operation": join.operation, "lower": join.lower, "upper": join.upper,
+            "lower_exclusive": join.lower_exclusive, "upper_exclusive": join.upper_exclusive,
+            "late_side_output": {"left": join.left_late_output, "right": join.right_late_output}}
+
+
+def join_case_to_json(case: JoinCase) -> dict[str, Any]:
+    """The canonical `join-case/1` document of `case`."""
+    doc: dict[str, Any] = {"format": JOIN_CASE_FORMAT}
+    if case.name is not None:
+        doc["name"] = case.name
+    doc |= {"join": join_spec_to_json(case.join),
+            "inputs": {"left": {"channels": case.left_channels}, "right": {"channels": case.right_channels}},
+            "events": [{"input": e.input} | event_to_json(e.event) for e in case.events],
+            "end_of_input": case.end_of_input}
+    if case.expected is not None:
+        doc["expected"] = join_observation_to_json(case.expected)
+    return doc

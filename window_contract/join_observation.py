@@ -1,0 +1,172 @@
+"""The `JoinObservation`: what a join emitted for one `JoinCase` (`join-observation/1`, docs/format.md).
+
+One output per element the job emits, at the position (`at`, an index into the case's events; `len(events)` the
+end of input) of the event during which it was emitted:
+
+- a `Pair` for a window join (`JoinFunction.join(left, right)`) and an interval join
+  (`ProcessJoinFunction.processElement(left, right, ...)`), with the output record's timestamp: the window's
+  `maxTimestamp()`, or `max(left.ts, right.ts)`;
+- a `CoGroup` for a window coGroup: `CoGroupFunction.coGroup(lefts, rights)`, both lists sorted, either may be
+  empty.
+
+`watermark` is the operator's current watermark at the output. `late` holds the records of an interval join's late
+side outputs, `dropped` the late records Flink drops (a window join's `numLateRecordsDropped`, an interval join's
+side without a late output), each with the input it came from. `watermarks` lists every watermark the join's
+operator received (the window operator's, behind the union's one valve; the interval join's combination of its two
+inputs' watermarks). Equivalence is the window observation's: the same error, the same watermarks in order, and at
+every position the same outputs, late and dropped records as multisets.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from window_contract.observation import Error, InputWatermark
+from window_contract.observation_json import read_error, watermark_to_json
+from window_contract.validation import MISSING, Fields, Problems, is_long
+
+JOIN_OBSERVATION_FORMAT = "join-observation/1"
+
+#: The two inputs of a join.
+Side = Literal["left", "right"]
+SIDES: tuple[Side, Side] = ("left", "right")
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One joined pair, emitted as a record with `timestamp`."""
+
+    at: int
+    key: str
+    timestamp: int
+    watermark: int
+    left: int
+    right: int
+
+
+@dataclass(frozen=True)
+class CoGroup:
+    """One call of the coGroup function: the window's left and right values, each sorted."""
+
+    at: int
+    key: str
+    timestamp: int
+    watermark: int
+    left_values: tuple[int, ...]
+    right_values: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "left_values", tuple(sorted(self.left_values)))
+        object.__setattr__(self, "right_values", tuple(sorted(self.right_values)))
+
+
+JoinOutput = Pair | CoGroup
+
+
+@dataclass(frozen=True)
+class SideRecord:
+    """A late record of one input, sent to that input's late output (`late`) or dropped (`dropped`)."""
+
+    at: int
+    input: Side
+    key: str
+    value: int
+    ts: int
+
+
+@dataclass(frozen=True)
+class JoinObservation:
+    outputs: tuple[JoinOutput, ...] = ()
+    late: tuple[SideRecord, ...] = ()
+    dropped: tuple[SideRecord, ...] = ()
+    watermarks: tuple[InputWatermark, ...] = ()
+    error: Error | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("outputs", "late", "dropped", "watermarks"):
+            object.__setattr__(self, name, tuple(getattr(self, name)))
+
+
+def join_equivalent(a: JoinObservation, b: JoinObservation) -> bool:
+    """The same error and watermark sequence, and at every position the same outputs, late and dropped records."""
+    return a.error == b.error and a.watermarks == b.watermarks and all(
+        Counter(getattr(a, part)) == Counter(getattr(b, part)) for part in ("outputs", "late", "dropped"))
+
+
+# --- JSON ------------------------------------------------------------------------------------------------------
+
+
+def join_observation_to_json(o: JoinObservation) -> dict[str, Any]:
+    return {"format": JOIN_OBSERVATION_FORMAT,
+            "outputs": [_output_to_json(x) for x in o.outputs],
+            "late": [_side_record_to_json(r) for r in o.late],
+            "dropped": [_side_record_to_json(r) for r in o.dropped],
+            "watermarks": [watermark_to_json(w) for w in o.watermarks],
+            "error": None if o.error is None else {"kind": o.error.kind, "message": o.error.message}}
+
+
+def _output_to_json(x: JoinOutput) -> dict[str, Any]:
+    doc = {"at": x.at, "key": x.key, "timestamp": x.timestamp, "watermark": x.watermark}
+    if isinstance(x, Pair):
+        return doc | {"left": x.left, "right": x.right}
+    return doc | {"left_values": list(x.left_values), "right_values": list(x.right_values)}
+
+
+def _side_record_to_json(r: SideRecord) -> dict[str, Any]:
+    return {"at": r.at, "input": r.input, "key": r.key, "value": r.value, "ts": r.ts}
+
+
+def join_observation_from_json(doc: Any, path: str, problems: Problems) -> JoinObservation:
+    """The observation in `doc`; every problem goes to `problems`, by JSON path and rule."""
+    f = Fields(doc, path, problems)
+    fmt = f.take("format")
+    if fmt not in (MISSING, JOIN_OBSERVATION_FORMAT):
+        problems.add(f.at("format"), f"must be {JOIN_OBSERVATION_FORMAT!r}, not {fmt!r}")
+    outputs = f.take_list("outputs", lambda d, p: _read_output(d, p, problems), [])
+    late = f.take_list("late", lambda d, p: _read_side_record(d, p, problems), [])
+    dropped = f.take_list("dropped", lambda d, p: _read_side_record(d, p, problems), [])
+    watermarks = f.take_list("watermarks", lambda d, p: _read_watermark(d, p, problems), [])
+    error = read_error(f.take("error", None), f.at("error"), problems)
+    f.done()
+    return JoinObservation(tuple(outputs), tuple(late), tuple(dropped), tuple(watermarks), error)
+
+
+def _read_output(doc: Any, path: str, problems: Problems) -> JoinOutput | None:
+    f = Fields(doc, path, problems)
+    at, key = f.take_long("at", minimum=0), f.take_str("key") or ""
+    timestamp, watermark = f.take_long("timestamp"), f.take_long("watermark")
+    if "left_values" in f.obj or "right_values" in f.obj:
+        lefts, rights = (_read_values(f, name, problems) for name in ("left_values", "right_values"))
+        f.done()
+        return CoGroup(at, key, timestamp, watermark, lefts, rights)
+    pair = Pair(at, key, timestamp, watermark, f.take_long("left"), f.take_long("right"))
+    f.done()
+    return pair
+
+
+def _read_values(f: Fields, name: str, problems: Problems) -> tuple[int, ...]:
+    values = f.take(name)
+    if values is MISSING:
+        return ()
+    if not isinstance(values, list) or not all(is_long(v) for v in values):
+        problems.add(f.at(name), "must be an array of integers in Java long range")
+        return ()
+    return tuple(values)
+
+
+def _read_side_record(doc: Any, path: str, problems: Problems) -> SideRecord:
+    f = Fields(doc, path, problems)
+    record = SideRecord(f.take_long("at", minimum=0), f.take_choice("input", SIDES) or "left", f.take_str("key") or "",
+                        f.take_long("value"), f.take_long("ts"))
+    f.done()
+    return record
+
+
+def _read_watermark(doc: Any, path: str, problems: Problems) -> InputWatermark:
+    f = Fields(doc, path, problems)
+    received = InputWatermark(f.take_long("at", minimum=0), f.take_long("watermark"))
+    f.done()
+    return received
+
