@@ -12,16 +12,21 @@ Declared, because SQL's window table functions can say them:
 - `allowed_lateness`: a user sets `table.exec.emit.allow-lateness`, which the window table functions
   ignore (the README's section says what that changes);
 - negative timestamps and watermarks, listed watermarks (the table's `SOURCE_WATERMARK()`), channels
-  merged by the window operator's input, their statuses and ends.
+  merged by the window operator's input, their statuses and ends;
+- watermark generators, as the table's `WATERMARK` clause
+  (`sql/SqlWatermarkClause.java`): `forBoundedOutOfOrderness(b)` is `WATERMARK FOR rowtime AS rowtime - INTERVAL
+  'b'`, `forMonotonousTimestamps()` `AS rowtime`, `withIdleness(t)` `table.exec.source.idle-timeout`, the interval
+  the job's `pipeline.auto-watermark-interval`; Flink SQL's `WatermarkAssignerOperator`, on the case's
+  processing-time clock, emits them by rules of its own (the README's section).
 
 Not declared, so never sent here: global and count windows, dynamic sessions, triggers and evictors (a
 window table function has none: it fires once, when the watermark passes the window), processing time
 (`PROCTIME()` is the wall clock), the late-data side output (SQL has none), input without end (SQL drops
 late records without a trace: only at the end of a bounded input is a record that no firing holds known to
 be dropped; a case whose every channel ends idle is input without end too, its end never reaching the window),
-watermark generators (`WATERMARK FOR rowtime AS ...` is emitted by `WatermarkAssignerOperator` on a periodic
-timer of its task's wall clock, which the runner does not drive yet), and extreme values (SQL's intervals end at
-999,999 days, and a `TIMESTAMP(3)` read out of a query wraps beyond 2^31 days already: the README's section).
+punctuated emission and the legacy extractors (a `WATERMARK` clause has neither), and extreme values (SQL's
+intervals end at 999,999 days, and a `TIMESTAMP(3)` read out of a query wraps beyond 2^31 days already: the README's
+section).
 """
 
 from __future__ import annotations
@@ -38,10 +43,16 @@ FEATURES = frozenset({
 #: guards against a stuck job: a job of 128 queries (two tasks each) takes seconds to deploy on a loaded machine.
 SQL_LIMITS = Limits(job_timeout_seconds=300)
 
-FLINK_SQL = Variant("flink-sql", "2.3", "sql", FEATURES, SQL_LIMITS)
-FLINK_SQL_1_20 = Variant("flink-sql-1.20", "1.20", "sql", FEATURES, SQL_LIMITS)
+#: The watermark generators a table's `WATERMARK` clause declares (`sql/SqlWatermarkClause.java`).
+WATERMARK_CLAUSE = frozenset({
+    "watermark.bounded_out_of_orderness", "watermark.monotonous", "watermark.periodic", "watermark.idleness",
+})
+
+FLINK_SQL = Variant("flink-sql", "2.3", "sql", FEATURES | WATERMARK_CLAUSE, SQL_LIMITS)
+FLINK_SQL_1_20 = Variant("flink-sql-1.20", "1.20", "sql", FEATURES | WATERMARK_CLAUSE, SQL_LIMITS)
 #: The legacy group windows take no offset (`TUMBLE(rowtime, size, time)`'s third argument is a time of day).
-FLINK_SQL_LEGACY = Variant("flink-sql-legacy", "2.3", "sql-legacy", FEATURES - {"offset"}, SQL_LIMITS)
+FLINK_SQL_LEGACY = Variant("flink-sql-legacy", "2.3", "sql-legacy", (FEATURES | WATERMARK_CLAUSE) - {"offset"},
+                           SQL_LIMITS)
 
 
 class FlinkSqlImplementation(FlinkImplementation):

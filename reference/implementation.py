@@ -74,12 +74,11 @@ def simulate(case: Case, listener: TraceListener = NO_TRACE,
         """The window operator and the inputs in front of it (`Dialect.parts` may ask for more than one)."""
         operator = build_operator(case, collector, listener, window_start, dialect)
         receive = _receiving(dialect.deciding(operator.process_watermark), collector)
-        return operator, OperatorInputs(case, dialect.received(receive, case),
-                                        listener)
+        return operator, dialect.inputs(case, dialect.received(receive, case), listener)
 
     try:
         if case.watermark_generator is not None:
-            check_watermark_strategy(case.watermark_generator)
+            dialect.check_generator(case.watermark_generator)
         operator, inputs = dialect.parts(case, parts)
     except InvalidSpec as e:
         rules = dict.fromkeys(e.rules + broken_rules(case, window_start, dialect))

@@ -16,13 +16,21 @@ import subprocess
 import pytest
 from engine_pages import ROOT, about, assert_the_suite_finds_what_the_section_names
 
+from conformance.divergences import attribute, engine_divergences
 from flink_impl.command import Limits, runner_command
-from flink_impl.sql import FLINK_SQL, FLINK_SQL_LEGACY, FlinkSqlLegacyImplementation
+from flink_impl.sql import FLINK_SQL, FLINK_SQL_LEGACY, WATERMARK_CLAUSE, FlinkSqlLegacyImplementation
 from window_contract import Case, load_implementation, record, session, tumbling, watermark
-from window_contract.case import Sliding, case_to_json
+from window_contract.case import (
+    BoundedOutOfOrdernessWatermarks,
+    MonotonousWatermarks,
+    Sliding,
+    WatermarkStatus,
+    case_to_json,
+    processing_time,
+)
 from window_contract.case_json import case_files, load_cases
 from window_contract.difference import difference
-from window_contract.facts import TOO_MANY_WINDOWS
+from window_contract.facts import LONG_MAX, TOO_MANY_WINDOWS
 from window_contract.features import required_features
 from window_contract.implementation import ImplementationFailure
 from window_contract.observation import Error, Firing, LateRecord, Observation, TimeWindow
@@ -48,10 +56,12 @@ def reference():
 
 
 def test_declares_what_sql_windows_express():
-    """Tumbling, sliding and session windows with listed watermarks; no triggers, evictors, count or global
-    windows, processing time, late side output or open input; the legacy group windows take no offset."""
+    """Tumbling, sliding and session windows with listed watermarks, and the generators a WATERMARK clause says; no
+    triggers, evictors, count or global windows, processing time, late side output or open input, punctuated
+    watermarks or legacy extractors; the legacy group windows take no offset."""
     for variant in (FLINK_SQL, FLINK_SQL_LEGACY):
-        assert not any(f.startswith(("trigger.", "evictor.", "watermark.")) for f in variant.features)
+        assert not any(f.startswith(("trigger.", "evictor.")) for f in variant.features)
+        assert {f for f in variant.features if f.startswith("watermark.")} == WATERMARK_CLAUSE
         assert {"assigner.count", "assigner.global", "assigner.dynamic_session", "time.processing",
                 "late_side_output", "unbounded_input", "extreme_values"}.isdisjoint(variant.features)
         assert {"assigner.tumbling", "assigner.sliding", "assigner.session", "allowed_lateness",
@@ -102,10 +112,25 @@ def test_a_rejection_names_no_plan_and_reads_the_same_in_any_batch():
 
 @pytest.mark.parametrize("path", AGREEING)
 def test_hand_cases_agree_with_flink(engine, path):
-    cases = [c for p in case_files([ROOT / path]) for c in load_cases(p) if required_features(c) <= engine.features]
+    """Without a generator: a generator is the table's WATERMARK clause, whose rules are SQL's own (below)."""
+    cases = [c for p in case_files([ROOT / path]) for c in load_cases(p)
+             if required_features(c) <= engine.features and c.watermark_generator is None]
     assert cases, f"{path} has no case {engine.name} supports"
     for case, observation in zip(cases, engine.run(cases), strict=True):
         assert not difference(case.expected, observation, len(case.events)), case.name
+
+
+def test_hand_generator_cases_differ_from_flink_only_as_listed(engine):
+    """The hand cases of watermarks that Flink makes (`cases/watermarks`) that the engine declares: each observation is
+    Flink's, or differs from it only as the engine's listed divergences say (the WATERMARK clause's rules)."""
+    cases = [c for p in case_files([ROOT / "cases/watermarks"]) for c in load_cases(p)
+             if required_features(c) <= engine.features and c.watermark_generator is not None]
+    assert len(cases) >= 10
+    divergences = engine_divergences(engine.name)
+    explained = [attribute(case, case.expected, observation, divergences).explained_by
+                 for case, observation in zip(cases, engine.run(cases), strict=True)]
+    assert None not in explained, [c.name for c, e in zip(cases, explained, strict=True) if e is None]
+    assert any(explained), "no hand case shows the clause's rules"
 
 
 def test_a_sliding_size_that_is_no_multiple_of_the_slide_is_rejected_by_hop_only():
@@ -167,3 +192,43 @@ def test_the_suite_finds_the_divergences_the_readme_names(tmp_path, dialect):
     dialect: it differs, on exactly the properties its part of the README lists, and every minimal counterexample
     shows a difference its list of divergences explains (`cases/engines/<dialect>/divergences.toml`)."""
     assert_the_suite_finds_what_the_section_names(tmp_path / "report", dialect, DIALECTS[dialect])
+
+
+def clause_case(generator, *events) -> Case:
+    return Case(window=tumbling(1000), watermark_generator=generator, events=list(events))
+
+
+def received(observed: Observation) -> list[tuple[int | None, int]]:
+    return [(w.at, w.watermark) for w in observed.watermarks]
+
+
+def test_the_watermark_clause_emits_max_minus_bound_at_a_rise_above_the_interval_and_on_its_timer(engine):
+    """`rowtime - INTERVAL '10'`: the record at 5000 raises the watermark from 40 to 4990, more than the interval of
+    200, so the assigner emits it right after the record; 5090 rises less and waits for the timer, which the case's
+    clock fires at 201. The job of a case with another interval runs apart, on its own interval: at 10,000 no rise is
+    large enough, and no timer fires before the end."""
+    events = (record("a", 1, ts=50), record("a", 2, ts=5000), record("a", 3, ts=5100), processing_time(201),
+              processing_time(402))
+    every_200, every_10000 = engine.run([clause_case(BoundedOutOfOrdernessWatermarks(10, interval=200), *events),
+                                         clause_case(BoundedOutOfOrdernessWatermarks(10, interval=10_000), *events)])
+    assert received(every_200) == [(1, 4990), (3, 5090), (5, LONG_MAX)]
+    assert [(f.at, f.window, f.values) for f in every_200.firings] == [(1, TimeWindow(0, 1000), (1,)),
+                                                                       (5, TimeWindow(5000, 6000), (2, 3))]
+    assert received(every_10000) == [(5, LONG_MAX)]
+
+
+def test_the_watermark_clause_starts_at_zero(engine):
+    """`rowtime` alone (`forMonotonousTimestamps()`) is the largest timestamp itself, and nothing at or below 0 is
+    emitted: the records at -5 and 0 give none; 3 comes on the timer after the record at 3."""
+    observed, = engine.run([clause_case(MonotonousWatermarks(interval=100), record("a", 1, ts=-5),
+                                        processing_time(101), record("a", 2, ts=0), processing_time(202),
+                                        record("a", 3, ts=3), processing_time(303))])
+    assert received(observed) == [(5, 3), (6, LONG_MAX)]
+
+
+def test_an_idle_status_from_upstream_silences_the_clause_without_idleness(engine):
+    """The assigner forwards a status from upstream and takes it as its own: marked idle, with idleness off, it never
+    marks itself active again, and the chain drops every later watermark, the end of input too."""
+    observed, = engine.run([clause_case(BoundedOutOfOrdernessWatermarks(0, interval=100), record("a", 1, ts=5),
+                                        WatermarkStatus(0, True), record("a", 2, ts=50), processing_time(101))])
+    assert observed == Observation(watermarks=())

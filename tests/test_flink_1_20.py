@@ -68,4 +68,4 @@ def test_flink_sql_1_20_answers_as_flink_sql_but_for_the_words_of_its_rejections
             reworded += before.error.message != now.error.message
             before, now = before.firings, now.firings
         assert before == now
-    assert reworded == 3
+    assert reworded == 4  # the messages, and a negative table.exec.source.idle-timeout

@@ -34,7 +34,7 @@ SWITCHES: dict[str, str] = {
     **dict.fromkeys(("emits", "firing_timestamp", "global_window_timestamp", "session_window_end"), "emission"),
     **dict.fromkeys(("initial_watermark", "generated_watermark_offset", "generated_watermark_stride",
                      "records_advance_watermark", "generator_sees_record_first", "event_time_ends", "watermark_scope",
-                     "key_state_discarded_when_empty"), "watermarks"),
+                     "key_state_discarded_when_empty", "watermark_clause"), "watermarks"),
     **dict.fromkeys(("long_arithmetic", "remainder", "sliding_windows_from_zero", "windows_start_from_offset"), "time"),
     **dict.fromkeys(("interval_limit", "sliding_size_multiple_of_slide", "sliding_panes_fit_an_int",
                      "sliding_offset_checked", "sliding_window_count_checked", "sessions_take_allowed_lateness"),

@@ -49,6 +49,7 @@ from reference.dialects.merging import (
 )
 from reference.dialects.pre_aggregation import PreAggregationHoldsRecords, PreAggregationSwitches
 from reference.dialects.time_arithmetic import ArithmeticSwitches, UnboundedArithmetic
+from reference.dialects.watermark_clause import WatermarkClauseSwitches
 from reference.dialects.watermarks import (
     EndsWithHeartbeats,
     RecordsAdvance,
@@ -66,7 +67,7 @@ from window_contract.facts import LONG_MIN
 
 @dataclass(frozen=True)
 class Dialect(LatenessSwitches, MergingSwitches, FiringSwitches, EmissionSwitches, WatermarkSwitches, KeySwitches,
-              ArithmeticSwitches, WindowSwitches, JobCheckSwitches, PreAggregationSwitches):
+              ArithmeticSwitches, WindowSwitches, JobCheckSwitches, PreAggregationSwitches, WatermarkClauseSwitches):
     """The rules of the model an engine changes; every default is Flink's. Each switch is a field of the class of
     its rule area, documented there (`reference.dialects`)."""
 

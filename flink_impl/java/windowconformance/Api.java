@@ -2,6 +2,7 @@ package windowconformance;
 
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.graph.StreamGraph;
 
 /**
  * The API a case's job is written in, as a user would write it: the DataStream API's window operator
@@ -22,10 +23,21 @@ interface Api {
      */
     boolean branchesRunInTheReplayThread();
 
+    /**
+     * The job-wide {@code pipeline.auto-watermark-interval} the case's job must have (a SQL {@code WATERMARK} clause
+     * reads it), or null when its job reads none: the cases of one job share it ({@link JobRunner#run}).
+     */
+    default Long watermarkInterval(CaseRun run) {
+        return null;
+    }
+
     /** Adds cases to one job. */
     interface Branches {
         /** Adds {@code run}'s branch, fed by the job's one source; throws what Flink throws for an invalid spec. */
         void add(DataStream<ReplayEvent> source, CaseRun run);
+
+        /** Changes the job's stream graph, its branches all added, before its job graph is made. */
+        default void complete(StreamGraph graph) {}
     }
 
     /** The DataStream API: each case a keyed window of its own, chained into the job's one thread. */

@@ -87,7 +87,7 @@ final class CaseBranch {
             generator.checkBeforeWindow();
         }
         DataStream<Element> replayed = source.transform(name + "-replay", ELEMENT_TYPE,
-                new EventReplayOperator(run.id, c.get("end_of_input").asBoolean(), true));
+                new EventReplayOperator(run.id, c.get("end_of_input").asBoolean(), true, false));
         KeyedStream<Element, String> keyed =
                 DataStreamUtils.reinterpretAsKeyedStream(replayed, new ByKey(), Types.STRING);
 

@@ -37,12 +37,13 @@ final class CaseWatermarks {
     private final boolean[] ended;
     private final CaseClock clock = new CaseClock();
 
-    CaseWatermarks(JsonNode caseSpec, DataOutput<?> toWindowOperator) {
+    /** {@code generates}: false where the case's generator runs downstream (a SQL table's WATERMARK clause). */
+    CaseWatermarks(JsonNode caseSpec, DataOutput<?> toWindowOperator, boolean generates) {
         int channels = caseSpec.path("channels").asInt(1);
         this.valve = new StatusWatermarkValve(channels);
         this.toWindowOperator = toWindowOperator;
         this.ended = new boolean[channels];
-        GeneratorSpec generator = GeneratorSpec.of(caseSpec);
+        GeneratorSpec generator = generates ? GeneratorSpec.of(caseSpec) : null;
         if (generator == null) {
             generated = null;
             return;

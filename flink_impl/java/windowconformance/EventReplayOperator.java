@@ -23,6 +23,10 @@ import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
  * it. The source's own watermarks and statuses (its end of input) are swallowed: only the case says
  * what time it is.
  *
+ * <p>Where the case's watermark generator runs downstream, as a SQL table's {@code WATERMARK} clause
+ * ({@code generatorDownstream}), the replay makes no watermark of its own: the records go on with their own
+ * timestamps, the channels' statuses and ends through the valve, and the operator downstream records what it emits.
+ *
  * <p>A failure of the case (a record in too many windows, a record without a timestamp) is its runtime error, recorded
  * here, in the failing branch's own thread. Where the branch runs in this thread it then fails the job, which stops
  * at once with nothing of the case on its way ({@code failureFailsJob}); where the window aggregate runs behind an
@@ -36,13 +40,15 @@ public final class EventReplayOperator extends AbstractStreamOperator<Element>
     private final int caseId;
     private final boolean endOfInput;
     private final boolean failureFailsJob;
+    private final boolean generatorDownstream;
     private transient CaseRun run;
     private transient CaseWatermarks watermarks;
 
-    EventReplayOperator(int caseId, boolean endOfInput, boolean failureFailsJob) {
+    EventReplayOperator(int caseId, boolean endOfInput, boolean failureFailsJob, boolean generatorDownstream) {
         this.caseId = caseId;
         this.endOfInput = endOfInput;
         this.failureFailsJob = failureFailsJob;
+        this.generatorDownstream = generatorDownstream;
     }
 
     @Override
@@ -50,7 +56,7 @@ public final class EventReplayOperator extends AbstractStreamOperator<Element>
         super.open();
         run = CaseRun.get(caseId);
         run.replayThread = Thread.currentThread();
-        watermarks = new CaseWatermarks(run.spec, new WindowOperatorInput());
+        watermarks = new CaseWatermarks(run.spec, new WindowOperatorInput(), !generatorDownstream);
     }
 
     @Override
@@ -121,7 +127,9 @@ public final class EventReplayOperator extends AbstractStreamOperator<Element>
     private final class WindowOperatorInput extends DataOutputShim<Element> {
         @Override
         public void emitWatermark(Watermark mark) {
-            run.receivedWatermark(mark.getTimestamp());
+            if (!generatorDownstream) {
+                run.receivedWatermark(mark.getTimestamp());
+            }
             output.emitWatermark(mark);
         }
 

@@ -14,6 +14,7 @@ import org.apache.flink.runtime.jobmaster.JobResult;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.graph.StreamGraph;
 
 /**
  * Runs cases in a running MiniCluster, many at a time as independent branches of one job.
@@ -56,12 +57,27 @@ final class JobRunner {
         return spent;
     }
 
-    /** Runs the cases, at most {@code branchesPerJob} to a job, each job for at most the timeout. */
+    /**
+     * Runs the cases, at most {@code branchesPerJob} to a job, each job for at most the timeout; a job holds cases in
+     * their order, and only cases whose jobs need the same watermark interval ({@link Api#watermarkInterval}).
+     */
     void run(List<CaseRun> runs, int branchesPerJob, long timeoutSeconds) throws Exception {
         this.branchesPerJob = branchesPerJob;
         this.timeoutSeconds = timeoutSeconds;
-        for (int from = 0; from < runs.size(); from += branchesPerJob) {
-            runJob(runs.subList(from, Math.min(runs.size(), from + branchesPerJob)));
+        int from = 0;
+        Long interval = null;
+        for (int i = 0; i < runs.size(); i++) {
+            Long needed = api.watermarkInterval(runs.get(i));
+            boolean clash = needed != null && interval != null && !needed.equals(interval);
+            if (clash || i - from == branchesPerJob) {
+                runJob(runs.subList(from, i));
+                from = i;
+                interval = null;
+            }
+            interval = needed != null ? needed : interval;
+        }
+        if (from < runs.size()) {
+            runJob(runs.subList(from, runs.size()));
         }
     }
 
@@ -72,6 +88,12 @@ final class JobRunner {
         }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(jobConfiguration);
         env.setParallelism(1);
+        for (CaseRun run : runs) {
+            Long interval = api.watermarkInterval(run);
+            if (interval != null) {
+                env.getConfig().setAutoWatermarkInterval(interval);
+            }
+        }
         DataStream<ReplayEvent> source = CaseBranch.source(env, runs);
         Api.Branches branches = api.forJob(env);
         List<CaseRun> running = new ArrayList<>();
@@ -85,7 +107,9 @@ final class JobRunner {
         }
         AtomicBoolean failed = new AtomicBoolean();
         running.forEach(run -> run.joinJob(failed));
-        JobID job = cluster.submitJob(env.getStreamGraph().getJobGraph()).get().getJobID();
+        StreamGraph graph = env.getStreamGraph();
+        branches.complete(graph);
+        JobID job = cluster.submitJob(graph.getJobGraph()).get().getJobID();
         JobResult result;
         try {
             result = cluster.requestJobResult(job).get(timeoutSeconds, TimeUnit.SECONDS);

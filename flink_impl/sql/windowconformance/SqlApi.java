@@ -2,7 +2,9 @@ package windowconformance;
 
 import java.time.ZoneOffset;
 
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.graph.StreamGraph;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 
@@ -46,7 +48,25 @@ final class SqlApi implements Api {
     public Branches forJob(StreamExecutionEnvironment env) {
         StreamTableEnvironment tables = StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode());
         tables.getConfig().setLocalTimeZone(ZoneOffset.UTC);
-        return (source, run) -> SqlBranch.add(tables, source, run, this);
+        SqlWatermarkClause clause = new SqlWatermarkClause();
+        return new Branches() {
+            @Override
+            public void add(DataStream<ReplayEvent> source, CaseRun run) {
+                SqlBranch.add(tables, source, run, SqlApi.this, clause);
+            }
+
+            @Override
+            public void complete(StreamGraph graph) {
+                clause.onCaseClock(graph);
+            }
+        };
+    }
+
+    /** A WATERMARK clause's emission interval, {@code pipeline.auto-watermark-interval}: the job's. */
+    @Override
+    public Long watermarkInterval(CaseRun run) {
+        GeneratorSpec generator = GeneratorSpec.of(run.spec);
+        return generator == null || generator.interval() < 0 ? null : generator.interval(); // < 0: invalid_spec
     }
 
     /** The case's query over {@code table}, planned with the case's lateness settings. */

@@ -23,7 +23,8 @@ import org.apache.flink.types.Row;
  *       {@code StatusWatermarkValve}), so the table's source emits exactly the watermarks the case lists: the
  *       table's rowtime is the record's timestamp ({@code columnByMetadata("rowtime", "TIMESTAMP_LTZ(3)")}) and its
  *       watermark the source's ({@code watermark("rowtime", "SOURCE_WATERMARK()")}), as a table declared on a
- *       source that emits its own watermarks.</li>
+ *       source that emits its own watermarks; a case with a watermark generator declares it as the table's
+ *       {@code WATERMARK} clause instead ({@link SqlWatermarkClause}), and the replay makes no watermark.</li>
  *   <li>The key is the column {@code k}: {@code GROUP BY k} (the planner puts a hash exchange before the aggregate,
  *       as {@code keyBy} does).</li>
  *   <li>The case's {@code allowed_lateness} is the dialect's emit settings ({@link SqlApi}), set while the query
@@ -40,22 +41,25 @@ final class SqlBranch {
     /** The name of the case's table in its query. */
     static final String TABLE = "events";
 
-    static void add(StreamTableEnvironment tables, DataStream<ReplayEvent> source, CaseRun run, SqlApi api) {
+    static void add(StreamTableEnvironment tables, DataStream<ReplayEvent> source, CaseRun run, SqlApi api,
+                    SqlWatermarkClause clause) {
         String name = "case-" + run.id;
         // The replay moves the window operator's processing-time clock on a processing_time event; the SQL
         // implementations declare no processing time, and the window aggregate keeps its task's own service.
         run.processingTime = new CaseProcessingTime();
         DataStream<Element> replayed = source.transform(name + "-replay", ELEMENT_TYPE,
-                new EventReplayOperator(run.id, run.spec.get("end_of_input").asBoolean(), false));
+                new EventReplayOperator(run.id, run.spec.get("end_of_input").asBoolean(), false,
+                        GeneratorSpec.of(run.spec) != null));
         DataStream<SqlRecord> records = replayed.map(new AtEvent(run.id, run.spec.get("window")), RECORD_TYPE).name(name + "-records");
         Table table = tables.fromDataStream(records, Schema.newBuilder()
                 .columnByMetadata("rowtime", "TIMESTAMP_LTZ(3)")
-                .watermark("rowtime", "SOURCE_WATERMARK()")
+                .watermark("rowtime", SqlWatermarkClause.expression(run.spec))
                 .build());
         // One name for every case's table, so that Flink's messages about a query name no case id; the query is
         // planned at once, so the view is not needed after it.
         tables.createTemporaryView(TABLE, table);
         DataStream<Row> emitted;
+        SqlWatermarkClause.configure(tables, run.spec);
         try {
             emitted = tables.toChangelogStream(tables.sqlQuery(api.query(tables, run, TABLE)));
         } catch (RuntimeException rejected) {
@@ -63,6 +67,7 @@ final class SqlBranch {
         } finally {
             tables.dropTemporaryView(TABLE);
         }
+        clause.planned(emitted, run);
         emitted.transform(name + "-firings", Types.VOID, new SqlFirings(run.id));
     }
 

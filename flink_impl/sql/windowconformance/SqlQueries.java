@@ -89,10 +89,15 @@ final class SqlQueries {
      * widest interval Flink SQL has (six digits of days, milliseconds). A longer one is SQL's own error.
      */
     static String interval(long millis) {
+        return interval(millis, 6);
+    }
+
+    /** Milliseconds as {@code INTERVAL '[-]D HH:MM:SS.mmm' DAY(dayPrecision) TO SECOND(3)}. */
+    static String interval(long millis, int dayPrecision) {
         BigInteger ms = BigInteger.valueOf(millis);
         BigInteger[] days = ms.abs().divideAndRemainder(DAY);
         long rest = days[1].longValue();
-        return String.format("INTERVAL '%s%s %02d:%02d:%02d.%03d' DAY(6) TO SECOND(3)", ms.signum() < 0 ? "-" : "",
-                days[0], rest / 3_600_000, rest / 60_000 % 60, rest / 1000 % 60, rest % 1000);
+        return String.format("INTERVAL '%s%s %02d:%02d:%02d.%03d' DAY(%d) TO SECOND(3)", ms.signum() < 0 ? "-" : "",
+                days[0], rest / 3_600_000, rest / 60_000 % 60, rest / 1000 % 60, rest % 1000, dayPrecision);
     }
 }
