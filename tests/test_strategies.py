@@ -148,7 +148,7 @@ def _collect(strategy, n=300):
 def test_window_specs_cover_the_format():
     specs = _collect(window_specs(), 400)
     kinds = Counter(type(s.window).__name__ for s in specs)
-    assert set(kinds) == {"Tumbling", "Sliding", "Session", "Global", "Count", "DynamicSession"}
+    assert set(kinds) == {"Tumbling", "Sliding", "Cumulative", "Session", "Global", "Count", "DynamicSession"}
     triggers = Counter(type(s.trigger).__name__ for s in specs)
     assert {"NoneType", "EventTimeTrigger", "CountTrigger", "PurgingTrigger", "ContinuousEventTimeTrigger",
             "ProcessingTimeTrigger", "NeverTrigger", "ProcessingTimeoutTrigger"} <= set(triggers)
