@@ -10,7 +10,8 @@ the assigner in Flink's API. Each class names the kinds of the format it models 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from itertools import islice
 
 from reference.errors import InvalidSpec, JobFailure
 from reference.javalong import LONG_MIN, l2i, labs, ladd, ldiv, lrem, lsub
@@ -127,17 +128,24 @@ class SlidingWindows(WindowAssigner):
         if capacity < 0:  # new ArrayList<>((int) (size / slide))
             raise JobFailure(f"Illegal Capacity: {capacity}", "sliding.capacity")
         start = self.window_start(time, self.offset, self.slide)  # lastStart
-        lower = lsub(time, self.size)  # timestamp - size
-        windows: list[Window] = []
+        return within_limit(self._loop(start, lsub(time, self.size)))  # down to timestamp - size
+
+    def _loop(self, start: int, lower: int) -> Iterator[Window]:
         while start > lower:
-            windows.append(self.windows[start])  # new TimeWindow(start, start + size)
-            if len(windows) > WINDOWS_PER_ELEMENT_LIMIT:
-                raise JobFailure(TOO_MANY_WINDOWS, "contract.too_many_windows")
+            yield self.windows[start]  # new TimeWindow(start, start + size)
             start = lsub(start, self.slide)  # may wrap past Long.MIN_VALUE to the top of the range
-        return windows
 
     def __repr__(self) -> str:
         return f"{self.name}.of({self.size}, {self.slide}, offset={self.offset})"
+
+
+def within_limit(windows: Iterator[Window]) -> list[Window]:
+    """The windows an assigner's loop yields for one element, up to the contract's stop: more than
+    `WINDOWS_PER_ELEMENT_LIMIT` of them, wrapped or not, stop the case with `TOO_MANY_WINDOWS`."""
+    taken = list(islice(windows, WINDOWS_PER_ELEMENT_LIMIT + 1))
+    if len(taken) > WINDOWS_PER_ELEMENT_LIMIT:
+        raise JobFailure(TOO_MANY_WINDOWS, "contract.too_many_windows")
+    return taken
 
 
 def sliding_rules(size: int, slide: int, offset: int) -> tuple[str, ...]:
@@ -210,14 +218,14 @@ class CumulativeWindows(WindowAssigner):
         return self.last_windows
 
     def _windows(self, start: int, first_end: int) -> list[Window]:
+        return within_limit(self._loop(start, first_end))
+
+    def _loop(self, start: int, end: int) -> Iterator[Window]:
         """`for (long end = firstEnd; end <= lastEnd; end += step) windows.add(new TimeWindow(start, end))`."""
-        last_end, end, windows = ladd(start, self.size), first_end, []
+        last_end = ladd(start, self.size)
         while end <= last_end:
-            windows.append(TimeWindow(start, end))
-            if len(windows) > WINDOWS_PER_ELEMENT_LIMIT:
-                raise JobFailure(TOO_MANY_WINDOWS, "contract.too_many_windows")
+            yield TimeWindow(start, end)
             end = ladd(end, self.step)  # may wrap past Long.MAX_VALUE to the bottom of the range
-        return windows
 
     def __repr__(self) -> str:
         return f"CUMULATE(step={self.step}, size={self.size}, offset={self.offset})"
