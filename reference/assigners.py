@@ -214,11 +214,8 @@ class CumulativeWindows(WindowAssigner):
         # Consecutive elements mostly fall in one step: its windows are only built anew (expensive objects in
         # Python) when the step changes.
         if (start, first_end) != self.last_bounds:
-            self.last_bounds, self.last_windows = (start, first_end), self._windows(start, first_end)
+            self.last_bounds, self.last_windows = (start, first_end), within_limit(self._loop(start, first_end))
         return self.last_windows
-
-    def _windows(self, start: int, first_end: int) -> list[Window]:
-        return within_limit(self._loop(start, first_end))
 
     def _loop(self, start: int, end: int) -> Iterator[Window]:
         """`for (long end = firstEnd; end <= lastEnd; end += step) windows.add(new TimeWindow(start, end))`."""
