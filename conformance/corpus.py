@@ -62,6 +62,9 @@ DRAWS_PER_CASE = 60
 CONTRACT_STOPS = frozenset({NEVER_ENDS, TOO_MANY_OUTPUTS, TOO_MANY_WINDOWS})
 #: Features whose cases come from the watermark strategy (generators per channel, the valve).
 WATERMARK_FEATURES = frozenset(name for name in FEATURES if name.startswith(("watermark.", "channel")))
+#: Features the corpus leaves out, drawn for no file: Flink SQL's cumulative windows (`CUMULATE`), which the DataStream
+#: runtime that confirms the corpus does not have (their hand cases, `cases/cumulative/`, are Flink SQL's answers).
+OUTSIDE_CORPUS = frozenset({"assigner.cumulative"})
 #: Kinds of which a case has one (assigners first): drawing for one of them leaves its siblings out.
 EXCLUSIVE = tuple(frozenset(k.feature.name for k in vocabulary) for vocabulary in (ASSIGNERS, GENERATORS))
 _EMISSIONS = frozenset({"watermark.periodic", "watermark.punctuated"})
@@ -100,9 +103,10 @@ def drawing_features(feature: str, *, plain: bool = False) -> frozenset[str]:
     assigners and what the strategies need to reach it (`COMPANIONS`), so that an engine with few
     features has cases too (`ASSIGNERS_FOR` narrows the assigners for a feature only some take)."""
     if plain:
-        assigners = ASSIGNERS_FOR.get(feature, EXCLUSIVE[0]) if feature not in EXCLUSIVE[0] else frozenset()
+        drawable = EXCLUSIVE[0] - OUTSIDE_CORPUS
+        assigners = ASSIGNERS_FOR.get(feature, drawable) if feature not in EXCLUSIVE[0] else frozenset()
         return frozenset({feature}) | assigners | COMPANIONS.get(feature, frozenset())
-    chosen = ALL_FEATURES if feature == EXTREME_VALUES.name else ALL_FEATURES - {EXTREME_VALUES.name}
+    chosen = (ALL_FEATURES if feature == EXTREME_VALUES.name else ALL_FEATURES - {EXTREME_VALUES.name}) - OUTSIDE_CORPUS
     for kind in EXCLUSIVE:
         if feature in kind:
             chosen -= kind - {feature}
@@ -202,7 +206,7 @@ def json_lines(items: Sequence[Any]) -> str:
 def write(entries: Sequence[Entry], out: Path, *, per_feature: int, seed: int,
           not_drawn: Sequence[str] = ()) -> list[str]:
     """One file per feature and `index.json` (which names the features `not_drawn`: no strategy reaches
-    them) in the folder `out`; the names written."""
+    them, or the corpus leaves them out, `OUTSIDE_CORPUS`) in the folder `out`; the names written."""
     by_feature: dict[str, list[Entry]] = {}
     for e in entries:
         by_feature.setdefault(e.feature, []).append(e)
@@ -288,12 +292,13 @@ def drawn(features: Sequence[str], per_feature: int, seed: int, confirm: str) ->
     print(f"corpus: drawing {per_feature} cases for each of {len(features)} features (seed {seed}), then running "
           "them on the reference" + ("" if confirm == "none" else f" and {confirm}"), file=sys.stderr, flush=True)
     for n, feature in enumerate(features, 1):
-        found = entries_for(feature, per_feature, seed)
+        found = entries_for(feature, per_feature, seed) if feature not in OUTSIDE_CORPUS else []
         entries += found
         if not found:
             not_drawn.append(feature)
         print(f"corpus: [{n}/{len(features)}] {feature}: {len(found)} cases"
-              + ("" if found else " (no strategy draws it)"), file=sys.stderr, flush=True)
+              + ("" if found else " (left out of the corpus)" if feature in OUTSIDE_CORPUS
+                 else " (no strategy draws it)"), file=sys.stderr, flush=True)
     return entries, not_drawn
 
 

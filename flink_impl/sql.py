@@ -2,13 +2,14 @@
 
 Each case runs as the SQL query a Flink SQL user writes for the same job (`sql/SqlBranch.java`,
 `sql/SqlQueries.java`): its events a table on a DataStream, its window a window table function (`TUMBLE`,
-`HOP`, `SESSION`; `flink-sql-legacy`: a legacy group window, `GROUP BY k, TUMBLE(rowtime, ...)`), its key a
+`HOP`, `CUMULATE`, `SESSION`; `flink-sql-legacy`: a legacy group window, `GROUP BY k, TUMBLE(rowtime, ...)`), its key a
 `GROUP BY` column, the window's contents `ARRAY_AGG`. The runner is Flink's own, as for `flink` (the same JVM
 process, protocol and batching), run with the table jars.
 
 Declared, because SQL's window table functions can say them:
 
-- tumbling, sliding (`HOP`) and session windows, with offsets (`TUMBLE` and `HOP` take one);
+- tumbling, sliding (`HOP`), cumulative (`CUMULATE`, `flink-sql` and `flink-sql-1.20`: the legacy group windows
+  have none) and session windows, with offsets (`TUMBLE`, `HOP` and `CUMULATE` take one);
 - `allowed_lateness`: a user sets `table.exec.emit.allow-lateness`, which the window table functions
   ignore (the README's section says what that changes);
 - negative timestamps and watermarks, listed watermarks (the table's `SOURCE_WATERMARK()`), channels
@@ -35,7 +36,7 @@ from flink_impl.command import Limits, Variant
 from flink_impl.implementation import FlinkImplementation
 
 FEATURES = frozenset({
-    "assigner.tumbling", "assigner.sliding", "assigner.session", "offset", "allowed_lateness",
+    "assigner.tumbling", "assigner.sliding", "assigner.cumulative", "assigner.session", "offset", "allowed_lateness",
     "negative_timestamps", "channels", "channel.status", "channel.end",
 })
 
@@ -51,7 +52,9 @@ WATERMARK_CLAUSE = frozenset({
 FLINK_SQL = Variant("flink-sql", "2.3", "sql", FEATURES | WATERMARK_CLAUSE, SQL_LIMITS)
 FLINK_SQL_1_20 = Variant("flink-sql-1.20", "1.20", "sql", FEATURES | WATERMARK_CLAUSE, SQL_LIMITS)
 #: The legacy group windows take no offset (`TUMBLE(rowtime, size, time)`'s third argument is a time of day).
-FLINK_SQL_LEGACY = Variant("flink-sql-legacy", "2.3", "sql-legacy", (FEATURES | WATERMARK_CLAUSE) - {"offset"},
+#: Nor is there a legacy group window for `CUMULATE`.
+FLINK_SQL_LEGACY = Variant("flink-sql-legacy", "2.3", "sql-legacy",
+                           (FEATURES | WATERMARK_CLAUSE) - {"offset", "assigner.cumulative"},
                            SQL_LIMITS)
 
 

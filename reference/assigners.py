@@ -1,7 +1,8 @@
 """Window assigners: which windows an element belongs to.
 
 Models `org.apache.flink.streaming.api.windowing.assigners`: the tumbling, sliding and session
-assigners in event and processing time, and `GlobalWindows`. Constructors check Flink's
+assigners in event and processing time, and `GlobalWindows`; and the table runtime's
+`CumulativeWindowAssigner`, Flink SQL's `CUMULATE`. Constructors check Flink's
 preconditions and raise `InvalidSpec` with Flink's message; `repr` is the expression that builds
 the assigner in Flink's API. Each class names the kinds of the format it models (`@models`,
 `reference.kinds`) and builds itself from one (`from_kind`), with the case's window-start formula.
@@ -9,14 +10,22 @@ the assigner in Flink's API. Each class names the kinds of the format it models 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from itertools import islice
 
 from reference.errors import InvalidSpec, JobFailure
 from reference.javalong import LONG_MIN, l2i, labs, ladd, ldiv, lrem, lsub
 from reference.kinds import models
 from reference.windows import GLOBAL_WINDOW, TimeWindow, Window, WindowStart, get_window_start_with_offset
 from window_contract import case
-from window_contract.facts import DYNAMIC_GAP_MESSAGE, MAX_WINDOW_NUM, TOO_MANY_WINDOWS, WINDOWS_PER_ELEMENT_LIMIT
+from window_contract.facts import (
+    DYNAMIC_GAP_MESSAGE,
+    MAX_WINDOW_NUM,
+    TOO_MANY_WINDOWS,
+    WINDOWS_PER_ELEMENT_LIMIT,
+    cumulate_multiple_message,
+    cumulate_positive_message,
+)
 
 NO_TIMESTAMP_MESSAGE = ("Record has Long.MIN_VALUE timestamp (= no timestamp marker). "
                         "Did you forget to call 'DataStream.assignTimestampsAndWatermarks(...)'?")
@@ -119,17 +128,24 @@ class SlidingWindows(WindowAssigner):
         if capacity < 0:  # new ArrayList<>((int) (size / slide))
             raise JobFailure(f"Illegal Capacity: {capacity}", "sliding.capacity")
         start = self.window_start(time, self.offset, self.slide)  # lastStart
-        lower = lsub(time, self.size)  # timestamp - size
-        windows: list[Window] = []
+        return within_limit(self._loop(start, lsub(time, self.size)))  # down to timestamp - size
+
+    def _loop(self, start: int, lower: int) -> Iterator[Window]:
         while start > lower:
-            windows.append(self.windows[start])  # new TimeWindow(start, start + size)
-            if len(windows) > WINDOWS_PER_ELEMENT_LIMIT:
-                raise JobFailure(TOO_MANY_WINDOWS, "contract.too_many_windows")
+            yield self.windows[start]  # new TimeWindow(start, start + size)
             start = lsub(start, self.slide)  # may wrap past Long.MIN_VALUE to the top of the range
-        return windows
 
     def __repr__(self) -> str:
         return f"{self.name}.of({self.size}, {self.slide}, offset={self.offset})"
+
+
+def within_limit(windows: Iterator[Window]) -> list[Window]:
+    """The windows an assigner's loop yields for one element, up to the contract's stop: more than
+    `WINDOWS_PER_ELEMENT_LIMIT` of them, wrapped or not, stop the case with `TOO_MANY_WINDOWS`."""
+    taken = list(islice(windows, WINDOWS_PER_ELEMENT_LIMIT + 1))
+    if len(taken) > WINDOWS_PER_ELEMENT_LIMIT:
+        raise JobFailure(TOO_MANY_WINDOWS, "contract.too_many_windows")
+    return taken
 
 
 def sliding_rules(size: int, slide: int, offset: int) -> tuple[str, ...]:
@@ -158,6 +174,58 @@ class RecentWindows(dict[int, TimeWindow]):
             self.clear()
         window = self[start] = TimeWindow(start, ladd(start, self.size))
         return window
+
+
+@models(case.Cumulative)
+class CumulativeWindows(WindowAssigner):
+    """The table runtime's `CumulativeWindowAssigner` (`org.apache.flink.table.runtime.operators.window.groupwindow.
+    assigners`), Flink SQL's `CUMULATE(TABLE t, DESCRIPTOR(rowtime), step, size, offset)`: an element at `t` is in
+    `[start, end)` for `start = getWindowStartWithOffset(t, offset, size)` and every `end` from
+    `getWindowStartWithOffset(t, offset, step) + step` up to `start + size`, by `step` (`size / step` windows at most,
+    all sharing the start). Each is an ordinary time window to the operator: a record late for the earlier windows
+    of its period (fired, past their cleanup time) still joins the later ones, as `WindowOperator` decides window by
+    window; the table runtime's slices (`SliceAssigners.CumulativeSliceAssigner`) keep the same windows.
+
+    `WindowUtil.convertToWindowingStrategy` checks the parameters when the query is planned, in this order: both
+    positive, then `size % step == 0`; the offset not at all (the windows align to it modulo `size`). The loop runs
+    in `long`: past a last end within `step` of `Long.MAX_VALUE`, `end += step` wraps and it goes on from the bottom
+    of the range, which the contract stops once an element has more than `WINDOWS_PER_ELEMENT_LIMIT` windows.
+    """
+
+    @classmethod
+    def from_kind(cls, kind: case.Cumulative, window_start: WindowStart) -> CumulativeWindows:
+        return cls(kind.step, kind.size, kind.offset, window_start)
+
+    def __init__(self, step: int, size: int, offset: int,
+                 window_start: WindowStart = get_window_start_with_offset) -> None:
+        if step <= 0 or size <= 0:
+            rules = [rule for rule, value in (("cumulative.step", step), ("cumulative.size", size)) if value <= 0]
+            raise InvalidSpec(cumulate_positive_message(size, step), *rules)
+        if lrem(size, step) != 0:
+            raise InvalidSpec(cumulate_multiple_message(size, step), "cumulative.multiple")
+        self.step, self.size, self.offset, self.window_start = step, size, offset, window_start
+        self.last_bounds: tuple[int, int] | None = None
+        self.last_windows: list[Window] = []
+
+    def assign_windows(self, timestamp: int, current_processing_time: int, value: int = 0) -> list[Window]:
+        time = element_time(self, timestamp, current_processing_time)
+        start = self.window_start(time, self.offset, self.size)
+        first_end = ladd(self.window_start(time, self.offset, self.step), self.step)
+        # Consecutive elements mostly fall in one step: its windows are only built anew (expensive objects in
+        # Python) when the step changes.
+        if (start, first_end) != self.last_bounds:
+            self.last_bounds, self.last_windows = (start, first_end), within_limit(self._loop(start, first_end))
+        return self.last_windows
+
+    def _loop(self, start: int, end: int) -> Iterator[Window]:
+        """`for (long end = firstEnd; end <= lastEnd; end += step) windows.add(new TimeWindow(start, end))`."""
+        last_end = ladd(start, self.size)
+        while end <= last_end:
+            yield TimeWindow(start, end)
+            end = ladd(end, self.step)  # may wrap past Long.MAX_VALUE to the bottom of the range
+
+    def __repr__(self) -> str:
+        return f"CUMULATE(step={self.step}, size={self.size}, offset={self.offset})"
 
 
 @models(case.Session)

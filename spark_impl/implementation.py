@@ -26,7 +26,7 @@ from spark_impl.pipeline import outputs_of
 from spark_impl.relational import sliding_loop_stays_in_range, sliding_windows_within_limit
 from spark_impl.spec import invalid_spec_message, operator_spec
 from spark_impl.watermarks import operator_stream
-from window_contract.case import Case, EventTimeTrigger, Record, Session, Sliding, Tumbling, Watermark
+from window_contract.case import Case, Cumulative, EventTimeTrigger, Record, Session, Sliding, Tumbling, Watermark
 from window_contract.facts import OUTPUT_LIMIT
 from window_contract.features import ALL_FEATURES, required_features
 from window_contract.observation import Observation
@@ -38,21 +38,23 @@ WARM_UP = [Case(window=kind, events=(Record("k", 1, ts=1), Watermark(20))) for k
 def is_relational(case: Case) -> bool:
     """The cases `spark_impl.relational` computes; all others are replayed per key."""
     w = case.window
-    return (isinstance(w, Tumbling | Sliding) and w.time == "event"
+    return (isinstance(w, Tumbling | Sliding | Cumulative) and w.time == "event"
             and isinstance(case.trigger, EventTimeTrigger | None) and case.evictor is None
             and "extreme_values" not in required_features(case)
             and (not isinstance(w, Sliding) or (sliding_loop_stays_in_range(w.size, w.slide)
                                                 and sliding_windows_within_limit(w.size, w.slide)))
+            and (not isinstance(w, Cumulative) or sliding_windows_within_limit(w.size, w.step))
             and outputs_within_limit(case))
 
 
 def outputs_within_limit(case: Case) -> bool:
-    """Whether no key of a tumbling or sliding case with `EventTimeTrigger` can pass `OUTPUT_LIMIT`
+    """Whether no key of a tumbling, sliding or cumulative case with `EventTimeTrigger` can pass `OUTPUT_LIMIT`
     outputs (the replay stops it there, `TOO_MANY_OUTPUTS`): a record is one late record at most, fires
-    at most its `ceil(size / slide)` windows as it arrives (a late firing), and brings at most that many
-    windows, each of which fires once when the watermark passes its end."""
+    at most its `ceil(size / slide)` (`size / step`) windows as it arrives (a late firing), and brings at most
+    that many windows, each of which fires once when the watermark passes its end."""
     w = case.window
-    windows = -(-w.size // w.slide) if isinstance(w, Sliding) else 1
+    windows = (-(-w.size // w.slide) if isinstance(w, Sliding) else w.size // w.step if isinstance(w, Cumulative)
+               else 1)
     records = sum(isinstance(e, Record) for e in case.events)
     return records * (2 * windows + 1) <= OUTPUT_LIMIT
 

@@ -28,11 +28,12 @@ from window_contract.case import Case
 CASES_PER_PARTITION = 1_000
 
 _RELATIONAL_SPEC = pa.schema([("case_id", pa.int64()), ("size", pa.int64()), ("slide", pa.int64()),
-                              ("offset", pa.int64()), ("lateness", pa.int64()), ("side_output", pa.bool_())])
+                              ("step", pa.int64()), ("offset", pa.int64()), ("lateness", pa.int64()),
+                              ("side_output", pa.bool_())])
 
 
 def relational_spec_table(specs: Mapping[int, OperatorSpec], ids: Set[int]) -> pa.Table:
-    """The window parameters of the relational cases (a tumbling window is a sliding one)."""
+    """The window parameters of the relational cases (`relational.window_parameters`)."""
     rows = [{"case_id": i, **window_parameters(specs[i].assigner), "lateness": specs[i].allowed_lateness,
              "side_output": specs[i].late_side_output} for i in sorted(ids)]
     return pa.Table.from_pylist(rows, schema=_RELATIONAL_SPEC)

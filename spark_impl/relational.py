@@ -1,4 +1,4 @@
-"""The relational pipeline: tumbling and sliding event-time windows with Flink's default trigger.
+"""The relational pipeline: tumbling, sliding and cumulative event-time windows with Flink's default trigger.
 
 For `EventTimeTrigger` without evictor the outputs are a function of a few facts per (element,
 window), so they are joins, window functions and aggregations, and run on a cluster as they run
@@ -8,7 +8,8 @@ question about the watermark into a lookup per *window end*, and those are few:
 
 - the watermark steps are the watermark events that raised the watermark (a running max over the
   case's watermark events only; the initial watermark is `Long.MIN_VALUE`);
-- an element's windows come from exploding `getWindowStartWithOffset` and the sliding loop;
+- an element's windows come from exploding `getWindowStartWithOffset` and the sliding loop (or the
+  cumulative one, whose windows share the start of their period and end at every step after the element);
 - for each distinct window end of a case: `fire_at`, the first step reaching `maxTimestamp`, and
   `clean_at`, the first step reaching `cleanupTime = maxTimestamp + allowedLateness` (saturating).
   Both come from one sort of the window ends with the steps (`first_watermark_reaching`);
@@ -32,7 +33,8 @@ partition where their record landed, so nothing orders all of a case's records i
 
 Input: events with `case_id, at, kind, key, value, ts` (kind 0 record, 1 watermark; the end of input
 is a watermark `Long.MAX_VALUE` after every other event) and the case's `size, slide, offset,
-lateness, side_output` (a tumbling window is a sliding one with `slide = size`). `lateness` may be
+lateness, side_output` and `step` (a tumbling window is a sliding one with `slide = size`; a cumulative one
+the tumbling window of its period, `slide = size`, cut at every `step`, which is 0 for the others). `lateness` may be
 anything up to `Long.MAX_VALUE` (`cleanupTime` saturates, `ts + allowedLateness` wraps, both as Flink).
 
 Which cases the pipeline may take. Record times must lie in `(-2^62, 2^62)` (`record_rows` checks),
@@ -49,7 +51,10 @@ size 4,095,478,782,535,442,554, slide 1,715,769,752,256,965,152 and one record a
 -4,611,686,018,427,387,090: `cases/sliding/wrap_around_band.json`). Within the bounds every other
 sum stays in range: `ts - offset` and `lastStart = ts - (r + slide)` lie above `-2^63` (`|ts|, slide <
 2^62`), `lastStart - ts + size + slide - 1 <= size + slide - 1`, and a window's `end = start + size
-<= ts + size < 2^63`. A tumbling window has no loop: `start >= ts - size + 1` and `end <= ts + size`.
+<= ts + size < 2^63`. A tumbling window has no loop: `start >= ts - size + 1` and `end <= ts + size`. Nor has a
+cumulative one here: its ends lie between `firstEnd <= ts + step` and `lastStart + size <= ts + size`, and the one sum
+of Flink's loop that can wrap, `lastEnd + step` past the last window, needs `extreme_values` (`window_contract.
+long_sums`), whose cases are replayed.
 """
 
 from __future__ import annotations
@@ -67,13 +72,15 @@ SAFE_BOUND = 2**62
 #: in `(-SAFE_BOUND, SAFE_BOUND)` (derived in the module docstring).
 MAX_SIZE_PLUS_SLIDE = SAFE_BOUND + 2
 WINDOW_ID = ["case_id", "key", "start", "end", "max_ts"]
-_PARAMS = ["size", "slide", "offset", "lateness", "side_output"]
+_PARAMS = ["size", "slide", "step", "offset", "lateness", "side_output"]
 
 
 def window_parameters(assigner) -> dict[str, int]:
-    """The pipeline's `size`, `slide` and `offset` of a tumbling or sliding assigner: a tumbling window is a
-    sliding one with `slide = size`."""
-    return {"size": assigner.size, "slide": getattr(assigner, "slide", assigner.size), "offset": assigner.offset}
+    """The pipeline's `size`, `slide`, `step` and `offset` of a tumbling, sliding or cumulative assigner: a tumbling
+    window is a sliding one with `slide = size`; a cumulative one is the tumbling window of its period (`slide =
+    size`) cut at every `step` (0 for the others)."""
+    return {"size": assigner.size, "slide": getattr(assigner, "slide", assigner.size),
+            "step": getattr(assigner, "step", 0), "offset": assigner.offset}
 
 
 def sliding_loop_stays_in_range(size: int, slide: int) -> bool:
@@ -123,25 +130,44 @@ def window_start(ts: Column, offset: Column, size: Column) -> Column:
 
 
 def assign_windows(records: DataFrame) -> DataFrame:
-    """One row per (element, window) with `start`, `end`, `max_ts`, `cleanup` and `k` (0 for the
-    latest-ending window): `SlidingEventTimeWindows.assignWindows`.
+    """One row per (element, window) with `start`, `end`, `max_ts`, `cleanup` and `k`:
+    `SlidingEventTimeWindows.assignWindows` and `CumulativeWindowAssigner.assignWindows`.
 
-    Starts are `lastStart - k * slide` for k = 0, 1, ... while `start > ts - size`, i.e.
-    `k < ceil((lastStart - ts + size) / slide)`; with `size < slide` that can be no window at all.
+    Sliding starts are `lastStart - k * slide` for k = 0, 1, ... (0 the latest-ending window) while
+    `start > ts - size`, i.e. `k < ceil((lastStart - ts + size) / slide)`; with `size < slide` that can be no
+    window at all. Cumulative windows all start at `lastStart` (the period's start, `slide = size`) and end at
+    `firstEnd + k * step` (0 the earliest-ending) up to `lastStart + size`: `(lastStart + size - firstEnd) / step + 1`
+    windows, `firstEnd` the end of the element's step.
     """
     return _explode_windows(records.select("*", window_start(F.col("ts"), F.col("offset"), F.col("slide"))
                                            .alias("_last")), records.columns)
 
 
-def _explode_windows(rows: DataFrame, keep: list[str]) -> DataFrame:
+def _cumulative() -> Column:
+    return F.col("step") > 0
+
+
+def _first_end() -> Column:
+    """A cumulative window's `firstEnd = getWindowStartWithOffset(ts, offset, step) + step` (the end of `ts`'s step)."""
+    step = F.when(_cumulative(), F.col("step")).otherwise(F.lit(1))  # no `% 0` on the other rows
+    return window_start(F.col("ts"), F.col("offset"), step) + step
+
+
+def _window_count() -> Column:
+    """How many windows hold the element at `ts` (module docstring; `_last` its window's `lastStart`)."""
     # integer division: both operands are positive where it is used, so `div` is the ceiling's floor
-    n = F.expr("(_last - ts + size + slide - 1) div slide")
-    ks = F.when(F.col("_last") - F.col("ts") + F.col("size") > 0, F.sequence(F.lit(0).cast("long"), n - 1))
-    start = F.col("_last") - F.col("k") * F.col("slide")
-    return (rows.select("*", F.explode(ks).alias("k"))
-            .select(*keep, "k", start.alias("start"), (start + F.col("size")).alias("end"),
-                    (start + F.col("size") - 1).alias("max_ts"),
-                    cleanup_time(start + F.col("size") - 1).alias("cleanup")))
+    return F.when(_cumulative(), F.expr("(_last + size - _first_end) div step + 1")).otherwise(
+        F.expr("(_last - ts + size + slide - 1) div slide"))
+
+
+def _explode_windows(rows: DataFrame, keep: list[str]) -> DataFrame:
+    counted = rows.select("*", _first_end().alias("_first_end")).select("*", _window_count().alias("_n"))
+    ks = F.when(F.col("_n") > 0, F.sequence(F.lit(0).cast("long"), F.col("_n") - 1))
+    start = F.when(_cumulative(), F.col("_last")).otherwise(F.col("_last") - F.col("k") * F.col("slide"))
+    end = F.when(_cumulative(), F.col("_first_end") + F.col("k") * F.col("step")).otherwise(start + F.col("size"))
+    return (counted.select("*", F.explode(ks).alias("k"))
+            .select(*keep, "k", start.alias("start"), end.alias("end"), (end - 1).alias("max_ts"),
+                    cleanup_time(end - 1).alias("cleanup")))
 
 
 def cleanup_time(max_ts: Column) -> Column:
@@ -173,10 +199,12 @@ def window_ends(records: DataFrame, steps: DataFrame) -> DataFrame:
     the watermark first reaches the window's `maxTimestamp` and its `cleanupTime`.
 
     The ends come from the distinct `lastStart`s, each with the earliest of its timestamps (the one
-    with the most windows), not from every (element, window) row.
+    with the most windows: a sliding window's earliest, a cumulative period's whole), not from every
+    (element, window) row.
     """
     last = window_start(F.col("ts"), F.col("offset"), F.col("slide")).alias("_last")
-    starts = records.groupBy("case_id", last, "size", "slide", "lateness").agg(F.min("ts").alias("ts"))
+    starts = (records.groupBy("case_id", last, "size", "slide", "step", "offset", "lateness")
+              .agg(F.min("ts").alias("ts")))
     ends = _explode_windows(starts, ["case_id"]).select("case_id", "max_ts", "cleanup").distinct()
     thresholds = ends.select("case_id", "max_ts", F.explode(F.array(
         F.struct(F.lit(True).alias("fire"), F.col("max_ts").alias("t")),
@@ -238,10 +266,10 @@ def relational_outputs(events: DataFrame, *, gaps: bool = True) -> DataFrame:
     # whether it can fire a window late (after fire_at); a record with no window at all is late once
     # ts + allowedLateness reaches the watermark.
     last = window_start(F.col("ts"), F.col("offset"), F.col("slide"))
-    count = F.expr("(_last - ts + size + slide - 1) div slide")
-    bounds = records.select("*", last.alias("_last")).select(
-        *records.columns, (F.col("_last") + F.col("size") - 1).alias("_latest"),
-        (F.col("_last") - (count - 1) * F.col("slide") + F.col("size") - 1).alias("_earliest"))
+    earliest = F.when(_cumulative(), F.col("_first_end") - 1).otherwise(
+        F.col("_last") - (_window_count() - 1) * F.col("slide") + F.col("size") - 1)
+    bounds = records.select("*", last.alias("_last"), _first_end().alias("_first_end")).select(
+        *records.columns, (F.col("_last") + F.col("size") - 1).alias("_latest"), earliest.alias("_earliest"))
     latest = ends.select("case_id", F.col("max_ts").alias("_latest"), "clean_at")
     earliest = ends.select("case_id", F.col("max_ts").alias("_earliest"), "fire_at")
     judged = (bounds.join(latest, ["case_id", "_latest"], "left").join(earliest, ["case_id", "_earliest"], "left")

@@ -20,6 +20,7 @@ from window_contract.case import (
     Count,
     CountEvictor,
     CountTrigger,
+    Cumulative,
     DynamicSession,
     EventTimeTrigger,
     EvictorSpec,
@@ -32,7 +33,13 @@ from window_contract.case import (
     TriggerSpec,
     Tumbling,
 )
-from window_contract.facts import MAX_WINDOW_NUM, MERGING_TRIGGER_MESSAGE, NEGATIVE_LATENESS_MESSAGE
+from window_contract.facts import (
+    MAX_WINDOW_NUM,
+    MERGING_TRIGGER_MESSAGE,
+    NEGATIVE_LATENESS_MESSAGE,
+    cumulate_multiple_message,
+    cumulate_positive_message,
+)
 
 
 def _time_name(time: str) -> str:
@@ -64,6 +71,11 @@ def window_message(case: Case) -> str | None:
             if too_many:
                 return ("SlidingEventTimeWindows parameters must satisfy size / slide <= "
                         f"{MAX_WINDOW_NUM}")
+    if isinstance(w, Cumulative):  # Flink SQL's planner (WindowUtil): positive first, then the multiple
+        if w.step <= 0 or w.size <= 0:
+            return cumulate_positive_message(w.size, w.step)
+        if w.size % w.step:
+            return cumulate_multiple_message(w.size, w.step)
     if isinstance(w, Session) and w.gap <= 0:
         return f"{_time_name(w.time)}SessionWindows parameters must satisfy 0 < size"
     if isinstance(w, MERGING_ASSIGNERS):  # withDynamicGap checks its gaps only as records arrive
@@ -85,7 +97,7 @@ def default_trigger(window) -> TriggerSpec:
 class OperatorSpec:
     """The window operator of one case, as Flink builds it, plus how its input ends."""
 
-    assigner: Tumbling | Sliding | Session | DynamicSession | Global
+    assigner: Tumbling | Sliding | Cumulative | Session | DynamicSession | Global
     trigger: TriggerSpec
     evictor: EvictorSpec | None
     allowed_lateness: int

@@ -8,7 +8,7 @@ Windows are the contract's values: `TimeWindow(start, end)` is Flink's `TimeWind
 from __future__ import annotations
 
 from spark_impl.javalong import LONG_MAX, LONG_MIN, add, div, rem, sub, to_int
-from window_contract.case import DynamicSession, Global, Session, Sliding, Tumbling
+from window_contract.case import Cumulative, DynamicSession, Global, Session, Sliding, Tumbling
 from window_contract.facts import DYNAMIC_GAP_MESSAGE, TOO_MANY_WINDOWS, WINDOWS_PER_ELEMENT_LIMIT
 from window_contract.observation import GlobalWindow, TimeWindow
 
@@ -54,6 +54,8 @@ def _assign(assigner, ts: int, now: int, value: int) -> list:
     if isinstance(assigner, Tumbling):
         start = window_start(t, rem(assigner.offset, assigner.size), assigner.size)
         return [TimeWindow(start, add(start, assigner.size))]
+    if isinstance(assigner, Cumulative):
+        return _cumulative(assigner, t)
     return _sliding(assigner, t)
 
 
@@ -78,6 +80,21 @@ def _sliding(s: Sliding, t: int) -> list[TimeWindow]:
         if len(windows) > WINDOWS_PER_ELEMENT_LIMIT:
             raise AssignerFailure(TOO_MANY_WINDOWS)
         start = sub(start, s.slide)
+    return windows
+
+
+def _cumulative(c: Cumulative, t: int) -> list[TimeWindow]:
+    """`CumulativeWindowAssigner.assignWindows`: one start aligned on the size, an end every step from the end of
+    `t`'s step, `for (end = firstEnd; end <= lastEnd; end += step)` in `long` arithmetic. A last end within a step of
+    `Long.MAX_VALUE` makes `end += step` wrap below it, and the loop goes on until the contract's limit stops it."""
+    start = window_start(t, c.offset, c.size)
+    last_end, end = add(start, c.size), add(window_start(t, c.offset, c.step), c.step)
+    windows = []
+    while end <= last_end:
+        windows.append(TimeWindow(start, end))
+        if len(windows) > WINDOWS_PER_ELEMENT_LIMIT:
+            raise AssignerFailure(TOO_MANY_WINDOWS)
+        end = add(end, c.step)
     return windows
 
 

@@ -34,6 +34,7 @@ from window_contract.case import (
     Count,
     CountEvictor,
     CountTrigger,
+    Cumulative,
     DeltaEvictor,
     DeltaFunction,
     DeltaTrigger,
@@ -133,8 +134,8 @@ PROCESSING_TRIGGERS = (ProcessingTimeTrigger, ContinuousProcessingTimeTrigger, P
 
 
 def time_unit(window: WindowSpec) -> int:
-    """The window's natural time scale (size, slide or gap), at least 1."""
-    for name in ("slide", "size", "gap"):
+    """The window's natural time scale (slide, step, size or gap), at least 1."""
+    for name in ("slide", "step", "size", "gap"):
         value = getattr(window, name, None)
         if isinstance(value, int) and not isinstance(window, Count):
             return max(1, abs(value))
@@ -211,6 +212,22 @@ def sliding_windows(draw, d: Drawing) -> Sliding:
 
 @built_once
 @st.composite
+def cumulative_windows(draw, d: Drawing) -> Cumulative:
+    """`CUMULATE(step, size, offset)`: a size of two to five steps, or one step (a tumbling window), or six to
+    twenty (a record in many windows), at most the scale's ceiling; an offset within the size, or (Flink SQL checks
+    none) beyond it either side, where the windows align to it modulo the size. Shrinks towards two steps, no
+    offset."""
+    step = draw(d.scale.sizes())
+    steps = draw(weighted((4, st.integers(2, 5)), (1, st.just(1)), (1, st.integers(6, 20))))
+    size = step * max(1, min(steps, d.scale.ceiling // step))
+    offset = draw(offsets(size, d.features))
+    if offset and draw(one_in(3)):
+        offset = max(LONG_MIN, min(LONG_MAX, offset + draw(st.sampled_from([size, -size, 3 * size]))))
+    return Cumulative(step, size, offset)
+
+
+@built_once
+@st.composite
 def count_windows(draw, d: Drawing) -> Count:
     """`countWindow(size[, slide])`: mostly up to 5 elements; sometimes larger, a slide more than one
     past the size (elements between windows are never fired), or counts of 0 and below (Flink does
@@ -245,6 +262,7 @@ def dynamic_session_windows(draw, d: Drawing) -> DynamicSession:
 ASSIGNER_PARAMETERS: dict[type, Callable[[Drawing], st.SearchStrategy[WindowSpec]]] = {
     Tumbling: tumbling_windows,
     Sliding: sliding_windows,
+    Cumulative: cumulative_windows,
     Session: session_windows,
     Global: lambda d: st.just(Global()),
     Count: count_windows,
@@ -271,7 +289,7 @@ def invalid_assigners(draw, drawing: Drawing) -> WindowSpec:
     extreme scale an offset of `Long.MIN_VALUE`."""
     features = drawing.features
     d = Drawing(features, SMALL)
-    kinds = [k for k in (Tumbling, Sliding, Session) if d.allows(k)]
+    kinds = [k for k in (Tumbling, Sliding, Session, Cumulative) if d.allows(k)]
     if not kinds:
         return draw(assigners(d))
     kind = draw(st.sampled_from(kinds))
@@ -280,6 +298,8 @@ def invalid_assigners(draw, drawing: Drawing) -> WindowSpec:
     if kind is Session:
         return Session(draw(not_positive), time)
     size = draw(small_sizes())
+    if kind is Cumulative:
+        return draw(invalid_cumulative_windows(size))
     if kind is Tumbling:
         if "offset" in features and draw(st.booleans()):
             return Tumbling(size, draw(st.sampled_from([size, -size, size + 1])), time)
@@ -305,6 +325,19 @@ def invalid_assigners(draw, drawing: Drawing) -> WindowSpec:
         # to `size / slide`: "/ by zero", or a negative capacity.
         return Sliding(size, draw(weighted((1, st.just(0)), (1, st.integers(-2, -1)))), LONG_MIN, time)
     return window_count_limit(size)
+
+
+@built_once
+def invalid_cumulative_windows(step: int) -> st.SearchStrategy[Cumulative]:
+    """A `CUMULATE` Flink SQL rejects: a step or a size of 0 or below (each alone, or both), or a size that is
+    no multiple of the step (between two multiples, or below the step)."""
+    not_positive = st.integers(-3, 0)
+    return st.one_of(
+        st.builds(Cumulative, not_positive, st.just(2 * step)),
+        st.builds(Cumulative, st.just(step), not_positive),
+        st.builds(Cumulative, not_positive, not_positive),
+        st.builds(Cumulative, st.just(step + 1), st.integers(2, 4).map(lambda k: k * (step + 1) - 1)),
+        st.builds(Cumulative, st.just(step + 1), st.integers(1, step)))
 
 
 def window_count_limit(slide: int) -> Sliding:

@@ -54,6 +54,7 @@ from window_contract.case import (
     MERGING_ASSIGNERS,
     Case,
     Count,
+    Cumulative,
     DeltaEvictor,
     DeltaTrigger,
     DynamicSession,
@@ -147,6 +148,11 @@ def window_edges(spec: Case, t: int) -> list[int]:
         start = t - (t - w.offset) % w.slide
         earlier = start - w.slide
         return [start, start + w.size - 1, start + w.size, earlier + w.size - 1, earlier + w.size]
+    if isinstance(w, Cumulative) and w.step > 0 and w.size > 0:
+        # The step's window, then its period's last and first: each end, its end - 1, and the period's start.
+        start, period = t - (t - w.offset) % w.step, t - (t - w.offset) % w.size
+        return [start, start + w.step - 1, start + w.step, period + w.size - 1, period + w.size,
+                period + w.step - 1, period]
     if isinstance(w, Session) and w.gap > 0:
         # [t, t + gap) touches [t + gap, ...) and [t - gap, t): adjacent sessions merge; one further
         # away they do not.

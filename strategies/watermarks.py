@@ -1,6 +1,6 @@
 """Cases whose watermarks Flink makes: generators per channel, the valve, idleness, channels that end.
 
-`generated_watermark_cases(features=...)` draws a tumbling, sliding or session event-time window (as
+`generated_watermark_cases(features=...)` draws a tumbling, sliding, cumulative or session event-time window (as
 the features allow) and a stream over 1 to 4 input channels, in one of two modes:
 
 - *generator*: a `watermark_generator` of every type (`WatermarkStrategy.forBoundedOutOfOrderness`,
@@ -56,6 +56,7 @@ from window_contract.case import (
     Watermark,
     WatermarkGenerator,
     WatermarkStatus,
+    cumulative,
     session,
     sliding,
     tumbling,
@@ -456,10 +457,12 @@ def windows(features: frozenset[str]) -> st.SearchStrategy:
         options.append(st.sampled_from([1, 5, 10, 100]).map(tumbling))
     if "assigner.sliding" in features:
         options.append(st.sampled_from([5, 10, 50]).map(lambda slide: sliding(2 * slide, slide)))
+    if "assigner.cumulative" in features:
+        options.append(st.sampled_from([5, 10]).map(lambda step: cumulative(step, 3 * step)))
     if "assigner.session" in features:
         options.append(st.sampled_from([5, 30]).map(session))
     if not options:
-        raise InvalidArgument("generated_watermark_cases needs a tumbling, sliding or session assigner")
+        raise InvalidArgument("generated_watermark_cases needs a tumbling, sliding, cumulative or session assigner")
     return st.one_of(options)
 
 

@@ -17,7 +17,7 @@ import pytest
 from engine_pages import ROOT, about, assert_the_suite_finds_what_the_section_names
 
 from conformance.divergences import attribute, engine_divergences
-from flink_impl.command import Limits, runner_command
+from flink_impl.command import FLINK, FLINK_1_20, Limits, runner_command
 from flink_impl.sql import FLINK_SQL, FLINK_SQL_LEGACY, WATERMARK_CLAUSE, FlinkSqlLegacyImplementation
 from window_contract import Case, load_implementation, record, session, tumbling, watermark
 from window_contract.case import (
@@ -58,7 +58,8 @@ def reference():
 def test_declares_what_sql_windows_express():
     """Tumbling, sliding and session windows with listed watermarks, and the generators a WATERMARK clause says; no
     triggers, evictors, count or global windows, processing time, late side output or open input, punctuated
-    watermarks or legacy extractors; the legacy group windows take no offset."""
+    watermarks or legacy extractors; the legacy group windows take no offset and have no `CUMULATE`, nor has the
+    DataStream API (no cumulative assigner)."""
     for variant in (FLINK_SQL, FLINK_SQL_LEGACY):
         assert not any(f.startswith(("trigger.", "evictor.")) for f in variant.features)
         assert {f for f in variant.features if f.startswith("watermark.")} == WATERMARK_CLAUSE
@@ -67,6 +68,20 @@ def test_declares_what_sql_windows_express():
         assert {"assigner.tumbling", "assigner.sliding", "assigner.session", "allowed_lateness",
                 "negative_timestamps", "channels"} <= variant.features
     assert "offset" in FLINK_SQL.features and "offset" not in FLINK_SQL_LEGACY.features
+    assert "assigner.cumulative" in FLINK_SQL.features
+    assert "assigner.cumulative" not in FLINK_SQL_LEGACY.features | FLINK.features | FLINK_1_20.features
+
+
+def test_cumulate_runs_as_the_window_table_function_and_agrees_with_its_hand_cases():
+    """`CUMULATE(TABLE t, DESCRIPTOR(rowtime), step, size, offset)`: the windows of a period fire one by one, a record
+    late for some of them joins the rest, offsets align modulo the size, and the planner's rejections are
+    `WindowUtil`'s; the cases' expected observations are the runtime's, which the model's agree with
+    (`tests/test_cases.py`)."""
+    engine = load_implementation("flink-sql")
+    cases = [c for p in case_files([ROOT / "cases/cumulative"]) for c in load_cases(p)]
+    assert len(cases) >= 15 and all("assigner.cumulative" in required_features(c) for c in cases)
+    for case, observation in zip(cases, engine.run(cases), strict=True):
+        assert not difference(case.expected, observation, len(case.events)), case.name
 
 
 def test_a_firing_is_placed_at_the_watermark_that_fired_it_and_a_late_record_at_its_own_event(engine):

@@ -25,6 +25,7 @@ from window_contract import (
     TimeEvictor,
     TimeWindow,
     count_window,
+    cumulative,
     difference,
     global_window,
     processing_time,
@@ -36,6 +37,7 @@ from window_contract import (
     watermark,
 )
 from window_contract.case import EventTimeTrigger
+from window_contract.facts import TOO_MANY_WINDOWS
 from window_contract.observation import Error
 
 pytestmark = pytest.mark.spark
@@ -148,6 +150,28 @@ CASES: list[tuple[str, Case, Observation]] = [
     ("invalid: session gap 0",
      Case(window=session(0, time="processing")),
      Observation.invalid_spec("ProcessingTimeSessionWindows parameters must satisfy 0 < size")),
+    # Flink SQL's CUMULATE, as flink-sql answered it: [0, 10) fires alone at 9; 12 goes to its step's windows, 8
+    # (late for [0, 10)) to [0, 20) and [0, 30) only; 29 comes after all three fired; [30, 60)'s period fires the
+    # two windows from 40's step on, not [30, 40).
+    ("cumulative 10/30: a record late for the first step joins the later windows",
+     Case(window=cumulative(10, 30), events=[record("a", 1, 5), record("a", 2, 19), watermark(9), watermark(10),
+                                             record("a", 3, 12), record("a", 4, 8), watermark(35),
+                                             record("a", 5, 29), record("a", 6, 40)]),
+     Observation(firings=[fire(2, "a", W(0, 10), [1], 9), fire(6, "a", W(0, 20), [1, 2, 3, 4], 35),
+                          fire(6, "a", W(0, 30), [1, 2, 3, 4], 35), fire(9, "a", W(30, 50), [6], LONG_MAX),
+                          fire(9, "a", W(30, 60), [6], LONG_MAX)],
+                 dropped=[LateRecord(7, "a", 5, 29)])),
+    ("cumulative with an offset beyond the size, replayed under a count trigger: windows align modulo the size",
+     Case(window=cumulative(10, 30, offset=47), trigger=CountTrigger(1), events=[record("a", 1, 25)]),
+     Observation(firings=[fire(0, "a", W(17, 27), [1], LONG_MIN), fire(0, "a", W(17, 37), [1], LONG_MIN),
+                          fire(0, "a", W(17, 47), [1], LONG_MIN)])),
+    ("cumulative: a last end within a step of Long.MAX_VALUE makes end += step wrap, which the contract stops",
+     Case(window=cumulative(5, 10, offset=(LONG_MAX - 11) % 10), events=[record("a", 1, LONG_MAX - 11)]),
+     Observation(error=Error("runtime", TOO_MANY_WINDOWS))),
+    ("invalid: cumulative size no multiple of the step (Flink SQL's message)",
+     Case(window=cumulative(25, 60)),
+     Observation.invalid_spec("CUMULATE table function based aggregate requires maxSize must be an integral "
+                              "multiple of step, but got maxSize 60 ms and step 25 ms.")),
 ]
 
 

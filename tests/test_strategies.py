@@ -36,6 +36,7 @@ from window_contract.case import (
     ContinuousProcessingTimeTrigger,
     Count,
     CountTrigger,
+    Cumulative,
     Global,
     ProcessingTime,
     ProcessingTimeoutTrigger,
@@ -148,7 +149,7 @@ def _collect(strategy, n=300):
 def test_window_specs_cover_the_format():
     specs = _collect(window_specs(), 400)
     kinds = Counter(type(s.window).__name__ for s in specs)
-    assert set(kinds) == {"Tumbling", "Sliding", "Session", "Global", "Count", "DynamicSession"}
+    assert set(kinds) == {"Tumbling", "Sliding", "Cumulative", "Session", "Global", "Count", "DynamicSession"}
     triggers = Counter(type(s.trigger).__name__ for s in specs)
     assert {"NoneType", "EventTimeTrigger", "CountTrigger", "PurgingTrigger", "ContinuousEventTimeTrigger",
             "ProcessingTimeTrigger", "NeverTrigger", "ProcessingTimeoutTrigger"} <= set(triggers)
@@ -217,6 +218,37 @@ def test_records_at_a_time_evictors_cutoff():
 
 def test_session_edges_merge_and_just_fail_to_merge():
     assert window_edges(Case(window=Session(5)), 10) == [10, 14, 15, 16, 5, 4]
+
+
+def test_cumulative_edges_are_the_steps_end_and_the_periods_first_and_last_step():
+    # step 10, size 30, offset 3: t = 17 lies in the step [13, 23) of the period [3, 33)
+    assert window_edges(Case(window=Cumulative(10, 30, 3)), 17) == [13, 22, 23, 32, 33, 12, 3]
+
+
+def test_cumulative_windows_drawn_are_valid_and_reach_every_shape_and_offset():
+    windows = [s.window for s in _collect(window_specs(frozenset({"assigner.cumulative", "offset"})), 300)
+               if isinstance(s.window, Cumulative)]
+    valid = [w for w in windows if w.step > 0 and w.size > 0 and w.size % w.step == 0]
+    assert len(valid) > len(windows) * 3 // 4, "mostly valid; the rest Flink SQL rejects"
+    assert any(w.size == w.step for w in valid) and any(w.size // w.step > 5 for w in valid)
+    assert any(0 < abs(w.offset) < w.size for w in valid) and any(abs(w.offset) >= w.size for w in valid)
+    assert any(w.offset < 0 for w in valid)
+    assert {w.step <= 0 or w.size <= 0 for w in windows if w not in valid} == {True, False}
+
+
+def test_cumulative_streams_put_records_at_each_steps_end_minus_one_and_in_the_last_step():
+    spec = Case(window=Cumulative(10, 30))
+    timestamps = [e.ts for events in _collect(out_of_order_streams(spec), 200) for e in events if isinstance(e, Record)]
+    assert any(t % 30 == 9 for t in timestamps), "the first step's end - 1"
+    assert any(t % 30 == 19 for t in timestamps), "a middle step's end - 1"
+    assert any(t % 30 == 29 for t in timestamps), "the last step's end - 1: the period's maxTimestamp"
+
+
+def test_cumulative_cases_reach_a_record_late_for_some_of_its_windows_only():
+    found = Counter()
+    for case in _collect(cases(frozenset({"assigner.cumulative"})), 200):
+        found.update(situations(case).keys())
+    assert found[PARTLY_LATE] > 0 and found[DROPPED] > 0
 
 
 def test_situations_are_reported_and_the_rare_ones_occur():

@@ -32,8 +32,8 @@ from window_contract.observation_json import observation_to_json
 __all__ = [
     "Case", "CASE_FORMAT", "Violates", "case_to_json", "dumps_case",
     # window assigners
-    "Tumbling", "Sliding", "Session", "DynamicSession", "Global", "Count",
-    "tumbling", "sliding", "session", "global_window", "count_window",
+    "Tumbling", "Sliding", "Cumulative", "Session", "DynamicSession", "Global", "Count",
+    "tumbling", "sliding", "cumulative", "session", "global_window", "count_window",
     # triggers
     "EventTimeTrigger", "ProcessingTimeTrigger", "CountTrigger", "ContinuousEventTimeTrigger",
     "ContinuousProcessingTimeTrigger", "PurgingTrigger", "NeverTrigger", "ProcessingTimeoutTrigger", "DeltaTrigger",
@@ -152,6 +152,27 @@ class Sliding(Kind):
 
 
 @dataclass(frozen=True)
+class Cumulative(Kind):
+    """Flink SQL's `CUMULATE(TABLE t, DESCRIPTOR(rowtime), step, size, offset)` (the table runtime's
+    `CumulativeWindowAssigner`): windows `[start, start + step)`, `[start, start + 2 * step)`, ..., `[start, start +
+    size)` sharing a start aligned to `size` (plus `offset`), an element in those ending after it. Event time only
+    (`PROCTIME()` is the wall clock); `size` must be a positive multiple of a positive `step`, and any offset is
+    taken (windows align to it modulo `size`)."""
+
+    tag: ClassVar[str] = "cumulative"
+    feature: ClassVar[Feature] = Feature("assigner.cumulative", "cumulative windows (Flink SQL's CUMULATE)")
+    #: `CUMULATE` takes only the event-time attribute here: a processing-time one is the wall clock.
+    time: ClassVar[Time] = "event"
+
+    step: int
+    size: int
+    offset: int = 0
+
+    def needs(self) -> set[str]:
+        return super().needs() | ({OFFSET.name} if self.offset else set())
+
+
+@dataclass(frozen=True)
 class Session(Kind):
     """`EventTimeSessionWindows.withGap(gap)` (or `ProcessingTimeSessionWindows`)."""
 
@@ -210,8 +231,11 @@ class DynamicSession(Kind):
         return super().needs() | _time_needs(self.time)
 
 
-WindowSpec = Tumbling | Sliding | Session | Global | Count | DynamicSession
-ASSIGNERS: Vocabulary[WindowSpec] = Vocabulary("assigner", Tumbling, Sliding, Session, Global, Count, DynamicSession)
+WindowSpec = Tumbling | Sliding | Cumulative | Session | Global | Count | DynamicSession
+ASSIGNERS: Vocabulary[WindowSpec] = Vocabulary("assigner", Tumbling, Sliding, Cumulative, Session, Global, Count,
+                                               DynamicSession)
+#: The time windows that `EventTimeTrigger` and `ProcessingTimeTrigger` fit and that never merge.
+ALIGNED_ASSIGNERS = (Tumbling, Sliding, Cumulative)
 #: The merging assigners: session windows, static or dynamic.
 MERGING_ASSIGNERS = (Session, DynamicSession)
 
@@ -222,6 +246,11 @@ def tumbling(size: int, offset: int = 0, time: Time = "event") -> Tumbling:
 
 def sliding(size: int, slide: int, offset: int = 0, time: Time = "event") -> Sliding:
     return Sliding(size, slide, offset, time)
+
+
+def cumulative(step: int, size: int, offset: int = 0) -> Cumulative:
+    """`CUMULATE(TABLE t, DESCRIPTOR(rowtime), step, size, offset)`: step first, as SQL writes it."""
+    return Cumulative(step, size, offset)
 
 
 def session(gap: int, time: Time = "event") -> Session:

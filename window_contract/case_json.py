@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, get_args, get_type_hints
 
 from window_contract.case import (
+    ALIGNED_ASSIGNERS,
     ASSIGNERS,
     CASE_FORMAT,
     EVENTS,
@@ -37,10 +38,8 @@ from window_contract.case import (
     NeverTrigger,
     ProcessingTime,
     ProcessingTimeTrigger,
-    Sliding,
     Time,
     TriggerSpec,
-    Tumbling,
     Violates,
     Vocabulary,
     Watermark,
@@ -296,7 +295,7 @@ def _check_fit(window: WindowSpec, trigger: TriggerSpec | None, evictor: Evictor
     if isinstance(window, Global | Count) and isinstance(inner, EventTimeTrigger | ProcessingTimeTrigger):
         problems.add(f"{path}.trigger", "EventTimeTrigger and ProcessingTimeTrigger need time windows; "
                                         "the global window (and countWindow's) is not one")
-    if isinstance(window, Tumbling | Sliding) and isinstance(inner, NeverTrigger):
+    if isinstance(window, ALIGNED_ASSIGNERS) and isinstance(inner, NeverTrigger):
         problems.add(f"{path}.trigger", "NeverTrigger is GlobalWindows' trigger; it does not fit time windows")
     if isinstance(window, MERGING_ASSIGNERS) and isinstance(evictor, DeltaEvictor):
         problems.add(f"{path}.evictor", "a delta evictor on merging (session) windows compares with the "

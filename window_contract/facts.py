@@ -98,3 +98,16 @@ def java_duration(millis: int) -> str:
 #: `DynamicEventTimeSessionWindows.assignWindows` (and the processing-time one) for a record whose
 #: extracted gap is 0 or less: an `IllegalArgumentException` that fails the job at that record.
 DYNAMIC_GAP_MESSAGE = "Dynamic session time gap must satisfy 0 < gap"
+
+
+def cumulate_positive_message(size: int, step: int) -> str:
+    """Flink SQL's rejection of a `CUMULATE` whose size or step is 0 or below, when the query is planned
+    (`WindowUtil.convertToWindowingStrategy`, a `ValidationException`); checked before the multiple."""
+    return (f"CUMULATE table function based aggregate requires maxSize and step to be positive, but got maxSize {size} "
+            f"ms and step {step} ms.")
+
+
+def cumulate_multiple_message(size: int, step: int) -> str:
+    """Flink SQL's rejection of a `CUMULATE` whose size is no multiple of its step (`WindowUtil`)."""
+    return (f"CUMULATE table function based aggregate requires maxSize must be an integral multiple of step, but got "
+            f"maxSize {size} ms and step {step} ms.")

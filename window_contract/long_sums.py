@@ -11,8 +11,9 @@ The sums, for each element's time `t` (its timestamp, or the clock for processin
 
 - `WindowOperator.isElementLate`: `t + allowedLateness`;
 - the assigners: `t - offset` (`TimeWindow.getWindowStartWithOffset`), `start + size` (a window's end),
-  `t - size` and `start -= slide` down to it (`SlidingEventTimeWindows.assignWindows`), `t + gap`
-  (sessions; a dynamic gap is the record's value);
+  `t - size` and `start -= slide` down to it (`SlidingEventTimeWindows.assignWindows`), the first end
+  `getWindowStartWithOffset(t, offset, step) + step` and `end += step` up to one step past the last end
+  (`CumulativeWindowAssigner.assignWindows`), `t + gap` (sessions; a dynamic gap is the record's value);
 - `WindowOperator.cleanupTime` (`maxTimestamp + allowedLateness`, whose overflow Flink turns into
   `Long.MAX_VALUE`) and the merge check `maxTimestamp + allowedLateness <= watermark`;
 - the continuous triggers' next fire time `time + interval`, up to the window's `maxTimestamp` (or, for the
@@ -37,6 +38,7 @@ from window_contract.case import (
     ContinuousProcessingTimeTrigger,
     Count,
     CountEvictor,
+    Cumulative,
     DynamicSession,
     EndOfChannel,
     Global,
@@ -118,7 +120,7 @@ def _lateness_bases(case: Case) -> Iterator[int]:
     `maxTimestamp` of its highest window (`cleanupTime`, the merge check); nothing unless the assigner runs on
     event time (`WindowOperator` checks `windowAssigner.isEventTime()` first)."""
     w = case.window
-    if not isinstance(w, Tumbling | Sliding | Session | DynamicSession) or w.time != "event":
+    if not isinstance(w, Tumbling | Sliding | Cumulative | Session | DynamicSession) or w.time != "event":
         return
     for record in _elements(case):
         yield record.ts
@@ -168,6 +170,10 @@ def _assignment(case: Case, time: int, value: int) -> tuple[list[int], int | Non
         lowest = time - w.size  # the loop runs while `start > timestamp - size`
         below = last_start - max(0, -(-(last_start - lowest) // w.slide)) * w.slide  # where `start -= slide` stops
         return [time - w.offset, lowest, below, last_start + w.size], last_start + w.size
+    if isinstance(w, Cumulative) and w.size > 0 and w.step > 0:
+        last_end = time - (time - w.offset) % w.size + w.size
+        first_end = time - (time - w.offset) % w.step + w.step
+        return [time - w.offset, first_end, last_end, last_end + w.step], last_end  # the loop ends past last_end
     if isinstance(w, Session | DynamicSession):
         end = time + (w.gap if isinstance(w, Session) else value)
         return [end], end

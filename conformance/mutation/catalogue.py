@@ -50,7 +50,14 @@ CATALOGUE = [
            ("assigners", "SlidingWindows.assign_windows", "self.window_start(time, self.offset, self.slide)",
             "self.window_start(time, self.offset, self.size)")),
     mutant("sliding_one_window_too_many", "the sliding loop runs while start >= ts - size",
-           ("assigners", "SlidingWindows.assign_windows", "while start > lower:", "while start >= lower:")),
+           ("assigners", "SlidingWindows._loop", "while start > lower:", "while start >= lower:")),
+    mutant("cumulative_from_the_period_start", "a cumulative window's record in every window of its period, the "
+           "earlier steps' too",
+           ("assigners", "CumulativeWindows.assign_windows", "within_limit(self._loop(start, first_end))",
+            "within_limit(self._loop(start, ladd(start, self.step)))")),
+    mutant("cumulative_without_the_full_window", "the cumulative loop runs while end < lastEnd: no window of the "
+           "whole size",
+           ("assigners", "CumulativeWindows._loop", "while end <= last_end:", "while end < last_end:")),
     mutant("session_one_shorter", "session windows are [ts, ts + gap - 1)",
            ("assigners", "SessionWindows.assign_windows", "ladd(time, self.gap)", "ladd(time, self.gap - 1)")),
     mutant("dynamic_gap_zero_accepted", "withDynamicGap accepts a gap of 0 (checks gap < 0)",

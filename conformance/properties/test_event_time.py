@@ -71,7 +71,7 @@ def fires_once_watermark_passes_max_timestamp(case, observation):
 @property_settings()
 @given(data=st.data())
 def test_window_fires_once_watermark_passes_max_timestamp(data, suite, tally):
-    """A tumbling or sliding window that received an element fires, with it, at the first position
+    """A tumbling, sliding or cumulative window that received an element fires, with it, at the first position
     where the watermark reaches its `maxTimestamp` (at the element itself if it came late)."""
     run_and_check(data, suite, tally,
                    "a window with contents fires once the watermark passes its maxTimestamp",

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from window_contract.case import (
     Case,
     Count,
+    Cumulative,
     EventTimeTrigger,
     Global,
     ProcessingTime,
@@ -128,9 +129,11 @@ def is_element_late(case: Case, arrival: Arrival) -> bool:
 
 
 def assigned_windows(case: Case, arrival: Arrival) -> list[TimeWindow] | None:
-    """The windows a tumbling or sliding assigner puts the record in (`None` for other assigners):
+    """The windows a tumbling, sliding or cumulative assigner puts the record in (`None` for other assigners):
     `[N * slide + offset, N * slide + offset + size)` for every N whose window holds the time, the
-    record's timestamp or, in processing time, the clock at arrival. Floor alignment (FLINK-26334)."""
+    record's timestamp or, in processing time, the clock at arrival; for a cumulative window, the period's
+    start `[M * size + offset` to every step's end `N * step + offset)` after the time, up to the period's end.
+    Floor alignment (FLINK-26334)."""
     w = case.window
     t = arrival.record.ts if case.time == "event" else arrival.processing_time
     if isinstance(w, Tumbling):
@@ -142,6 +145,9 @@ def assigned_windows(case: Case, arrival: Arrival) -> list[TimeWindow] | None:
             windows.append(TimeWindow(start, start + w.size))
             start -= w.slide
         return windows
+    if isinstance(w, Cumulative):
+        start, first_end = t - (t - w.offset) % w.size, t - (t - w.offset) % w.step + w.step
+        return [TimeWindow(start, end) for end in range(first_end, start + w.size + 1, w.step)]
     return None
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from math import gcd
 
 from reference.assigners import (
+    CumulativeWindows,
     RecentWindows,
     SessionWindows,
     SlidingWindows,
@@ -62,7 +63,8 @@ class JobCheckSwitches:
                 self.sliding_offset_checked, self.sliding_window_count_checked, self.sessions_take_allowed_lateness,
                 self.long_arithmetic) == (None, False, False, True, True, True, "java"):
             return {}
-        return {kind: EngineChecks(self, spec, kind) for kind in (case.Tumbling, case.Sliding, case.Session)}
+        return {kind: EngineChecks(self, spec, kind)
+                for kind in (case.Tumbling, case.Sliding, case.Cumulative, case.Session)}
 
 
 #: A day in milliseconds: SQL's intervals count days.
@@ -84,7 +86,7 @@ class EngineChecks:
         d = self.dialect
         if d.interval_limit is not None:
             stated = {case.Tumbling: ("size", "offset"), case.Sliding: ("slide", "size", "offset"),
-                      case.Session: ("gap",)}[self.kind]
+                      case.Cumulative: ("step", "size", "offset"), case.Session: ("gap",)}[self.kind]
             for value in (getattr(kind, name) for name in stated):
                 if abs(value) > d.interval_limit:
                     raise InvalidSpec(f"Interval field value {abs(value) // DAY:,} exceeds precision of DAY(6) field",
@@ -102,7 +104,8 @@ class EngineChecks:
             return DialectSlidingWindows(kind.size, kind.slide, kind.offset, kind.time == "event", window_start, d)
         if self.kind is case.Tumbling and d.long_arithmetic == "unbounded":
             return UnboundedTumblingWindows.from_kind(kind, window_start)
-        return {case.Tumbling: TumblingWindows, case.Session: SessionWindows}[self.kind].from_kind(kind, window_start)
+        return {case.Tumbling: TumblingWindows, case.Cumulative: CumulativeWindows,
+                case.Session: SessionWindows}[self.kind].from_kind(kind, window_start)
 
 
 class DialectSlidingWindows(SlidingWindows):

@@ -1,8 +1,8 @@
 """Pre-aggregation: Flink SQL's two-phase window aggregate, which holds records until a watermark lets them on.
 
-In the DataStream API a record reaches the window operator as it arrives. Flink SQL's window aggregate of tumbling
-and sliding windows runs in two phases, local and global, each a buffer of slices that sends its records on only
-before a watermark it acts on (`PreAggregationHoldsRecords`, `SliceBuffer`).
+In the DataStream API a record reaches the window operator as it arrives. Flink SQL's window aggregate of tumbling,
+sliding and cumulative windows runs in two phases, local and global, each a buffer of slices that sends its records
+on only before a watermark it acts on (`PreAggregationHoldsRecords`, `SliceBuffer`).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import gcd
 
-from reference.assigners import SlidingWindows, TumblingWindows
+from reference.assigners import CumulativeWindows, SlidingWindows, TumblingWindows
 from reference.javalong import ladd, lsub
 from reference.windows import get_window_start_with_offset
 from window_contract.facts import LONG_MAX, LONG_MIN
@@ -80,8 +80,9 @@ class SliceBuffer:
 
 
 class PreAggregationHoldsRecords:
-    """`pre_aggregation_watermark_starts_at=X`: a tumbling or sliding window's records pass through the two phases
-    of Flink SQL's window aggregate, each a `SliceBuffer` of slices (the size, or a hop's gcd(size, slide)) that sends
+    """`pre_aggregation_watermark_starts_at=X`: a tumbling, sliding or cumulative window's records pass through the two
+    phases of Flink SQL's window aggregate, each a `SliceBuffer` of slices (the size, a hop's gcd(size, slide), a
+    cumulation's step) that sends
     its records on only before a watermark it acts on, its next trigger aligned on the window's offset unless
     `pre_aggregation_aligns_on_offset=False` (Flink 1.20's `getNextTriggerWatermark`, which takes no offset, in both):
 
@@ -90,7 +91,8 @@ class PreAggregationHoldsRecords:
        that fires its window is late when it arrives.
     2. The global `WindowAggOperator`, whose progress starts at `Long.MIN_VALUE`: a record whose slice the watermark it
        acted on has fired goes on to the windows at once (`processElement`'s late path: dropped, as the DataStream
-       API drops what is late for every window); any other waits in its buffer, and goes into the windows at a
+       API drops what is late for every window; a cumulation's joins the windows of its period not fired yet, as
+       the operator decides window by window); any other waits in its buffer, and goes into the windows at a
        watermark it acts on, before that watermark fires them, under the watermark before (`GlobalAggCombiner`
        registers a window's timer only if that one has not fired it: a window fired already never fires again, and
        its records are dropped). Aligned on the offset, the buffer always lets a window's records in before the
@@ -102,10 +104,11 @@ class PreAggregationHoldsRecords:
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         assigner, start = self.assigner, self.dialect.pre_aggregation_watermark_starts_at
-        # tumbling and sliding windows only: `broken_rules` also builds the operator over the global window
-        self.pre_aggregating = isinstance(assigner, TumblingWindows | SlidingWindows)
-        if self.pre_aggregating:  # `SliceAssigner.getSliceEndInterval`: the size, or a hop's slice
-            size = assigner.size if isinstance(assigner, TumblingWindows) else gcd(assigner.size, assigner.slide)
+        # the slicing windows only: `broken_rules` also builds the operator over the global window
+        self.pre_aggregating = isinstance(assigner, TumblingWindows | SlidingWindows | CumulativeWindows)
+        if self.pre_aggregating:  # `SliceAssigner.getSliceEndInterval`: the size, a hop's slice, a cumulation's step
+            size = (assigner.size if isinstance(assigner, TumblingWindows) else assigner.step
+                    if isinstance(assigner, CumulativeWindows) else gcd(assigner.size, assigner.slide))
             aligned = self.dialect.pre_aggregation_aligns_on_offset
             self.local = SliceBuffer(start, size, assigner.offset, aligned)
             self.global_ = SliceBuffer(LONG_MIN, size, assigner.offset, aligned)

@@ -90,45 +90,58 @@ final class SqlBranch {
 
     /**
      * The record with the index of the event being replayed (chained to the replay: the same thread), and the
-     * contract's limit on the windows of one element ({@code WINDOWS_PER_ELEMENT_LIMIT}): a record that a sliding
-     * window puts in more windows stops the case there, as {@link WrappedAssignmentLimit} stops a DataStream case.
-     * The windows are counted as both SQL assigners make them, with the DataStream API's loop
+     * contract's limit on the windows of one element ({@code WINDOWS_PER_ELEMENT_LIMIT}): a record that a sliding or
+     * cumulative window puts in more windows stops the case there, as {@link WrappedAssignmentLimit} stops a
+     * DataStream case. Sliding windows are counted as both SQL assigners make them, with the DataStream API's loop
      * ({@code for (start = lastStart; start > ts - size; start -= slide)}, which the legacy
      * {@code SlidingWindowAssigner} runs too, and which yields {@code size / slide} windows for the sizes {@code HOP}
-     * accepts, as its slices do); SQL's intervals (999,999 days at most) keep the loop from wrapping.
+     * accepts, as its slices do); cumulative ones as {@code CumulativeWindowAssigner} makes them, every {@code step}
+     * from the end of the record's step to the end of its period: {@code (start + size - firstEnd) / step + 1}. SQL's
+     * intervals (999,999 days at most) keep the loop and the sums from wrapping.
      */
     static final class AtEvent implements MapFunction<Element, SqlRecord> {
         private final int caseId;
-        private final boolean sliding;
+        private final String assigner;
         private final long size;
         private final long slide;
+        private final long step;
         private final long offset;
 
         AtEvent(int caseId, JsonNode window) {
             this.caseId = caseId;
-            this.sliding = window.get("assigner").asText().equals("sliding");
+            this.assigner = window.get("assigner").asText();
             this.size = window.path("size").asLong();
             this.slide = window.path("slide").asLong();
+            this.step = window.path("step").asLong();
             this.offset = window.path("offset").asLong(0);
         }
 
         @Override
         public SqlRecord map(Element e) {
             CaseRun run = CaseRun.get(caseId);
-            if (sliding && windows(e.ts, run.wrappedWindowsLimit) > run.wrappedWindowsLimit) {
+            if (windows(e.ts, run.wrappedWindowsLimit) > run.wrappedWindowsLimit) {
                 throw new IllegalStateException(run.tooManyWindows);
             }
             return new SqlRecord(e.key, e.value, run.at);
         }
 
-        /** How many sliding windows hold {@code ts}, counted up to one past {@code limit}. */
-        private int windows(long ts, int limit) {
-            int count = 0;
-            for (long start = TimeWindow.getWindowStartWithOffset(ts, offset, slide); start > ts - size && count <= limit;
-                 start -= slide) {
-                count++;
+        /** How many windows hold {@code ts}, sliding ones counted up to one past {@code limit}. */
+        private long windows(long ts, int limit) {
+            switch (assigner) {
+                case "sliding":
+                    int count = 0;
+                    for (long start = TimeWindow.getWindowStartWithOffset(ts, offset, slide);
+                         start > ts - size && count <= limit; start -= slide) {
+                        count++;
+                    }
+                    return count;
+                case "cumulative":
+                    long start = TimeWindow.getWindowStartWithOffset(ts, offset, size);
+                    long firstEnd = TimeWindow.getWindowStartWithOffset(ts, offset, step) + step;
+                    return (start + size - firstEnd) / step + 1;
+                default:
+                    return 1;
             }
-            return count;
         }
     }
 }

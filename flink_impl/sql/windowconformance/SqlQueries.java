@@ -14,6 +14,8 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
  *   <li>{@code TumblingEventTimeWindows.of(size, offset)} is {@code TUMBLE(TABLE t, DESCRIPTOR(rowtime), size, offset)};
  *   <li>{@code SlidingEventTimeWindows.of(size, slide, offset)} is {@code HOP(TABLE t, DESCRIPTOR(rowtime), slide, size,
  *       offset)} (slide first);
+ *   <li>Flink SQL's cumulative windows ({@code CumulativeWindowAssigner.of(size, step).withOffset(offset)}) are
+ *       {@code CUMULATE(TABLE t, DESCRIPTOR(rowtime), step, size, offset)} (step first);
  *   <li>{@code EventTimeSessionWindows.withGap(gap)} is {@code SESSION(TABLE t PARTITION BY k, DESCRIPTOR(rowtime), gap)}
  *       (a session per key, as keyBy makes them);
  * </ul>
@@ -70,6 +72,9 @@ final class SqlQueries {
                         + offset(w) + ")";
             case "sliding":
                 return "HOP(TABLE " + table + ", " + rowtime + ", " + interval(w.get("slide").asLong()) + ", "
+                        + interval(w.get("size").asLong()) + offset(w) + ")";
+            case "cumulative":
+                return "CUMULATE(TABLE " + table + ", " + rowtime + ", " + interval(w.get("step").asLong()) + ", "
                         + interval(w.get("size").asLong()) + offset(w) + ")";
             case "session":
                 return "SESSION(TABLE " + table + " PARTITION BY k, " + rowtime + ", " + interval(w.get("gap").asLong())
