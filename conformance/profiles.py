@@ -82,27 +82,23 @@ def shrink_budget() -> float:
 
 
 def register_profiles() -> None:
-    """Register `PROFILES`, load the environment's one (`HYPOTHESIS_PROFILE`; else `ci` under CI, `dev`
-    elsewhere) unless a profile was chosen already, and draw without local constants from now on.
+    """Register `PROFILES`, load the environment's one the first time (`HYPOTHESIS_PROFILE`; else `ci` under CI,
+    `dev` elsewhere), and draw without local constants from now on.
 
-    A profile chosen already stays: pytest's `--hypothesis-profile` is loaded at configuration time, before
-    the suite's conftest calls this again on import. Reloading there made every `pytest --hypothesis-profile X`
-    under CI run `ci` instead: the mutation check's profiles without shrinking were replaced by `ci`, and
-    a mutant found at the first example spent minutes shrinking it."""
+    Only the first call loads: pytest's `--hypothesis-profile` (which needs the profiles registered before it) is
+    loaded at configuration time, and modules of the suite imported after it call this again. Reloading then made
+    every `pytest --hypothesis-profile X` under CI run `ci` instead: the mutation check's profiles without
+    shrinking were replaced by `ci`, and a mutant found at the first example spent minutes shrinking it."""
     for name, profile in PROFILES.items():
         settings.register_profile(name, profile)
-    if not _profile_chosen():
-        default = "ci" if os.environ.get("CI") == "true" else "dev"
-        settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", default))
+    _load_the_environments_profile()
     _without_local_constants_for_good()
 
 
-def _profile_chosen() -> bool:
-    """Whether a registered profile other than Hypothesis's own `default` is loaded. Hypothesis's built-in `ci`
-    (which it loads by itself under CI) is not one: `PROFILES` registered the name again, and what is loaded is
-    no longer what the name gives."""
-    current = settings.get_current_profile_name()
-    return current != "default" and settings.get_profile(current) == settings.default
+@functools.cache
+def _load_the_environments_profile() -> None:
+    default = "ci" if os.environ.get("CI") == "true" else "dev"
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", default))
 
 
 @functools.cache

@@ -79,3 +79,4 @@ def test_a_profile_chosen_on_the_command_line_is_the_one_the_suite_runs_under_ci
     assert loaded("--hypothesis-profile", "thorough", HYPOTHESIS_PROFILE="ci") == "thorough"
     assert loaded(CI="true") == "ci"
     assert loaded(HYPOTHESIS_PROFILE="thorough") == "thorough"
+    assert loaded(CI="true", HYPOTHESIS_PROFILE="dev") == "dev"  # Hypothesis loads its own `ci` under CI first
