@@ -54,7 +54,7 @@ class IntervalJoinOperator:
     def __init__(self, lower: int, upper: int, lower_inclusive: bool, upper_inclusive: bool, left_late_output: bool,
                  right_late_output: bool, output: JoinOutput) -> None:
         if lower > upper:
-            raise InvalidSpec(BOUNDS_MESSAGE)
+            raise InvalidSpec(BOUNDS_MESSAGE, "join.bounds")
         self.lower_bound = lower if lower_inclusive else ladd(lower, 1)
         self.upper_bound = upper if upper_inclusive else lsub(upper, 1)
         self.late_outputs = {"left": left_late_output, "right": right_late_output}
@@ -79,7 +79,7 @@ class IntervalJoinOperator:
         """`IntervalJoinOperator.processElement`: buffer the element, join it with the other side's buffered
         elements in bounds, and register its cleanup timer; a late element goes to the side output instead."""
         if our_timestamp == LONG_MIN:
-            raise JobFailure(NO_TIMESTAMP_MESSAGE)
+            raise JobFailure(NO_TIMESTAMP_MESSAGE, "record.no_timestamp")
         if self.is_late(our_timestamp):
             self.side_output(side, key, value, our_timestamp)
             return

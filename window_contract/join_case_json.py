@@ -91,6 +91,9 @@ def _check_tagged(join: WindowJoin, path: str, problems: Problems) -> None:
     if tagged:
         problems.add(path, f"{tagged[0]!r} takes a function of the element, which a join's TaggedUnion elements "
                            "do not have in this format")
+    if join.window.tag == "cumulative":
+        problems.add(path, "'cumulative' is Flink SQL's CUMULATE: the DataStream API a window join is written in has "
+                           "no cumulative assigner")
 
 
 def _read_inputs(doc: Any, path: str, problems: Problems) -> dict[str, int]:

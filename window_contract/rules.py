@@ -32,9 +32,11 @@ RULES: dict[str, str] = {
     "sql.interval_precision": "an interval beyond SQL's DAY(6) precision (Flink SQL's parser)",
     "sql.session_emit": "an allowed lateness on legacy session windows (no EMIT strategy)",
     "sql.hop_multiple": "a HOP whose size is no multiple of its slide (Flink SQL's window aggregate)",
+    "join.bounds": "an interval join's lower bound above its upper bound (IntervalJoinOperator)",
     "sql.hop_panes": "a HOP of more panes (size / gcd(size, slide)) than an int holds (SlidingWindowAssigner)",
     # runtime: the job fails while it runs
-    "record.no_timestamp": "a record without a timestamp (Long.MIN_VALUE) in event time (WindowOperator)",
+    "record.no_timestamp": "a record without a timestamp (Long.MIN_VALUE) in event time (WindowOperator and "
+                           "IntervalJoinOperator)",
     "sliding.capacity": "size / slide beyond an int: new ArrayList<>((int) (size / slide)) fails",
     "session.dynamic_gap": "a dynamic session gap of 0 or below for an element (DynamicEventTimeSessionWindows)",
     "merge.behind_watermark": "a merge that makes a window late (WindowOperator.processElement's merge function)",
