@@ -94,6 +94,7 @@ def test_relational_assignment_agrees_with_the_sliding_loop(spark):
     rows = [(i, ts, size, slide, offset, 0) for i, (size, slide, offset) in enumerate(specs)
             for ts in (-11, -1, 0, 4, 13)]
     df = spark.createDataFrame(rows, "case_id long, ts long, size long, slide long, offset long, lateness long")
+    df = df.select("*", F.lit(0).cast("long").alias("step"))  # not cumulative
     assigned = R.assign_windows(df).collect()
     got = sorted((r.case_id, r.ts, r.start, r.end) for r in assigned)
     want = sorted((i, ts, w.start, w.end) for i, ts, size, slide, offset, _ in rows
@@ -135,8 +136,8 @@ def test_sliding_windows_past_the_limit_an_element_go_to_the_replay(size, slide,
 
 
 def test_cleanup_time_saturates(spark):
-    df = spark.createDataFrame([(0, 5, 10, 10, 0, LONG_MAX)],
-                               "case_id long, ts long, size long, slide long, offset long, lateness long")
+    df = spark.createDataFrame([(0, 5, 10, 10, 0, LONG_MAX, 0)],
+                               "case_id long, ts long, size long, slide long, offset long, lateness long, step long")
     assert [r.cleanup for r in R.assign_windows(df).collect()] == [LONG_MAX]
 
 
@@ -146,7 +147,8 @@ def _events(spark, rows, lateness=0, side_output=True, size=10, slide=10):
     df = spark.createDataFrame([(0, at, kind, key, value, ts) for at, kind, key, value, ts in rows],
                                "case_id long, at long, kind byte, key string, value long, ts long")
     return df.select("*", F.lit(size).cast("long").alias("size"), F.lit(slide).cast("long").alias("slide"),
-                     F.lit(0).cast("long").alias("offset"), F.lit(lateness).cast("long").alias("lateness"),
+                     F.lit(0).cast("long").alias("step"), F.lit(0).cast("long").alias("offset"),
+                     F.lit(lateness).cast("long").alias("lateness"),
                      F.lit(side_output).alias("side_output"))
 
 
