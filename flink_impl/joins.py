@@ -60,8 +60,9 @@ def run_interval_joins(cases: Sequence[JoinCase]) -> list[JoinObservation]:
     """The interval join cases in one Flink job (`JoinRunner`)."""
     if not cases:
         return []
-    build = Build(find_jdk_tool("java"), find_jdk_tool("javac"), (JOIN_SOURCES,), (find_flink_dist(),))
-    classpath = f"{compiled_classes(build)}:{find_flink_dist()}"
+    flink_dist = find_flink_dist()
+    build = Build(find_jdk_tool("java"), find_jdk_tool("javac"), (JOIN_SOURCES,), (flink_dist,))
+    classpath = f"{compiled_classes(build)}:{flink_dist}"
     try:
         result = subprocess.run([str(build.java), *JVM_OPTIONS, "-cp", classpath, JOIN_MAIN_CLASS],
                                 input=json.dumps([c.to_json() for c in cases]), capture_output=True, text=True,

@@ -79,7 +79,7 @@ def simulate_interval_join(case: JoinCase) -> JoinObservation:
         operator = IntervalJoinOperator(join.lower, join.upper, not join.lower_exclusive, not join.upper_exclusive,
                                         join.left_late_output, join.right_late_output, collector)
     except InvalidSpec as e:
-        return JoinObservation(error=Error("invalid_spec", str(e)))
+        return JoinObservation(error=Error("invalid_spec", str(e), e.rules))
     inputs = {side: JoinInput(case.channels(side), operator, index) for index, side in enumerate(SIDES)}
     try:
         for at, e in enumerate(case.events):
@@ -100,7 +100,7 @@ def simulate_interval_join(case: JoinCase) -> JoinObservation:
                 if inputs[side].open_channels and inputs[side].valve.last_output_watermark < LONG_MAX:
                     inputs[side].end_of_input()
     except JobFailure as e:
-        return collector.observation(Error("runtime", str(e)))
+        return collector.observation(Error("runtime", str(e), e.rules))
     return collector.observation()
 
 

@@ -113,7 +113,8 @@ def test_interval_bounds_are_inclusive_and_exclusivity_moves_them_by_one():
 
 
 def test_the_operator_checks_the_raw_bounds_and_wraps_the_exclusive_ones():
-    assert observe(interval_join([], lower=1, upper=0)).error.message == "lowerBound <= upperBound must be fulfilled"
+    rejected = observe(interval_join([], lower=1, upper=0)).error
+    assert (rejected.message, rejected.rules) == ("lowerBound <= upperBound must be fulfilled", ("join.bounds",))
     collector = IntervalJoinCollector()
     operator = IntervalJoinOperator(LONG_MAX, LONG_MAX, False, True, False, False, collector)
     assert operator.lower_bound == LONG_MIN  # Long.MAX_VALUE + 1 wraps
