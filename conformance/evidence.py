@@ -18,7 +18,9 @@ from typing import Any
 from window_contract.case import Case, case_to_json
 from window_contract.delta import delta
 from window_contract.difference import difference
-from window_contract.features import required_features
+from window_contract.features import join_required_features, needed_features, required_features
+from window_contract.join_case import JoinCase, join_case_to_json
+from window_contract.join_observation import JoinObservation, join_observation_to_json
 from window_contract.observation import Observation
 from window_contract.observation_json import observation_to_json
 
@@ -29,7 +31,7 @@ class FeatureTally(Counter):
     def add(self, cases: Iterable[Case]) -> None:
         for case in cases:
             self["cases"] += 1
-            self.update(required_features(case))
+            self.update(needed_features(case))
 
 
 #: Why a rule about positions does not run against a position-free implementation: the test skips
@@ -69,4 +71,24 @@ class PropertyViolation(AssertionError):
             "difference": self.detail,
             "delta": (None if self.expected is None or self.actual is None
                       else delta(self.expected, self.actual)),
+        }
+
+
+class JoinPropertyViolation(PropertyViolation):
+    """A property of the joins does not hold for `case`, a join case (`join-case/1`); the observations are join
+    observations, and `detail` says what is wrong."""
+
+    def __init__(self, rule: str, case: JoinCase, actual: JoinObservation | None, detail: str,
+                 expected: JoinObservation | None = None) -> None:
+        super().__init__(rule, case, actual, expected, detail)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rule": self.rule,
+            "case": join_case_to_json(self.case),
+            "features": sorted(join_required_features(self.case)),
+            "expected": None if self.expected is None else join_observation_to_json(self.expected),
+            "actual": None if self.actual is None else join_observation_to_json(self.actual),
+            "difference": self.detail,
+            "delta": None,
         }

@@ -13,7 +13,10 @@ from collections.abc import Sequence
 
 from flink_impl.command import FLINK, FLINK_1_20, Limits, Variant, runner_command
 from window_contract.case import Case
+from window_contract.features import JOIN_NAMES
 from window_contract.implementation import REQUEST_TIMEOUT, ImplementationFailure
+from window_contract.join_case import JoinCase
+from window_contract.join_observation import JoinObservation
 from window_contract.observation import Observation
 from window_contract.process import ProcessImplementation
 
@@ -59,7 +62,9 @@ class FlinkImplementation:
 
     def __init__(self, limits: Limits | None = None, timeout: float = REQUEST_TIMEOUT) -> None:
         self.limits, self.timeout = limits or self.variant.limits, timeout
-        self.name, self.features = self.variant.name, self.variant.features
+        #: The DataStream joins (`flink_impl.joins`) run on Flink 2.3's DataStream variant only.
+        self.name = self.variant.name
+        self.features = self.variant.features | (JOIN_NAMES if self.variant is FLINK else frozenset())
         self._runner: ProcessImplementation | None = None
 
     def start(self) -> None:
@@ -76,6 +81,12 @@ class FlinkImplementation:
             return []
         self.start()
         return self._runner.run_bounded(cases, timeout)
+
+    def run_joins(self, cases: Sequence[JoinCase]) -> list[JoinObservation]:
+        """The join cases on Flink's runtime (`flink_impl.joins`), the window joins on this runner."""
+        from flink_impl.joins import FlinkJoinImplementation  # it imports this module
+
+        return FlinkJoinImplementation(self).run(cases)
 
 
 class Flink120Implementation(FlinkImplementation):

@@ -43,8 +43,8 @@ class FlinkJoinImplementation:
 
     name = "flink"
 
-    def __init__(self) -> None:
-        self.windows = FlinkImplementation()
+    def __init__(self, windows: FlinkImplementation | None = None) -> None:
+        self.windows = windows or FlinkImplementation()
 
     def run(self, cases: Sequence[JoinCase]) -> list[JoinObservation]:
         observations: dict[int, JoinObservation] = {}

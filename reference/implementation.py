@@ -28,7 +28,9 @@ from reference.windows import (
     get_window_start_with_offset_flink_1_12,
 )
 from window_contract.case import Case, EndOfChannel, Global, ProcessingTime, Record, Watermark, WatermarkStatus
-from window_contract.features import ALL_FEATURES
+from window_contract.features import ALL_FEATURES, JOIN_NAMES
+from window_contract.join_case import JoinCase
+from window_contract.join_observation import JoinObservation
 from window_contract.observation import Error, Observation
 
 
@@ -128,14 +130,22 @@ class ReferenceImplementation:
     """The executable reference model of Flink 2.x window semantics."""
 
     name = "reference"
-    features = ALL_FEATURES
+    features = ALL_FEATURES | JOIN_NAMES
 
     def __init__(self, window_start: WindowStart = get_window_start_with_offset, name: str = "reference",
                  dialect: Dialect = FLINK):
         self.window_start, self.name, self.dialect = window_start, name, dialect
+        if (window_start, dialect) != (get_window_start_with_offset, FLINK):
+            self.features = ALL_FEATURES  # the joins are Flink 2.3's: a variant of its windows has none
 
     def run(self, cases: Sequence[Case]) -> list[Observation]:
         return [simulate(case, window_start=self.window_start, dialect=self.dialect) for case in cases]
+
+    def run_joins(self, cases: Sequence[JoinCase]) -> list[JoinObservation]:
+        """Flink 2.3's DataStream joins (`reference.joins`), as the model of the window operator they run on."""
+        from reference.joins import simulate_join  # it imports this module's `simulate`
+
+        return [simulate_join(case) for case in cases]
 
 
 def flink_1_12_variant() -> ReferenceImplementation:

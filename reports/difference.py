@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from reports.joins import is_join_failure
 from window_contract.difference import differences as observation_differences
 from window_contract.observation_json import observation_from_json
 
@@ -50,6 +51,8 @@ def account(failure: dict[str, Any]) -> Account:
     show the rest.
     """
     detail = [line for line in failure["difference"].splitlines() if line.strip()]
+    if is_join_failure(failure):  # the join rules say what differs in their own words (`reports.joins`)
+        return Account((detail or [""])[0], "What differs", detail)
     case, expected, actual = failure["case"], failure.get("expected"), failure.get("actual")
     if expected is not None and actual is not None:
         lines = differences(case, expected, actual)

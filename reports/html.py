@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from reports.difference import account, summary
+from reports.joins import is_join_failure, join_failure_sections
 from reports.matrix import situation_shares
 from reports.observations import case_lines, replay_command, side_by_side
 from reports.timeline import timeline_svg
@@ -139,6 +140,8 @@ def _failures(document: dict[str, Any]) -> str:
 def _failure(
     document: dict[str, Any], impl: dict[str, Any], prop: dict[str, Any], failure: dict[str, Any]
 ) -> str:
+    if is_join_failure(failure):
+        return _join_failure(impl, prop, failure)
     title = f"{prop['property']} on {impl['name']}"
     reference = failure.get("reference") or failure.get("expected")
     what = account(failure)
@@ -168,6 +171,15 @@ def _failure(
         + "</details>"
         "</article>"
     )
+
+
+def _join_failure(impl: dict[str, Any], prop: dict[str, Any], failure: dict[str, Any]) -> str:
+    """A join property's failure (`reports.joins`): the rule, then each section."""
+    sections = "".join(f"<h4>{escape(title)}</h4>" + _pre(text) for title, text in join_failure_sections(failure))
+    return (f'<article class="failure"><h3>{escape(impl["name"])} fails {escape(prop["property"])}</h3>'
+            f'<p class="rule">Rule broken: {escape(failure["rule"])}</p>'
+            f'<p class="meta">Features of the minimal case: {escape(", ".join(failure["features"]))}</p>'
+            f"{sections}</article>")
 
 
 def _side_by_side(reference: dict[str, Any] | None, actual: dict[str, Any] | None, name: str, events: int) -> str:

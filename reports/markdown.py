@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from reports.difference import account, summary
+from reports.joins import is_join_failure, join_failure_sections
 from reports.matrix import situation_shares
 from reports.observations import case_lines, replay_command, side_by_side
 from reports.timeline import timeline_path
@@ -99,6 +100,12 @@ def _failures(document: dict[str, Any]) -> list[str]:
     for impl in document["implementations"]:
         for prop in impl["properties"]:
             for failure in prop["failures"]:
+                if is_join_failure(failure):
+                    lines += [f"### {impl['name']} fails {prop['property']}", "", f"Rule broken: {failure['rule']}",
+                              "", f"Features of the minimal case: {', '.join(failure['features'])}.", ""]
+                    for title, text in join_failure_sections(failure):
+                        lines += [f"{title}:", "", *_block(text), ""]
+                    continue
                 reference = failure.get("reference") or failure.get("expected")
                 what = account(failure)
                 lines += [

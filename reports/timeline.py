@@ -13,6 +13,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from reports.joins import is_join_failure
 from reports.observations import window_text
 from window_contract.facts import LONG_MAX, LONG_MIN
 
@@ -234,7 +235,7 @@ def timeline_files(document: dict[str, Any]) -> dict[str, str]:
     for impl in document["implementations"]:
         for prop in impl["properties"]:
             for failure in prop["failures"]:
-                if failure.get("case_file"):
+                if failure.get("case_file") and not is_join_failure(failure):
                     files[timeline_path(failure)] = timeline_svg(
                         failure["case"],
                         failure.get("reference"),

@@ -28,7 +28,9 @@ from spark_impl.spec import invalid_spec_message, operator_spec
 from spark_impl.watermarks import operator_stream
 from window_contract.case import Case, Cumulative, EventTimeTrigger, Record, Session, Sliding, Tumbling, Watermark
 from window_contract.facts import OUTPUT_LIMIT
-from window_contract.features import ALL_FEATURES, required_features
+from window_contract.features import ALL_FEATURES, JOIN_NAMES, required_features
+from window_contract.join_case import JoinCase
+from window_contract.join_observation import JoinObservation
 from window_contract.observation import Observation
 
 #: A case for each of the plan's two paths (`is_relational`: a tumbling window; a session window).
@@ -61,7 +63,7 @@ def outputs_within_limit(case: Case) -> bool:
 
 class SparkImplementation:
     name = "spark"
-    features = ALL_FEATURES
+    features = ALL_FEATURES | JOIN_NAMES
     #: A `run` call is a Spark job: the suite prefetches each property's cases in a few large calls.
     costly_calls = True
 
@@ -110,6 +112,12 @@ class SparkImplementation:
         (`tests/test_spark_requests.py` checks it against separate calls.)"""
         observations = iter(self.run([case for request in requests for case in request]))
         return [list(islice(observations, len(request))) for request in requests]
+
+    def run_joins(self, cases: Sequence[JoinCase]) -> list[JoinObservation]:
+        """Flink's DataStream joins on this session (`spark_impl.joins`), in one call."""
+        from spark_impl.joins import SparkJoinImplementation  # it imports this module
+
+        return SparkJoinImplementation(self.session).run(cases)
 
 
 def _rejected(case: Case, message: str) -> Observation:

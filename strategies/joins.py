@@ -74,6 +74,12 @@ def window_joins() -> st.SearchStrategy[WindowJoin]:
     return st.builds(join, windows, st.booleans(), st.integers(0, 3) | st.just(0), triggers, evictors)
 
 
+def cogroup_tumbling_joins() -> st.SearchStrategy[WindowJoin]:
+    """A coGroup over small tumbling windows with the default trigger, no lateness and no evictor: each window of
+    a key fires once, when the watermark passes it, also with one side empty."""
+    return st.builds(lambda size: WindowJoin(tumbling(size), cogroup=True), st.integers(2, 6))
+
+
 def join_specs() -> st.SearchStrategy[JoinSpec]:
     return st.one_of(interval_joins(), window_joins())
 
@@ -176,7 +182,7 @@ def play(join: JoinSpec, channels: dict[Side, int], drawn: list[Step]) -> tuple[
 def join_cases(draw, *, specs: st.SearchStrategy[JoinSpec] | None = None) -> JoinCase:
     """A join case: a join, one or two channels per input, and 4 to 20 steps; shrinks towards 4 steps, one
     channel each and the simplest join."""
-    join = draw(specs or join_specs())
+    join = draw(join_specs() if specs is None else specs)
     channels = {side: draw(st.integers(1, 2)) for side in SIDES}
     events = play(join, channels, draw(st.lists(steps, min_size=4, max_size=20)))
     return JoinCase(join, events, channels["left"], channels["right"])

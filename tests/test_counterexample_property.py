@@ -24,7 +24,10 @@ README_PLUGIN = re.search(r"```python\n(# my_windows\.py\n.*?)```", (ROOT / "REA
 
 
 def test_every_property_of_the_suite_is_checked_again_by_replay():
+    """But the join properties (`test_joins.py`): their counterexamples are join cases, saved with the reference's
+    observation as `expected` (`tests/test_join_properties.py`), which `replay` does not read yet (README)."""
     names = {name.removeprefix("test_") for path in (ROOT / "conformance" / "properties").glob("test_*.py")
+             if path.stem != "test_joins"
              for name in dir(importlib.import_module(f"conformance.properties.{path.stem}"))
              if name.startswith("test_")}
     assert names == PROPERTIES

@@ -18,7 +18,10 @@ from test_docs_schemas import _problems, _validator
 
 from window_contract import Case, record, tumbling, watermark
 from window_contract.case import case_to_json
+from window_contract.features import JOIN_NAMES
 from window_contract.implementation import ImplementationFailure, ImplementationNotFound, run_within
+from window_contract.join_case import join_case_to_json
+from window_contract.join_case_json import load_join_cases
 from window_contract.registry import load_implementation
 
 PEER = Path(__file__).resolve().parent / "peers" / "python_peer.py"
@@ -278,3 +281,60 @@ def test_a_closed_process_exits_and_the_next_request_starts_it_again():
     impl.close()
     assert first.poll() == 0 and impl.peer is None
     assert impl.run(CASES) == load_implementation("reference").run(CASES)
+
+
+JOIN_CASES = load_join_cases(ROOT / "cases" / "joins" / "interval_bounds.join.json")[:3] + load_join_cases(
+    ROOT / "cases" / "joins" / "window_join.join.json")[:2]
+JOIN_MESSAGES = {kind: _validator(f"window-process-1-{kind}.schema.json")
+                 for kind in ("run-joins", "join-observations")}
+
+
+def test_a_peer_that_declares_joins_is_sent_join_cases_and_answers_as_the_reference():
+    impl = load_implementation(peer_spec())
+    assert impl.features >= JOIN_NAMES
+    assert impl.run_joins(JOIN_CASES) == load_implementation("reference").run_joins(JOIN_CASES)
+    assert impl.run(CASES) == load_implementation("reference").run(CASES)  # the window requests go on as before
+
+
+def test_a_join_request_and_its_answer_follow_their_schemas():
+    request = {"type": "run_joins", "id": 1, "cases": [join_case_to_json(c) for c in JOIN_CASES]}
+    assert _problems(JOIN_MESSAGES["run-joins"], request) == []
+    with subprocess.Popen([sys.executable, str(PEER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          text=True) as process:
+        said, _ = process.communicate(json.dumps(request) + "\n", timeout=60)
+    hello, answer = map(json.loads, said.splitlines())
+    assert _problems(MESSAGES["hello"], hello) == [] and set(hello["features"]) >= JOIN_NAMES
+    assert _problems(JOIN_MESSAGES["join-observations"], answer) == []
+    assert _problems(MESSAGES["observations"], answer) != []  # join observations are no window observations
+    broken = answer | {"observations": [{"format": "join-observation/1", "outputs": [{"at": -1}]}]}
+    assert _problems(JOIN_MESSAGES["join-observations"], broken) != []
+
+
+def test_a_broken_join_answer_is_a_failure_to_run_naming_the_format():
+    impl = load_implementation(peer_spec("broken"))
+    with pytest.raises(ImplementationFailure, match="an answer breaks join-observation/1: .*firings"):
+        impl.run_joins(JOIN_CASES)
+
+
+def test_run_holds_a_peer_to_the_join_properties_only_when_it_declares_joins():
+    with_joins = run_once("--impl", peer_spec(), "--impl", peer_spec("windows_only"), "--profile", "dev",
+                          "--property", "interval_join_pairs_every_partner_exactly_once", "--property",
+                          "joins_match_reference", env=(("PYTHONPATH", str(ROOT)),))
+    assert with_joins.status == 3, with_joins.stderr  # the windows-only peer: nothing applies to it
+    [declares, windows_only] = with_joins.report["implementations"]
+    assert {p["property"]: p["outcome"] for p in declares["properties"]} == {
+        "interval_join_pairs_every_partner_exactly_once": "passed", "joins_match_reference": "passed"}
+    assert all(p["features"].get("join.interval", 0) > 0 for p in declares["properties"])
+    assert {p["outcome"] for p in windows_only["properties"]} == {"not_applicable"}
+
+
+def test_the_protocol_pages_join_request_and_answer_follow_the_schemas_and_are_the_references():
+    text = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
+    section = text.split("## Joins: `run_joins` requests")[1].split("\n## ")[0]
+    request, answer = (json.loads(block.split("```")[0]) for block in section.split("```json\n")[1:])
+    assert _problems(JOIN_MESSAGES["run-joins"], request) == []
+    assert _problems(JOIN_MESSAGES["join-observations"], answer) == []
+    with subprocess.Popen([sys.executable, str(PEER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          text=True) as process:
+        said, _ = process.communicate(json.dumps(request) + "\n", timeout=60)
+    assert json.loads(said.splitlines()[1]) == answer

@@ -28,6 +28,7 @@ from window_contract.case import (
     WatermarkStatus,
 )
 from window_contract.facts import EXTREME, LONG_MAX
+from window_contract.join_case import IntervalJoin, JoinCase
 from window_contract.long_sums import overflows
 
 ALLOWED_LATENESS = Feature("allowed_lateness", "allowed lateness other than 0")
@@ -48,6 +49,17 @@ FEATURES: dict[str, str] = dict(
     + [k.feature for k in EVENTS if k.feature] + [EXTREME_VALUES])
 
 ALL_FEATURES = frozenset(FEATURES)
+
+#: The DataStream joins of two inputs (`join-case/1`, `window_contract.join_case`): an implementation that declares
+#: one is sent join cases of that kind through its `run_joins(cases) -> [JoinObservation]` (docs/protocol.md). They
+#: are not window features: a window case never needs one, and the window strategies ignore them.
+JOIN_WINDOW = Feature("join.window", "a window join of two inputs (JoinedStreams.window, JoinFunction)")
+JOIN_COGROUP = Feature("join.cogroup", "a window coGroup of two inputs (CoGroupedStreams.window, CoGroupFunction)")
+JOIN_INTERVAL = Feature("join.interval", "an interval join of two keyed inputs (KeyedStream.intervalJoin)")
+JOIN_FEATURES: dict[str, str] = dict([JOIN_WINDOW, JOIN_COGROUP, JOIN_INTERVAL])
+JOIN_NAMES = frozenset(JOIN_FEATURES)
+#: Every name an implementation may declare.
+DECLARABLE_FEATURES = ALL_FEATURES | JOIN_NAMES
 
 
 def required_features(case: Case) -> frozenset[str]:
@@ -71,6 +83,32 @@ def required_features(case: Case) -> frozenset[str]:
     if any(abs(v) >= EXTREME for v in times + [v for part in parts for v in part.parameters()]) or overflows(case):
         needed.add(EXTREME_VALUES.name)
     return frozenset(needed)
+
+
+def join_required_features(case: JoinCase) -> frozenset[str]:
+    """The features an implementation must support to be held to a join case: its join's, and those of the
+    window its window join runs (assigner, trigger, evictor, lateness) and of its inputs (several channels,
+    negative times)."""
+    join = case.join
+    if isinstance(join, IntervalJoin):
+        needed = {JOIN_INTERVAL.name}
+    else:
+        needed = {(JOIN_COGROUP if join.cogroup else JOIN_WINDOW).name}
+        needed |= {name for part in (join.window, join.trigger, join.evictor) if part is not None
+                   for name in part.needs()}
+        if join.allowed_lateness != 0:
+            needed.add(ALLOWED_LATENESS.name)
+    if case.left_channels > 1 or case.right_channels > 1:
+        needed.add(CHANNELS.name)
+    if any(isinstance(e.event, Record) and e.event.ts < 0 or isinstance(e.event, Watermark) and e.event.timestamp < 0
+           for e in case.events):
+        needed.add(NEGATIVE_TIMESTAMPS.name)
+    return frozenset(needed)
+
+
+def needed_features(case: Case | JoinCase) -> frozenset[str]:
+    """`required_features` of a window case, `join_required_features` of a join case."""
+    return join_required_features(case) if isinstance(case, JoinCase) else required_features(case)
 
 
 def end_reaches_the_operator(case: Case) -> bool:

@@ -170,3 +170,19 @@ def _read_watermark(doc: Any, path: str, problems: Problems) -> InputWatermark:
     f.done()
     return received
 
+
+
+def join_difference(expected: JoinObservation, actual: JoinObservation) -> str:
+    """What differs between two join observations, one line a part (`join_equivalent`'s parts); empty when they
+    are equivalent."""
+    if expected.error != actual.error:
+        return f"error: expected {expected.error}, got {actual.error}"
+    if expected.watermarks != actual.watermarks:
+        return (f"watermarks: expected {[(w.at, w.watermark) for w in expected.watermarks]}, "
+                f"got {[(w.at, w.watermark) for w in actual.watermarks]}")
+    lines = []
+    for part in ("outputs", "late", "dropped"):
+        wanted, got = Counter(getattr(expected, part)), Counter(getattr(actual, part))
+        lines += [f"{part}: {what} {item}" for what, items in (("missing", wanted - got), ("unexpected", got - wanted))
+                  for item in sorted(items.elements(), key=lambda x: x.at)]
+    return "\n".join(lines)

@@ -11,7 +11,16 @@ from window_contract.case import EVENTS, ProcessingTime
 from window_contract.join_case import JOIN_CASE_FORMAT
 from window_contract.join_case_json import OPERATIONS
 from window_contract.join_observation import JOIN_OBSERVATION_FORMAT, SIDES
-from window_contract.schemas import BASE, DRAFT, _case_schema, bundled, event_schema, ref
+from window_contract.schemas import (
+    BASE,
+    DRAFT,
+    REQUEST_ID,
+    _case_schema,
+    bundled,
+    event_schema,
+    observations_schema,
+    ref,
+)
 
 #: The window case's definitions a join case uses.
 SHARED = ("long", "non_negative_long", "time", "double", "delta_function", "window", "trigger", "evictor", "channel")
@@ -114,5 +123,29 @@ def join_case_schema() -> dict[str, Any]:
     return bundled(schema, "observation", join_observation_schema())
 
 
+def run_joins_schema() -> dict[str, Any]:
+    """`window-process-1-run-joins.schema.json`: a batch of join cases, to a process that declares a join."""
+    schema = {
+        "$schema": DRAFT,
+        "$id": BASE + "window-process-1-run-joins.schema.json",
+        "title": "window-process/1 run_joins request: a batch of join cases, from the suite on the process's stdin",
+        "description": "One line, only to a process whose hello declares a join feature (join.window, join.cogroup, "
+                       "join.interval). The process answers it as a run request, with join-observation/1 documents.",
+        "type": "object",
+        "required": ["type", "id", "cases"],
+        "additionalProperties": False,
+        "properties": {
+            "type": {"const": "run_joins"},
+            "id": REQUEST_ID,
+            "cases": {"type": "array", "items": ref("join-case-1"), "description": "each a join-case/1 document"},
+        },
+    }
+    return bundled(schema, "join-case-1", join_case_schema())
+
+
 def generated() -> dict[str, dict[str, Any]]:
-    return {"join-case-1.schema.json": join_case_schema(), "join-observation-1.schema.json": join_observation_schema()}
+    return {"join-case-1.schema.json": join_case_schema(), "join-observation-1.schema.json": join_observation_schema(),
+            "window-process-1-run-joins.schema.json": run_joins_schema(),
+            "window-process-1-join-observations.schema.json": observations_schema(
+                join_observation_schema(), "join-observation-1", "window-process-1-join-observations.schema.json",
+                "run_joins")}

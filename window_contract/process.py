@@ -14,6 +14,11 @@ with it over stdin and stdout, one message a line (docs/protocol.md, schemas in 
    again for the next request);
 4. the suite closes stdin when it is done; the process exits.
 
+A process that declares one of the joins' features (`join.window`, `join.cogroup`, `join.interval`) is sent join
+cases too, in requests of their own: `{"type": "run_joins", "id": N, "cases": [join-case/1, ...]}`, answered as a
+run request is, with `join-observation/1` documents (`retry`, `exiting` and `error` alike). A process that declares
+none is never sent one: the extension changes nothing for it.
+
 Whatever goes wrong with a request is a failure to run its cases (`ImplementationFailure`), never a pass
 and never a difference, because nothing is known about them: an answer later than the request timeout
 (`TimedOut`), a process that exits (`ProcessDied`), a line that is not JSON or not the answer to this
@@ -52,9 +57,11 @@ from window_contract.implementation import (
     ProcessDied,
     TimedOut,
 )
+from window_contract.join_case import JoinCase, join_case_to_json
+from window_contract.join_observation import JOIN_OBSERVATION_FORMAT, JoinObservation, join_observation_from_json
 from window_contract.observation import Observation
-from window_contract.observation_json import observation_from_json
-from window_contract.validation import CaseFormatError
+from window_contract.observation_json import OBSERVATION_FORMAT, observation_from_json
+from window_contract.validation import CaseFormatError, Problems
 
 PROTOCOL = "window-process/1"
 
@@ -295,8 +302,24 @@ class Hello:
 class Answer:
     """A valid observations message: an observation per case, `None` for those to retry."""
 
-    def __init__(self, observations: list[Observation | None], retry: list[int], exiting: bool) -> None:
+    def __init__(self, observations: list[Any], retry: list[int], exiting: bool) -> None:
         self.observations, self.retry, self.exiting = observations, retry, exiting
+
+
+class RequestKind:
+    """What a request sends and its answer holds: `run` (window cases, window observations) or `run_joins` (join
+    cases, join observations), each observation read by `read(document, path)`."""
+
+    def __init__(self, type_: str, observation_format: str, read: Callable[[Any, str], Any]) -> None:
+        self.type, self.observation_format, self.read = type_, observation_format, read
+
+
+def read_join_observation(doc: Any, path: str) -> JoinObservation:
+    """A `join-observation/1` of an answer; `CaseFormatError` listing every problem."""
+    problems = Problems()
+    observation = join_observation_from_json(doc, path, problems)
+    problems.raise_if_any()
+    return observation
 
 
 class ProcessImplementation:
@@ -338,20 +361,32 @@ class ProcessImplementation:
         """One observation per case from the process, or `ImplementationFailure` (module docstring).
         The cases it retries go again in the next request, until each has its observation; `timeout`
         bounds the whole call."""
+        def read(doc: Any, path: str) -> Observation:
+            return observation_from_json(doc, path, position_free=self.position_free)
+
+        return self._exchange(RequestKind("run", OBSERVATION_FORMAT, read), [case_to_json(c) for c in cases],
+                              timeout)
+
+    def run_joins(self, cases: Sequence[JoinCase]) -> list[JoinObservation]:
+        """One join observation per join case, in `run_joins` requests (the module's docstring), as `run`."""
+        return self._exchange(RequestKind("run_joins", JOIN_OBSERVATION_FORMAT, read_join_observation),
+                              [join_case_to_json(c) for c in cases], self.timeout)
+
+    def _exchange(self, kind: RequestKind, documents: list[dict[str, Any]], timeout: float) -> list[Any]:
+        """The observations of `documents`, in requests of `kind` until none is left to retry, within `timeout`."""
         deadline = time.monotonic() + timeout
-        documents = [case_to_json(c) for c in cases]
-        observations: list[Observation | None] = [None] * len(cases)
-        pending = list(range(len(cases)))
+        observations: list[Any] = [None] * len(documents)
+        pending = list(range(len(documents)))
         with self.lock:
             while True:
-                answer = self._request([documents[i] for i in pending], deadline, timeout)
+                answer = self._request(kind, [documents[i] for i in pending], deadline, timeout)
                 for i, observation in zip(pending, answer.observations, strict=True):
                     observations[i] = observation
                 pending = [pending[i] for i in answer.retry]
                 if not pending:
                     return observations
 
-    def _request(self, cases: list[dict[str, Any]], deadline: float, timeout: float) -> Answer:
+    def _request(self, kind: RequestKind, cases: list[dict[str, Any]], deadline: float, timeout: float) -> Answer:
         """One request and its answer by `deadline` (the end of the call's `timeout`); the process is
         stopped after it when it says it is exiting."""
         self.requests += 1
@@ -359,14 +394,14 @@ class ProcessImplementation:
         try:
             if self.peer is None:
                 self._restart(deadline)
-            self.peer.send({"type": "run", "id": request, "cases": cases})
+            self.peer.send({"type": kind.type, "id": request, "cases": cases})
             remaining = max(0.0, deadline - time.monotonic())
-            waiting_for = f"answer to run request {request} ({len(cases)} case(s))"
+            waiting_for = f"answer to {kind.type.replace('_', ' ')} request {request} ({len(cases)} case(s))"
             if self.limits is None:
                 message = self.peer.receive(remaining, waiting_for, timeout)
             else:
                 message = self._guarded_receive(len(cases), remaining, waiting_for, timeout)
-            answer = self._answer(message, request, len(cases))
+            answer = self._answer(kind, message, request, len(cases))
         except ProtocolFault as e:
             raise e.failure(f"{self.label}: {e}{self._kill()}") from None
         if answer.exiting:
@@ -392,7 +427,7 @@ class ProcessImplementation:
                 raise ProtocolFault(limits.over_time(cases), OverLimit) from None
             raise
 
-    def _answer(self, answer: dict[str, Any], request: int, expected: int) -> Answer:
+    def _answer(self, kind: RequestKind, answer: dict[str, Any], request: int, expected: int) -> Answer:
         if answer.get("id") != request:
             raise ProtocolFault(f"answer carries id {answer.get('id')!r}, not {request}")
         if answer.get("type") == "error":
@@ -420,11 +455,10 @@ class ProcessImplementation:
         if expected and len(retry) == expected:
             raise ProtocolFault(f"the answer retries every case of request {request}: no progress")
         try:
-            return Answer([None if o is None else
-                           observation_from_json(o, f"$.observations[{i}]", position_free=self.position_free)
+            return Answer([None if o is None else kind.read(o, f"$.observations[{i}]")
                            for i, o in enumerate(observations)], retry, exiting)
         except CaseFormatError as e:
-            raise ProtocolFault(f"an answer breaks window-observation/1: {e}") from None
+            raise ProtocolFault(f"an answer breaks {kind.observation_format}: {e}") from None
 
     def _start(self, limit: float) -> Hello:
         """A new process and its hello within `limit` seconds; `ProtocolFault` when it cannot start."""

@@ -13,7 +13,7 @@ import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from window_contract.features import ALL_FEATURES
+from window_contract.features import DECLARABLE_FEATURES, JOIN_NAMES
 from window_contract.guards import DEFAULT_LIMITS, Limits, guarded
 from window_contract.implementation import (
     OPTIONAL_MEMBERS,
@@ -181,8 +181,12 @@ def _check_members(spec: str, impl: Implementation) -> None:
     features = impl.features
     if not isinstance(features, frozenset | set) or not all(isinstance(f, str) for f in features):
         raise ImplementationNotFound(f"{spec!r}: features must be a frozenset of feature names")
-    unknown = sorted(features - ALL_FEATURES)
+    unknown = sorted(features - DECLARABLE_FEATURES)
     if unknown:
         raise ImplementationNotFound(
             f"{spec!r} declares unknown features: {', '.join(unknown)} "
-            "(the names are those of window_contract.features.FEATURES)")
+            "(the names are those of window_contract.features.FEATURES and JOIN_FEATURES)")
+    joins = sorted(features & JOIN_NAMES)
+    if joins and not callable(getattr(impl, "run_joins", None)):
+        raise ImplementationNotFound(f"{spec!r} declares {', '.join(joins)} but has no run_joins(cases) to run "
+                                     "join cases with")

@@ -36,7 +36,7 @@ from window_contract.case import (
     Vocabulary,
 )
 from window_contract.facts import LONG_MAX, LONG_MIN
-from window_contract.features import FEATURES
+from window_contract.features import FEATURES, JOIN_FEATURES
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 BASE = "https://window-conformance.invalid/schemas/"
@@ -253,7 +253,7 @@ def hello_schema() -> dict[str, Any]:
             "protocol": {"const": "window-process/1", "description": "the protocol's version; the suite refuses "
                                                                      "any other"},
             "name": {"type": "string", "minLength": 1, "description": "the implementation's name in the report"},
-            "features": {"type": "array", "items": {"enum": list(FEATURES)}, "uniqueItems": True,
+            "features": {"type": "array", "items": {"enum": [*FEATURES, *JOIN_FEATURES]}, "uniqueItems": True,
                          "description": "the features it supports (docs/format.md, 'Features'); the suite sends "
                                         "only cases that need no other"},
             "position_free": {
@@ -294,12 +294,15 @@ def run_schema(observation: dict[str, Any]) -> dict[str, Any]:
     return bundled(schema, "window-case-1", case_schema(observation))
 
 
-def observations_schema(observation: dict[str, Any]) -> dict[str, Any]:
-    """`window-process-1-observations.schema.json`, holding the observation's schema."""
+def observations_schema(observation: dict[str, Any], name: str = "window-observation-1",
+                        file: str = "window-process-1-observations.schema.json",
+                        request: str = "run") -> dict[str, Any]:
+    """`window-process-1-observations.schema.json`, holding the observation's schema (`name`); with another
+    observation, the answer to another `request` (a join's, `join_schemas`)."""
     schema = {
         "$schema": DRAFT,
-        "$id": BASE + "window-process-1-observations.schema.json",
-        "title": "window-process/1 answer: one observation per case of a run request, on the process's stdout",
+        "$id": BASE + file,
+        "title": f"window-process/1 answer: one observation per case of a {request} request, on the process's stdout",
         "description": (
             "One line. Fewer or more observations than the request's cases, or one that breaks window-observation/1, "
             "is a failure to run every case of the request; a specification Flink rejects is an observation with an "
@@ -312,7 +315,7 @@ def observations_schema(observation: dict[str, Any]) -> dict[str, Any]:
         "properties": {
             "type": {"const": "observations"},
             "id": REQUEST_ID,
-            "observations": {"type": "array", "items": {"oneOf": [ref("window-observation-1"), {"type": "null"}]},
+            "observations": {"type": "array", "items": {"oneOf": [ref(name), {"type": "null"}]},
                              "description": "in the order of the request's cases; null exactly for the cases listed "
                                             "in retry"},
             "retry": {"type": "array", "items": {"type": "integer", "minimum": 0}, "uniqueItems": True, "default": [],
@@ -324,7 +327,7 @@ def observations_schema(observation: dict[str, Any]) -> dict[str, Any]:
                                        "usable); the suite starts the command again for the next request"},
         },
     }
-    return bundled(schema, "window-observation-1", observation)
+    return bundled(schema, name, observation)
 
 
 def corpus_schema() -> dict[str, Any]:

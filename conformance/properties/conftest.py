@@ -11,6 +11,7 @@ from conformance.evidence import NOT_APPLICABLE, FeatureTally
 from conformance.prefetch.plugin import POSITIONS
 from conformance.profiles import register_profiles, shrink_budget, shrinking_within
 from conformance.properties.harness import Suite
+from conformance.properties.joins import JoinSuite, session_join_suite
 from conformance.pytest_plugin import DEFAULT_IMPLEMENTATION
 from conformance.usage import guard_limits
 from strategies.situations import read_situations_with
@@ -31,6 +32,12 @@ def suite(request: pytest.FixtureRequest) -> Suite:
     read_situations_with(suite.situations)
     yield suite
     read_situations_with(None)
+
+
+@pytest.fixture(scope="session")
+def join_suite(request: pytest.FixtureRequest) -> JoinSuite:
+    """The suite's joins (`joins.py`): the implementation's `run_joins` and the reference's."""
+    return session_join_suite(request)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -8,6 +8,9 @@ reference's observation as `expected` (`window-case/1`), so that
 fails for the implementation that broke the property: the file names the property (`violates`) with what
 its rule compared the case with, and `replay --check` checks that property again. The reference runs
 here, in the run, because the reports only render.
+
+A join property's counterexample is a join case (`join-case/1`), saved as `*.join.json` with the reference's join
+observation as `expected`: `tests`, `replay` and the Flink runner read such files as `cases/joins/` holds them.
 """
 
 from __future__ import annotations
@@ -19,7 +22,10 @@ import re
 from conformance.runner.output import OutputFolder
 from conformance.runner.results import Failure, ImplementationResult, PropertyResult
 from window_contract.case import case_to_json
-from window_contract.case_json import case_from_json, violates_from_json
+from window_contract.case_json import JOIN_CASES_SUFFIX, case_from_json, violates_from_json
+from window_contract.join_case import JOIN_CASE_FORMAT, join_case_to_json
+from window_contract.join_case_json import join_cases_from_json
+from window_contract.join_observation import join_observation_to_json
 from window_contract.observation_json import observation_to_json
 from window_contract.registry import load_implementation
 
@@ -31,12 +37,12 @@ def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "x"
 
 
-def unique_name(stem: str, used: set[str]) -> str:
+def unique_name(stem: str, used: set[str], suffix: str = ".json") -> str:
     """`stem.json`, or `stem-2.json`... when Hypothesis found several distinct failures."""
-    name, n = f"{stem}.json", 1
+    name, n = f"{stem}{suffix}", 1
     while name in used:
         n += 1
-        name = f"{stem}-{n}.json"
+        name = f"{stem}-{n}{suffix}"
     used.add(name)
     return name
 
@@ -51,17 +57,32 @@ def save_counterexamples(
     not_run = [prop.case_not_run for impl in implementations for prop in impl.properties if prop.case_not_run]
     if not failures and not not_run:
         return implementations
-    cases = [case_from_json(document) for document in [failure.case for failure in failures] + not_run]
-    answers = iter(zip(cases, load_implementation("reference").run(cases), strict=True))
+    joins = [failure for failure in failures if is_join_case(failure.case)]
+    cases = [case_from_json(document) for document in [f.case for f in failures if not is_join_case(f.case)] + not_run]
+    reference = load_implementation("reference")
+    answers = iter(zip(cases, reference.run(cases), strict=True))
+    join_cases = [join_cases_from_json(failure.case)[0] for failure in joins]
+    join_answers = iter(zip(join_cases, reference.run_joins(join_cases), strict=True))
     used: set[str] = set()
 
     def saved(impl: ImplementationResult, prop: PropertyResult, failure: Failure) -> Failure:
+        if is_join_case(failure.case):
+            return saved_join(impl, prop, failure)
         case, observation = next(answers)
         name = unique_name(f"{slug(impl.name)}--{slug(prop.property)}", used)
         named = dataclasses.replace(case, name=case.name or f"{prop.property} on {impl.name}", expected=observation,
                                     violates=violates_from_json(failure.violates or {"property": prop.property}))
         out.file(f"{FOLDER}/{name}").write_text(json.dumps(case_to_json(named), indent=2) + "\n", encoding="utf-8")
         return dataclasses.replace(failure, reference=observation_to_json(observation), case_file=f"{FOLDER}/{name}")
+
+    def saved_join(impl: ImplementationResult, prop: PropertyResult, failure: Failure) -> Failure:
+        case, observation = next(join_answers)
+        name = unique_name(f"{slug(impl.name)}--{slug(prop.property)}", used, JOIN_CASES_SUFFIX)
+        named = dataclasses.replace(case, name=case.name or f"{prop.property} on {impl.name}", expected=observation)
+        out.file(f"{FOLDER}/{name}").write_text(json.dumps(join_case_to_json(named), indent=2) + "\n",
+                                                encoding="utf-8")
+        return dataclasses.replace(failure, reference=join_observation_to_json(observation),
+                                   case_file=f"{FOLDER}/{name}")
 
     def with_failures(impl: ImplementationResult, prop: PropertyResult) -> PropertyResult:
         return dataclasses.replace(prop, failures=tuple(saved(impl, prop, f) for f in prop.failures))
@@ -80,3 +101,7 @@ def save_counterexamples(
     properties = [[with_failures(impl, prop) for prop in impl.properties] for impl in implementations]
     return [dataclasses.replace(impl, properties=tuple(with_case_not_run(impl, prop) for prop in props))
             for impl, props in zip(implementations, properties, strict=True)]
+
+
+def is_join_case(document: dict) -> bool:
+    return document.get("format") == JOIN_CASE_FORMAT

@@ -8,7 +8,9 @@ in its group, then neither answers nor reads its input) (or none). With ONCE_FIL
 that creates that file, so a process started again behaves; busy is busy in every process (a run starts
 one to say hello before its test session starts another), and its process names ONCE_FILE in its command
 line.
-Some modes are no fault: `position_free` says it is position-free and answers without positions, firing
+It declares the reference's features, the joins' among them, and answers `run_joins` requests (join cases) with
+the reference's join observations, under the same faults. Mode `windows_only` declares the window features only,
+as a process written before the joins does. Some modes are no fault: `position_free` says it is position-free and answers without positions, firing
 watermarks and input watermarks; `retry_once` leaves its first request's last case to retry, as real
 Flink does with the cases after one that never ends; `exiting` ends after each answer, saying so.
 """
@@ -24,6 +26,9 @@ import time
 from window_contract import load_implementation
 from window_contract.case_json import cases_from_json
 from window_contract.equivalence import without_positions
+from window_contract.features import ALL_FEATURES
+from window_contract.join_case_json import join_cases_from_json
+from window_contract.join_observation import join_observation_to_json
 from window_contract.observation_json import observation_to_json
 
 fault = sys.argv[1] if len(sys.argv) > 1 else "none"
@@ -34,7 +39,7 @@ if len(sys.argv) > 2 and fault != "busy":
         fault = "none"
 
 reference = load_implementation("reference")
-features = sorted(reference.features)
+features = sorted(reference.features & ALL_FEATURES if fault == "windows_only" else reference.features)
 if fault == "slow_hello":
     time.sleep(3600)
 print(json.dumps({"type": "hello", "protocol": "window-process/1", "name": "python-peer",
@@ -43,11 +48,15 @@ print(json.dumps({"type": "hello", "protocol": "window-process/1", "name": "pyth
 retried = False
 for line in sys.stdin:
     request = json.loads(line)
-    cases = cases_from_json({"cases": request["cases"]})
-    observed = reference.run(cases)
-    if fault == "position_free":
-        observed = [without_positions(o, firing_watermarks=False, watermarks=False) for o in observed]
-    observations = [observation_to_json(o) for o in observed]
+    if request["type"] == "run_joins":
+        cases = join_cases_from_json({"cases": request["cases"]})
+        observations = [join_observation_to_json(o) for o in reference.run_joins(cases)]
+    else:
+        cases = cases_from_json({"cases": request["cases"]})
+        observed = reference.run(cases)
+        if fault == "position_free":
+            observed = [without_positions(o, firing_watermarks=False, watermarks=False) for o in observed]
+        observations = [observation_to_json(o) for o in observed]
     print(f"python-peer: request {request['id']} with {len(cases)} case(s), fault {fault}", file=sys.stderr,
           flush=True)
     if fault == "hang":

@@ -288,3 +288,17 @@ class FailsOnItsSecondCall(ReferenceImplementation):
         if self.calls == 2:
             raise RuntimeError("the second call")
         return super().run(cases)
+
+
+class EarlyPairs(ReferenceImplementation):
+    """The reference, except that every pair of an interval join is stamped one before the larger of its two
+    timestamps."""
+
+    def __init__(self) -> None:
+        super().__init__(name="early-pairs")
+
+    def run_joins(self, cases):
+        return [dataclasses.replace(o, outputs=tuple(dataclasses.replace(p, timestamp=p.timestamp - 1)
+                                                     for p in o.outputs))
+                if type(case.join).__name__ == "IntervalJoin" else o
+                for case, o in zip(cases, super().run_joins(cases), strict=True)]

@@ -1,0 +1,157 @@
+"""How the join properties (`test_joins.py`) send join cases (`join-case/1`) to an implementation that declares
+joins, and report a broken rule.
+
+An implementation declares the joins it runs (`join.window`, `join.cogroup`, `join.interval`:
+`window_contract.features.JOIN_FEATURES`) and answers them through `run_joins(cases)`. The `JoinSuite` sends it
+only the join cases whose features it declares (`join_required_features`); a property none of whose examples had
+such a case sent nothing, and the run reports it as not applicable, never as passed (`tally` counts no case).
+
+An implementation whose every call costs a job (`costly_calls`: Spark, Flink) is prefetched as the window
+properties are (`conformance.prefetch`), in this suite's own small way: before the first join property runs, every
+join property the session selected runs once with the reference answering, every case it sends is noted, and the
+implementation answers all of them in one `run_joins` call; the properties then run for real from those answers
+(the `ci` profile draws the same examples twice; other profiles get one seed for both passes). A case not fetched
+(Hypothesis shrinking a difference) costs a call of its own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+from collections.abc import Callable, Sequence
+
+import pytest
+from hypothesis import note, seed, settings
+
+from conformance.evidence import FeatureTally, JoinPropertyViolation
+from window_contract.features import JOIN_NAMES, join_required_features
+from window_contract.implementation import REQUEST_TIMEOUT, CouldNotRun, Implementation, failure_to_run, run_within
+from window_contract.join_case import JoinCase, join_case_to_json
+from window_contract.join_observation import JoinObservation, join_difference
+
+#: A join rule's check of one case: `None` when it holds, else what is wrong, in one sentence.
+JoinCheck = Callable[[JoinCase, JoinObservation], str | None]
+
+#: The join properties (their Hypothesis tests), for the prefetching pass: `join_property` adds each.
+JOIN_PROPERTIES: list[Callable] = []
+
+
+def join_property(test: Callable) -> Callable:
+    """Mark a Hypothesis test as a join property (prefetched with the others: the module's docstring)."""
+    JOIN_PROPERTIES.append(test)
+    return test
+
+
+class RunJoins:
+    """An implementation's `run_joins` as a `run`, so that `run_within` keeps the request timeout over it."""
+
+    def __init__(self, impl: Implementation) -> None:
+        self.name, self.run = impl.name, impl.run_joins
+
+
+class JoinSuite:
+    """The implementation's joins and the reference's, as the join properties use them."""
+
+    def __init__(self, impl: Implementation, reference: Implementation, timeout: float = REQUEST_TIMEOUT) -> None:
+        self.impl, self.reference, self.timeout = impl, reference, timeout
+        self._expected: dict[JoinCase, JoinObservation] = {}
+        self._fetched: dict[JoinCase, JoinObservation] = {}
+        self._noted: dict[JoinCase, None] | None = None
+
+    @property
+    def joins(self) -> frozenset[str]:
+        """The joins the implementation declares."""
+        return self.impl.features & JOIN_NAMES
+
+    def fits(self, case: JoinCase) -> bool:
+        return join_required_features(case) <= self.impl.features
+
+    def run(self, cases: Sequence[JoinCase], tally: FeatureTally) -> list[JoinObservation]:
+        """One `run_joins` call of the cases the implementation supports (the caller keeps only those)."""
+        cases = list(cases)
+        assert all(map(self.fits, cases)), "the suite built a join case the implementation does not support"
+        tally.add(cases)
+        if self._noted is not None:  # the prefetching pass: the reference answers
+            self._noted.update(dict.fromkeys(cases))
+            return self.expected(cases)
+        missing = [c for c in dict.fromkeys(cases) if c not in self._fetched]
+        if missing:
+            self._fetched.update(zip(missing, self.request(missing), strict=True))
+        return [self._fetched[c] for c in cases]
+
+    def request(self, cases: list[JoinCase]) -> list[JoinObservation]:
+        """The implementation's observations, within the request timeout; a failure to run stops the test."""
+        try:
+            observations = run_within(RunJoins(self.impl), cases, self.timeout)
+        except Exception as e:
+            reason = failure_to_run(e)
+            if reason is None:
+                raise JoinPropertyViolation("run_joins(cases) gives an observation for every case without raising",
+                                            cases[0], None, f"{type(e).__name__}: {e}") from e
+            raise CouldNotRun(f"{self.impl.name} could not run: {reason}") from e
+        if len(observations) != len(cases) or not all(isinstance(o, JoinObservation) for o in observations):
+            raise JoinPropertyViolation("run_joins(cases) gives one join observation per case, in order", cases[0],
+                                        None, f"{len(cases)} cases, answered with {observations!r:.200}")
+        return list(observations)
+
+    def expected(self, cases: Sequence[JoinCase]) -> list[JoinObservation]:
+        """The reference's observations, each case's computed once in the session."""
+        missing = list(dict.fromkeys(c for c in cases if c not in self._expected))
+        if missing:
+            self._expected.update(zip(missing, self.reference.run_joins(missing), strict=True))
+        return [self._expected[c] for c in cases]
+
+    def prefetch(self, tests: Sequence[Callable]) -> None:
+        """Run `tests` with the reference answering, then fetch every case they sent in one call."""
+        if not settings.default.derandomize:
+            chosen = random.randrange(2**32)
+            for test in tests:
+                seed(chosen)(test)
+        self._noted = {}
+        try:
+            for test in tests:
+                with contextlib.suppress(Exception):  # the reference's own failures show in the real pass
+                    test(join_suite=self, tally=FeatureTally())
+            noted = list(self._noted)
+        finally:
+            self._noted = None
+        if noted:
+            self._fetched.update(zip(noted, self.request(noted), strict=True))
+
+
+def session_join_suite(request: pytest.FixtureRequest) -> JoinSuite:
+    """The session's `JoinSuite` over the `suite` fixture's implementation, prefetched when its calls cost a job."""
+    suite = request.getfixturevalue("suite")
+    joins = JoinSuite(suite.impl, suite.reference, suite.timeout)
+    if joins.joins and suite.impl.costly_calls:
+        selected = [item.obj for item in request.session.items
+                    if getattr(item, "obj", None) in JOIN_PROPERTIES]
+        joins.prefetch(selected)
+    return joins
+
+
+def check_join_cases(rule: str, cases: Sequence[JoinCase], observations: Sequence[JoinObservation],
+                     check: JoinCheck) -> None:
+    """Raise for the first case whose observation breaks `rule`."""
+    for case, observation in zip(cases, observations, strict=True):
+        problem = check(case, observation)
+        if problem:
+            raise join_violation(rule, case, observation, problem)
+
+
+def join_violation(rule: str, case: JoinCase, actual: JoinObservation, detail: str,
+                   expected: JoinObservation | None = None) -> JoinPropertyViolation:
+    note(f"the join case, as JSON:\n{join_case_to_json(case)}")
+    return JoinPropertyViolation(rule, case, actual, detail, expected)
+
+
+JOIN_DIFFERENTIAL_RULE = "the implementation's join observation is equivalent to the reference's"
+
+
+def compare_joins_with_reference(suite: JoinSuite, tally: FeatureTally, cases: Sequence[JoinCase]) -> None:
+    """The differential rule over join cases: one call; the first case that differs is reported with both."""
+    for case, got in zip(cases, suite.run(cases, tally), strict=True):
+        expected = suite.expected([case])[0]
+        detail = join_difference(expected, got)
+        if detail:
+            raise join_violation(JOIN_DIFFERENTIAL_RULE, case, got, detail, expected)
