@@ -11,12 +11,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from reference.errors import InvalidSpec, JobFailure
 from reference.implementation import simulate
 from reference.interval_join import IntervalJoinOperator
-from reference.javalong import LONG_MAX
 from reference.watermarks.inputs import OperatorInputs
 from window_contract.case import Case, EndOfChannel, Global, Record, Watermark, WatermarkStatus
 from window_contract.join_case import IntervalJoin, JoinCase
@@ -95,19 +92,10 @@ def simulate_interval_join(case: JoinCase) -> JoinObservation:
             elif isinstance(event, EndOfChannel):
                 inputs_of_side.end_channel(event.channel)
         collector.at = len(case.events)
-        if case.end_of_input:
+        if case.end_of_input:  # an input whose channels all ended, or whose valve is at the end already, adds nothing
             for side in SIDES:
-                if inputs[side].open_channels and inputs[side].valve.last_output_watermark < LONG_MAX:
-                    inputs[side].end_of_input()
+                inputs[side].end_of_input()
     except JobFailure as e:
         return collector.observation(Error("runtime", str(e), e.rules))
     return collector.observation()
 
-
-class ReferenceJoinImplementation:
-    """The executable reference model of Flink 2.3's DataStream joins."""
-
-    name = "reference"
-
-    def run(self, cases: Sequence[JoinCase]) -> list[JoinObservation]:
-        return [simulate_join(case) for case in cases]

@@ -13,7 +13,12 @@ towards a few records of one key and the watermarks that matter.
   input's watermark holding the other's back, and records behind it late on one side only);
 - `AtWatermark`: a record of one input at the highest watermark either input has had, or one either side: late
   on its side or just not (an interval join's `ts < watermark`, a window's cleanup);
-- `Status`: an input's channel goes idle or active again.
+- `Status`: an input's channel goes idle or active again; `Idle`: every channel of an input goes idle (an idle
+  side: with both idle, the operator's watermark is the higher of the two);
+- `MarkAtCleanup`: both inputs' watermark, on every channel, at the cleanup time of one input's last record (an
+  interval join's `ts + relativeUpper`, or `ts` when that bound is not positive; a window's end), or one either side,
+  and perhaps a partner of the other input at exactly that time: the watermark whose timer removes the record, and
+  a partner still on time but too late to find it.
 
 Values are the step's index: each record tells which step made it.
 """
@@ -124,7 +129,19 @@ class Status:
     channel: int
 
 
-Step = Arrive | AtBound | AtWatermark | Mark | Status
+@dataclass(frozen=True)
+class Idle:
+    input: Side
+
+
+@dataclass(frozen=True)
+class MarkAtCleanup:
+    input: Side
+    off: int
+    partner: bool
+
+
+Step = Arrive | AtBound | AtWatermark | Mark | Status | Idle | MarkAtCleanup
 
 _sides = st.sampled_from(SIDES)
 _channels = st.integers(0, 1)
@@ -133,7 +150,9 @@ steps = st.one_of(
     st.builds(AtBound, _sides, st.booleans(), st.integers(-1, 1), _channels),
     st.builds(AtWatermark, _sides, st.integers(-1, 1), _channels),
     st.builds(Mark, _sides, st.integers(0, 3), _channels, st.booleans()),
-    st.builds(Status, _sides, st.booleans(), _channels))
+    st.builds(Status, _sides, st.booleans(), _channels),
+    st.builds(Idle, _sides),
+    st.builds(MarkAtCleanup, _sides, st.integers(-1, 1), st.booleans()))
 
 
 def _offset(join: JoinSpec, side: Side, upper: bool) -> int:
@@ -145,13 +164,23 @@ def _offset(join: JoinSpec, side: Side, upper: bool) -> int:
     return -join.lower if upper else -join.upper
 
 
+def _cleanup(join: JoinSpec, side: Side, ts: int) -> int:
+    """When a record of `side` at `ts` is removed: `IntervalJoinOperator`'s cleanup timer (its bounds made
+    inclusive), or the end of a window join's window."""
+    if isinstance(join, WindowJoin):
+        return ts + _offset(join, side, True)
+    lower, upper = join.lower + join.lower_exclusive, join.upper - join.upper_exclusive
+    relative_upper = upper if side == "left" else -lower
+    return ts + relative_upper if relative_upper > 0 else ts
+
+
 def play(join: JoinSpec, channels: dict[Side, int], drawn: list[Step]) -> tuple[JoinEvent, ...]:
     """The events `drawn` stands for; a channel beyond an input's is its last one."""
     clock, highest_mark = 0, None
     last: dict[Side, tuple[str, int] | None] = {"left": None, "right": None}
     events = []
     for index, step in enumerate(drawn):
-        channel = min(step.channel, channels[step.input] - 1)
+        channel = min(getattr(step, "channel", 0), channels[step.input] - 1)
         match step:
             case Arrive(side, key, advance, behind, _):
                 clock += advance
@@ -175,6 +204,17 @@ def play(join: JoinSpec, channels: dict[Side, int], drawn: list[Step]) -> tuple[
                 events += [JoinEvent(side, Watermark(clock - lag, c)) for c in marked]
             case Status(side, idle, _):
                 events.append(JoinEvent(side, WatermarkStatus(channel, idle)))
+            case Idle(side):
+                events += [JoinEvent(side, WatermarkStatus(c, True)) for c in range(channels[side])]
+            case MarkAtCleanup(side, off, partner) if last[side] is not None:
+                key, ts = last[side]
+                cleanup = _cleanup(join, side, ts)
+                highest_mark = cleanup + off if highest_mark is None else max(highest_mark, cleanup + off)
+                events += [JoinEvent(s, Watermark(cleanup + off, c)) for s in SIDES for c in range(channels[s])]
+                if partner:
+                    other: Side = "right" if side == "left" else "left"
+                    last[other] = (key, cleanup)
+                    events.append(JoinEvent(other, Record(key, index, cleanup, 0)))
     return tuple(events)
 
 

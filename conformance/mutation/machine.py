@@ -58,6 +58,8 @@ from conformance.profiles import PROFILES
 from window_contract import facts
 from window_contract.case import Case
 from window_contract.equivalence import equivalent
+from window_contract.join_case import JoinCase
+from window_contract.join_observation import JoinObservation, join_equivalent
 from window_contract.observation import Observation
 
 EQUIVALENT_FILE = Path(__file__).resolve().parent / "equivalent.toml"
@@ -187,9 +189,10 @@ def _reference_kept() -> Iterator[None]:
                 setattr(kept[parent], child, module)
 
 
-def _outcome(impl, case: Case) -> Observation | str:
+def _outcome(impl, case: Case | JoinCase) -> Observation | JoinObservation | str:
+    """The reference's observation of a window case, or of a join case (`run_joins`), or the crash."""
     try:
-        return impl.run([case])[0]
+        return (impl.run_joins if isinstance(case, JoinCase) else impl.run)([case])[0]
     except Exception as e:  # a crash is an outcome to compare, not a failure of the run
         return f"{type(e).__name__}: {e}"
 
@@ -260,6 +263,7 @@ def judge(baseline: Baseline, mutant: MachineMutant, chosen: list[int]) -> tuple
     for i in chosen:
         expected, actual = baseline.observations[i], _outcome(impl, baseline.cases[i])
         same = (actual == expected if isinstance(expected, str) or isinstance(actual, str)
+                else join_equivalent(actual, expected) if isinstance(expected, JoinObservation)
                 else equivalent(actual, expected))
         if not same:
             shown = actual if isinstance(actual, str) else "a different observation"

@@ -2,10 +2,12 @@
 every case of `cases/`, drawn once.
 
 The suite runs (in a `pytest` process) against `RecordingReference`, the reference that also writes each
-case it is asked about to a JSON-lines file. With a derandomized profile (`ci`) Hypothesis draws the
-examples from each property test's source, so a run against any implementation that agrees with the
-reference sends exactly these cases: a mutant the corpus does not kill is one the suite would not kill
-by a difference of observations either (a property that checks an invariant on its own may still).
+case it is asked about to a JSON-lines file: window cases to `cases-<pid>.jsonl`, the join properties' join cases
+(`join-case/1`) to `joins-<pid>.jsonl`; the join cases of `cases/**/*.join.json` join them. With a derandomized
+profile (`ci`) Hypothesis draws the examples from each property test's source, so a run against any
+implementation that agrees with the reference sends exactly these cases: a mutant the corpus does not kill is one
+the suite would not kill by a difference of observations either (a property that checks an invariant on its own
+may still).
 """
 
 from __future__ import annotations
@@ -19,7 +21,10 @@ from pathlib import Path
 
 from conformance.committed import committed
 from window_contract.case import Case, case_to_json
-from window_contract.case_json import case_files, case_from_json, load_cases
+from window_contract.case_json import JOIN_CASES_SUFFIX, case_files, case_from_json, load_cases
+from window_contract.join_case import JoinCase, join_case_to_json
+from window_contract.join_case_json import join_cases_from_json, load_join_cases
+from window_contract.join_observation import JoinObservation
 from window_contract.observation import Observation
 from window_contract.validation import CaseFormatError
 
@@ -38,12 +43,19 @@ class RecordingReference:
 
         self._reference = ReferenceImplementation()
         self.name, self.features = "reference", self._reference.features
-        self._file = Path(os.environ[RECORD_TO]) / f"cases-{os.getpid()}.jsonl"
+        self._folder = Path(os.environ[RECORD_TO])
 
     def run(self, cases: Sequence[Case]) -> list[Observation]:
-        with self._file.open("a", encoding="utf-8") as out:
-            out.writelines(json.dumps(case_to_json(c)) + "\n" for c in cases)
+        self._note("cases", [case_to_json(c) for c in cases])
         return self._reference.run(cases)
+
+    def run_joins(self, cases: Sequence[JoinCase]) -> list[JoinObservation]:
+        self._note("joins", [join_case_to_json(c) for c in cases])
+        return self._reference.run_joins(cases)
+
+    def _note(self, kind: str, documents: list[dict]) -> None:
+        with (self._folder / f"{kind}-{os.getpid()}.jsonl").open("a", encoding="utf-8") as out:
+            out.writelines(json.dumps(d) + "\n" for d in documents)
 
 
 def record_suite_cases(directory: Path, profile: str = "ci", workers: int = 2) -> None:
@@ -60,15 +72,21 @@ def record_suite_cases(directory: Path, profile: str = "ci", workers: int = 2) -
                            f"{done.stdout[-3000:]}{done.stderr[-2000:]}")
 
 
-def read_corpus(directory: Path) -> list[Case]:
-    """The recorded cases, then every case of `cases/`, each once, in a fixed order."""
-    lines = sorted({line for f in directory.glob("cases-*.jsonl")
-                    for line in f.read_text(encoding="utf-8").splitlines()})
-    recorded = [case_from_json(json.loads(line)) for line in lines]
-    files = []
-    for f in sorted(case_files([CASE_FILES])):
+def read_corpus(directory: Path) -> list[Case | JoinCase]:
+    """The recorded cases, then every case of `cases/`, then the recorded join cases and every join case of
+    `cases/`, each once, in a fixed order."""
+    recorded = [case_from_json(json.loads(line)) for line in _lines(directory, "cases")]
+    joins = [join_cases_from_json(json.loads(line))[0] for line in _lines(directory, "joins")]
+    files: list[Case | JoinCase] = []
+    for f in sorted(case_files([CASE_FILES])) + sorted(CASE_FILES.rglob(f"*{JOIN_CASES_SUFFIX}")):
         try:
-            files += load_cases(f)
+            files += load_join_cases(f) if f.name.endswith(JOIN_CASES_SUFFIX) else load_cases(f)
         except CaseFormatError as e:  # the case-file tests fail on it; the corpus goes on without it
             print(f"corpus: left out {f.relative_to(CASE_FILES.parent)}: {str(e)[:200]}", file=sys.stderr)
-    return list(dict.fromkeys(recorded + files))
+    return list(dict.fromkeys(recorded + joins + files))
+
+
+def _lines(directory: Path, kind: str) -> list[str]:
+    """The recorded documents of `kind` (`cases`, `joins`), each once, sorted."""
+    return sorted({line for f in directory.glob(f"{kind}-*.jsonl")
+                   for line in f.read_text(encoding="utf-8").splitlines()})

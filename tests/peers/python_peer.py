@@ -10,9 +10,10 @@ one to say hello before its test session starts another), and its process names 
 line.
 It declares the reference's features, the joins' among them, and answers `run_joins` requests (join cases) with
 the reference's join observations, under the same faults. Mode `windows_only` declares the window features only,
-as a process written before the joins does. Some modes are no fault: `position_free` says it is position-free and answers without positions, firing
-watermarks and input watermarks; `retry_once` leaves its first request's last case to retry, as real
-Flink does with the cases after one that never ends; `exiting` ends after each answer, saying so.
+as a process written before the joins does. Some modes are no fault: `position_free` says it is position-free
+and answers without positions, firing watermarks and input watermarks; `retry_once` leaves its first request's last
+case to retry, as real Flink does with the cases after one that never ends; `exiting` ends after each answer, saying
+so.
 """
 
 from __future__ import annotations
