@@ -6,12 +6,12 @@ The steps: ruff (early: it takes seconds); the unit tests (every test but those 
 engine whose manifest has one (`conformance.manifest`, `[ci]`), in its `order`: the property suite under the `ci`
 profile for the implementations the suite is written against (reference, Spark, real Flink, which replay the
 committed cases and the corpus they declare the features of), and for each engine under test its test file's
-`engine_suite` tests (the suite against the engine with the budget of its manifest, held to its divergence list);
-a census sample on the engines whose manifests give one (cases drawn with another seed, each difference
-attributed to the listed divergences: anything unexplained fails); the mutation check (every mutant of the
-reference must die with the ci profile); the engine mutants (bugs injected into each engine's dialect of the
-reference on a census sample: no list may explain one on more than a tenth of the cases it changes,
-docs/mutation.md); and a fixed sample of the machine's mutants of reference/ (the whole run, which holds the 97%
+`engine_suite` tests (the suite against the engine with the budget of its manifest, held to its divergence list),
+beside the engine mutants (bugs injected into each engine's dialect of the reference on a census sample: no list
+may explain one on more than a tenth of the cases it changes, docs/mutation.md) and a census sample on the engines
+whose manifests give one (cases drawn with another seed, each difference attributed to the listed divergences:
+anything unexplained fails); the mutation check (every mutant of the reference must die with the ci profile); and
+a fixed sample of the machine's mutants of reference/ (the whole run, which holds the 97%
 target, is tox's `mutation-machine`).
 
 A command is an argument list whose `python` is the interpreter that runs the step (`./dev test`'s `.venv`, tox's
@@ -68,8 +68,9 @@ class Step:
     skip_install: bool = False
     deps: tuple[str, ...] = ()
     in_tox_env_list: bool = True
-    #: Its processes hold one conversation with an engine at a time, each side waiting on the other: it runs beside
-    #: the steps of this kind next to it, `BESIDE` at a time, its output shown whole when it ends.
+    #: It keeps about one core busy (one process, or processes holding one conversation with an engine at a time, each
+    #: side waiting on the other): it runs beside the steps of this kind next to it, `BESIDE` at a time, its output
+    #: shown whole when it ends.
     beside: bool = False
 
 
@@ -100,11 +101,13 @@ def census_step() -> Step:
                 "a census sample of the engines that answer fastest: every difference attributed to their lists",
                 tuple(("python", "-m", "conformance", "census", "--impl", e.name, "--cases", str(e.ci.census),
                        "--seed", str(CENSUS_SEED), "--out", f"{{out}}/{e.name}") for e in sampled),
-                _parts(sampled))
+                _parts(sampled), beside=True)
 
 
 def steps() -> list[Step]:
-    """Every step of `./dev test`, in order."""
+    """Every step of `./dev test`, in order: the engines' steps of one core each, the census sample and the engine
+    mutants run two at a time, the longest (the engine mutants) first, so that the two end together."""
+    engine_steps = [engine_step(engine) for engine in ci_engines()]
     return [
         Step("lint", "lint", "ruff", (("python", "-m", "ruff", "check", "."),), skip_install=True,
              deps=("ruff>=0.5",)),
@@ -113,14 +116,15 @@ def steps() -> list[Step]:
         Step("unit tests", "tests", "unit tests of every package, the case files, the report in a browser",
              ((*PYTEST, "tests", "-n", "2", "--durations=25", "-m", f"not {ENGINE_SUITE}"),),
              _parts(list(engines().values())), takes_arguments=True),
-        *map(engine_step, ci_engines()),
-        census_step(),
-        Step("mutation check", "mutation", "every mutant of the reference must be killed by the generated cases",
-             (("python", "-m", "conformance.mutation", "--profile", "ci"),), takes_arguments=True),
+        *(step for step in engine_steps if not step.beside),
         Step("engine mutants", "mutation-engines",
              "bugs injected into each engine's dialect of the reference must stay unexplained by its divergence list",
              (("python", "-m", "conformance.mutation.engines"),), _parts(list(engines().values())),
-             takes_arguments=True),
+             takes_arguments=True, beside=True),
+        census_step(),
+        *(step for step in engine_steps if step.beside),
+        Step("mutation check", "mutation", "every mutant of the reference must be killed by the generated cases",
+             (("python", "-m", "conformance.mutation", "--profile", "ci"),), takes_arguments=True),
         Step("machine mutation sample", "mutation-machine-sample",
              "a fixed sample of the machine's mutants of reference/ (tox -e mutation-machine runs them all)",
              (("python", "-m", "conformance.mutation.machine", "--sample", "200", "--target", "0.9"),),

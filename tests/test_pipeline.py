@@ -30,14 +30,17 @@ ENGINE_STEPS = ("reference", "spark", "flink", "pyflink-python", "spark-streamin
 
 
 def test_every_step_runs_in_its_order_lint_first_and_the_mutation_checks_last():
-    """Every step `./dev test` ran before still runs, in its order; an engine added since has its step among the
-    engines'."""
+    """Every step `./dev test` ran before still runs: the engines' in their order, the engine mutants and the census
+    sample first among those of one core; an engine added since has its step among the engines'."""
     names = [step.name for step in steps()]
     assert names[:2] == ["lint", "unit tests"]
-    assert names[-4:] == ["census sample", "mutation check", "engine mutants", "machine mutation sample"]
-    assert [name for name in names[2:-4] if name.removeprefix("suite ") in ENGINE_STEPS] == \
+    assert names[-2:] == ["mutation check", "machine mutation sample"]
+    engine_steps = [name for name in names[2:-2] if name not in ("engine mutants", "census sample")]
+    assert [name for name in engine_steps if name.removeprefix("suite ") in ENGINE_STEPS] == \
         [f"suite {name}" for name in ENGINE_STEPS]
-    assert all(name.startswith("suite ") for name in names[2:-4])
+    assert all(name.startswith("suite ") for name in engine_steps)
+    assert names.index("engine mutants") + 1 == names.index("census sample") == \
+        next(i for i, step in enumerate(steps()) if step.beside) + 1
     assert len({step.env for step in steps()}) == len(names)
 
 
@@ -83,10 +86,12 @@ def test_a_manifest_that_breaks_its_format_is_refused_naming_its_file(tmp_path, 
     assert message in str(refused.value) and "\n" not in str(refused.value)
 
 
-def test_the_engine_steps_that_run_their_test_file_run_beside_each_other():
-    """Each of them holds one conversation with its engine at a time: they run two at a time, in one group."""
+def test_the_steps_of_one_core_run_beside_each_other():
+    """The engine mutants and the census sample (one process each), and the engines' steps that run their test file
+    (each holds one conversation with its engine at a time): they run two at a time, in one group."""
     beside = [step.name for step in steps() if step.beside]
-    assert beside == [f"suite {e.name}" for e in ci_engines() if e.ci.test] and len(beside) >= 10
+    assert beside == ["engine mutants", "census sample", *(f"suite {e.name}" for e in ci_engines() if e.ci.test)]
+    assert len(beside) >= 12
     assert beside in [[step.name for step in group] for group in _groups(steps())]
 
 
