@@ -55,8 +55,9 @@ commands = python -m conformance run {posargs:--impl reference --impl spark --fo
 @dataclass(frozen=True)
 class Step:
     """One step: its `name` (printed with its time), its tox environment `env`, its `commands`, the setup `parts`
-    it needs (`./dev setup`'s), whether `./dev test`'s arguments go to it, and tox's `description`, `extras`
-    (None: the environment's parts'), `skip_install` and `deps`, and whether tox runs it by default."""
+    it needs (`./dev setup`'s), whether tox's `{posargs}` go to its commands (`takes_arguments`; `./dev test`'s
+    own arguments go to the unit tests' alone), and tox's `description`, `extras` (None: the environment's
+    parts'), `skip_install` and `deps`, and whether tox runs it by default."""
 
     name: str
     env: str
@@ -74,6 +75,8 @@ class Step:
     beside: bool = False
 
 
+#: The step `./dev test`'s arguments go to (pytest's, as `./dev test -k x`).
+UNIT_TESTS = "unit tests"
 #: How many `beside` steps run at a time: one a core of the CI machine.
 BESIDE = 2
 
@@ -113,7 +116,7 @@ def steps() -> list[Step]:
              deps=("ruff>=0.5",)),
         # Two pytest-xdist workers (the CI machine's two cores), each with its own Spark session and Flink runner:
         # this also keeps `pytest -n` working. The slowest tests are listed, so that a slow one is seen.
-        Step("unit tests", "tests", "unit tests of every package, the case files, the report in a browser",
+        Step(UNIT_TESTS, "tests", "unit tests of every package, the case files, the report in a browser",
              ((*PYTEST, "tests", "-n", "2", "--durations=25", "-m", f"not {ENGINE_SUITE}"),),
              _parts(list(engines().values())), takes_arguments=True),
         *(step for step in engine_steps if not step.beside),
@@ -175,7 +178,7 @@ def _run_step(step: Step, arguments: list[str], failed: threading.Event, shown_a
     with tempfile.TemporaryDirectory() as out, tempfile.TemporaryFile("w+", errors="replace") as output:
         for command in step.commands:
             argv = [sys.executable if arg == "python" else arg.replace("{out}", out) for arg in command]
-            if step.name == "unit tests":
+            if step.name == UNIT_TESTS:
                 argv += arguments
             code, seconds = _call(argv, output if shown_at_end else None)
             cpu += seconds
