@@ -33,7 +33,10 @@ from typing import IO
 
 from conformance.manifest import CENSUS_SEED, Engine, ci_engines, engines
 from engines.venv_engines import python_variable
+from window_contract.registry import load_implementation
 
+#: The implementation whose suite's step draws the tests others replay.
+REFERENCE = "reference"
 #: The marker of the tests that are an engine's own step (pyproject.toml registers it).
 ENGINE_SUITE = "engine_suite"
 PYTEST = ("python", "-m", "pytest")
@@ -69,6 +72,11 @@ class Step:
     skip_install: bool = False
     deps: tuple[str, ...] = ()
     in_tox_env_list: bool = True
+    #: A property suite's step that shares the drawing of the tests (`docs/prefetch.md`): `draws` (each test it
+    #: claims first, writing its recording) or `replays` (an implementation with the reference's features after the
+    #: reference's step: every test's recording is there, so it draws none, in one process that fetches every
+    #: test's cases in a few calls). `./dev test` alone gives the steps their folder; tox's steps draw their own.
+    drawing: str | None = None
     #: It keeps about one core busy (one process, or processes holding one conversation with an engine at a time, each
     #: side waiting on the other): it runs beside the steps of this kind next to it, `BESIDE` at a time, its output
     #: shown whole when it ends.
@@ -87,15 +95,36 @@ def _parts(chosen: list[Engine]) -> tuple[str, ...]:
 
 def engine_step(engine: Engine) -> Step:
     """An engine's own step (its manifest's `[ci]`)."""
+    drawing = None
     if engine.ci.suite is not None:
         command = (*PYTEST, "conformance/properties", "-p", "no:cacheprovider", "-q", "-n", "2",
                    "--window-impl", engine.name)
         description = f"the property suite against {engine.title}"
+        drawing = "replays" if _replays_the_references_drawing(engine) else "draws"
     else:
         command = (*PYTEST, engine.ci.test, "-n", "0", "-m", ENGINE_SUITE)
         description = engine.ci.description or f"the property suite against {engine.title}, and its divergences"
     return Step(f"suite {engine.name}", "suite-" + engine.name.replace(".", "-"), description, (command,),
-                _parts([engine]), takes_arguments=True, beside=engine.ci.suite is None)
+                _parts([engine]), takes_arguments=True, beside=engine.ci.suite is None, drawing=drawing)
+
+
+def _replays_the_references_drawing(engine: Engine) -> bool:
+    """Whether the engine's suite step finds every test drawn by the reference's (whose recordings are kept by the
+    features they were drawn for): it comes after it, and its implementation declares the reference's features."""
+    reference = engines()[REFERENCE]
+    return ((engine.ci.order, engine.name) > (reference.ci.order, reference.name)
+            and load_implementation(engine.name).features == load_implementation(REFERENCE).features)
+
+
+def dev_test_command(step: Step, command: tuple[str, ...], recordings: str) -> tuple[str, ...]:
+    """A command of `step` as `./dev test` runs it: a property suite's step shares the drawing through the folder
+    `recordings`, and one that replays every test does it in one process (`drawing`)."""
+    if step.drawing is None:
+        return command
+    if step.drawing == "replays":
+        workers = command.index("-n") + 1
+        command = (*command[:workers], "0", *command[workers + 1:])
+    return (*command, "--window-recordings", recordings)
 
 
 def census_step() -> Step:
@@ -147,12 +176,13 @@ def run(arguments: list[str]) -> int:
     timeouts), one near it is bound by the cores."""
     os.environ.setdefault("HYPOTHESIS_PROFILE", "ci")
     start, failed = time.monotonic(), threading.Event()
-    for group in _groups(steps()):
-        with ThreadPoolExecutor(BESIDE) as pool:
-            codes = list(pool.map(functools.partial(_run_step, arguments=arguments, failed=failed,
-                                                    shown_at_end=len(group) > 1), group))
-        if failed.is_set():
-            return next(code for code in codes if code)
+    with tempfile.TemporaryDirectory(prefix="dev-test-recordings-") as recordings:
+        for group in _groups(steps()):
+            with ThreadPoolExecutor(BESIDE) as pool:
+                codes = list(pool.map(functools.partial(_run_step, arguments=arguments, recordings=recordings,
+                                                        failed=failed, shown_at_end=len(group) > 1), group))
+            if failed.is_set():
+                return next(code for code in codes if code)
     minutes, seconds = divmod(round(time.monotonic() - start), 60)
     print(f"./dev test: every step passed in {minutes} min {seconds} s", file=sys.stderr)
     return 0
@@ -169,15 +199,17 @@ def _groups(ordered: list[Step]) -> list[list[Step]]:
     return groups
 
 
-def _run_step(step: Step, arguments: list[str], failed: threading.Event, shown_at_end: bool) -> int:
-    """Run `step`'s commands (none once `failed` is set: another step has failed), its output shown as it comes or,
-    `shown_at_end`, whole when it ends; set `failed` if it fails. Its exit status."""
+def _run_step(step: Step, arguments: list[str], recordings: str, failed: threading.Event, shown_at_end: bool) -> int:
+    """Run `step`'s commands (none once `failed` is set: another step has failed; the suites' drawing shared through
+    `recordings`), its output shown as it comes or, `shown_at_end`, whole when it ends; set `failed` if it fails. Its
+    exit status."""
     if failed.is_set():
         return 0
     began, cpu, code = time.monotonic(), 0.0, 0
     with tempfile.TemporaryDirectory() as out, tempfile.TemporaryFile("w+", errors="replace") as output:
         for command in step.commands:
-            argv = [sys.executable if arg == "python" else arg.replace("{out}", out) for arg in command]
+            argv = [sys.executable if arg == "python" else arg.replace("{out}", out)
+                    for arg in dev_test_command(step, command, recordings)]
             if step.name == UNIT_TESTS:
                 argv += arguments
             code, seconds = _call(argv, output if shown_at_end else None)
@@ -304,7 +336,7 @@ def main(argv: list[str]) -> int:
         return run(rest)
     if command == "--list":
         for step in steps():
-            print(f"{step.name}: " + "; ".join(map(shown, step.commands)))
+            print(f"{step.name}: " + "; ".join(shown(dev_test_command(step, c, "{recordings}")) for c in step.commands))
         return 0
     if command == "tox":
         sys.stdout.write(tox_ini())

@@ -13,8 +13,8 @@ import pytest
 
 from conformance import pipeline
 from conformance.manifest import ManifestError, ci_engines, engines
-from conformance.pipeline import ENGINE_SUITE, Step, _groups, steps, tox_ini
-from window_contract.registry import catalogue
+from conformance.pipeline import ENGINE_SUITE, Step, _groups, dev_test_command, steps, tox_ini
+from window_contract.registry import catalogue, load_implementation
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -124,3 +124,22 @@ def test_steps_beside_each_other_run_at_once_and_a_failure_stops_those_not_start
     assert ("first ran" in out, "left ran" in out, "right failed" in out) == (True, True, True)
     assert "step left: " in err and "step right failed (exit status 3)" in err
     assert not (tmp_path / "after").exists() and not (tmp_path / "last").exists()
+
+
+def test_under_dev_test_the_suites_share_their_drawing_and_a_suite_that_replays_all_of_it_runs_in_one_process():
+    """The reference's step draws each test and writes its recording; a later suite of the reference's features finds
+    every one and draws none, in one process (one fetch of every test's cases); a suite of other features draws its
+    own. tox's steps, which have no folder to share, draw their own."""
+    suites = [step for step in steps() if step.drawing]
+    assert [step.name for step in suites] == [f"suite {e.name}" for e in ci_engines() if e.ci.suite]
+    reference = load_implementation("reference").features
+    for step in suites:
+        name = step.name.removeprefix("suite ")
+        replays = name != "reference" and load_implementation(name).features == reference
+        [command] = step.commands
+        ran = dev_test_command(step, command, "/tmp/r")
+        assert ran[-2:] == ("--window-recordings", "/tmp/r")
+        assert ran[ran.index("-n") + 1] == ("0" if replays else "2") and command[command.index("-n") + 1] == "2"
+        assert step.drawing == ("replays" if replays else "draws")
+    assert any(step.drawing == "replays" for step in suites)
+    assert "--window-recordings" not in tox_ini()
