@@ -62,9 +62,9 @@ class FlinkImplementation:
 
     def __init__(self, limits: Limits | None = None, timeout: float = REQUEST_TIMEOUT) -> None:
         self.limits, self.timeout = limits or self.variant.limits, timeout
-        #: The DataStream joins (`flink_impl.joins`) run on Flink 2.3's DataStream variant only.
+        #: The DataStream joins (`flink_impl.joins`) run on the DataStream variants (2.3 and 1.20), not on SQL's.
         self.name = self.variant.name
-        self.features = self.variant.features | (JOIN_NAMES if self.variant is FLINK else frozenset())
+        self.features = self.variant.features | (JOIN_NAMES if self.variant in (FLINK, FLINK_1_20) else frozenset())
         self._runner: ProcessImplementation | None = None
 
     def start(self) -> None:

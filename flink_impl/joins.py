@@ -20,12 +20,14 @@ behind a keyBy reads its channels so too. Both joins are therefore replayed in o
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from collections.abc import Sequence
+from dataclasses import replace
 
 from flink_impl.command import JVM_OPTIONS
 from flink_impl.implementation import FlinkImplementation
-from flink_impl.toolchain import HERE, Build, compiled_classes, find_flink_dist, find_jdk_tool
+from flink_impl.toolchain import HERE, Build, compiled_classes, find_build
 from window_contract.implementation import ImplementationFailure
 from window_contract.join_case import IntervalJoin, JoinCase
 from window_contract.join_observation import JoinObservation, Pair, SideRecord
@@ -39,7 +41,7 @@ JOB_TIMEOUT_SECONDS = 300
 
 
 class FlinkJoinImplementation:
-    """Apache Flink 2.3.0's DataStream joins on its runtime."""
+    """Apache Flink's DataStream joins on its runtime: 2.3.0's, or those of the release `windows` runs (1.20)."""
 
     name = "flink"
 
@@ -52,17 +54,25 @@ class FlinkJoinImplementation:
         intervals = [i for i, c in enumerate(cases) if isinstance(c.join, IntervalJoin)]
         unions = self.windows.run([union_case(cases[i]) for i in windowed])
         observations |= {i: join_observation(cases[i], o) for i, o in zip(windowed, unions, strict=True)}
-        observations |= dict(zip(intervals, run_interval_joins([cases[i] for i in intervals]), strict=True))
+        observations |= dict(zip(intervals, run_interval_joins([cases[i] for i in intervals],
+                                                               self.windows.variant.release), strict=True))
         return [observations[i] for i in range(len(cases))]
 
 
-def run_interval_joins(cases: Sequence[JoinCase]) -> list[JoinObservation]:
-    """The interval join cases in one Flink job (`JoinRunner`)."""
+def join_build(release: str) -> Build:
+    """The join runner of Flink `release` ("2.3", "1.20"): its sources beside the window runner's build (`find_build`:
+    the window runner and the release's shims, whose `DataOutputShim` the join's valves output through), on the
+    release's jars."""
+    window = find_build(release)
+    return replace(window, sources=(JOIN_SOURCES, *window.sources))
+
+
+def run_interval_joins(cases: Sequence[JoinCase], release: str = "2.3") -> list[JoinObservation]:
+    """The interval join cases in one Flink job (`JoinRunner`) on Flink `release`."""
     if not cases:
         return []
-    flink_dist = find_flink_dist()
-    build = Build(find_jdk_tool("java"), find_jdk_tool("javac"), (JOIN_SOURCES,), (flink_dist,))
-    classpath = f"{compiled_classes(build)}:{flink_dist}"
+    build = join_build(release)
+    classpath = os.pathsep.join([str(compiled_classes(build)), *map(str, build.jars)])
     try:
         result = subprocess.run([str(build.java), *JVM_OPTIONS, "-cp", classpath, JOIN_MAIN_CLASS],
                                 input=json.dumps([c.to_json() for c in cases]), capture_output=True, text=True,

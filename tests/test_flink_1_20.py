@@ -4,21 +4,29 @@ The same runner, compiled against Flink 1.20.3's jars from Maven Central (`flink
 1.20 shim), replays the project's hand cases and the corpus, whose expected observations are Flink 2.3's: every
 difference must be one that 1.20's list of divergences explains (`cases/engines/flink-1.20/divergences.toml`, which
 its porting page's prose (`cases/engines/flink-1.20/about.md`) says in words; `tests/test_divergences.py` holds the
-list and `flink-sql-1.20`'s to their engines).
+list and `flink-sql-1.20`'s to their engines). Its DataStream joins (`flink_impl/joins.py` on 1.20's jars) give what
+2.3 gave for every hand join case, and agree with the model on generated ones.
 """
 
 from __future__ import annotations
 
 import pytest
 from engine_pages import ROOT
+from hypothesis import HealthCheck, Phase, given, note, settings
+from hypothesis import strategies as st
 
 from conformance.corpus import is_corpus_index
 from conformance.divergences import attribute, engine_divergences
 from conformance.runner.output import is_run_file
 from flink_impl.toolchain import find_build
+from reference.joins import simulate_join
+from strategies.joins import join_cases
 from window_contract import load_implementation
 from window_contract.case_json import case_files, load_cases
-from window_contract.features import ALL_FEATURES, required_features
+from window_contract.features import ALL_FEATURES, JOIN_NAMES, required_features
+from window_contract.join_case import join_case_to_json
+from window_contract.join_case_json import load_join_cases
+from window_contract.join_observation import join_difference, join_equivalent
 
 #: The whole file is Flink 1.20's step of `./dev test` (its manifest's [ci]).
 pytestmark = [pytest.mark.flink, pytest.mark.engine_suite]
@@ -36,9 +44,31 @@ def test_the_runner_is_built_on_flink_1_20_from_maven():
     assert not any(name.endswith("-2.3.0.jar") for name in jars)
 
 
-def test_declares_every_feature_but_cumulative_windows(flink_1_20):
+def test_declares_every_feature_but_cumulative_windows_and_the_datastream_joins(flink_1_20):
     """Flink SQL's `CUMULATE` has no DataStream assigner."""
-    assert flink_1_20.name == "flink-1.20" and flink_1_20.features == ALL_FEATURES - {"assigner.cumulative"}
+    assert flink_1_20.name == "flink-1.20"
+    assert flink_1_20.features == (ALL_FEATURES - {"assigner.cumulative"}) | JOIN_NAMES
+
+
+def test_its_joins_give_what_flink_2_3_gave_for_each_hand_join_case(flink_1_20):
+    cases = [c for p in sorted((ROOT / "cases").rglob("*.join.json")) for c in load_join_cases(p)]
+    assert len(cases) >= 30
+    differing = [f"{c.name}: {join_difference(c.expected, o)}"
+                 for c, o in zip(cases, flink_1_20.run_joins(cases), strict=True) if not join_equivalent(o, c.expected)]
+    assert differing == []
+
+
+@settings(max_examples=1, deadline=None, phases=(Phase.explicit, Phase.reuse, Phase.generate), suppress_health_check=[
+    HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example])
+@given(cases=st.lists(join_cases(), min_size=60, max_size=60))
+def test_its_joins_agree_with_the_model_on_generated_cases(flink_1_20, cases):
+    """One batch (two jobs: the window joins on the runner, the interval joins on `JoinRunner`), not shrunk: the
+    note names the smallest case that disagrees."""
+    disagreeing = [(c, o) for c, o in zip(cases, flink_1_20.run_joins(cases), strict=True)
+                   if not join_equivalent(simulate_join(c), o)]
+    for case, flink in sorted(disagreeing, key=lambda d: len(d[0].events))[:1]:
+        note(f"case: {join_case_to_json(case)}\n{join_difference(simulate_join(case), flink)}")
+    assert disagreeing == []
 
 
 @pytest.mark.parametrize("folder", ["cases", "corpus"])

@@ -239,13 +239,18 @@ def test_the_transcript_follows_the_schemas_and_the_java_example_says_what_it_sh
     assert [json.loads(line) for line in said.splitlines()] == [hello, answer]
 
 
+def peer_says(request: dict, *arguments: str) -> list[dict]:
+    """What the peer writes (its hello, then its answer) when it is sent `request` alone."""
+    with subprocess.Popen([sys.executable, str(PEER), *arguments], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          text=True) as process:
+        said, _ = process.communicate(json.dumps(request) + "\n", timeout=60)
+    return [json.loads(line) for line in said.splitlines()]
+
+
 def test_the_suites_requests_and_a_peers_answers_follow_the_schemas():
     request = {"type": "run", "id": 1, "cases": [case_to_json(c) for c in CASES]}
     assert _problems(MESSAGES["run"], request) == []
-    with subprocess.Popen([sys.executable, str(PEER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                          text=True) as process:
-        said, _ = process.communicate(json.dumps(request) + "\n", timeout=60)
-    hello, answer = map(json.loads, said.splitlines())
+    hello, answer = peer_says(request)
     assert _problems(MESSAGES["hello"], hello) == []
     assert _problems(MESSAGES["observations"], answer) == []
     broken = answer | {"observations": [{"format": "window-observation/1", "firings": [{"at": -1}]}]}
@@ -255,10 +260,7 @@ def test_the_suites_requests_and_a_peers_answers_follow_the_schemas():
 @pytest.mark.parametrize("mode", ["retry_once", "exiting"])
 def test_answers_with_cases_to_retry_or_exiting_follow_the_schema(mode):
     request = {"type": "run", "id": 1, "cases": [case_to_json(c) for c in CASES]}
-    with subprocess.Popen([sys.executable, str(PEER), mode], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                          text=True) as process:
-        said, _ = process.communicate(json.dumps(request) + "\n", timeout=60)
-    _, answer = map(json.loads, said.splitlines())
+    _, answer = peer_says(request, mode)
     assert answer.get("retry", []) == ([1] if mode == "retry_once" else [])
     assert answer.get("exiting", False) == (mode == "exiting")
     assert _problems(MESSAGES["observations"], answer) == []
@@ -299,10 +301,7 @@ def test_a_peer_that_declares_joins_is_sent_join_cases_and_answers_as_the_refere
 def test_a_join_request_and_its_answer_follow_their_schemas():
     request = {"type": "run_joins", "id": 1, "cases": [join_case_to_json(c) for c in JOIN_CASES]}
     assert _problems(JOIN_MESSAGES["run-joins"], request) == []
-    with subprocess.Popen([sys.executable, str(PEER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                          text=True) as process:
-        said, _ = process.communicate(json.dumps(request) + "\n", timeout=60)
-    hello, answer = map(json.loads, said.splitlines())
+    hello, answer = peer_says(request)
     assert _problems(MESSAGES["hello"], hello) == [] and set(hello["features"]) >= JOIN_NAMES
     assert _problems(JOIN_MESSAGES["join-observations"], answer) == []
     assert _problems(MESSAGES["observations"], answer) != []  # join observations are no window observations
@@ -334,7 +333,4 @@ def test_the_protocol_pages_join_request_and_answer_follow_the_schemas_and_are_t
     request, answer = (json.loads(block.split("```")[0]) for block in section.split("```json\n")[1:])
     assert _problems(JOIN_MESSAGES["run-joins"], request) == []
     assert _problems(JOIN_MESSAGES["join-observations"], answer) == []
-    with subprocess.Popen([sys.executable, str(PEER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                          text=True) as process:
-        said, _ = process.communicate(json.dumps(request) + "\n", timeout=60)
-    assert json.loads(said.splitlines()[1]) == answer
+    assert peer_says(request)[1] == answer

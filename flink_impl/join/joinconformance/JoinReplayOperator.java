@@ -1,16 +1,15 @@
 package joinconformance;
 
-import org.apache.flink.runtime.event.WatermarkEvent;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
-import org.apache.flink.streaming.runtime.io.PushingAsyncDataInput.DataOutput;
 import org.apache.flink.streaming.runtime.streamrecord.LatencyMarker;
 import org.apache.flink.streaming.runtime.streamrecord.RecordAttributes;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.runtime.tasks.ExceptionInChainedOperatorException;
 import org.apache.flink.streaming.runtime.watermarkstatus.StatusWatermarkValve;
 import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
+import windowconformance.DataOutputShim;
 
 /**
  * Replays one case's events into the chained join, in the case's order: records with their own timestamps, and for
@@ -104,8 +103,8 @@ final class JoinReplayOperator extends AbstractStreamOperator<Tagged> implements
         // The source's statuses: only the case's channels are idle or active.
     }
 
-    /** What one input's valve lets out, handed to the join as that input's. */
-    private final class ToJoin implements DataOutput<Tagged> {
+    /** What one input's valve lets out, handed to the join as that input's (the release's `DataOutput`, shims/). */
+    private final class ToJoin extends DataOutputShim<Tagged> {
         private final int input;
 
         ToJoin(int input) {
@@ -135,11 +134,6 @@ final class JoinReplayOperator extends AbstractStreamOperator<Tagged> implements
         @Override
         public void emitRecordAttributes(RecordAttributes recordAttributes) {
             throw new UnsupportedOperationException("no record attributes");
-        }
-
-        @Override
-        public void emitWatermark(WatermarkEvent watermark) {
-            throw new UnsupportedOperationException("no generalized watermarks");
         }
     }
 }

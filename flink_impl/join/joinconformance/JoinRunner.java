@@ -96,7 +96,8 @@ public final class JoinRunner {
                 new JoinReplayOperator(id, c.get("end_of_input").asBoolean(),
                         inputs.get("left").get("channels").asInt(), inputs.get("right").get("channels").asInt()));
         KeyedStream<Tagged, String> keyed = DataStreamUtils.reinterpretAsKeyedStream(replayed, new ByKey(), Types.STRING);
-        SingleOutputStreamOperator<Void> joined = keyed.transform("Interval Join", Types.VOID, operator);
+        SingleOutputStreamOperator<Void> joined = keyed.transform("Interval Join", Types.VOID,
+                new ReplayedIntervalJoinOperator.Factory(operator));
         JsonNode late = join.get("late_side_output");
         joined.getSideOutput(leftLate).process(new LateRecorder(id, 0, late.get("left").asBoolean()), Types.VOID);
         joined.getSideOutput(rightLate).process(new LateRecorder(id, 1, late.get("right").asBoolean()), Types.VOID);

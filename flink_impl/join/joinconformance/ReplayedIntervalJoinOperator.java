@@ -2,7 +2,10 @@ package joinconformance;
 
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.streaming.api.functions.co.ProcessJoinFunction;
+import org.apache.flink.streaming.api.operators.ChainingStrategy;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperatorFactory;
+import org.apache.flink.streaming.api.operators.SimpleUdfStreamOperatorFactory;
 import org.apache.flink.streaming.api.operators.co.IntervalJoinOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
@@ -77,5 +80,17 @@ final class ReplayedIntervalJoinOperator extends IntervalJoinOperator<String, Si
         run.watermark = mark.getTimestamp();
         run.watermarks.add("[" + run.at + "," + mark.getTimestamp() + "]");
         super.processWatermark(mark);
+    }
+
+    /**
+     * The operator's factory, chained behind the replay ({@code ALWAYS}): Flink 1.20's factory takes the strategy of
+     * {@code IntervalJoinOperator}, which heads a task of its own, and a network edge would reorder the case.
+     */
+    static final class Factory extends SimpleUdfStreamOperatorFactory<Void>
+            implements OneInputStreamOperatorFactory<Tagged, Void> {
+        Factory(ReplayedIntervalJoinOperator operator) {
+            super(operator);
+            setChainingStrategy(ChainingStrategy.ALWAYS);
+        }
     }
 }

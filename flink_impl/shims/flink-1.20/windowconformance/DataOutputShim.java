@@ -3,4 +3,4 @@ package windowconformance;
 import org.apache.flink.streaming.runtime.io.PushingAsyncDataInput.DataOutput;
 
 /** Flink 1.20's {@link DataOutput}, which has no generalized watermarks (the 2.x build's shim refuses them). */
-abstract class DataOutputShim<T> implements DataOutput<T> {}
+public abstract class DataOutputShim<T> implements DataOutput<T> {}
