@@ -5,7 +5,9 @@ The same runner, compiled against Flink 1.20.3's jars from Maven Central (`flink
 difference must be one that 1.20's list of divergences explains (`cases/engines/flink-1.20/divergences.toml`, which
 its porting page's prose (`cases/engines/flink-1.20/about.md`) says in words; `tests/test_divergences.py` holds the
 list and `flink-sql-1.20`'s to their engines). Its DataStream joins (`flink_impl/joins.py` on 1.20's jars) give what
-2.3 gave for every hand join case, and agree with the model on generated ones.
+2.3 gave for every hand join case and agree with the model on generated ones, but for one difference of the
+releases: when every input of an interval join is idle, 2.3's operator watermark rises to the highest of its inputs'
+(`CombinedWatermarkStatus`), 1.20's stays where it was.
 """
 
 from __future__ import annotations
@@ -22,9 +24,10 @@ from flink_impl.toolchain import find_build
 from reference.joins import simulate_join
 from strategies.joins import join_cases
 from window_contract import load_implementation
+from window_contract.case import WatermarkStatus
 from window_contract.case_json import case_files, load_cases
 from window_contract.features import ALL_FEATURES, JOIN_NAMES, required_features
-from window_contract.join_case import join_case_to_json
+from window_contract.join_case import IntervalJoin, join_case_to_json
 from window_contract.join_case_json import load_join_cases
 from window_contract.join_observation import join_difference, join_equivalent
 
@@ -50,12 +53,27 @@ def test_declares_every_feature_but_cumulative_windows_and_the_datastream_joins(
     assert flink_1_20.features == (ALL_FEATURES - {"assigner.cumulative"}) | JOIN_NAMES
 
 
-def test_its_joins_give_what_flink_2_3_gave_for_each_hand_join_case(flink_1_20):
+#: The hand join case whose 1.20 observation differs from 2.3's: the watermark 2.3 emits once every input is idle.
+ALL_IDLE = "every input idle: the operator's watermark rises to the highest of its inputs' (Flink 2.x; 1.20 keeps it)"
+
+
+def test_its_joins_give_what_flink_2_3_gave_for_each_hand_join_case_but_when_every_input_is_idle(flink_1_20):
     cases = [c for p in sorted((ROOT / "cases").rglob("*.join.json")) for c in load_join_cases(p)]
     assert len(cases) >= 30
-    differing = [f"{c.name}: {join_difference(c.expected, o)}"
-                 for c, o in zip(cases, flink_1_20.run_joins(cases), strict=True) if not join_equivalent(o, c.expected)]
-    assert differing == []
+    differing = {c.name: join_difference(c.expected, o)
+                 for c, o in zip(cases, flink_1_20.run_joins(cases), strict=True) if not join_equivalent(o, c.expected)}
+    assert differing == {ALL_IDLE: "watermarks: expected [(1, 3), (3, 5)], got [(1, 3)]"}
+
+
+def every_input_idle(case) -> bool:
+    """Whether the case's statuses make every channel of both inputs idle at once, at some event."""
+    idle = {(side, c): False for side in ("left", "right") for c in range(case.channels(side))}
+    for e in case.events:
+        if isinstance(e.event, WatermarkStatus):
+            idle[e.input, e.event.channel] = e.event.idle
+            if all(idle.values()):
+                return True
+    return False
 
 
 @settings(max_examples=1, deadline=None, phases=(Phase.explicit, Phase.reuse, Phase.generate), suppress_health_check=[
@@ -63,9 +81,11 @@ def test_its_joins_give_what_flink_2_3_gave_for_each_hand_join_case(flink_1_20):
 @given(cases=st.lists(join_cases(), min_size=60, max_size=60))
 def test_its_joins_agree_with_the_model_on_generated_cases(flink_1_20, cases):
     """One batch (two jobs: the window joins on the runner, the interval joins on `JoinRunner`), not shrunk: the
-    note names the smallest case that disagrees."""
+    note names the smallest case that disagrees. An interval join whose inputs are all idle at once may differ
+    (the module's docstring)."""
     disagreeing = [(c, o) for c, o in zip(cases, flink_1_20.run_joins(cases), strict=True)
-                   if not join_equivalent(simulate_join(c), o)]
+                   if not join_equivalent(simulate_join(c), o)
+                   and not (isinstance(c.join, IntervalJoin) and every_input_idle(c))]
     for case, flink in sorted(disagreeing, key=lambda d: len(d[0].events))[:1]:
         note(f"case: {join_case_to_json(case)}\n{join_difference(simulate_join(case), flink)}")
     assert disagreeing == []

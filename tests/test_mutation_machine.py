@@ -25,6 +25,7 @@ from conformance.mutation.machine import (
 )
 from conformance.mutation.machine_mutants import MachineMutant, module_mutants, reference_modules
 from window_contract.case import Case, record, tumbling, watermark
+from window_contract.join_case_json import load_join_cases
 
 SOURCE = '''"""A module docstring: 1 < 2 stays."""
 LIMIT = 10
@@ -193,3 +194,16 @@ def test_an_entry_without_a_reason_is_refused(tmp_path: Path):
     bad.write_text('[[equivalent]]\nmutants = ["m:f: a -> pass"]\nreason = " "\n', encoding="utf-8")
     with pytest.raises(ValueError, match="non-empty reason"):
         read_exemptions(bad)
+
+
+
+def test_a_join_case_of_the_corpus_kills_a_mutant_of_the_join_model():
+    """A join case runs through `run_joins` and is judged by `join_equivalent`: with bounds of exactly 1, a mutant that
+    registers the cleanup timer at `ts` (`> 1` for `> 0`) removes the wrong bucket and keeps the pair Flink loses."""
+    path = reference_dir().parent / "cases" / "joins" / "interval_cleanup.join.json"
+    [lost] = [c for c in load_join_cases(path) if c.name.startswith("upper 1:")]
+    joins = record_baseline([lost])
+    timer_at_ts = mutant_of("interval_join", "IntervalJoinOperator.process_element", "0", "1")
+    assert joins.observations == [lost.expected] and reaching(joins, timer_at_ts) == [0]
+    [verdict] = run_mutants(joins, [timer_at_ts], jobs=1, timeout=lambda seconds: 10)
+    assert verdict.outcome == "killed"
