@@ -108,8 +108,13 @@ class SparkImplementation:
         gives them: the plan keeps every case apart by its `case_id` (its position in the job), and
         no state outlives the job, so a request's cases see nothing of the others'.
         (`tests/test_spark_requests.py` checks it against separate calls.)"""
-        observations = iter(self.run([case for request in requests for case in request]))
-        return [list(islice(observations, len(request))) for request in requests]
+        return requests_in_one_run(self.run, requests)
+
+
+def requests_in_one_run(run, requests: Sequence[Sequence[Case]]) -> list[list[Observation]]:
+    """The observations of each of `requests` from one `run` call on all their cases, which it keeps apart."""
+    observations = iter(run([case for request in requests for case in request]))
+    return [list(islice(observations, len(request))) for request in requests]
 
 
 def _rejected(case: Case, message: str) -> Observation:

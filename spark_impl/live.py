@@ -99,7 +99,9 @@ def live_outputs(events: DataFrame, specs: Mapping[int, OperatorSpec], shards: i
 
 
 class LiveOutputs(NamedTuple):
-    """Streaming DataFrames of what the window operator emits (each written with `outputMode("append")`)."""
+    """Streaming DataFrames of what the window operator emits, each written with `outputMode("append")`. Each
+    started query runs the operator with a state of its own: to write more than one, start one query on `outputs`
+    whose `foreachBatch` splits each micro-batch (`outputs_by_kind`)."""
 
     firings: DataFrame
     late: DataFrame
@@ -140,11 +142,16 @@ def flink_windows_live(stream: DataFrame, window: WindowSpec, *, trigger: Trigge
         F.when(~is_watermark, F.col(payload).cast("long")).alias("value"),
         F.when(is_watermark, F.col(watermark)).otherwise(F.col(timestamp)).cast("long").alias("ts"))
     outputs = live_outputs(events, {STREAM: operator_spec(spec_case)}, shards)
+    return LiveOutputs(*outputs_by_kind(outputs), outputs)
+
+
+def outputs_by_kind(outputs: DataFrame) -> tuple[DataFrame, DataFrame, DataFrame, DataFrame]:
+    """The firings, late records, dropped records and errors of `outputs` (`LiveOutputs.outputs`, streaming, or one
+    micro-batch of it in `foreachBatch`), each with the `arrival` during which it happened and the key's `seq`."""
     when = [F.col("at").alias("arrival"), "seq"]
     records = [F.col("key"), F.col("ts"), F.col("value").alias("payload"), *when]
-    return LiveOutputs(
-        outputs.filter(F.col("kind") == "firing").select("key", "window_start", "window_end", "timestamp", "values",
-                                                         "watermark", *when),
-        outputs.filter(F.col("kind") == "late").select(*records),
-        outputs.filter(F.col("kind") == "dropped").select(*records),
-        outputs.filter(F.col("kind") == "error").select("message", "key", *when), outputs)
+    return (outputs.filter(F.col("kind") == "firing").select("key", "window_start", "window_end", "timestamp",
+                                                             "values", "watermark", *when),
+            outputs.filter(F.col("kind") == "late").select(*records),
+            outputs.filter(F.col("kind") == "dropped").select(*records),
+            outputs.filter(F.col("kind") == "error").select("message", "key", *when))

@@ -27,18 +27,16 @@ from collections.abc import Sequence
 
 from spark_impl.frames import events_table, observations, timer_positions
 from spark_impl.grouped import truncate_at_errors
-from spark_impl.implementation import _rejected
+from spark_impl.implementation import _rejected, requests_in_one_run
 from spark_impl.live import LIVE_OUTPUT_DDL, STATE_STORE, live_outputs
 from spark_impl.spec import invalid_spec_message, operator_spec
-from window_contract.case import Case
-from window_contract.features import ALL_FEATURES
+from window_contract.case import EVENTS, GENERATORS, IDLENESS, PERIODIC, PUNCTUATED, Case
+from window_contract.features import ALL_FEATURES, CHANNELS
 from window_contract.observation import Observation
 
-#: What Flink makes upstream of the window operator (see the module's docstring).
-UPSTREAM = frozenset({"watermark.bounded_out_of_orderness", "watermark.monotonous",
-                      "watermark.legacy_bounded_out_of_orderness", "watermark.legacy_ascending",
-                      "watermark.periodic", "watermark.punctuated", "watermark.idleness", "channels",
-                      "event.watermark_status", "event.end_of_channel"})
+#: What Flink makes upstream of the window operator (see the module's docstring): generators, channels, statuses.
+UPSTREAM = frozenset([k.feature.name for k in GENERATORS] + [k.feature.name for k in EVENTS if k.feature]
+                     + [f.name for f in (PERIODIC, PUNCTUATED, IDLENESS, CHANNELS)])
 FEATURES = ALL_FEATURES - UPSTREAM
 
 _EVENTS = "c long, a long, k int, key string, v long, t long"
@@ -75,6 +73,11 @@ class SparkLiveImplementation:
         valid = [(i, c) for i, c in enumerate(cases) if rejected[i] is None]
         found = self._observations(valid) if valid else {}
         return [found[i] if rejected[i] is None else _rejected(cases[i], rejected[i]) for i in range(len(cases))]
+
+    def run_requests(self, requests: Sequence[Sequence[Case]]) -> list[list[Observation]]:
+        """Many `run` calls answered by one query: every case is kept apart by its `case_id` (its own groups and
+        state), and a request's cases see nothing of the others' (`tests/test_spark_live.py` checks it)."""
+        return requests_in_one_run(self.run, requests)
 
     def micro_batches(self, valid: Sequence[tuple[int, Case]]) -> list[list[str]]:
         """Each micro-batch's event rows (JSON lines), piece `j` of every case in micro-batch `j`."""
