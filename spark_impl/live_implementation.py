@@ -76,7 +76,7 @@ class SparkLiveImplementation:
 
     def run_requests(self, requests: Sequence[Sequence[Case]]) -> list[list[Observation]]:
         """Many `run` calls answered by one query: every case is kept apart by its `case_id` (its own groups and
-        state), and a request's cases see nothing of the others' (`tests/test_spark_live.py` checks it)."""
+        state), and a request's cases see nothing of the others' (the suite's batch-isolation properties check it)."""
         return requests_in_one_run(self.run, requests)
 
     def micro_batches(self, valid: Sequence[tuple[int, Case]]) -> list[list[str]]:

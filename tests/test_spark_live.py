@@ -3,7 +3,10 @@ per-key replay, and a streaming query's output does not depend on where its micr
 
 from __future__ import annotations
 
+import json
 import random
+import subprocess
+import sys
 import zlib
 from collections import defaultdict
 
@@ -129,3 +132,16 @@ def test_declares_every_feature_but_the_watermarks_flink_makes_upstream():
         "watermark.bounded_out_of_orderness", "watermark.monotonous", "watermark.legacy_bounded_out_of_orderness",
         "watermark.legacy_ascending", "watermark.periodic", "watermark.punctuated", "watermark.idleness", "channels",
         "channel.status", "channel.end"}
+
+
+@pytest.mark.engine_suite
+def test_the_suite_holds_spark_live_to_the_reference(tmp_path):
+    """`spark-live`'s step of `./dev test`: the property suite on the `ci-slow` budget conforms (every property that
+    applies holds on every declared feature)."""
+    done = subprocess.run([sys.executable, "-m", "conformance", "run", "--impl", "spark-live", "--profile", "ci-slow",
+                           "--out", str(tmp_path / "report")], capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    report = json.loads((tmp_path / "report" / "report.json").read_text(encoding="utf-8"))
+    [impl] = report["implementations"]
+    passed = [p["property"] for p in impl["properties"] if p["outcome"] == "passed"]
+    assert impl["outcome"] == "conforms" and "matches_reference" in passed and len(passed) >= 20, passed
