@@ -25,11 +25,13 @@ import random
 import uuid
 from collections.abc import Sequence
 
-from spark_impl.frames import events_table, observations, timer_positions
+import pyarrow as pa
+
+from spark_impl.frames import OUTPUT_SCHEMA, events_table
 from spark_impl.grouped import truncate_at_errors
-from spark_impl.implementation import _rejected, requests_in_one_run
+from spark_impl.implementation import observed, requests_in_one_run
 from spark_impl.live import LIVE_OUTPUT_DDL, STATE_STORE, live_outputs
-from spark_impl.spec import invalid_spec_message, operator_spec
+from spark_impl.spec import operator_spec
 from window_contract.case import EVENTS, GENERATORS, IDLENESS, PERIODIC, PUNCTUATED, Case
 from window_contract.features import ALL_FEATURES, CHANNELS
 from window_contract.observation import Observation
@@ -69,10 +71,7 @@ class SparkLiveImplementation:
         return self._session
 
     def run(self, cases: Sequence[Case]) -> list[Observation]:
-        rejected = {i: invalid_spec_message(c) for i, c in enumerate(cases)}
-        valid = [(i, c) for i, c in enumerate(cases) if rejected[i] is None]
-        found = self._observations(valid) if valid else {}
-        return [found[i] if rejected[i] is None else _rejected(cases[i], rejected[i]) for i in range(len(cases))]
+        return observed(cases, self.outputs)
 
     def run_requests(self, requests: Sequence[Sequence[Case]]) -> list[list[Observation]]:
         """Many `run` calls answered by one query: every case is kept apart by its `case_id` (its own groups and
@@ -95,7 +94,10 @@ class SparkLiveImplementation:
                                            "v": e["value"], "t": e["ts"]}) for e in events[start:end]]
         return batches
 
-    def _observations(self, valid: Sequence[tuple[int, Case]]) -> dict[int, Observation]:
+    def outputs(self, valid: Sequence[tuple[int, Case]]) -> pa.Table:
+        """The output rows of the `valid` cases (`frames.OUTPUT_SCHEMA`), each key's in its order, from one query."""
+        if not valid:
+            return OUTPUT_SCHEMA.empty_table()
         from pyspark.sql import DataFrame
         from pyspark.sql import functions as F
 
@@ -117,8 +119,7 @@ class SparkLiveImplementation:
                 query.processAllAvailable()
             rows = truncate_at_errors(spark.table(table).selectExpr(
                 *[part.split()[0] for part in LIVE_OUTPUT_DDL.split(", ")])).orderBy("case_id", "key", "seq")
-            collected = rows.drop("seq").toArrow()
+            return rows.drop("seq").toArrow()
         finally:
             query.stop()
             spark.catalog.dropTempView(table)
-        return observations(collected, [i for i, _ in valid], {i: timer_positions(c) for i, c in valid})

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import zlib
 from collections import defaultdict
+from pathlib import Path
 
 import pytest
 from hypothesis import Phase, assume, given, settings
@@ -23,8 +24,10 @@ from spark_impl.operator import simulate
 from spark_impl.spec import invalid_spec_message, operator_spec
 from strategies import cases
 from window_contract import Case, record, tumbling, watermark
+from window_contract.case_json import load_cases
 from window_contract.difference import difference
-from window_contract.features import ALL_FEATURES
+from window_contract.equivalence import equivalent
+from window_contract.features import ALL_FEATURES, required_features
 
 
 def replayed(case: Case) -> dict[str, list[dict]]:
@@ -145,3 +148,16 @@ def test_the_suite_holds_spark_live_to_the_reference(tmp_path):
     [impl] = report["implementations"]
     passed = [p["property"] for p in impl["properties"] if p["outcome"] == "passed"]
     assert impl["outcome"] == "conforms" and "matches_reference" in passed and len(passed) >= 20, passed
+
+
+@pytest.mark.spark
+def test_spark_streamings_divergences_without_a_generator_come_out_as_flinks():
+    """The minimal cases of `spark-streaming`'s list that need no watermark generator (a session late before its
+    merge, a window closing at its end, a slide above the size, too many windows) give Flink's observation here; the
+    others are about Spark's own watermark (`withWatermark`), which the live query does not use."""
+    folder = Path(__file__).resolve().parents[1] / "cases" / "engines" / "spark-streaming"
+    listed = [case for path in sorted(folder.glob("*.json")) for case in load_cases(path)]
+    fitting = [case for case in listed if required_features(case) <= FEATURES]
+    assert len(fitting) == 4 and len(listed) == 11
+    for case, got in zip(fitting, SparkLiveImplementation().run(fitting), strict=True):
+        assert equivalent(case.expected, got), case.name
