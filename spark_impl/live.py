@@ -127,9 +127,10 @@ def flink_windows_live(stream: DataFrame, window: WindowSpec, *, trigger: Trigge
     for name in (key, timestamp, payload, arrival, watermark):
         if name not in stream.columns:
             raise ValueError(f"stream has no column {name!r} (columns: {', '.join(stream.columns)})")
-    for name in (payload, arrival, timestamp, watermark):
-        if not isinstance(stream.schema[name].dataType, IntegralType):
-            raise ValueError(f"stream column {name!r} must be integral (a long), not {stream.schema[name].dataType}")
+    for role, name in (("payload", payload), ("arrival", arrival), ("timestamp", timestamp), ("watermark", watermark)):
+        found = stream.schema[name].dataType
+        if not isinstance(found, IntegralType):
+            raise ValueError(f"the {role} column {name!r} must be integral (a long), not {found}")
     if shards is None:
         shards = int(stream.sparkSession.conf.get("spark.sql.shuffle.partitions"))
     if shards < 1:

@@ -161,3 +161,31 @@ def test_spark_streamings_divergences_without_a_generator_come_out_as_flinks():
     assert len(fitting) == 4 and len(listed) == 11
     for case, got in zip(fitting, SparkLiveImplementation().run(fitting), strict=True):
         assert equivalent(case.expected, got), case.name
+
+
+@pytest.mark.spark
+def test_a_stream_the_live_query_cannot_run_is_refused_in_one_line(tmp_path):
+    from spark_impl.live import STATE_STORE, flink_windows_live
+    from spark_impl.session import get_session
+
+    spark = get_session()
+    spark.conf.set(*STATE_STORE)
+    schema = "key string, ts long, payload long, arrival long, watermark long"
+    stream = spark.readStream.schema(schema).json(str(tmp_path))
+    refused = {
+        "stream has no column 'time' (columns: key, ts, payload, arrival, watermark)": dict(timestamp="time"),
+        "the payload column 'key' must be integral (a long), not StringType()": dict(payload="key"),
+        "TumblingEventTimeWindows parameters must satisfy abs(offset) < size": dict(window=tumbling(10, offset=10)),
+        "shards must be >= 1, not 0": dict(shards=0),
+    }
+    for message, arguments in refused.items():
+        with pytest.raises(ValueError) as error:
+            flink_windows_live(stream, **{"window": tumbling(10), **arguments})
+        assert str(error.value) == message
+    spark.conf.unset(STATE_STORE[0])
+    try:
+        with pytest.raises(ValueError, match="RocksDBStateStoreProvider") as error:
+            flink_windows_live(stream, tumbling(10))
+        assert "\n" not in str(error.value)
+    finally:
+        spark.conf.set(*STATE_STORE)
