@@ -43,6 +43,7 @@ from window_contract.case import Case, EvictorSpec, TriggerSpec, WindowSpec
 
 #: The operator's output rows: `frames.OUTPUT_SCHEMA` and the key's output number.
 LIVE_OUTPUT_DDL = OUTPUT_DDL + ", seq long"
+OUTPUT_NAMES = [part.split()[0] for part in LIVE_OUTPUT_DDL.split(", ")]
 #: The state store `transformWithState` needs (Spark 4.3 refuses the default one, HDFS-backed).
 STATE_STORE = ("spark.sql.streaming.stateStore.providerClass",
                "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider")
@@ -80,9 +81,6 @@ class ShardProcessor(StatefulProcessor):
 
     def close(self) -> None:
         pass
-
-
-OUTPUT_NAMES = [part.split()[0] for part in LIVE_OUTPUT_DDL.split(", ")]
 
 
 def live_outputs(events: DataFrame, specs: Mapping[int, OperatorSpec], shards: int) -> DataFrame:

@@ -30,7 +30,7 @@ import pyarrow as pa
 from spark_impl.frames import OUTPUT_SCHEMA, events_table
 from spark_impl.grouped import truncate_at_errors
 from spark_impl.implementation import observed, requests_in_one_run
-from spark_impl.live import LIVE_OUTPUT_DDL, STATE_STORE, live_outputs
+from spark_impl.live import OUTPUT_NAMES, STATE_STORE, live_outputs
 from spark_impl.spec import operator_spec
 from window_contract.case import EVENTS, GENERATORS, IDLENESS, PERIODIC, PUNCTUATED, Case
 from window_contract.features import ALL_FEATURES, CHANNELS
@@ -117,8 +117,7 @@ class SparkLiveImplementation:
             for batch in self.micro_batches(valid):
                 source.addData(as_seq(["\n".join(batch)]).toSeq())
                 query.processAllAvailable()
-            rows = truncate_at_errors(spark.table(table).selectExpr(
-                *[part.split()[0] for part in LIVE_OUTPUT_DDL.split(", ")])).orderBy("case_id", "key", "seq")
+            rows = truncate_at_errors(spark.table(table).select(*OUTPUT_NAMES)).orderBy("case_id", "key", "seq")
             return rows.drop("seq").toArrow()
         finally:
             query.stop()
