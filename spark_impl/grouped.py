@@ -63,6 +63,12 @@ def groups(batches: Iterable[pa.RecordBatch]) -> Iterator[tuple[tuple[int, str |
 
 
 def outputs_table(case_id: int, key: str, out: Outputs) -> pa.Table:
+    return pa.Table.from_pylist(output_rows(case_id, key, out), schema=OUTPUT_SCHEMA)
+
+
+def output_rows(case_id: int, key: str, out: Outputs) -> list[dict]:
+    """The rows (`frames.OUTPUT_SCHEMA`) of one key's outputs: its firings in order, then its late and dropped
+    records, then its error."""
     rows = [{"kind": "firing", "at": f.at, "window_start": None if isinstance(f.window, GlobalWindow)
              else f.window.start, "window_end": None if isinstance(f.window, GlobalWindow) else f.window.end,
              "timestamp": f.timestamp, "values": list(f.values), "watermark": f.watermark}
@@ -73,7 +79,7 @@ def outputs_table(case_id: int, key: str, out: Outputs) -> pa.Table:
         rows.append({"kind": "error", "at": out.error[0], "message": out.error[1]})
     for row in rows:
         row |= {"case_id": case_id, "key": key}
-    return pa.Table.from_pylist(rows, schema=OUTPUT_SCHEMA)
+    return rows
 
 
 def truncate_at_errors(outputs: DataFrame) -> DataFrame:

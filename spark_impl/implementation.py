@@ -14,7 +14,7 @@ among them) goes to the replay, which computes in exact Java `long` arithmetic.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from itertools import islice
 
@@ -86,32 +86,46 @@ class SparkImplementation:
         self.run(WARM_UP)
 
     def run(self, cases: Sequence[Case]) -> list[Observation]:
-        rejected = {i: invalid_spec_message(c) for i, c in enumerate(cases)}
-        # Generated and merged watermarks: a fold per case on the driver (spark_impl.watermarks); the
-        # job then computes the window operator's single-input view of those cases like any other.
-        streams = {i: operator_stream(c) for i, c in enumerate(cases)
-                   if rejected[i] is None and c.observes_watermarks}
-        valid = [(i, operator_case(c, streams[i]) if i in streams else c)
-                 for i, c in enumerate(cases) if rejected[i] is None]
-        outputs = outputs_of(self.session, valid, relational={i for i, c in valid if is_relational(c)},
-                             specs={i: operator_spec(c) for i, c in valid}) if valid else _empty()
-        from spark_impl.frames import observations, timer_positions
+        def outputs(valid: list[tuple[int, Case]]) -> pa.Table:
+            return outputs_of(self.session, valid, relational={i for i, c in valid if is_relational(c)},
+                              specs={i: operator_spec(c) for i, c in valid}) if valid else _empty()
 
-        found = observations(outputs, [i for i, _ in valid], {i: timer_positions(c) for i, c in valid})
-        # A case keeps one error row, its first (`grouped.truncate_at_errors`).
-        errors = pc.filter(outputs, pc.equal(outputs.column("kind"), "error")).select(["case_id", "at"])
-        error_at = {row["case_id"]: row["at"] for row in errors.to_pylist()}
-        for i, stream in streams.items():
-            found[i] = in_case_positions(found[i], stream, error_at.get(i))
-        return [found[i] if rejected[i] is None else _rejected(cases[i], rejected[i]) for i in range(len(cases))]
+        return observed(cases, outputs)
 
     def run_requests(self, requests: Sequence[Sequence[Case]]) -> list[list[Observation]]:
         """Many `run` calls answered by one job, each request's observations as its own `run` call
         gives them: the plan keeps every case apart by its `case_id` (its position in the job), and
         no state outlives the job, so a request's cases see nothing of the others'.
         (`tests/test_spark_requests.py` checks it against separate calls.)"""
-        observations = iter(self.run([case for request in requests for case in request]))
-        return [list(islice(observations, len(request))) for request in requests]
+        return requests_in_one_run(self.run, requests)
+
+
+def observed(cases: Sequence[Case], outputs: Callable[[list[tuple[int, Case]]], pa.Table]) -> list[Observation]:
+    """The observations of `cases` from the output rows (`frames.OUTPUT_SCHEMA`, each case's first runtime error
+    alone kept, `grouped.truncate_at_errors`) that `outputs` computes for the valid ones, given with their ids.
+
+    What Flink rejects at job build is decided on the driver. Generated and merged watermarks: a fold per case on
+    the driver (spark_impl.watermarks); the job then computes the window operator's single-input view of those cases
+    like any other, and the positions are mapped back."""
+    rejected = {i: invalid_spec_message(c) for i, c in enumerate(cases)}
+    streams = {i: operator_stream(c) for i, c in enumerate(cases) if rejected[i] is None and c.observes_watermarks}
+    valid = [(i, operator_case(c, streams[i]) if i in streams else c)
+             for i, c in enumerate(cases) if rejected[i] is None]
+    table = outputs(valid)
+    from spark_impl.frames import observations, timer_positions
+
+    found = observations(table, [i for i, _ in valid], {i: timer_positions(c) for i, c in valid})
+    errors = pc.filter(table, pc.equal(table.column("kind"), "error")).select(["case_id", "at"])
+    error_at = {row["case_id"]: row["at"] for row in errors.to_pylist()}
+    for i, stream in streams.items():
+        found[i] = in_case_positions(found[i], stream, error_at.get(i))
+    return [found[i] if rejected[i] is None else _rejected(cases[i], rejected[i]) for i in range(len(cases))]
+
+
+def requests_in_one_run(run, requests: Sequence[Sequence[Case]]) -> list[list[Observation]]:
+    """The observations of each of `requests` from one `run` call on all their cases, which it keeps apart."""
+    observations = iter(run([case for request in requests for case in request]))
+    return [list(islice(observations, len(request))) for request in requests]
 
     def run_joins(self, cases: Sequence[JoinCase]) -> list[JoinObservation]:
         """Flink's DataStream joins on this session (`spark_impl.joins`), in one call."""

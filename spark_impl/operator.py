@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass, field
-from itertools import count
 
 from spark_impl.evictors import evictions
 from spark_impl.javalong import LONG_MAX, LONG_MIN, add
@@ -41,6 +40,8 @@ class Outputs:
     dropped: list[LateRecord] = field(default_factory=list)
     #: (at, message) of the failure that ended the run, if any.
     error: tuple[int, str] | None = None
+    #: How many outputs the key emitted before these (handed on already: `spark_impl.live_shard`).
+    earlier: int = 0
 
 
 class _Timers:
@@ -49,12 +50,13 @@ class _Timers:
     def __init__(self) -> None:
         self.pending: set = set()
         self.heap: list = []
-        self.order = count()  # windows need not be comparable; ties keep registration order
+        self.registered = 0  # windows need not be comparable; ties keep registration order
 
     def register(self, time: int, window) -> None:
         if (time, window) not in self.pending:
             self.pending.add((time, window))
-            heapq.heappush(self.heap, (time, next(self.order), window))
+            heapq.heappush(self.heap, (time, self.registered, window))
+            self.registered += 1
 
     def delete(self, time: int, window) -> None:
         self.pending.discard((time, window))
@@ -67,6 +69,12 @@ class _Timers:
                 self.pending.discard((time, window))
                 return time, window
         return None
+
+    def earliest(self) -> int | None:
+        """The time of the earliest pending timer, or None (deleted timers left on the heap are dropped)."""
+        while self.heap and (self.heap[0][0], self.heap[0][2]) not in self.pending:
+            heapq.heappop(self.heap)
+        return self.heap[0][0] if self.heap else None
 
     def due(self, up_to: int):
         """The timers `poll(up_to)` gives one after another, those registered meanwhile included (however
@@ -176,7 +184,7 @@ class KeyedWindowOperator:
     def _count_output(self) -> None:
         """The key's next output: past `OUTPUT_LIMIT` of them the job stops instead (`TOO_MANY_OUTPUTS`)."""
         out = self.out
-        if len(out.firings) + len(out.late) + len(out.dropped) >= OUTPUT_LIMIT:
+        if out.earlier + len(out.firings) + len(out.late) + len(out.dropped) >= OUTPUT_LIMIT:
             raise JobFailure(TOO_MANY_OUTPUTS)
 
     def _trigger(self, method, time: int, window) -> tuple[bool, bool]:

@@ -1,0 +1,156 @@
+"""Flink's windows live on Spark Structured Streaming: the replay's semantics as a streaming query.
+
+    from window_contract import tumbling
+    from spark_impl.live import flink_windows_live
+
+    out = flink_windows_live(stream, tumbling(10_000), allowed_lateness=2_000)
+    out.firings.writeStream.outputMode("append").format("parquet").option("path", ...).start()
+
+`stream` is a streaming DataFrame of the log as the window operator sees it: records (`key`, `ts`, an integral
+`payload`, a unique `arrival`) and the log's watermarks as rows of their own (`watermark` set, the rest null but
+`arrival`), in arrival order across micro-batches (within a micro-batch, any order: it is sorted by `arrival`).
+What comes out is what the batch replay (`spark_impl.api.flink_windows`) gives on the same log, row for row,
+whatever the micro-batch boundaries: firings, late and dropped records and the failure Flink would have had, each
+with the `arrival` during which it happened and `seq`, the key's outputs numbered from its first (the firing order
+per key, which a sink's rows need not keep).
+
+How (derived in `spark_impl.live_shard`): Flink's watermark is one for all keys, and a keyed stateful operator sees
+one key at a time. So the keys are cut into `shards` (`hash(key) mod shards`), and every watermark row is sent to
+every shard: a shard is one group of `transformWithState` (Spark 4.1's keyed stateful processor, here
+row-based: Python ints keep Java longs exact), whose state is each of its keys' Flink operator (map state) and the
+shard's clocks and timer queue (value state). A micro-batch hands each shard its records and all the watermarks
+of the batch, which it applies in arrival order.
+
+The output is append-only: a row is emitted once, when Flink would emit it, so `outputMode("append")` writes it to
+any sink. Spark's own watermark is not used (`timeMode="None"`): the log's watermarks are data.
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Iterator, Mapping
+from typing import NamedTuple
+
+from pyspark.sql import DataFrame, Row
+from pyspark.sql import functions as F
+from pyspark.sql.streaming import StatefulProcessor
+from pyspark.sql.types import IntegralType
+
+from spark_impl.frames import OUTPUT_DDL, RECORD, WATERMARK
+from spark_impl.live_shard import Clocks, ShardOperator, thaw
+from spark_impl.spec import OperatorSpec, invalid_spec_message, operator_spec
+from window_contract.case import Case, EvictorSpec, TriggerSpec, WindowSpec
+
+#: The operator's output rows: `frames.OUTPUT_SCHEMA` and the key's output number.
+LIVE_OUTPUT_DDL = OUTPUT_DDL + ", seq long"
+OUTPUT_NAMES = [part.split()[0] for part in LIVE_OUTPUT_DDL.split(", ")]
+#: The state store `transformWithState` needs (Spark 4.3 refuses the default one, HDFS-backed).
+STATE_STORE = ("spark.sql.streaming.stateStore.providerClass",
+               "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider")
+#: The case id of the user's one stream (the suite runs many cases in one query, `spark_impl.live_implementation`).
+STREAM = 0
+
+
+class ShardProcessor(StatefulProcessor):
+    """One shard of one case's keys per group (`case_id, shard`): see the module's docstring."""
+
+    def __init__(self, specs: Mapping[int, OperatorSpec]) -> None:
+        self.specs = dict(specs)
+
+    def init(self, handle) -> None:
+        self.operators = handle.getMapState("operators", "key string", "frozen binary")
+        self.clocks = handle.getValueState("clocks", "frozen binary")
+
+    def handleInputRows(self, grouping, rows, timerValues) -> Iterator[Row]:
+        case_id = grouping[0]
+        clocks = pickle.loads(self.clocks.get()[0]) if self.clocks.exists() else Clocks()
+        spec = self.specs[case_id]
+
+        def load(key: str):
+            frozen = self.operators.getValue((key,))
+            return None if frozen is None else thaw(frozen[0], spec, key)
+
+        shard = ShardOperator(spec, clocks, load)
+        shard.apply((r.at, r.kind, r.key, r.value, r.ts) for r in rows)
+        outputs = shard.outputs(case_id)
+        for key, frozen in shard.stored().items():
+            self.operators.updateValue((key,), (frozen,))
+        self.clocks.update((pickle.dumps(clocks),))
+        for row in outputs:
+            yield Row(**{name: row.get(name) for name in OUTPUT_NAMES})
+
+    def close(self) -> None:
+        pass
+
+
+def live_outputs(events: DataFrame, specs: Mapping[int, OperatorSpec], shards: int) -> DataFrame:
+    """The operator's outputs (`LIVE_OUTPUT_DDL`) on a stream of events (`case_id, at, kind, key, value, ts`, the
+    columns of `frames.EVENT_SCHEMA`), each case run by its spec, its keys in `shards` shards."""
+    name, provider = STATE_STORE
+    if events.sparkSession.conf.get(name, None) != provider:
+        raise ValueError(f"the session's {name} must be {provider} (transformWithState keeps its state there): "
+                         f"spark.conf.set({name!r}, {provider!r})")
+    shard = F.explode(F.when(F.col("kind") == RECORD, F.array(F.pmod(F.hash("key"), F.lit(shards))))
+                      .otherwise(F.sequence(F.lit(0), F.lit(shards - 1)))).alias("shard")
+    return (events.select("*", shard).groupBy("case_id", "shard")
+            .transformWithState(ShardProcessor(specs), LIVE_OUTPUT_DDL, "Append", "None"))
+
+
+class LiveOutputs(NamedTuple):
+    """Streaming DataFrames of what the window operator emits, each written with `outputMode("append")`. Each
+    started query runs the operator with a state of its own: to write more than one, start one query on `outputs`
+    whose `foreachBatch` splits each micro-batch (`outputs_by_kind`)."""
+
+    firings: DataFrame
+    late: DataFrame
+    dropped: DataFrame
+    errors: DataFrame
+    outputs: DataFrame  # one schema for every kind, that the four are split from
+
+
+def flink_windows_live(stream: DataFrame, window: WindowSpec, *, trigger: TriggerSpec | None = None,
+                       evictor: EvictorSpec | None = None, allowed_lateness: int = 0, late_side_output: bool = True,
+                       key: str = "key", timestamp: str = "ts", payload: str = "payload", arrival: str = "arrival",
+                       watermark: str = "watermark", shards: int | None = None) -> LiveOutputs:
+    """Flink's window operator on `stream` (see the module's docstring). `shards` (default: the session's
+    `spark.sql.shuffle.partitions`) must stay the same for the life of a query's checkpoint.
+
+    Raises `ValueError` with Flink's message for a specification Flink rejects at job build, and for a column
+    missing or of the wrong type."""
+    spec_case = Case(window=window, trigger=trigger, evictor=evictor, allowed_lateness=allowed_lateness,
+                     late_side_output=late_side_output)
+    message = invalid_spec_message(spec_case)
+    if message is not None:
+        raise ValueError(message)
+    for name in (key, timestamp, payload, arrival, watermark):
+        if name not in stream.columns:
+            raise ValueError(f"stream has no column {name!r} (columns: {', '.join(stream.columns)})")
+    for role, name in (("payload", payload), ("arrival", arrival), ("timestamp", timestamp), ("watermark", watermark)):
+        found = stream.schema[name].dataType
+        if not isinstance(found, IntegralType):
+            raise ValueError(f"the {role} column {name!r} must be integral (a long), not {found}")
+    if shards is None:
+        shards = int(stream.sparkSession.conf.get("spark.sql.shuffle.partitions"))
+    if shards < 1:
+        raise ValueError(f"shards must be >= 1, not {shards}")
+    is_watermark = F.col(watermark).isNotNull()
+    events = stream.select(
+        F.lit(STREAM).cast("long").alias("case_id"), F.col(arrival).cast("long").alias("at"),
+        F.when(is_watermark, WATERMARK).otherwise(RECORD).cast("byte").alias("kind"),
+        F.when(~is_watermark, F.col(key).cast("string")).alias("key"),
+        F.when(~is_watermark, F.col(payload).cast("long")).alias("value"),
+        F.when(is_watermark, F.col(watermark)).otherwise(F.col(timestamp)).cast("long").alias("ts"))
+    outputs = live_outputs(events, {STREAM: operator_spec(spec_case)}, shards)
+    return LiveOutputs(*outputs_by_kind(outputs), outputs)
+
+
+def outputs_by_kind(outputs: DataFrame) -> tuple[DataFrame, DataFrame, DataFrame, DataFrame]:
+    """The firings, late records, dropped records and errors of `outputs` (`LiveOutputs.outputs`, streaming, or one
+    micro-batch of it in `foreachBatch`), each with the `arrival` during which it happened and the key's `seq`."""
+    when = [F.col("at").alias("arrival"), "seq"]
+    records = [F.col("key"), F.col("ts"), F.col("value").alias("payload"), *when]
+    return (outputs.filter(F.col("kind") == "firing").select("key", "window_start", "window_end", "timestamp",
+                                                             "values", "watermark", *when),
+            outputs.filter(F.col("kind") == "late").select(*records),
+            outputs.filter(F.col("kind") == "dropped").select(*records),
+            outputs.filter(F.col("kind") == "error").select("message", "key", *when))

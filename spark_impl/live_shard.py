@@ -1,0 +1,172 @@
+"""Flink's window operator for the keys of one shard, fed the log in pieces: the state a streaming query keeps.
+
+A Flink job's window operator holds state and timers per key, and two clocks for all keys: the watermark and the
+processing time (`InternalTimerServiceImpl`: one timer queue over every key of the operator; `advanceWatermark`
+sets the watermark, then polls the earliest timer of any key until none is due). The batch replay
+(`spark_impl.grouped`) gives each key a copy of every watermark and replays it alone (`operator.simulate`). A
+streaming query cannot: it does not know tomorrow's keys, and replaying every key at every watermark costs the
+keys times the watermarks. So a shard (a fixed slice of the keys, `hash(key) mod shards`) receives its keys'
+records and every clock event of the log (the watermarks and processing-time advances, sent to every shard),
+in the log's order, one micro-batch at a time, and keeps:
+
+- each key's `KeyedWindowOperator` (`spark_impl.operator`, the batch replay's own per-key code, unchanged), frozen
+  between micro-batches (`freeze`, `thaw`);
+- the shard's clocks (`Clocks`): the watermark and processing time, the position of the last event applied, and
+  the earliest event-time and processing-time timer of every key that has one, Flink's timer queue reduced to one
+  entry per key.
+
+A clock event reaches only the keys with a timer due by it (`InternalTimerServiceImpl` polls only those): the others
+would set their clock and fire nothing, so they take the shard's clocks when next loaded (`_loaded`). That is exact
+because a key's timer that is due when a watermark arrives fires at that watermark (the key is loaded and advanced
+then), while a timer a record registers at or below the current watermark waits for the next watermark that rises,
+as in Flink, and a key loaded for a record takes the watermark without firing anything.
+
+What a micro-batch boundary changes: nothing, as long as the pieces come in the log's order. A piece is sorted by
+position (`at`) before it is applied; a position at or below the last one applied is out of order, which the
+shard reports as a runtime error (the log's order was lost between micro-batches), and it stops.
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from spark_impl.grouped import output_rows
+from spark_impl.javalong import LONG_MIN
+from spark_impl.operator import PROCESSING_TIME, RECORD, WATERMARK, JobFailure, KeyedWindowOperator, Outputs
+from spark_impl.spec import OperatorSpec
+
+#: The message of an event whose position is not after the last one the shard applied.
+OUT_OF_ORDER = ("arrival {at} came after arrival {last} was applied: a stream must deliver the log in arrival order "
+                "across micro-batches")
+
+
+@dataclass
+class Clocks:
+    """A shard's shared clocks and its timer queue (one entry per key: the time of its earliest timer)."""
+
+    watermark: int = LONG_MIN
+    processing_time: int = 0
+    last_at: int | None = None
+    failed: bool = False
+    event_timers: dict[str, int] = field(default_factory=dict)
+    processing_timers: dict[str, int] = field(default_factory=dict)
+
+
+#: The fields of a `KeyedWindowOperator` that are its specification, rebuilt by `thaw` rather than stored.
+_SPECIFICATION = ("spec", "key", "trigger", "evictor")
+
+
+def freeze(op: KeyedWindowOperator) -> bytes:
+    """A key's operator state between micro-batches: its windows, contents, trigger state, timers and output count."""
+    return pickle.dumps({name: value for name, value in vars(op).items() if name not in _SPECIFICATION})
+
+
+def thaw(frozen: bytes, spec: OperatorSpec, key: str) -> KeyedWindowOperator:
+    op = KeyedWindowOperator(spec, key)
+    vars(op).update(pickle.loads(frozen))
+    return op
+
+
+class ShardOperator:
+    """The window operator of one shard's keys for one micro-batch: `apply` the batch's events, then store `ops`."""
+
+    def __init__(self, spec: OperatorSpec, clocks: Clocks, load: Callable[[str], KeyedWindowOperator | None]) -> None:
+        self.spec, self.clocks, self.load = spec, clocks, load
+        self.ops: dict[str, KeyedWindowOperator] = {}  # the keys this batch touched, to be stored
+
+    def _loaded(self, key: str) -> KeyedWindowOperator:
+        """The key's operator; a key without a due timer takes the shard's clocks (see the module's docstring)."""
+        op = self.ops.get(key)
+        if op is None:
+            op = self.load(key) or KeyedWindowOperator(self.spec, key)
+            self.ops[key] = op
+        return op
+
+    def _synced(self, key: str, *, watermark: bool = True, processing_time: bool = True) -> KeyedWindowOperator:
+        """The key's operator with the shard's clocks, except the one about to advance (which fires its timers)."""
+        op = self._loaded(key)
+        if watermark:
+            op.watermark = max(op.watermark, self.clocks.watermark)
+        if processing_time:
+            op.processing_time = max(op.processing_time, self.clocks.processing_time)
+        return op
+
+    def _reindex(self, op: KeyedWindowOperator) -> None:
+        for timers, index in ((op.event_timers, self.clocks.event_timers),
+                              (op.processing_timers, self.clocks.processing_timers)):
+            earliest = timers.earliest()
+            if earliest is None:
+                index.pop(op.key, None)
+            else:
+                index[op.key] = earliest
+
+    def _due(self, index: dict[str, int], up_to: int) -> list[str]:
+        """The keys with a timer at or before `up_to`, earliest first (Flink's queue polls across keys by time)."""
+        return sorted((k for k, t in index.items() if t <= up_to), key=lambda k: (index[k], k))
+
+    def apply(self, events: Iterable[tuple[int, int, str | None, int | None, int]]) -> None:
+        """Applies `(at, kind, key, value, ts)` events (a processing-time advance's time and a watermark in `ts`) in
+        the order of `at`; a failure (Flink's job failure, or the log out of order) stops the shard."""
+        clocks = self.clocks
+        for at, kind, key, value, ts in sorted(events, key=lambda e: e[0]):
+            if clocks.failed:
+                return
+            if clocks.last_at is not None and at <= clocks.last_at:
+                self._fail(None, at, OUT_OF_ORDER.format(at=at, last=clocks.last_at))
+                return
+            clocks.last_at = at
+            if kind == RECORD:
+                self._step(self._synced(key), at, _process_element, value, ts)
+            elif kind == WATERMARK:
+                if ts <= clocks.watermark:
+                    continue  # watermarks that do not increase are ignored
+                clocks.watermark = ts
+                for due in self._due(clocks.event_timers, ts):
+                    self._step(self._synced(due, watermark=False), at, KeyedWindowOperator.advance_watermark, ts)
+            elif kind == PROCESSING_TIME:
+                clocks.processing_time = max(clocks.processing_time, ts)
+                for due in self._due(clocks.processing_timers, clocks.processing_time - 1):
+                    self._step(self._synced(due, processing_time=False), at,
+                               KeyedWindowOperator.advance_processing_time, clocks.processing_time)
+
+    def _step(self, op: KeyedWindowOperator, at: int, action: Callable[..., None], *arguments: int) -> None:
+        op.at = at
+        try:
+            action(op, *arguments)
+        except JobFailure as e:
+            self._fail(op, at, str(e))
+        self._reindex(op)
+
+    def _fail(self, op: KeyedWindowOperator | None, at: int, message: str) -> None:
+        self.clocks.failed = True
+        if op is None:
+            op = self._loaded(OUT_OF_ORDER_KEY)
+        op.out.error = (at, message)
+
+    def outputs(self, case_id: int) -> list[dict]:
+        """The rows (`frames.OUTPUT_SCHEMA`, with `seq`: the key's outputs numbered from its first) of what the keys
+        emitted in this batch, which they then forget (keeping only how many)."""
+        rows = []
+        for key, op in self.ops.items():
+            out = op.out
+            emitted = sorted(output_rows(case_id, None if key == OUT_OF_ORDER_KEY else key, out),
+                             key=lambda r: (r["at"], r["kind"] == "error"))
+            rows += [row | {"seq": out.earlier + i} for i, row in enumerate(emitted)]
+            op.out = Outputs(earlier=out.earlier + len(out.firings) + len(out.late) + len(out.dropped))
+        return rows
+
+    def stored(self) -> dict[str, bytes]:
+        """The touched keys' frozen operators (none for the out-of-order marker)."""
+        return {key: freeze(op) for key, op in self.ops.items() if key != OUT_OF_ORDER_KEY}
+
+
+def _process_element(op: KeyedWindowOperator, value: int, ts: int) -> None:
+    """A record, as `operator.simulate` applies it: a timer it registered for a time already past fires at once."""
+    op.process_element(value, ts)
+    op.advance_processing_time(op.processing_time)
+
+
+#: The key under which an out-of-order error is reported: it belongs to no key of the log.
+OUT_OF_ORDER_KEY = "\0out-of-order"
