@@ -99,6 +99,12 @@ class SparkImplementation:
         (`tests/test_spark_requests.py` checks it against separate calls.)"""
         return requests_in_one_run(self.run, requests)
 
+    def run_joins(self, cases: Sequence[JoinCase]) -> list[JoinObservation]:
+        """Flink's DataStream joins on this session (`spark_impl.joins`), in one call."""
+        from spark_impl.joins import SparkJoinImplementation  # it imports this module
+
+        return SparkJoinImplementation(self.session).run(cases)
+
 
 def observed(cases: Sequence[Case], outputs: Callable[[list[tuple[int, Case]]], pa.Table]) -> list[Observation]:
     """The observations of `cases` from the output rows (`frames.OUTPUT_SCHEMA`, each case's first runtime error
@@ -126,12 +132,6 @@ def requests_in_one_run(run, requests: Sequence[Sequence[Case]]) -> list[list[Ob
     """The observations of each of `requests` from one `run` call on all their cases, which it keeps apart."""
     observations = iter(run([case for request in requests for case in request]))
     return [list(islice(observations, len(request))) for request in requests]
-
-    def run_joins(self, cases: Sequence[JoinCase]) -> list[JoinObservation]:
-        """Flink's DataStream joins on this session (`spark_impl.joins`), in one call."""
-        from spark_impl.joins import SparkJoinImplementation  # it imports this module
-
-        return SparkJoinImplementation(self.session).run(cases)
 
 
 def _rejected(case: Case, message: str) -> Observation:
