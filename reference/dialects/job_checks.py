@@ -21,6 +21,7 @@ from reference.assigners import (
     sliding_rules,
 )
 from reference.dialects.time_arithmetic import UnboundedTumblingWindows
+from reference.emit_strategy import SESSION_MESSAGE
 from reference.errors import InvalidSpec, JobFailure
 from reference.javalong import l2i, labs, ldiv
 from reference.windows import TimeWindow
@@ -53,7 +54,9 @@ class JobCheckSwitches:
     #: legacy `SlidingWindowAssigner` have no such check).
     sliding_window_count_checked: bool = True
     #: A session window takes an allowed lateness; False: a session window with an allowed lateness above 0 is
-    #: rejected (Flink SQL's legacy group windows: "Session window doesn't support EMIT strategy currently.").
+    #: rejected (Flink SQL's legacy group windows: "Session window doesn't support EMIT strategy currently.", the
+    #: late firing an allowed lateness needs there), unless its trigger is the emit strategy (`after_end_of_window`),
+    #: which says itself whether it fires late (`reference.emit_strategy`).
     sessions_take_allowed_lateness: bool = True
 
     def assigners(self, spec: case.Case) -> dict[type, object]:
@@ -69,7 +72,6 @@ class JobCheckSwitches:
 
 #: A day in milliseconds: SQL's intervals count days.
 DAY = 86_400_000
-SESSION_EMIT_MESSAGE = "Session window doesn't support EMIT strategy currently."
 
 
 class EngineChecks:
@@ -99,8 +101,9 @@ class EngineChecks:
                 if abs(value) > d.interval_limit:
                     raise InvalidSpec(f"Interval field value {abs(value) // DAY:,} exceeds precision of DAY(6) field",
                                       "sql.interval_precision")
-        if not d.sessions_take_allowed_lateness and self.kind is case.Session and self.spec.allowed_lateness > 0:
-            raise InvalidSpec(SESSION_EMIT_MESSAGE, "sql.session_emit")
+        if (not d.sessions_take_allowed_lateness and self.kind is case.Session and self.spec.allowed_lateness > 0
+                and not isinstance(self.spec.trigger, case.AfterEndOfWindowTrigger)):  # it states its own late firing
+            raise InvalidSpec(SESSION_MESSAGE, "sql.session_emit")
         if self.kind is case.Sliding:
             if kind.size > 0 and kind.slide > 0:
                 checks = [self.hop_panes, self.hop_multiple]
