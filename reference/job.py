@@ -36,6 +36,11 @@ def build_operator(case: spec.Case, output: WindowOutput, listener: TraceListene
                    dialect: Dialect = FLINK) -> WindowOperator:
     """The operator Flink would run for `case` (with the rules `dialect` switches, `reference.dialects`);
     raises `InvalidSpec` where Flink rejects the job."""
+    emit = None
+    if isinstance(case.trigger, spec.AfterEndOfWindowTrigger):
+        # Flink SQL's planner: the parser's intervals, then WindowEmitStrategy, before the window's assigner
+        dialect.check_intervals(case.window)
+        emit = WindowEmitStrategy.of(case)
     assigner = build_assigner(case.window, window_start, dialect.assigners(case))
     trigger, evictor = assigner.default_trigger(), None
     match case.window:  # KeyedStream.countWindow sets these before the case's .trigger / .evictor
@@ -44,8 +49,7 @@ def build_operator(case: spec.Case, output: WindowOutput, listener: TraceListene
         case spec.Count(size, slide):
             trigger, evictor = triggers.CountTrigger(slide), evictors.CountEvictor(size, False)
     lateness, operator = case.allowed_lateness, WindowOperator
-    if isinstance(case.trigger, spec.AfterEndOfWindowTrigger):  # Flink SQL's emit strategy, its lateness its own
-        emit = WindowEmitStrategy.of(case)
+    if emit is not None:  # Flink SQL's emit strategy, its lateness its own
         trigger, lateness = emit.trigger(), emit.allow_lateness
         operator = UpdatingWindowOperator if emit.produce_updates else WindowOperator
     elif case.trigger is not None:  # WindowedStream.trigger replaces the trigger, keeps the evictor

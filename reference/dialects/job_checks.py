@@ -59,6 +59,18 @@ class JobCheckSwitches:
     #: which says itself whether it fires late (`reference.emit_strategy`).
     sessions_take_allowed_lateness: bool = True
 
+    def check_intervals(self, window: case.WindowSpec) -> None:
+        """SQL's parser: each of the window's intervals, in the order the query states them, within
+        `interval_limit`."""
+        if self.interval_limit is None:
+            return
+        stated = {case.Tumbling: ("size", "offset"), case.Sliding: ("slide", "size", "offset"),
+                  case.Cumulative: ("step", "size", "offset"), case.Session: ("gap",)}.get(type(window), ())
+        for value in (getattr(window, name) for name in stated):
+            if abs(value) > self.interval_limit:
+                raise InvalidSpec(f"Interval field value {abs(value) // DAY:,} exceeds precision of DAY(6) field",
+                                  "sql.interval_precision")
+
     def assigners(self, spec: case.Case) -> dict[type, object]:
         """How this dialect builds the assigner of `spec`'s window, by the kind of the format: its engine's own
         job-time checks first (`EngineChecks`), then the model's assigner, or one with Flink's checks changed."""
@@ -94,13 +106,7 @@ class EngineChecks:
 
     def from_kind(self, kind, window_start):
         d = self.dialect
-        if d.interval_limit is not None:
-            stated = {case.Tumbling: ("size", "offset"), case.Sliding: ("slide", "size", "offset"),
-                      case.Cumulative: ("step", "size", "offset"), case.Session: ("gap",)}[self.kind]
-            for value in (getattr(kind, name) for name in stated):
-                if abs(value) > d.interval_limit:
-                    raise InvalidSpec(f"Interval field value {abs(value) // DAY:,} exceeds precision of DAY(6) field",
-                                      "sql.interval_precision")
+        d.check_intervals(kind)
         if (not d.sessions_take_allowed_lateness and self.kind is case.Session and self.spec.allowed_lateness > 0
                 and not isinstance(self.spec.trigger, case.AfterEndOfWindowTrigger)):  # it states its own late firing
             raise InvalidSpec(SESSION_MESSAGE, "sql.session_emit")
