@@ -628,7 +628,10 @@ def window_specs(draw, features=None, *, scale: Scale = SMALL) -> Case:
             trigger = PurgingTrigger(trigger)
     if isinstance(window, MERGING_ASSIGNERS) and d.allows(ProcessingTimeoutTrigger) and draw(one_in(INVALID_ONE_IN)):
         # ProcessingTimeoutTrigger does not override canMerge(): Flink rejects it on a valid session too.
-        trigger = ProcessingTimeoutTrigger(draw(triggers(d, window)) or EventTimeTrigger(), draw(timeouts(d, window)))
+        inner = draw(triggers(d, window))
+        if inner is None or isinstance(inner, AfterEndOfWindowTrigger):  # a whole emit strategy nests in nothing
+            inner = EventTimeTrigger()
+        trigger = ProcessingTimeoutTrigger(inner, draw(timeouts(d, window)))
     if isinstance(window, MERGING_ASSIGNERS) and d.allows(DeltaTrigger) and draw(one_in(INVALID_ONE_IN)):
         # DeltaTrigger does not override canMerge() either: Flink rejects it on a valid session.
         trigger = draw(TRIGGER_PARAMETERS[DeltaTrigger](d, window, 0))

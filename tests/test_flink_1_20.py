@@ -36,9 +36,10 @@ def test_the_runner_is_built_on_flink_1_20_from_maven():
     assert not any(name.endswith("-2.3.0.jar") for name in jars)
 
 
-def test_declares_every_feature_but_cumulative_windows(flink_1_20):
-    """Flink SQL's `CUMULATE` has no DataStream assigner."""
-    assert flink_1_20.name == "flink-1.20" and flink_1_20.features == ALL_FEATURES - {"assigner.cumulative"}
+def test_declares_every_feature_but_the_table_runtimes(flink_1_20):
+    """Flink SQL's `CUMULATE` has no DataStream assigner, nor its emit strategy a DataStream trigger."""
+    assert flink_1_20.name == "flink-1.20" and flink_1_20.features == ALL_FEATURES - {
+        "assigner.cumulative", "trigger.after_end_of_window"}
 
 
 @pytest.mark.parametrize("folder", ["cases", "corpus"])

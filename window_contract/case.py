@@ -689,6 +689,16 @@ class Case:
         """The assigner's notion of time (`global` and `count` windows are neither: `event`)."""
         return getattr(self.window, "time", "event")
 
+    @property
+    def lateness_in_effect(self) -> int:
+        """The allowed lateness the window operator keeps: `allowed_lateness`, but under Flink SQL's emit strategy
+        (`after_end_of_window`) 0 without late firing or on session windows (`WindowEmitStrategy`'s
+        `parseAllowLateness`)."""
+        if isinstance(self.trigger, AfterEndOfWindowTrigger) and (
+                self.trigger.late_firing_delay is None or isinstance(self.window, MERGING_ASSIGNERS)):
+            return 0
+        return self.allowed_lateness
+
     def to_json(self) -> str:
         """The case as one line of `window-case/1` JSON.
 
