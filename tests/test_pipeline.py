@@ -55,7 +55,8 @@ def test_the_unit_tests_leave_out_exactly_what_the_engine_steps_run():
 def test_the_census_sample_is_todays():
     [census] = [step for step in steps() if step.name == "census sample"]
     sampled = [(c[c.index("--impl") + 1], c[c.index("--cases") + 1], c[c.index("--seed") + 1]) for c in census.commands]
-    assert sampled == [("pyflink-python", "1000", "7"), ("kafka-streams", "500", "7"), ("bytewax", "300", "7")]
+    assert sampled == [("flink-sql-legacy", "150", "7"), ("pyflink-python", "1000", "7"), ("kafka-streams", "500", "7"),
+                       ("bytewax", "300", "7"), ("flink-sql", "150", "7")]
 
 
 def test_every_manifest_registers_an_implementation_whose_module_exists():
