@@ -6,12 +6,12 @@ The steps: ruff (early: it takes seconds); the unit tests (every test but those 
 engine whose manifest has one (`conformance.manifest`, `[ci]`), in its `order`: the property suite under the `ci`
 profile for the implementations the suite is written against (reference, Spark, real Flink, which replay the
 committed cases and the corpus they declare the features of), and for each engine under test its test file's
-`engine_suite` tests (the suite against the engine with the budget of its manifest, held to its divergence list);
-a census sample on the engines whose manifests give one (cases drawn with another seed, each difference
-attributed to the listed divergences: anything unexplained fails); the mutation check (every mutant of the
-reference must die with the ci profile); the engine mutants (bugs injected into each engine's dialect of the
-reference on a census sample: no list may explain one on more than a tenth of the cases it changes,
-docs/mutation.md); and a fixed sample of the machine's mutants of reference/ (the whole run, which holds the 97%
+`engine_suite` tests (the suite against the engine with the budget of its manifest, held to its divergence list),
+beside the engine mutants (bugs injected into each engine's dialect of the reference on a census sample: no list
+may explain one on more than a tenth of the cases it changes, docs/mutation.md) and a census sample on the engines
+whose manifests give one (cases drawn with another seed, each difference attributed to the listed divergences:
+anything unexplained fails); the mutation check (every mutant of the reference must die with the ci profile); and
+a fixed sample of the machine's mutants of reference/ (the whole run, which holds the 97%
 target, is tox's `mutation-machine`).
 
 A command is an argument list whose `python` is the interpreter that runs the step (`./dev test`'s `.venv`, tox's
@@ -33,7 +33,10 @@ from typing import IO
 
 from conformance.manifest import CENSUS_SEED, Engine, ci_engines, engines
 from engines.venv_engines import python_variable
+from window_contract.registry import load_implementation
 
+#: The implementation whose suite's step draws the tests others replay.
+REFERENCE = "reference"
 #: The marker of the tests that are an engine's own step (pyproject.toml registers it).
 ENGINE_SUITE = "engine_suite"
 PYTEST = ("python", "-m", "pytest")
@@ -55,8 +58,9 @@ commands = python -m conformance run {posargs:--impl reference --impl spark --fo
 @dataclass(frozen=True)
 class Step:
     """One step: its `name` (printed with its time), its tox environment `env`, its `commands`, the setup `parts`
-    it needs (`./dev setup`'s), whether `./dev test`'s arguments go to it, and tox's `description`, `extras`
-    (None: the environment's parts'), `skip_install` and `deps`, and whether tox runs it by default."""
+    it needs (`./dev setup`'s), whether tox's `{posargs}` go to its commands (`takes_arguments`; `./dev test`'s
+    own arguments go to the unit tests' alone), and tox's `description`, `extras` (None: the environment's
+    parts'), `skip_install` and `deps`, and whether tox runs it by default."""
 
     name: str
     env: str
@@ -68,11 +72,19 @@ class Step:
     skip_install: bool = False
     deps: tuple[str, ...] = ()
     in_tox_env_list: bool = True
-    #: Its processes hold one conversation with an engine at a time, each side waiting on the other: it runs beside
-    #: the steps of this kind next to it, `BESIDE` at a time, its output shown whole when it ends.
+    #: A property suite's step that shares the drawing of the tests (`docs/prefetch.md`): `draws` (each test it
+    #: claims first, writing its recording) or `replays` (an implementation with the reference's features after the
+    #: reference's step: every test's recording is there, so it draws none, in one process that fetches every
+    #: test's cases in a few calls). `./dev test` alone gives the steps their folder; tox's steps draw their own.
+    drawing: str | None = None
+    #: It keeps about one core busy (one process, or processes holding one conversation with an engine at a time, each
+    #: side waiting on the other): it runs beside the steps of this kind next to it, `BESIDE` at a time, its output
+    #: shown whole when it ends.
     beside: bool = False
 
 
+#: The step `./dev test`'s arguments go to (pytest's, as `./dev test -k x`).
+UNIT_TESTS = "unit tests"
 #: How many `beside` steps run at a time: one a core of the CI machine.
 BESIDE = 2
 
@@ -83,15 +95,36 @@ def _parts(chosen: list[Engine]) -> tuple[str, ...]:
 
 def engine_step(engine: Engine) -> Step:
     """An engine's own step (its manifest's `[ci]`)."""
+    drawing = None
     if engine.ci.suite is not None:
         command = (*PYTEST, "conformance/properties", "-p", "no:cacheprovider", "-q", "-n", "2",
                    "--window-impl", engine.name)
         description = f"the property suite against {engine.title}"
+        drawing = "replays" if _replays_the_references_drawing(engine) else "draws"
     else:
         command = (*PYTEST, engine.ci.test, "-n", "0", "-m", ENGINE_SUITE)
         description = engine.ci.description or f"the property suite against {engine.title}, and its divergences"
     return Step(f"suite {engine.name}", "suite-" + engine.name.replace(".", "-"), description, (command,),
-                _parts([engine]), takes_arguments=True, beside=engine.ci.suite is None)
+                _parts([engine]), takes_arguments=True, beside=engine.ci.suite is None, drawing=drawing)
+
+
+def _replays_the_references_drawing(engine: Engine) -> bool:
+    """Whether the engine's suite step finds every test drawn by the reference's (whose recordings are kept by the
+    features they were drawn for): it comes after it, and its implementation declares the reference's features."""
+    reference = engines()[REFERENCE]
+    return ((engine.ci.order, engine.name) > (reference.ci.order, reference.name)
+            and load_implementation(engine.name).features == load_implementation(REFERENCE).features)
+
+
+def dev_test_command(step: Step, command: tuple[str, ...], recordings: str) -> tuple[str, ...]:
+    """A command of `step` as `./dev test` runs it: a property suite's step shares the drawing through the folder
+    `recordings`, and one that replays every test does it in one process (`drawing`)."""
+    if step.drawing is None:
+        return command
+    if step.drawing == "replays":
+        workers = command.index("-n") + 1
+        command = (*command[:workers], "0", *command[workers + 1:])
+    return (*command, "--window-recordings", recordings)
 
 
 def census_step() -> Step:
@@ -100,27 +133,30 @@ def census_step() -> Step:
                 "a census sample of the engines that answer fastest: every difference attributed to their lists",
                 tuple(("python", "-m", "conformance", "census", "--impl", e.name, "--cases", str(e.ci.census),
                        "--seed", str(CENSUS_SEED), "--out", f"{{out}}/{e.name}") for e in sampled),
-                _parts(sampled))
+                _parts(sampled), beside=True)
 
 
 def steps() -> list[Step]:
-    """Every step of `./dev test`, in order."""
+    """Every step of `./dev test`, in order: the engines' steps of one core each, the census sample and the engine
+    mutants run two at a time, the longest (the engine mutants) first, so that the two end together."""
+    engine_steps = [engine_step(engine) for engine in ci_engines()]
     return [
         Step("lint", "lint", "ruff", (("python", "-m", "ruff", "check", "."),), skip_install=True,
              deps=("ruff>=0.5",)),
         # Two pytest-xdist workers (the CI machine's two cores), each with its own Spark session and Flink runner:
         # this also keeps `pytest -n` working. The slowest tests are listed, so that a slow one is seen.
-        Step("unit tests", "tests", "unit tests of every package, the case files, the report in a browser",
+        Step(UNIT_TESTS, "tests", "unit tests of every package, the case files, the report in a browser",
              ((*PYTEST, "tests", "-n", "2", "--durations=25", "-m", f"not {ENGINE_SUITE}"),),
              _parts(list(engines().values())), takes_arguments=True),
-        *map(engine_step, ci_engines()),
-        census_step(),
-        Step("mutation check", "mutation", "every mutant of the reference must be killed by the generated cases",
-             (("python", "-m", "conformance.mutation", "--profile", "ci"),), takes_arguments=True),
+        *(step for step in engine_steps if not step.beside),
         Step("engine mutants", "mutation-engines",
              "bugs injected into each engine's dialect of the reference must stay unexplained by its divergence list",
              (("python", "-m", "conformance.mutation.engines"),), _parts(list(engines().values())),
-             takes_arguments=True),
+             takes_arguments=True, beside=True),
+        census_step(),
+        *(step for step in engine_steps if step.beside),
+        Step("mutation check", "mutation", "every mutant of the reference must be killed by the generated cases",
+             (("python", "-m", "conformance.mutation", "--profile", "ci"),), takes_arguments=True),
         Step("machine mutation sample", "mutation-machine-sample",
              "a fixed sample of the machine's mutants of reference/ (tox -e mutation-machine runs them all)",
              (("python", "-m", "conformance.mutation.machine", "--sample", "200", "--target", "0.9"),),
@@ -140,12 +176,13 @@ def run(arguments: list[str]) -> int:
     timeouts), one near it is bound by the cores."""
     os.environ.setdefault("HYPOTHESIS_PROFILE", "ci")
     start, failed = time.monotonic(), threading.Event()
-    for group in _groups(steps()):
-        with ThreadPoolExecutor(BESIDE) as pool:
-            codes = list(pool.map(functools.partial(_run_step, arguments=arguments, failed=failed,
-                                                    shown_at_end=len(group) > 1), group))
-        if failed.is_set():
-            return next(code for code in codes if code)
+    with tempfile.TemporaryDirectory(prefix="dev-test-recordings-") as recordings:
+        for group in _groups(steps()):
+            with ThreadPoolExecutor(BESIDE) as pool:
+                codes = list(pool.map(functools.partial(_run_step, arguments=arguments, recordings=recordings,
+                                                        failed=failed, shown_at_end=len(group) > 1), group))
+            if failed.is_set():
+                return next(code for code in codes if code)
     minutes, seconds = divmod(round(time.monotonic() - start), 60)
     print(f"./dev test: every step passed in {minutes} min {seconds} s", file=sys.stderr)
     return 0
@@ -162,16 +199,18 @@ def _groups(ordered: list[Step]) -> list[list[Step]]:
     return groups
 
 
-def _run_step(step: Step, arguments: list[str], failed: threading.Event, shown_at_end: bool) -> int:
-    """Run `step`'s commands (none once `failed` is set: another step has failed), its output shown as it comes or,
-    `shown_at_end`, whole when it ends; set `failed` if it fails. Its exit status."""
+def _run_step(step: Step, arguments: list[str], recordings: str, failed: threading.Event, shown_at_end: bool) -> int:
+    """Run `step`'s commands (none once `failed` is set: another step has failed; the suites' drawing shared through
+    `recordings`), its output shown as it comes or, `shown_at_end`, whole when it ends; set `failed` if it fails. Its
+    exit status."""
     if failed.is_set():
         return 0
     began, cpu, code = time.monotonic(), 0.0, 0
     with tempfile.TemporaryDirectory() as out, tempfile.TemporaryFile("w+", errors="replace") as output:
         for command in step.commands:
-            argv = [sys.executable if arg == "python" else arg.replace("{out}", out) for arg in command]
-            if step.name == "unit tests":
+            argv = [sys.executable if arg == "python" else arg.replace("{out}", out)
+                    for arg in dev_test_command(step, command, recordings)]
+            if step.name == UNIT_TESTS:
                 argv += arguments
             code, seconds = _call(argv, output if shown_at_end else None)
             cpu += seconds
@@ -297,7 +336,7 @@ def main(argv: list[str]) -> int:
         return run(rest)
     if command == "--list":
         for step in steps():
-            print(f"{step.name}: " + "; ".join(map(shown, step.commands)))
+            print(f"{step.name}: " + "; ".join(shown(dev_test_command(step, c, "{recordings}")) for c in step.commands))
         return 0
     if command == "tox":
         sys.stdout.write(tox_ini())

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.mutation.catalogue import CATALOGUE, MUTANTS, Mutant, Patch
+from conformance.mutation.catalogue import CATALOGUE, COMMITTED_FIRST, MUTANTS, Mutant, Patch
 from conformance.mutation.loader import PatchError, check_patches, load_mutant, patched_source
 from conformance.mutation.plugin import KILLING_ORDER, WATERMARK_PROPERTIES
 from conformance.mutation.runner import SUITE, command, run_mutant
@@ -108,6 +108,15 @@ def test_a_watermark_mutant_runs_the_properties_that_draw_generators_first():
     assert {p.module.split(".")[0] for p in watermark_mutant.patches} == {"watermarks"}
     assert collected_order(watermark_mutant)[:len(WATERMARK_PROPERTIES)] == list(WATERMARK_PROPERTIES)
     assert collected_order(window_mutant)[:len(KILLING_ORDER)] == list(KILLING_ORDER)
+
+
+def test_a_mutant_the_committed_cases_kill_in_seconds_runs_them_first_and_then_the_killing_order():
+    """`merge_does_not_rescue_late_element` cost `test_matches_reference` 209 s of drawing before the example that kills
+    it; its own first property comes first, and every other still runs after it."""
+    order = collected_order(MUTANTS["merge_does_not_rescue_late_element"])
+    assert order[:1] == list(COMMITTED_FIRST) and order[1:len(KILLING_ORDER)] == \
+        [name for name in KILLING_ORDER if name not in COMMITTED_FIRST]
+    assert len(order) == len(collected_order(MUTANTS["window_late_strictly"]))
 
 
 def test_a_mutants_copy_holds_the_subpackages_too():

@@ -13,8 +13,8 @@ import pytest
 
 from conformance import pipeline
 from conformance.manifest import ManifestError, ci_engines, engines
-from conformance.pipeline import ENGINE_SUITE, Step, _groups, steps, tox_ini
-from window_contract.registry import catalogue
+from conformance.pipeline import ENGINE_SUITE, Step, _groups, dev_test_command, steps, tox_ini
+from window_contract.registry import catalogue, load_implementation
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -30,14 +30,17 @@ ENGINE_STEPS = ("reference", "spark", "flink", "pyflink-python", "spark-streamin
 
 
 def test_every_step_runs_in_its_order_lint_first_and_the_mutation_checks_last():
-    """Every step `./dev test` ran before still runs, in its order; an engine added since has its step among the
-    engines'."""
+    """Every step `./dev test` ran before still runs: the engines' in their order, the engine mutants and the census
+    sample first among those of one core; an engine added since has its step among the engines'."""
     names = [step.name for step in steps()]
     assert names[:2] == ["lint", "unit tests"]
-    assert names[-4:] == ["census sample", "mutation check", "engine mutants", "machine mutation sample"]
-    assert [name for name in names[2:-4] if name.removeprefix("suite ") in ENGINE_STEPS] == \
+    assert names[-2:] == ["mutation check", "machine mutation sample"]
+    engine_steps = [name for name in names[2:-2] if name not in ("engine mutants", "census sample")]
+    assert [name for name in engine_steps if name.removeprefix("suite ") in ENGINE_STEPS] == \
         [f"suite {name}" for name in ENGINE_STEPS]
-    assert all(name.startswith("suite ") for name in names[2:-4])
+    assert all(name.startswith("suite ") for name in engine_steps)
+    assert names.index("engine mutants") + 1 == names.index("census sample") == \
+        next(i for i, step in enumerate(steps()) if step.beside) + 1
     assert len({step.env for step in steps()}) == len(names)
 
 
@@ -84,10 +87,12 @@ def test_a_manifest_that_breaks_its_format_is_refused_naming_its_file(tmp_path, 
     assert message in str(refused.value) and "\n" not in str(refused.value)
 
 
-def test_the_engine_steps_that_run_their_test_file_run_beside_each_other():
-    """Each of them holds one conversation with its engine at a time: they run two at a time, in one group."""
+def test_the_steps_of_one_core_run_beside_each_other():
+    """The engine mutants and the census sample (one process each), and the engines' steps that run their test file
+    (each holds one conversation with its engine at a time): they run two at a time, in one group."""
     beside = [step.name for step in steps() if step.beside]
-    assert beside == [f"suite {e.name}" for e in ci_engines() if e.ci.test] and len(beside) >= 10
+    assert beside == ["engine mutants", "census sample", *(f"suite {e.name}" for e in ci_engines() if e.ci.test)]
+    assert len(beside) >= 12
     assert beside in [[step.name for step in group] for group in _groups(steps())]
 
 
@@ -120,3 +125,22 @@ def test_steps_beside_each_other_run_at_once_and_a_failure_stops_those_not_start
     assert ("first ran" in out, "left ran" in out, "right failed" in out) == (True, True, True)
     assert "step left: " in err and "step right failed (exit status 3)" in err
     assert not (tmp_path / "after").exists() and not (tmp_path / "last").exists()
+
+
+def test_under_dev_test_the_suites_share_their_drawing_and_a_suite_that_replays_all_of_it_runs_in_one_process():
+    """The reference's step draws each test and writes its recording; a later suite of the reference's features finds
+    every one and draws none, in one process (one fetch of every test's cases); a suite of other features draws its
+    own. tox's steps, which have no folder to share, draw their own."""
+    suites = [step for step in steps() if step.drawing]
+    assert [step.name for step in suites] == [f"suite {e.name}" for e in ci_engines() if e.ci.suite]
+    reference = load_implementation("reference").features
+    for step in suites:
+        name = step.name.removeprefix("suite ")
+        replays = name != "reference" and load_implementation(name).features == reference
+        [command] = step.commands
+        ran = dev_test_command(step, command, "/tmp/r")
+        assert ran[-2:] == ("--window-recordings", "/tmp/r")
+        assert ran[ran.index("-n") + 1] == ("0" if replays else "2") and command[command.index("-n") + 1] == "2"
+        assert step.drawing == ("replays" if replays else "draws")
+    assert any(step.drawing == "replays" for step in suites)
+    assert "--window-recordings" not in tox_ini()

@@ -106,3 +106,20 @@ def test_plain_pytest_under_dev_draws_both_passes_of_a_prefetched_test_with_one_
     [seeded] = [line for line in lines if line.startswith("prefetch: examples drawn with seed ")]
     chosen = seeded.split()[5]
     assert f"(--hypothesis-seed={chosen} draws them again)" in seeded
+
+
+def test_a_suite_run_after_the_references_ended_replays_its_recordings_and_draws_nothing(tmp_path):
+    """`./dev test`'s steps share the drawing one after another: the reference's step has ended when Spark's begins,
+    and Spark's finds every test's recording (its claimant gone, its recording written), fetches their cases and
+    replays their examples instead of drawing them again."""
+    tests = ("-k", "rejected_specification or same_observation_when_run_twice")
+    folder = f"--window-recordings={tmp_path}"
+    drew = pytest_on_the_suite("--window-impl", "reference", folder, *tests, profile="ci")
+    assert drew.returncode == 0 and "2 passed" in drew.stdout, drew.stdout[-3000:]
+    replayed = pytest_on_the_suite("--window-impl", "report_fixture_suite.fixture_impls:Costly", folder, *tests,
+                                   profile="ci")
+    assert replayed.returncode == 0 and "2 passed" in replayed.stdout, replayed.stdout[-3000:]
+    [summary] = [line for line in replayed.stdout.splitlines() if line.startswith("prefetch: ") and "fetched" in line]
+    assert summary.startswith("prefetch: 0 tests recorded ") and "the cases of 2 tests as another run recorded" in \
+        summary and summary.endswith(" 0 missed (0 real calls)"), summary
+    assert "replay: 2 tests ran on examples drawn before, 0 of them handed back" in replayed.stdout

@@ -46,11 +46,13 @@ class Result:
 
 
 def first_properties(mutant: Mutant) -> list[str]:
-    """A mutant of watermark generation (`reference/watermarks/`) runs the properties that draw generators
-    first: the others pass on it, at the cost of a whole `ci` run of `test_matches_reference`."""
+    """The properties its run takes first: its own (`Mutant.first`), and for a mutant of watermark generation
+    (`reference/watermarks/`) the properties that draw generators: the others pass on it, at the cost of a whole `ci`
+    run of `test_matches_reference`."""
+    first = list(mutant.first)
     if all(p.module.startswith("watermarks") for p in mutant.patches):
-        return [arg for name in WATERMARK_PROPERTIES for arg in ("--mutation-first", name)]
-    return []
+        first += WATERMARK_PROPERTIES
+    return [arg for name in first for arg in ("--mutation-first", name)]
 
 
 def command(mutant: Mutant, profile: str, report: Path) -> list[str]:
