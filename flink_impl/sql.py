@@ -52,9 +52,10 @@ WATERMARK_CLAUSE = frozenset({
 FLINK_SQL = Variant("flink-sql", "2.3", "sql", FEATURES | WATERMARK_CLAUSE, SQL_LIMITS)
 FLINK_SQL_1_20 = Variant("flink-sql-1.20", "1.20", "sql", FEATURES | WATERMARK_CLAUSE, SQL_LIMITS)
 #: The legacy group windows take no offset (`TUMBLE(rowtime, size, time)`'s third argument is a time of day).
-#: Nor is there a legacy group window for `CUMULATE`.
+#: Nor is there a legacy group window for `CUMULATE`. They alone take the emit options (`after_end_of_window`).
 FLINK_SQL_LEGACY = Variant("flink-sql-legacy", "2.3", "sql-legacy",
-                           (FEATURES | WATERMARK_CLAUSE) - {"offset", "assigner.cumulative"},
+                           (FEATURES | WATERMARK_CLAUSE | {"trigger.after_end_of_window"})
+                           - {"offset", "assigner.cumulative"},
                            SQL_LIMITS)
 
 

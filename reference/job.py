@@ -12,9 +12,10 @@ from __future__ import annotations
 from reference import evictors, triggers
 from reference.assigners import WindowAssigner
 from reference.dialects import FLINK, Dialect
+from reference.emit_strategy import WindowEmitStrategy
 from reference.errors import InvalidSpec
 from reference.kinds import build
-from reference.operator import EvictingWindowOperator, WindowOperator, WindowOutput
+from reference.operator import EvictingWindowOperator, UpdatingWindowOperator, WindowOperator, WindowOutput
 from reference.trace import NO_TRACE, TraceListener
 from reference.windows import WindowStart, get_window_start_with_offset
 from window_contract import case as spec
@@ -35,6 +36,11 @@ def build_operator(case: spec.Case, output: WindowOutput, listener: TraceListene
                    dialect: Dialect = FLINK) -> WindowOperator:
     """The operator Flink would run for `case` (with the rules `dialect` switches, `reference.dialects`);
     raises `InvalidSpec` where Flink rejects the job."""
+    emit = None
+    if isinstance(case.trigger, spec.AfterEndOfWindowTrigger):
+        # Flink SQL's planner: the parser's intervals, then WindowEmitStrategy, before the window's assigner
+        dialect.check_intervals(case.window)
+        emit = WindowEmitStrategy.of(case)
     assigner = build_assigner(case.window, window_start, dialect.assigners(case))
     trigger, evictor = assigner.default_trigger(), None
     match case.window:  # KeyedStream.countWindow sets these before the case's .trigger / .evictor
@@ -42,16 +48,19 @@ def build_operator(case: spec.Case, output: WindowOutput, listener: TraceListene
             trigger = triggers.PurgingTrigger(triggers.CountTrigger(size))
         case spec.Count(size, slide):
             trigger, evictor = triggers.CountTrigger(slide), evictors.CountEvictor(size, False)
-    if case.trigger is not None:  # WindowedStream.trigger replaces the trigger, keeps the evictor
+    lateness, operator = case.allowed_lateness, WindowOperator
+    if emit is not None:  # Flink SQL's emit strategy, its lateness its own
+        trigger, lateness = emit.trigger(), emit.allow_lateness
+        operator = UpdatingWindowOperator if emit.produce_updates else WindowOperator
+    elif case.trigger is not None:  # WindowedStream.trigger replaces the trigger, keeps the evictor
         trigger = build(case.trigger, dialect.models)
     if case.evictor is not None:  # WindowedStream.evictor replaces the evictor, keeps the trigger
         evictor = build(case.evictor, dialect.models)
     if assigner.is_merging and not trigger.can_merge:
         raise InvalidSpec(MERGING_TRIGGER_MESSAGE, "trigger.merging")
-    if case.allowed_lateness < 0:  # WindowOperatorBuilder.allowedLateness, after the assigner and trigger
+    if lateness < 0:  # WindowOperatorBuilder.allowedLateness, after the assigner and trigger
         raise InvalidSpec(NEGATIVE_LATENESS_MESSAGE, "lateness.negative")
     if evictor is not None:
-        return dialect.operator_class(EvictingWindowOperator)(assigner, trigger, evictor, case.allowed_lateness,
+        return dialect.operator_class(EvictingWindowOperator)(assigner, trigger, evictor, lateness,
                                                               case.late_side_output, output, listener)
-    return dialect.operator_class(WindowOperator)(assigner, trigger, case.allowed_lateness, case.late_side_output,
-                                                  output, listener)
+    return dialect.operator_class(operator)(assigner, trigger, lateness, case.late_side_output, output, listener)

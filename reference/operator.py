@@ -403,6 +403,29 @@ class EvictingWindowOperator(WindowOperator):
             self.window_state.pop((key, state_window), None)
 
 
+class UpdatingWindowOperator(WindowOperator):
+    """The table runtime's `AggregateWindowOperator` with `produceUpdates` (an emit strategy's early or late
+    firing, `reference.emit_strategy`): a window's first firing emits its result (`+I`), a later one only a result
+    that differs from the last it emitted (`-U`, `+U`); "if the previous agg equals to the current agg, no need to
+    send retract and accumulate". The result here is the window's contents, so a firing emits nothing when no
+    element came into the window since its last emission. What it emitted is forgotten with the window's state."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.previous_results: dict[tuple[str, Hashable], list] = {}
+
+    def emit_window_contents(self, key, window, state_window, contents):
+        values = list(contents)
+        if self.previous_results.get((key, state_window)) == values:
+            return
+        self.previous_results[(key, state_window)] = values
+        super().emit_window_contents(key, window, state_window, values)
+
+    def clear_all_state(self, key, window, state_window, merging):
+        self.previous_results.pop((key, state_window), None)
+        super().clear_all_state(key, window, state_window, merging)
+
+
 def flink_repr(window: TimeWindow) -> str:
     """`TimeWindow.toString()`, as it appears in Flink's messages."""
     return f"TimeWindow{{start={window.start}, end={window.end}}}"

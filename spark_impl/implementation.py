@@ -26,7 +26,17 @@ from spark_impl.pipeline import outputs_of
 from spark_impl.relational import sliding_loop_stays_in_range, sliding_windows_within_limit
 from spark_impl.spec import invalid_spec_message, operator_spec
 from spark_impl.watermarks import operator_stream
-from window_contract.case import Case, Cumulative, EventTimeTrigger, Record, Session, Sliding, Tumbling, Watermark
+from window_contract.case import (
+    AfterEndOfWindowTrigger,
+    Case,
+    Cumulative,
+    EventTimeTrigger,
+    Record,
+    Session,
+    Sliding,
+    Tumbling,
+    Watermark,
+)
 from window_contract.facts import OUTPUT_LIMIT
 from window_contract.features import ALL_FEATURES, JOIN_NAMES, required_features
 from window_contract.join_case import JoinCase
@@ -63,7 +73,8 @@ def outputs_within_limit(case: Case) -> bool:
 
 class SparkImplementation:
     name = "spark"
-    features = ALL_FEATURES | JOIN_NAMES
+    #: Every feature but Flink SQL's emit strategy (`after_end_of_window`), which the pipeline does not model yet.
+    features = (ALL_FEATURES - {AfterEndOfWindowTrigger.feature.name}) | JOIN_NAMES
     #: A `run` call is a Spark job: the suite prefetches each property's cases in a few large calls.
     costly_calls = True
 

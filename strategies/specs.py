@@ -28,6 +28,7 @@ from window_contract.case import (
     ASSIGNERS,
     EVICTORS,
     MERGING_ASSIGNERS,
+    AfterEndOfWindowTrigger,
     Case,
     ContinuousEventTimeTrigger,
     ContinuousProcessingTimeTrigger,
@@ -417,7 +418,26 @@ def trigger_kinds(window: WindowSpec, d: Drawing, depth: int = 0) -> list[type]:
     if d.allows(DeltaTrigger) and not merging:
         # DeltaTrigger cannot merge either: on sessions only as an invalid specification (`window_specs`).
         kinds += [DeltaTrigger]
+    if depth == 0 and d.allows(AfterEndOfWindowTrigger) and isinstance(window, Tumbling | Sliding | Session):
+        # Flink SQL's emit strategy, of its legacy group windows alone, never nested: twice, for its two firings.
+        kinds += [AfterEndOfWindowTrigger] * 2
     return kinds
+
+
+@built_once
+def fire_delays(d: Drawing, window: WindowSpec) -> st.SearchStrategy[int | None]:
+    """An early- or late-fire delay of Flink SQL's emit strategy: off, or 0 (a firing on every element) mostly;
+    above 0 (a firing every delay of processing time) where the features take processing time; now and then
+    negative, which `WindowEmitStrategy` rejects."""
+    branches = [(3, st.none()), (4, st.just(0)), (1, st.integers(-time_unit(window), -1))]
+    if "time.processing" in d.features:
+        branches.append((2, st.integers(1, 2 * time_unit(window))))
+    return weighted(*branches)
+
+
+@built_once
+def emit_strategies(d: Drawing, window: WindowSpec, depth: int) -> st.SearchStrategy[AfterEndOfWindowTrigger]:
+    return st.builds(AfterEndOfWindowTrigger, fire_delays(d, window), fire_delays(d, window))
 
 
 @built_once
@@ -481,6 +501,7 @@ TRIGGER_PARAMETERS: dict[type, Callable[[Drawing, WindowSpec, int], st.SearchStr
     NeverTrigger: built_once(lambda d, w, depth: st.just(NeverTrigger())),
     ProcessingTimeoutTrigger: processing_timeout_triggers,
     DeltaTrigger: built_once(lambda d, w, depth: st.builds(DeltaTrigger, thresholds(), delta_functions())),
+    AfterEndOfWindowTrigger: emit_strategies,
 }
 
 
@@ -607,14 +628,17 @@ def window_specs(draw, features=None, *, scale: Scale = SMALL) -> Case:
             trigger = PurgingTrigger(trigger)
     if isinstance(window, MERGING_ASSIGNERS) and d.allows(ProcessingTimeoutTrigger) and draw(one_in(INVALID_ONE_IN)):
         # ProcessingTimeoutTrigger does not override canMerge(): Flink rejects it on a valid session too.
-        trigger = ProcessingTimeoutTrigger(draw(triggers(d, window)) or EventTimeTrigger(), draw(timeouts(d, window)))
+        inner = draw(triggers(d, window))
+        if inner is None or isinstance(inner, AfterEndOfWindowTrigger):  # a whole emit strategy nests in nothing
+            inner = EventTimeTrigger()
+        trigger = ProcessingTimeoutTrigger(inner, draw(timeouts(d, window)))
     if isinstance(window, MERGING_ASSIGNERS) and d.allows(DeltaTrigger) and draw(one_in(INVALID_ONE_IN)):
         # DeltaTrigger does not override canMerge() either: Flink rejects it on a valid session.
         trigger = draw(TRIGGER_PARAMETERS[DeltaTrigger](d, window, 0))
     return Case(
         window=window,
         trigger=trigger,
-        evictor=draw(evictors(d, window)),
+        evictor=None if isinstance(trigger, AfterEndOfWindowTrigger) else draw(evictors(d, window)),
         allowed_lateness=draw(allowed_lateness(time_unit(window), features)),
         late_side_output=draw(choice_of(False, True)) if "late_side_output" in features else False,
     )

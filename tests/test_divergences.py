@@ -518,13 +518,22 @@ def test_hop_rejects_a_size_no_multiple_of_the_slide_and_takes_any_offset():
     assert [(w.start, w.end) for w in windows] == [(-7, 3), (-2, 8)]
 
 
-def test_a_sliding_window_of_more_panes_than_an_int_holds_is_rejected_before_hops_multiple_check():
-    """The table runtime's `SlidingWindowAssigner` counts a window's panes, size / gcd(size, slide), in an `int`."""
+def test_a_sliding_window_of_more_panes_than_an_int_holds_is_rejected_where_the_plan_keeps_a_window_tvf():
+    """The table runtime's `SlidingWindowAssigner` counts a window's panes, size / gcd(size, slide), in an `int`;
+    HOP's multiple comes first unless the planner's row estimate, (int) (size / slide), is 0 or below."""
     panes = Dialect(sliding_panes_fit_an_int=True)
     coprime = Case(window=Sliding(2**31 + 1, 2**31 + 2), events=[record("a", 1, 0)])
     assert simulate(coprime).error is None
     rejected = Observation.invalid_spec("Cannot downcast long value 2147483649 to integer.")
-    assert simulate(coprime, dialect=dataclasses.replace(panes, sliding_size_multiple_of_slide=True)) == rejected
+    hop = dataclasses.replace(panes, sliding_size_multiple_of_slide=True)
+    assert simulate(coprime, dialect=hop) == rejected  # a size under the slide: (int) (size / slide) is 0
+    wider = Case(window=Sliding(2**31 + 1, 1000), events=[])  # (int) (size / slide) is 2,147,483: the multiple first
+    assert simulate(wider, dialect=hop) == Observation.invalid_spec(
+        "HOP table function based aggregate requires size must be an integral multiple of slide, but got size "
+        "2147483649 ms and slide 1000 ms")
+    wraps = Case(window=Sliding(2**32 * 1000 + 1, 1000), events=[])  # (int) (size / slide) wraps to 0
+    assert simulate(wraps, dialect=hop) == Observation.invalid_spec(
+        "Cannot downcast long value 4294967296001 to integer.")
     most = Case(window=Sliding(2**31 - 1, 2**31 - 2), events=[record("a", 1, 0)])  # 2^31 - 1 panes of 1 ms: an int
     assert simulate(most, dialect=panes) == simulate(most)
     many = Case(window=Sliding(2**33, 4), events=[record("a", 1, 0)])  # a multiple: 2^31 slices of the slide

@@ -57,11 +57,14 @@ def reference():
 
 def test_declares_what_sql_windows_express():
     """Tumbling, sliding and session windows with listed watermarks, and the generators a WATERMARK clause says; no
-    triggers, evictors, count or global windows, processing time, late side output or open input, punctuated
-    watermarks or legacy extractors; the legacy group windows take no offset and have no `CUMULATE`, nor has the
-    DataStream API (no cumulative assigner)."""
+    DataStream trigger, no evictors, count or global windows, processing time, late side output or open input,
+    punctuated watermarks or legacy extractors; the legacy group windows take no offset and have no `CUMULATE`, nor
+    has the DataStream API (no cumulative assigner); they alone take the emit options (`after_end_of_window`), which
+    the window table functions refuse."""
+    emit = "trigger.after_end_of_window"
+    assert emit in FLINK_SQL_LEGACY.features and emit not in FLINK_SQL.features | FLINK.features | FLINK_1_20.features
     for variant in (FLINK_SQL, FLINK_SQL_LEGACY):
-        assert not any(f.startswith(("trigger.", "evictor.")) for f in variant.features)
+        assert not any(f.startswith(("trigger.", "evictor.")) for f in variant.features - {emit})
         assert {f for f in variant.features if f.startswith("watermark.")} == WATERMARK_CLAUSE
         assert {"assigner.count", "assigner.global", "assigner.dynamic_session", "time.processing",
                 "late_side_output", "unbounded_input", "extreme_values"}.isdisjoint(variant.features)
@@ -81,6 +84,17 @@ def test_cumulate_runs_as_the_window_table_function_and_agrees_with_its_hand_cas
     cases = [c for p in case_files([ROOT / "cases/cumulative"]) for c in load_cases(p)]
     assert len(cases) >= 15 and all("assigner.cumulative" in required_features(c) for c in cases)
     for case, observation in zip(cases, engine.run(cases), strict=True):
+        assert not difference(case.expected, observation, len(case.events)), case.name
+
+
+def test_the_emit_options_run_on_the_legacy_group_windows_and_agree_with_their_hand_cases():
+    """`table.exec.emit.early-fire.*` and `late-fire.*` of delay 0 (`after_end_of_window`): an early firing on every
+    record, the on-time firing that finds the result unchanged emitting nothing, late firings, the allowed lateness
+    ignored without late firing, and `WindowEmitStrategy`'s rejections; the cases' expected observations are the
+    runtime's, which the model's agree with (`tests/test_cases.py`)."""
+    cases = [c for p in case_files([ROOT / "cases/emit"]) for c in load_cases(p)]
+    assert len(cases) >= 15 and all("trigger.after_end_of_window" in required_features(c) for c in cases)
+    for case, observation in zip(cases, load_implementation("flink-sql-legacy").run(cases), strict=True):
         assert not difference(case.expected, observation, len(case.events)), case.name
 
 

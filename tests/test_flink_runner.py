@@ -102,9 +102,13 @@ def test_a_case_that_loops_silently_is_stopped_by_the_timeout_and_the_rest_still
     assert len(stuck.firings) == 1  # the first firing, at the end of input, before the silent loop
 
 
-def test_real_flink_declares_every_feature_of_the_format_but_cumulative_windows() -> None:
-    """Flink SQL's `CUMULATE` has no DataStream assigner."""
-    assert FLINK.features == ALL_FEATURES - {"assigner.cumulative"}
+#: The features only Flink SQL's table runtime has.
+SQL_ONLY = {"assigner.cumulative", "trigger.after_end_of_window"}
+
+
+def test_real_flink_declares_every_feature_of_the_format_but_the_table_runtimes() -> None:
+    """Flink SQL's `CUMULATE` has no DataStream assigner, nor its emit strategy a DataStream trigger."""
+    assert FLINK.features == ALL_FEATURES - SQL_ONLY
 
 
 def test_the_runner_says_a_hello_of_the_protocol_with_the_features_of_the_contract() -> None:
@@ -113,7 +117,7 @@ def test_the_runner_says_a_hello_of_the_protocol_with_the_features_of_the_contra
         said, _ = runner.communicate("", timeout=120)
     [hello] = map(json.loads, said.splitlines())  # the end of stdin ends it before any answer
     assert _problems(_validator("window-process-1-hello.schema.json"), hello) == []
-    features = [name for name in FEATURES if name != "assigner.cumulative"]  # the contract's order
+    features = [name for name in FEATURES if name not in SQL_ONLY]  # the contract's order
     assert hello == {"type": "hello", "protocol": "window-process/1", "name": "flink", "features": features,
                      "position_free": False, "costly_calls": True}
 

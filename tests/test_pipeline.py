@@ -58,7 +58,8 @@ def test_the_unit_tests_leave_out_exactly_what_the_engine_steps_run():
 def test_the_census_sample_is_todays():
     [census] = [step for step in steps() if step.name == "census sample"]
     sampled = [(c[c.index("--impl") + 1], c[c.index("--cases") + 1], c[c.index("--seed") + 1]) for c in census.commands]
-    assert sampled == [("pyflink-python", "1000", "7"), ("kafka-streams", "500", "7"), ("bytewax", "300", "7")]
+    assert sampled == [("flink-sql-legacy", "150", "7"), ("pyflink-python", "1000", "7"), ("kafka-streams", "500", "7"),
+                       ("bytewax", "300", "7"), ("flink-sql", "150", "7")]
 
 
 def test_every_manifest_registers_an_implementation_whose_module_exists():
@@ -141,5 +142,7 @@ def test_under_dev_test_the_suites_share_their_drawing_and_a_suite_that_replays_
         assert ran[-2:] == ("--window-recordings", "/tmp/r")
         assert ran[ran.index("-n") + 1] == ("0" if replays else "2") and command[command.index("-n") + 1] == "2"
         assert step.drawing == ("replays" if replays else "draws")
-    assert any(step.drawing == "replays" for step in suites)
+    # Spark declares every feature of the reference's but Flink SQL's emit strategy (`after_end_of_window`, which
+    # spark_impl does not model yet), so no suite replays the reference's drawing until it does: Spark draws its own.
+    assert [step.name for step in suites if step.drawing == "replays"] == []
     assert "--window-recordings" not in tox_ini()

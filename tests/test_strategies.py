@@ -147,12 +147,13 @@ def _collect(strategy, n=300):
 
 
 def test_window_specs_cover_the_format():
-    specs = _collect(window_specs(), 400)
+    specs = _collect(window_specs(), 500)
     kinds = Counter(type(s.window).__name__ for s in specs)
     assert set(kinds) == {"Tumbling", "Sliding", "Cumulative", "Session", "Global", "Count", "DynamicSession"}
     triggers = Counter(type(s.trigger).__name__ for s in specs)
     assert {"NoneType", "EventTimeTrigger", "CountTrigger", "PurgingTrigger", "ContinuousEventTimeTrigger",
-            "ProcessingTimeTrigger", "NeverTrigger", "ProcessingTimeoutTrigger"} <= set(triggers)
+            "ProcessingTimeTrigger", "NeverTrigger", "ProcessingTimeoutTrigger",
+            "AfterEndOfWindowTrigger"} <= set(triggers)
     assert {type(s.evictor).__name__ for s in specs} >= {"NoneType", "CountEvictor", "TimeEvictor"}
     lateness = {s.allowed_lateness for s in specs}
     assert 0 in lateness and LONG_MAX in lateness and any(0 < x < LONG_MAX for x in lateness)

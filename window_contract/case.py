@@ -37,7 +37,7 @@ __all__ = [
     # triggers
     "EventTimeTrigger", "ProcessingTimeTrigger", "CountTrigger", "ContinuousEventTimeTrigger",
     "ContinuousProcessingTimeTrigger", "PurgingTrigger", "NeverTrigger", "ProcessingTimeoutTrigger", "DeltaTrigger",
-    "purging",
+    "AfterEndOfWindowTrigger", "purging",
     # evictors
     "CountEvictor", "TimeEvictor", "DeltaEvictor",
     # watermark generators
@@ -378,12 +378,36 @@ class DeltaTrigger(Kind):
     delta_function: DeltaFunction
 
 
+@dataclass(frozen=True)
+class AfterEndOfWindowTrigger(Kind):
+    """Flink SQL's emit strategy of a legacy group window (`GROUP BY TUMBLE/HOP(rowtime, ...)`), the table
+    runtime's `EventTimeTriggers.afterEndOfWindow()` as `WindowEmitStrategy` builds it from
+    `table.exec.emit.early-fire.enabled/delay` and `table.exec.emit.late-fire.enabled/delay`:
+    `.withEarlyFirings(...)` when `early_firing_delay` is set, `.withLateFirings(...)` when `late_firing_delay` is;
+    a delay of 0 fires on every element (`ElementTriggers.every()`), one above 0 every `delay` of processing time
+    after the window's first element (`ProcessingTimeTriggers.every(delay)`). Absent or null: that firing is off
+    (and with late firing off, the case's allowed lateness is ignored). A window fired so emits only a result that
+    changed (docs/format.md, *Flink SQL's emit strategy*)."""
+
+    tag: ClassVar[str] = "after_end_of_window"
+    feature: ClassVar[Feature] = Feature("trigger.after_end_of_window",
+                                         "Flink SQL's emit strategy (EventTimeTriggers.afterEndOfWindow)")
+
+    early_firing_delay: int | None = None
+    late_firing_delay: int | None = None
+
+    def needs(self) -> set[str]:
+        periodic = any(delay is not None and delay > 0 for delay in (self.early_firing_delay, self.late_firing_delay))
+        return super().needs() | ({PROCESSING_TIME.name} if periodic else set())
+
+
 TriggerSpec = (EventTimeTrigger | ProcessingTimeTrigger | CountTrigger | ContinuousEventTimeTrigger
                | ContinuousProcessingTimeTrigger | PurgingTrigger | NeverTrigger | ProcessingTimeoutTrigger
-               | DeltaTrigger)
+               | DeltaTrigger | AfterEndOfWindowTrigger)
 TRIGGERS: Vocabulary[TriggerSpec] = Vocabulary(
     "type", EventTimeTrigger, ProcessingTimeTrigger, CountTrigger, ContinuousEventTimeTrigger,
-    ContinuousProcessingTimeTrigger, PurgingTrigger, NeverTrigger, ProcessingTimeoutTrigger, DeltaTrigger)
+    ContinuousProcessingTimeTrigger, PurgingTrigger, NeverTrigger, ProcessingTimeoutTrigger, DeltaTrigger,
+    AfterEndOfWindowTrigger)
 
 
 def purging(inner: TriggerSpec) -> PurgingTrigger:
@@ -664,6 +688,16 @@ class Case:
     def time(self) -> Time:
         """The assigner's notion of time (`global` and `count` windows are neither: `event`)."""
         return getattr(self.window, "time", "event")
+
+    @property
+    def lateness_in_effect(self) -> int:
+        """The allowed lateness the window operator keeps: `allowed_lateness`, but under Flink SQL's emit strategy
+        (`after_end_of_window`) 0 without late firing or on session windows (`WindowEmitStrategy`'s
+        `parseAllowLateness`)."""
+        if isinstance(self.trigger, AfterEndOfWindowTrigger) and (
+                self.trigger.late_firing_delay is None or isinstance(self.window, MERGING_ASSIGNERS)):
+            return 0
+        return self.allowed_lateness
 
     def to_json(self) -> str:
         """The case as one line of `window-case/1` JSON.

@@ -23,6 +23,7 @@ from window_contract.case import (
     GENERATORS,
     MERGING_ASSIGNERS,
     TRIGGERS,
+    AfterEndOfWindowTrigger,
     Case,
     Count,
     CountEvictor,
@@ -38,13 +39,17 @@ from window_contract.case import (
     NeverTrigger,
     ProcessingTime,
     ProcessingTimeTrigger,
+    Session,
+    Sliding,
     Time,
     TriggerSpec,
+    Tumbling,
     Violates,
     Vocabulary,
     Watermark,
     WindowSpec,
     innermost_trigger,
+    nested_triggers,
 )
 from window_contract.facts import LONG_MIN
 from window_contract.observation_json import observation_from_json
@@ -297,6 +302,13 @@ def _check_fit(window: WindowSpec, trigger: TriggerSpec | None, evictor: Evictor
                                         "the global window (and countWindow's) is not one")
     if isinstance(window, ALIGNED_ASSIGNERS) and isinstance(inner, NeverTrigger):
         problems.add(f"{path}.trigger", "NeverTrigger is GlobalWindows' trigger; it does not fit time windows")
+    if isinstance(trigger, AfterEndOfWindowTrigger) and (not isinstance(window, Tumbling | Sliding | Session)
+                                                          or evictor is not None):
+        problems.add(f"{path}.trigger", "after_end_of_window is the emit strategy of Flink SQL's legacy group "
+                                        "windows (TUMBLE, HOP, SESSION): tumbling, sliding or session windows, "
+                                        "no evictor")
+    if any(isinstance(nested, AfterEndOfWindowTrigger) for nested in list(nested_triggers(trigger))[1:]):
+        problems.add(f"{path}.trigger", "after_end_of_window is a whole emit strategy: no trigger wraps it")
     if isinstance(window, MERGING_ASSIGNERS) and isinstance(evictor, DeltaEvictor):
         problems.add(f"{path}.evictor", "a delta evictor on merging (session) windows compares with the "
                                         "last element of the merged contents, whose order Flink's state "

@@ -62,7 +62,7 @@ class _Observer:
         self.keys_fired_here: set[str] = set()
 
     def cleanup_time(self, window) -> int:
-        return min(window.max_timestamp() + self.case.allowed_lateness, LONG_MAX)
+        return min(window.max_timestamp() + self.case.lateness_in_effect, LONG_MAX)
 
     def finish_element(self) -> None:
         """What the previous element's steps add up to."""

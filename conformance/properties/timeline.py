@@ -119,13 +119,13 @@ def cleanup_time(case: Case, window: TimeWindow) -> int:
     """`WindowOperator.cleanupTime` for event time: `maxTimestamp + allowedLateness`, or
     `Long.MAX_VALUE` when that overflows."""
     end = max_timestamp(window)
-    t = java_add(end, case.allowed_lateness)
+    t = java_add(end, case.lateness_in_effect)
     return t if t >= end else LONG_MAX
 
 
 def is_element_late(case: Case, arrival: Arrival) -> bool:
     """`WindowOperator.isElementLate`: event time and `ts + allowedLateness <= watermark` (wrapping)."""
-    return is_event_time(case) and java_add(arrival.record.ts, case.allowed_lateness) <= arrival.watermark
+    return is_event_time(case) and java_add(arrival.record.ts, case.lateness_in_effect) <= arrival.watermark
 
 
 def assigned_windows(case: Case, arrival: Arrival) -> list[TimeWindow] | None:

@@ -21,6 +21,7 @@ from reference.assigners import (
     sliding_rules,
 )
 from reference.dialects.time_arithmetic import UnboundedTumblingWindows
+from reference.emit_strategy import SESSION_MESSAGE
 from reference.errors import InvalidSpec, JobFailure
 from reference.javalong import l2i, labs, ldiv
 from reference.windows import TimeWindow
@@ -53,8 +54,22 @@ class JobCheckSwitches:
     #: legacy `SlidingWindowAssigner` have no such check).
     sliding_window_count_checked: bool = True
     #: A session window takes an allowed lateness; False: a session window with an allowed lateness above 0 is
-    #: rejected (Flink SQL's legacy group windows: "Session window doesn't support EMIT strategy currently.").
+    #: rejected (Flink SQL's legacy group windows: "Session window doesn't support EMIT strategy currently.", the
+    #: late firing an allowed lateness needs there), unless its trigger is the emit strategy (`after_end_of_window`),
+    #: which says itself whether it fires late (`reference.emit_strategy`).
     sessions_take_allowed_lateness: bool = True
+
+    def check_intervals(self, window: case.WindowSpec) -> None:
+        """SQL's parser: each of the window's intervals, in the order the query states them, within
+        `interval_limit`."""
+        if self.interval_limit is None:
+            return
+        stated = {case.Tumbling: ("size", "offset"), case.Sliding: ("slide", "size", "offset"),
+                  case.Cumulative: ("step", "size", "offset"), case.Session: ("gap",)}.get(type(window), ())
+        for value in (getattr(window, name) for name in stated):
+            if abs(value) > self.interval_limit:
+                raise InvalidSpec(f"Interval field value {abs(value) // DAY:,} exceeds precision of DAY(6) field",
+                                  "sql.interval_precision")
 
     def assigners(self, spec: case.Case) -> dict[type, object]:
         """How this dialect builds the assigner of `spec`'s window, by the kind of the format: its engine's own
@@ -69,43 +84,59 @@ class JobCheckSwitches:
 
 #: A day in milliseconds: SQL's intervals count days.
 DAY = 86_400_000
-SESSION_EMIT_MESSAGE = "Session window doesn't support EMIT strategy currently."
 
 
 class EngineChecks:
     """How a dialect builds an assigner of one kind: the engine's own job-time checks, in its order, before the
-    model's assigner (`interval_limit`: the parser's; `sessions_take_allowed_lateness`, `sliding_panes_fit_an_int`
-    and `sliding_size_multiple_of_slide`: the planner's, in that order), then the model's assigner, a sliding one
-    with Flink's checks and arithmetic as the dialect changes them (`DialectSlidingWindows`), a tumbling one in the
-    dialect's arithmetic (`UnboundedTumblingWindows`)."""
+    model's assigner (`interval_limit`: the parser's; `sessions_take_allowed_lateness`, then the sliding window's
+    `sliding_panes_fit_an_int` and `sliding_size_multiple_of_slide`: the planner's), then the model's assigner, a
+    sliding one with Flink's checks and arithmetic as the dialect changes them (`DialectSlidingWindows`), a tumbling
+    one in the dialect's arithmetic (`UnboundedTumblingWindows`).
+
+    Which of a `HOP`'s two checks runs first is the cost-based optimizer's choice of plan. A window TVF operator
+    estimates its rows as its input's times `(int) (size / slide)` (`CommonPhysicalWindowTableFunction.
+    estimateRowCount`, a Java narrowing). Where that is above 0, the planner pulls the table function into the
+    aggregate, whose slice assigner checks the multiple (`StreamExecWindowAggregateBase.createSliceAssigner`) and
+    then the panes (`HoppingSliceAssigner`). Where it is 0 or below (a size under the slide, or `size / slide` that
+    wraps an `int`), the plan keeps a window TVF operator below the aggregate, and its translation, which comes
+    first, builds the table runtime's `SlidingWindowAssigner` and so counts the panes first."""
 
     def __init__(self, dialect: JobCheckSwitches, spec: case.Case, kind: type) -> None:
         self.dialect, self.spec, self.kind = dialect, spec, kind
 
     def from_kind(self, kind, window_start):
         d = self.dialect
-        if d.interval_limit is not None:
-            stated = {case.Tumbling: ("size", "offset"), case.Sliding: ("slide", "size", "offset"),
-                      case.Cumulative: ("step", "size", "offset"), case.Session: ("gap",)}[self.kind]
-            for value in (getattr(kind, name) for name in stated):
-                if abs(value) > d.interval_limit:
-                    raise InvalidSpec(f"Interval field value {abs(value) // DAY:,} exceeds precision of DAY(6) field",
-                                      "sql.interval_precision")
-        if not d.sessions_take_allowed_lateness and self.kind is case.Session and self.spec.allowed_lateness > 0:
-            raise InvalidSpec(SESSION_EMIT_MESSAGE, "sql.session_emit")
+        d.check_intervals(kind)
+        if (not d.sessions_take_allowed_lateness and self.kind is case.Session and self.spec.allowed_lateness > 0
+                and not isinstance(self.spec.trigger, case.AfterEndOfWindowTrigger)):  # it states its own late firing
+            raise InvalidSpec(SESSION_MESSAGE, "sql.session_emit")
         if self.kind is case.Sliding:
-            if d.sliding_panes_fit_an_int and kind.size > 0 and kind.slide > 0:
-                panes = ldiv(kind.size, gcd(kind.size, kind.slide))
-                if l2i(panes) != panes:
-                    raise InvalidSpec(f"Cannot downcast long value {panes} to integer.", "sql.hop_panes")
-            if d.sliding_size_multiple_of_slide and kind.size > 0 and kind.slide > 0 and kind.size % kind.slide:
-                raise InvalidSpec("HOP table function based aggregate requires size must be an integral multiple of "
-                                  f"slide, but got size {kind.size} ms and slide {kind.slide} ms", "sql.hop_multiple")
+            if kind.size > 0 and kind.slide > 0:
+                checks = [self.hop_panes, self.hop_multiple]
+                if d.sliding_size_multiple_of_slide and l2i(ldiv(kind.size, kind.slide)) > 0:
+                    checks.reverse()
+                for check in checks:
+                    check(kind)
             return DialectSlidingWindows(kind.size, kind.slide, kind.offset, kind.time == "event", window_start, d)
         if self.kind is case.Tumbling and d.long_arithmetic == "unbounded":
             return UnboundedTumblingWindows.from_kind(kind, window_start)
         return {case.Tumbling: TumblingWindows, case.Cumulative: CumulativeWindows,
                 case.Session: SessionWindows}[self.kind].from_kind(kind, window_start)
+
+
+    def hop_panes(self, kind) -> None:
+        """The table runtime's `SlidingWindowAssigner`: a window's panes, of gcd(size, slide) each, in an `int`
+        (`MathUtils.checkedDownCast`)."""
+        if self.dialect.sliding_panes_fit_an_int:
+            panes = ldiv(kind.size, gcd(kind.size, kind.slide))
+            if l2i(panes) != panes:
+                raise InvalidSpec(f"Cannot downcast long value {panes} to integer.", "sql.hop_panes")
+
+    def hop_multiple(self, kind) -> None:
+        """`StreamExecWindowAggregateBase.createSliceAssigner`: a `HOP`'s size is a multiple of its slide."""
+        if self.dialect.sliding_size_multiple_of_slide and kind.size % kind.slide:
+            raise InvalidSpec("HOP table function based aggregate requires size must be an integral multiple of "
+                              f"slide, but got size {kind.size} ms and slide {kind.slide} ms", "sql.hop_multiple")
 
 
 class DialectSlidingWindows(SlidingWindows):

@@ -1,7 +1,11 @@
 package windowconformance;
 
+import java.time.Duration;
 import java.time.ZoneOffset;
 
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.graph.StreamGraph;
@@ -23,7 +27,8 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
  *       runtime's own {@code WindowOperator}; an allowed lateness is {@code table.exec.emit.allow-lateness} with
  *       {@code table.exec.emit.late-fire.enabled} and a {@code late-fire.delay} of 0, the emit strategy
  *       ({@code WindowEmitStrategy}) whose late trigger fires on every late element, as {@code EventTimeTrigger}
- *       fires a window again for every record within the allowed lateness.</li>
+ *       fires a window again for every record within the allowed lateness; a case whose trigger is
+ *       {@code after_end_of_window} states the early and late firings itself ({@link #emitStrategy}).</li>
  * </ul>
  *
  * <p>The window aggregate runs in a task of its own, behind the hash exchange a {@code GROUP BY} puts before it, so
@@ -32,8 +37,17 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
  */
 final class SqlApi implements Api {
     static final String ALLOW_LATENESS = "table.exec.emit.allow-lateness";
-    static final String LATE_FIRE = "table.exec.emit.late-fire.enabled";
-    static final String LATE_FIRE_DELAY = "table.exec.emit.late-fire.delay";
+    /** The planner's {@code WindowEmitStrategy} options, by their keys (the planner's classes are not ours to see). */
+    static final ConfigOption<Duration> ALLOW_LATENESS_DURATION =
+            ConfigOptions.key(ALLOW_LATENESS).durationType().noDefaultValue();
+    static final ConfigOption<Boolean> EARLY_FIRE =
+            ConfigOptions.key("table.exec.emit.early-fire.enabled").booleanType().defaultValue(false);
+    static final ConfigOption<Duration> EARLY_FIRE_DELAY =
+            ConfigOptions.key("table.exec.emit.early-fire.delay").durationType().noDefaultValue();
+    static final ConfigOption<Boolean> LATE_FIRE =
+            ConfigOptions.key("table.exec.emit.late-fire.enabled").booleanType().defaultValue(false);
+    static final ConfigOption<Duration> LATE_FIRE_DELAY =
+            ConfigOptions.key("table.exec.emit.late-fire.delay").durationType().noDefaultValue();
 
     private final boolean legacy;
 
@@ -69,16 +83,59 @@ final class SqlApi implements Api {
         return generator == null || generator.interval() < 0 ? null : generator.interval(); // < 0: invalid_spec
     }
 
-    /** The case's query over {@code table}, planned with the case's lateness settings. */
+    /** The case's query over {@code table}, planned with the case's lateness and emit settings. */
     String query(StreamTableEnvironment tables, CaseRun run, String table) {
         long lateness = run.spec.get("allowed_lateness").asLong();
         tables.getConfig().set(ALLOW_LATENESS, lateness + " ms");
         if (!legacy) {
             return SqlQueries.windowTableFunction(run.spec.get("window"), table);
         }
-        tables.getConfig().set(LATE_FIRE, String.valueOf(lateness != 0));
-        tables.getConfig().set(LATE_FIRE_DELAY, "0 ms");
+        JsonNode emit = emitStrategy(run);
+        if (emit == null) {
+            tables.getConfig().set(EARLY_FIRE, false);
+            tables.getConfig().set(LATE_FIRE, lateness != 0);
+            tables.getConfig().set(LATE_FIRE_DELAY, Duration.ZERO);
+        } else {
+            tables.getConfig().set(ALLOW_LATENESS_DURATION, Duration.ofMillis(lateness));
+            fireDelay(tables, EARLY_FIRE, EARLY_FIRE_DELAY, emit.get("early_firing_delay"));
+            fireDelay(tables, LATE_FIRE, LATE_FIRE_DELAY, emit.get("late_firing_delay"));
+        }
         return SqlQueries.groupWindow(run.spec.get("window"), table);
+    }
+
+    /**
+     * The case's trigger when it is Flink SQL's emit strategy ({@code after_end_of_window}: {@code
+     * EventTimeTriggers.afterEndOfWindow()} with the early and late firings of {@code table.exec.emit.*}), else
+     * null: the legacy group window's own trigger, with a late firing of delay 0 for an allowed lateness.
+     */
+    static JsonNode emitStrategy(CaseRun run) {
+        JsonNode trigger = run.spec.path("trigger");
+        return trigger.path("type").asText().equals("after_end_of_window") ? trigger : null;
+    }
+
+    /**
+     * A firing's options as a Table API user sets them, and the allowed lateness with them: on with its delay, a
+     * {@link Duration} (a negative one is the planner's to reject, {@code WindowEmitStrategy}, where SQL's {@code SET}
+     * could not write it), or off.
+     */
+    private static void fireDelay(StreamTableEnvironment tables, ConfigOption<Boolean> enabled,
+                                  ConfigOption<Duration> delay, JsonNode millis) {
+        boolean on = millis != null && !millis.isNull();
+        tables.getConfig().set(enabled, on);
+        if (on) {
+            tables.getConfig().set(delay, Duration.ofMillis(millis.asLong()));
+        }
+    }
+
+    /**
+     * Whether every row of the case's query is a firing at an element: an early firing of delay 0 fires the window
+     * on each of its elements ({@code ElementTriggers.every()}), and the on-time firing that follows finds the
+     * result unchanged and emits nothing ({@code AggregateWindowOperator}'s updates).
+     */
+    static boolean firesOnEveryElement(CaseRun run) {
+        JsonNode emit = emitStrategy(run);
+        return emit != null && emit.path("early_firing_delay").isIntegralNumber()
+                && emit.get("early_firing_delay").asLong() == 0;
     }
 
     @Override

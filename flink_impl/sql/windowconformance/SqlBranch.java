@@ -68,7 +68,7 @@ final class SqlBranch {
             tables.dropTemporaryView(TABLE);
         }
         clause.planned(emitted, run);
-        emitted.transform(name + "-firings", Types.VOID, new SqlFirings(run.id));
+        emitted.transform(name + "-firings", Types.VOID, new SqlFirings(run.id, SqlApi.firesOnEveryElement(run)));
     }
 
     /**

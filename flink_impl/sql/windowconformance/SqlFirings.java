@@ -29,7 +29,9 @@ import org.apache.flink.types.RowKind;
  * record (the legacy windows' late firing, as {@code EventTimeTrigger} does). So a row whose {@code window_time} the
  * last watermark had passed was emitted at a late record, the newest of those it holds (the one with the highest
  * index), under that watermark; any other row at the next watermark, during the event at which the replay emitted
- * that watermark ({@link CaseRun#eventOfWatermark}), and the firing's watermark is that one.
+ * that watermark ({@link CaseRun#eventOfWatermark}), and the firing's watermark is that one. With an early firing of
+ * delay 0 (Flink SQL's emit strategy, {@link SqlApi#firesOnEveryElement}) every row is a firing at a record, the
+ * newest it holds, since the on-time firing after it emits nothing (its result unchanged).
  *
  * <p>What was dropped: SQL has no late-data side output and tells nothing of what it drops. Once the watermark
  * {@code Long.MAX_VALUE} has reached the window (the end of a bounded input) every window has fired, so a record that
@@ -46,13 +48,16 @@ import org.apache.flink.types.RowKind;
  */
 final class SqlFirings extends AbstractStreamOperator<Void> implements OneInputStreamOperator<Row, Void> {
     private final int caseId;
+    /** An early firing of delay 0: every row is a firing at the element that came into the window last. */
+    private final boolean firesOnEveryElement;
     private transient CaseRun run;
     private transient List<Row> pending;
     private transient BitSet fired;
     private transient long watermark;
 
-    SqlFirings(int caseId) {
+    SqlFirings(int caseId, boolean firesOnEveryElement) {
         this.caseId = caseId;
+        this.firesOnEveryElement = firesOnEveryElement;
     }
 
     @Override
@@ -71,7 +76,7 @@ final class SqlFirings extends AbstractStreamOperator<Void> implements OneInputS
         if (kind == RowKind.UPDATE_BEFORE || kind == RowKind.DELETE) {
             return;
         }
-        if (millis(row.getField("window_time")) <= watermark) {
+        if (firesOnEveryElement || millis(row.getField("window_time")) <= watermark) {
             int newest = 0;
             for (Object index : (Object[]) row.getFieldAs("idxs")) {
                 newest = Math.max(newest, ((Number) index).intValue());
