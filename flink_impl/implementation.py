@@ -12,6 +12,7 @@ import weakref
 from collections.abc import Sequence
 
 from flink_impl.command import FLINK, FLINK_1_20, Limits, Variant, runner_command
+from flink_impl.joins import run_joins
 from window_contract.case import Case
 from window_contract.features import JOIN_NAMES
 from window_contract.implementation import REQUEST_TIMEOUT, ImplementationFailure
@@ -84,9 +85,7 @@ class FlinkImplementation:
 
     def run_joins(self, cases: Sequence[JoinCase]) -> list[JoinObservation]:
         """The join cases on Flink's runtime (`flink_impl.joins`), the window joins on this runner."""
-        from flink_impl.joins import FlinkJoinImplementation  # it imports this module
-
-        return FlinkJoinImplementation(self).run(cases)
+        return run_joins(cases, self.run, self.variant.release)
 
 
 class Flink120Implementation(FlinkImplementation):

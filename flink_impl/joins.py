@@ -22,17 +22,17 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from flink_impl.command import JVM_OPTIONS
-from flink_impl.implementation import FlinkImplementation
 from flink_impl.toolchain import HERE, Build, compiled_classes, find_build
+from window_contract.case import Case
 from window_contract.implementation import ImplementationFailure
 from window_contract.join_case import IntervalJoin, JoinCase
 from window_contract.join_observation import JoinObservation, Pair, SideRecord
 from window_contract.join_union import join_observation, union_case
-from window_contract.observation import Error, InputWatermark
+from window_contract.observation import Error, InputWatermark, Observation
 
 JOIN_SOURCES = HERE / "join"
 JOIN_MAIN_CLASS = "joinconformance.JoinRunner"
@@ -40,23 +40,17 @@ JOIN_MAIN_CLASS = "joinconformance.JoinRunner"
 JOB_TIMEOUT_SECONDS = 300
 
 
-class FlinkJoinImplementation:
-    """Apache Flink's DataStream joins on its runtime: 2.3.0's, or those of the release `windows` runs (1.20)."""
-
-    name = "flink"
-
-    def __init__(self, windows: FlinkImplementation | None = None) -> None:
-        self.windows = windows or FlinkImplementation()
-
-    def run(self, cases: Sequence[JoinCase]) -> list[JoinObservation]:
-        observations: dict[int, JoinObservation] = {}
-        windowed = [i for i, c in enumerate(cases) if not isinstance(c.join, IntervalJoin)]
-        intervals = [i for i, c in enumerate(cases) if isinstance(c.join, IntervalJoin)]
-        unions = self.windows.run([union_case(cases[i]) for i in windowed])
-        observations |= {i: join_observation(cases[i], o) for i, o in zip(windowed, unions, strict=True)}
-        observations |= dict(zip(intervals, run_interval_joins([cases[i] for i in intervals],
-                                                               self.windows.variant.release), strict=True))
-        return [observations[i] for i in range(len(cases))]
+def run_joins(cases: Sequence[JoinCase], run: Callable[[list[Case]], list[Observation]],
+              release: str) -> list[JoinObservation]:
+    """The join cases on Flink `release`'s runtime ("2.3", "1.20"): the window joins' unions through `run` (a
+    `FlinkImplementation`'s, on that release), the interval joins on the release's join runner."""
+    observations: dict[int, JoinObservation] = {}
+    windowed = [i for i, c in enumerate(cases) if not isinstance(c.join, IntervalJoin)]
+    intervals = [i for i, c in enumerate(cases) if isinstance(c.join, IntervalJoin)]
+    unions = run([union_case(cases[i]) for i in windowed])
+    observations |= {i: join_observation(cases[i], o) for i, o in zip(windowed, unions, strict=True)}
+    observations |= dict(zip(intervals, run_interval_joins([cases[i] for i in intervals], release), strict=True))
+    return [observations[i] for i in range(len(cases))]
 
 
 def join_build(release: str) -> Build:

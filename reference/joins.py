@@ -12,8 +12,8 @@
 from __future__ import annotations
 
 from reference.errors import InvalidSpec, JobFailure
-from reference.implementation import simulate
 from reference.interval_join import IntervalJoinOperator
+from reference.simulation import simulate
 from reference.watermarks.inputs import OperatorInputs
 from window_contract.case import Case, EndOfChannel, Global, Record, Watermark, WatermarkStatus
 from window_contract.join_case import IntervalJoin, JoinCase

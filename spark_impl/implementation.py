@@ -21,6 +21,7 @@ from itertools import islice
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from spark_impl.joins import run_joins
 from spark_impl.operator_input import in_case_positions, operator_case
 from spark_impl.pipeline import outputs_of
 from spark_impl.relational import sliding_loop_stays_in_range, sliding_windows_within_limit
@@ -112,9 +113,7 @@ class SparkImplementation:
 
     def run_joins(self, cases: Sequence[JoinCase]) -> list[JoinObservation]:
         """Flink's DataStream joins on this session (`spark_impl.joins`), in one call."""
-        from spark_impl.joins import SparkJoinImplementation  # it imports this module
-
-        return SparkJoinImplementation(self.session).run(cases)
+        return run_joins(cases, self.run, self.session)
 
 
 def observed(cases: Sequence[Case], outputs: Callable[[list[tuple[int, Case]]], pa.Table]) -> list[Observation]:

@@ -2,7 +2,7 @@
 
 **Window join and coGroup.** Flink 2.3 builds them as a window operator over the tagged union of both inputs
 (`window_contract.join_union` states that job), so they are this package's own window pipeline
-(`SparkImplementation`) over the union's case, its firings turned into pairs or coGroup calls.
+(`SparkImplementation`'s) over the union's case, its firings turned into pairs or coGroup calls.
 
 **Interval join** (`IntervalJoinOperator`), relationally. What the operator does for a record depends on the
 operator's watermark at its arrival and on which buffered elements are still there, and both are facts per record:
@@ -31,19 +31,18 @@ as Spark joins any two tables; only the watermark fold runs per case, on the dri
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from spark_impl.implementation import SparkImplementation
 from spark_impl.javalong import LONG_MAX, LONG_MIN, add, col_add, wrap
 from spark_impl.watermarks import StatusWatermarkValve
-from window_contract.case import EndOfChannel, Record, Watermark, WatermarkStatus
+from window_contract.case import Case, EndOfChannel, Record, Watermark, WatermarkStatus
 from window_contract.join_case import IntervalJoin, JoinCase
 from window_contract.join_observation import SIDES, JoinObservation, Pair, SideRecord
 from window_contract.join_union import join_observation, union_case
-from window_contract.observation import Error, InputWatermark
+from window_contract.observation import Error, InputWatermark, Observation
 
 BOUNDS_MESSAGE = "lowerBound <= upperBound must be fulfilled"
 NO_TIMESTAMP_MESSAGE = ("Long.MIN_VALUE timestamp: Elements used in interval stream joins need to have timestamps "
@@ -190,24 +189,18 @@ def interval_join_observations(session, cases: dict[int, JoinCase]) -> dict[int,
     return observations
 
 
-class SparkJoinImplementation:
-    """Flink's DataStream joins on PySpark: window joins on this package's window pipeline over the union, interval
-    joins relationally."""
-
-    name = "spark"
-
-    def __init__(self, session=None) -> None:
-        self.windows = SparkImplementation(session)
-
-    def run(self, cases: Sequence[JoinCase]) -> list[JoinObservation]:
-        observations: dict[int, JoinObservation] = {}
-        windowed = [i for i, c in enumerate(cases) if not isinstance(c.join, IntervalJoin)]
-        unions = self.windows.run([union_case(cases[i]) for i in windowed]) if windowed else []
-        observations |= {i: join_observation(cases[i], o) for i, o in zip(windowed, unions, strict=True)}
-        intervals = {i: c for i, c in enumerate(cases) if isinstance(c.join, IntervalJoin)}
-        rejected = {i for i, c in intervals.items() if c.join.lower > c.join.upper}
-        observations |= {i: JoinObservation(error=Error("invalid_spec", BOUNDS_MESSAGE)) for i in rejected}
-        valid = {i: c for i, c in intervals.items() if i not in rejected}
-        if valid:
-            observations |= interval_join_observations(self.windows.session, valid)
-        return [observations[i] for i in range(len(cases))]
+def run_joins(cases: Sequence[JoinCase], run: Callable[[list[Case]], list[Observation]],
+              session) -> list[JoinObservation]:
+    """Flink's DataStream joins on PySpark: the window joins' unions through `run` (`SparkImplementation`'s window
+    pipeline), the interval joins relationally on `session`."""
+    observations: dict[int, JoinObservation] = {}
+    windowed = [i for i, c in enumerate(cases) if not isinstance(c.join, IntervalJoin)]
+    unions = run([union_case(cases[i]) for i in windowed]) if windowed else []
+    observations |= {i: join_observation(cases[i], o) for i, o in zip(windowed, unions, strict=True)}
+    intervals = {i: c for i, c in enumerate(cases) if isinstance(c.join, IntervalJoin)}
+    rejected = {i for i, c in intervals.items() if c.join.lower > c.join.upper}
+    observations |= {i: JoinObservation(error=Error("invalid_spec", BOUNDS_MESSAGE)) for i in rejected}
+    valid = {i: c for i, c in intervals.items() if i not in rejected}
+    if valid:
+        observations |= interval_join_observations(session, valid)
+    return [observations[i] for i in range(len(cases))]

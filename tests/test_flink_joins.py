@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, note, settings
 from hypothesis import strategies as st
 
-from flink_impl.joins import FlinkJoinImplementation
+from flink_impl.implementation import FlinkImplementation
 from reference.joins import simulate_join
 from strategies.joins import join_cases
 from window_contract.join_case import join_case_to_json
@@ -27,7 +27,7 @@ NO_SHRINKING = (Phase.explicit, Phase.reuse, Phase.generate)
 
 def test_flink_gives_what_each_hand_case_expects():
     cases = [c for p in sorted((ROOT / "cases").rglob("*.join.json")) for c in load_join_cases(p)]
-    observations = FlinkJoinImplementation().run(cases)
+    observations = FlinkImplementation().run_joins(cases)
     assert len(cases) >= 20
     assert [c.name for c, o in zip(cases, observations, strict=True) if not join_equivalent(o, c.expected)] == []
 
@@ -36,7 +36,7 @@ def test_flink_gives_what_each_hand_case_expects():
     HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example])
 @given(st.lists(join_cases(), min_size=60, max_size=60))
 def test_the_model_agrees_with_flink_on_generated_cases(cases):
-    disagreeing = [(c, o) for c, o in zip(cases, FlinkJoinImplementation().run(cases), strict=True)
+    disagreeing = [(c, o) for c, o in zip(cases, FlinkImplementation().run_joins(cases), strict=True)
                    if not join_equivalent(simulate_join(c), o)]
     for case, flink in sorted(disagreeing, key=lambda d: len(d[0].events))[:1]:
         note(f"case: {join_case_to_json(case)}\nmodel: {simulate_join(case)}\nflink: {flink}")

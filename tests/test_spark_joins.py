@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, Phase, given, note, settings
 from hypothesis import strategies as st
 
 from reference.joins import simulate_join
-from spark_impl.joins import SparkJoinImplementation
+from spark_impl.implementation import SparkImplementation
 from strategies.joins import join_cases
 from window_contract.join_case import join_case_to_json
 from window_contract.join_case_json import load_join_cases
@@ -27,12 +27,12 @@ NO_SHRINKING = (Phase.explicit, Phase.reuse, Phase.generate)
 
 @pytest.fixture(scope="module")
 def spark():
-    return SparkJoinImplementation()
+    return SparkImplementation()
 
 
 def test_spark_gives_what_flink_gave_for_each_hand_case(spark):
     cases = [c for p in sorted((ROOT / "cases").rglob("*.join.json")) for c in load_join_cases(p)]
-    observations = spark.run(cases)
+    observations = spark.run_joins(cases)
     assert len(cases) >= 20
     assert [c.name for c, o in zip(cases, observations, strict=True) if not join_equivalent(o, c.expected)] == []
 
@@ -42,7 +42,7 @@ def test_spark_gives_what_flink_gave_for_each_hand_case(spark):
     HealthCheck.large_base_example])
 @given(cases=st.lists(join_cases(), min_size=80, max_size=80))
 def test_spark_agrees_with_the_model_on_generated_cases(spark, cases):
-    disagreeing = [(c, o) for c, o in zip(cases, spark.run(cases), strict=True)
+    disagreeing = [(c, o) for c, o in zip(cases, spark.run_joins(cases), strict=True)
                    if not join_equivalent(simulate_join(c), o)]
     for case, observed in sorted(disagreeing, key=lambda d: len(d[0].events))[:1]:
         note(f"case: {join_case_to_json(case)}\nmodel: {simulate_join(case)}\nspark: {observed}")

@@ -133,7 +133,7 @@ CATALOGUE = [
            ("watermarks.valve", "StatusWatermarkValve.find_and_output_new_min_watermark_across_aligned_channels",
             "min(aligned) > self.last_output_watermark", "min(aligned) != self.last_output_watermark")),
     mutant("processing_timers_fire_at_end_of_input", "the end of input also fires processing-time timers",
-           ("implementation", "drive", "        inputs.end_of_input()\n",
+           ("simulation", "drive", "        inputs.end_of_input()\n",
             "        inputs.end_of_input()\n"
             "        operator.advance_processing_time(LONG_MAX)\n")),
     # --- watermarks that Flink makes (reference/watermarks/) ----------------------------------
@@ -191,7 +191,7 @@ CATALOGUE = [
             "self.next_timer = ladd(self.next_timer, self.watermark_interval)")),
     mutant("punctuated_watermark_before_its_record", "the generator sees a record (onEvent) before the record "
                                                      "goes downstream: a punctuated watermark overtakes it",
-           ("implementation", "drive",
+           ("simulation", "drive",
             "            operator.process_element(event.key, event.value, timestamp)\n"
             "            inputs.after_element(event, timestamp)\n",
             "            inputs.after_element(event, timestamp)\n"
