@@ -34,7 +34,7 @@ from window_contract import (
 )
 from window_contract.case import case_to_json
 from window_contract.facts import NEVER_ENDS, TOO_MANY_OUTPUTS
-from window_contract.features import ALL_FEATURES, FEATURES
+from window_contract.features import ALL_FEATURES, FEATURES, JOIN_NAMES
 from window_contract.implementation import ImplementationFailure
 from window_contract.observation import Firing, GlobalWindow, TimeWindow
 from window_contract.observation_json import observation_to_json
@@ -106,9 +106,9 @@ def test_a_case_that_loops_silently_is_stopped_by_the_timeout_and_the_rest_still
 SQL_ONLY = {"assigner.cumulative", "trigger.after_end_of_window"}
 
 
-def test_real_flink_declares_every_feature_of_the_format_but_the_table_runtimes() -> None:
+def test_real_flink_declares_every_feature_of_the_format_but_the_table_runtimes_and_the_datastream_joins() -> None:
     """Flink SQL's `CUMULATE` has no DataStream assigner, nor its emit strategy a DataStream trigger."""
-    assert FLINK.features == ALL_FEATURES - SQL_ONLY
+    assert FLINK.features == (ALL_FEATURES - SQL_ONLY) | JOIN_NAMES
 
 
 def test_the_runner_says_a_hello_of_the_protocol_with_the_features_of_the_contract() -> None:

@@ -24,6 +24,7 @@ import pytest
 from hypothesis import note, seed, settings
 
 from conformance.evidence import FeatureTally, JoinPropertyViolation
+from conformance.properties.harness import Breakdown
 from window_contract.features import JOIN_NAMES, join_required_features
 from window_contract.implementation import REQUEST_TIMEOUT, CouldNotRun, Implementation, failure_to_run, run_within
 from window_contract.join_case import JoinCase, join_case_to_json
@@ -52,8 +53,12 @@ class RunJoins:
 class JoinSuite:
     """The implementation's joins and the reference's, as the join properties use them."""
 
-    def __init__(self, impl: Implementation, reference: Implementation, timeout: float = REQUEST_TIMEOUT) -> None:
+    def __init__(self, impl: Implementation, reference: Implementation, timeout: float = REQUEST_TIMEOUT,
+                 breakdown: Breakdown | None = None) -> None:
         self.impl, self.reference, self.timeout = impl, reference, timeout
+        #: The window suite's (`harness.Breakdown`): an implementation that timed out or whose process died twice
+        #: there is not called again here, nor the reverse.
+        self.breakdown = breakdown or Breakdown()
         self._expected: dict[JoinCase, JoinObservation] = {}
         self._fetched: dict[JoinCase, JoinObservation] = {}
         self._noted: dict[JoinCase, None] | None = None
@@ -80,7 +85,9 @@ class JoinSuite:
         return [self._fetched[c] for c in cases]
 
     def request(self, cases: list[JoinCase]) -> list[JoinObservation]:
-        """The implementation's observations, within the request timeout; a failure to run stops the test."""
+        """The implementation's observations, within the request timeout; a failure to run stops the test, at once
+        when the implementation has broken down."""
+        self.breakdown.check(self.impl.name)
         try:
             observations = run_within(RunJoins(self.impl), cases, self.timeout)
         except Exception as e:
@@ -88,6 +95,7 @@ class JoinSuite:
             if reason is None:
                 raise JoinPropertyViolation("run_joins(cases) gives an observation for every case without raising",
                                             cases[0], None, f"{type(e).__name__}: {e}") from e
+            self.breakdown.note(e, reason)
             raise CouldNotRun(f"{self.impl.name} could not run: {reason}") from e
         if len(observations) != len(cases) or not all(isinstance(o, JoinObservation) for o in observations):
             raise JoinPropertyViolation("run_joins(cases) gives one join observation per case, in order", cases[0],
@@ -122,7 +130,7 @@ class JoinSuite:
 def session_join_suite(request: pytest.FixtureRequest) -> JoinSuite:
     """The session's `JoinSuite` over the `suite` fixture's implementation, prefetched when its calls cost a job."""
     suite = request.getfixturevalue("suite")
-    joins = JoinSuite(suite.impl, suite.reference, suite.timeout)
+    joins = JoinSuite(suite.impl, suite.reference, suite.timeout, suite.breakdown)
     if joins.joins and suite.impl.costly_calls:
         selected = [item.obj for item in request.session.items
                     if getattr(item, "obj", None) in JOIN_PROPERTIES]
