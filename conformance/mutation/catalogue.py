@@ -272,7 +272,8 @@ CATALOGUE = [
             "if case.trigger is not None and not isinstance(case.window, spec.Count):")),
     # --- DeltaTrigger, DeltaEvictor ----------------------------------------------------------
     mutant("delta_trigger_fires_at_threshold", "DeltaTrigger fires when the delta equals the threshold (>=)",
-           ("triggers", "DeltaTrigger.on_element", "> self.threshold", ">= self.threshold")),
+           ("triggers", "DeltaTrigger.on_element", "> self.threshold", ">= self.threshold"),
+           first=COMMITTED_FIRST),
     mutant("delta_trigger_remembers_every_element",
            "DeltaTrigger remembers every element, not only the first and those that fire",
            ("triggers", "DeltaTrigger.on_element", "    if self.get_delta(last, ctx.element) > self.threshold:\n",
