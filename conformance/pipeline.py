@@ -155,7 +155,8 @@ def steps() -> list[Step]:
              takes_arguments=True, beside=True),
         census_step(),
         *(step for step in engine_steps if step.beside),
-        Step("mutation check", "mutation", "every mutant of the reference must be killed by the suite (its generated cases or its committed ones)",
+        Step("mutation check", "mutation", "every mutant of the reference must be killed by the suite "
+             "(its generated cases or its committed ones)",
              (("python", "-m", "conformance.mutation", "--profile", "ci"),), takes_arguments=True),
         Step("machine mutation sample", "mutation-machine-sample",
              "a fixed sample of the machine's mutants of reference/ (tox -e mutation-machine runs them all)",
