@@ -16,7 +16,8 @@ operator, played at the positions the case gives:
 - A channel that ends sends `Long.MAX_VALUE` (docs/format.md). With a generator, its operator forwards it
   (marking the channel active) and then finishes, with one last periodic emit that can no longer raise
   the watermark but may mark the channel idle: a finishing task advances to the end of event time
-  before it finishes its operators (`StreamTask.endData`). Without a generator `Long.MAX_VALUE` goes
+  before it finishes its operators (`StreamTask.endData`). Its periodic timer never fires after that (the
+  finishing operator's timers are quiesced), so an ended channel's status no longer changes. Without a generator `Long.MAX_VALUE` goes
   into the valve as it is, which ignores it on a channel that is idle (as Flink's `RecordWriterOutput`
   drops watermarks while its status is idle): an idle channel that ends stays idle.
 

@@ -88,4 +88,8 @@ class TimestampsAndWatermarksOperator:
             self.wm_output.emit_watermark(LONG_MAX)
 
     def finish(self) -> None:
+        """`StreamOperatorWrapper.finish`: the operator's processing-time service is quiesced first
+        (`quiesceTimeServiceAndFinishOperator`: "no longer output triggered by the timers"), so the periodic
+        timer never fires again; then `finish()` makes the last periodic emit."""
+        self.next_timer = None
         self.watermark_generator.on_periodic_emit(self.wm_output)

@@ -29,7 +29,10 @@ import org.apache.flink.util.clock.RelativeClock;
  *       {@code processWatermarkStatus} ignores upstream statuses;</li>
  *   <li>{@code finish}: a last {@code onPeriodicEmit}. A finishing task advances to the end of event
  *       time before it finishes its operators ({@code StreamTask.endData}), so Long.MAX_VALUE has
- *       passed by then and the last emit can only mark the channel idle.</li>
+ *       passed by then and the last emit can only mark the channel idle. It first quiesces the
+ *       operator's processing-time service ({@code StreamOperatorWrapper.quiesceTimeServiceAndFinishOperator}:
+ *       "to ensure that there is no longer output triggered by the timers"): the periodic timer never
+ *       fires again, so an ended channel's idleness no longer changes.</li>
  * </ul>
  */
 final class ChannelWatermarks {
@@ -66,9 +69,10 @@ final class ChannelWatermarks {
         }
     }
 
-    /** The channel's input ends: Long.MAX_VALUE from upstream, then the operator's finish. */
+    /** The channel's input ends: Long.MAX_VALUE from upstream, then the timers quiesced and the operator's finish. */
     void endOfInput() {
         emitter.emitWatermark(org.apache.flink.api.common.eventtime.Watermark.MAX_WATERMARK);
+        nextTimer = Long.MAX_VALUE;
         generator.onPeriodicEmit(emitter);
     }
 }
