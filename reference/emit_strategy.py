@@ -22,13 +22,13 @@ from reference.table_triggers import (
 )
 from reference.triggers import Trigger
 from window_contract import case as spec
-
-SESSION_MESSAGE = "Session window doesn't support EMIT strategy currently."
-AFTER_WATERMARK_MESSAGE = ("The 'AFTER WATERMARK' emit strategy requires set 'allow-lateness' or "
-                           "'minIdleStateRetentionTime' in table config.")
-# Flink's own words, without a space where its two literals meet.
-EARLY_DELAY_MESSAGE = "Early-fire delay should not be null or negative value whenenable early-fire emit strategy."
-LATE_DELAY_MESSAGE = "Late-fire delay should not be null or negative value whenenable late-fire emit strategy."
+from window_contract.facts import (
+    AFTER_WATERMARK_MESSAGE,
+    EARLY_DELAY_MESSAGE,
+    LATE_DELAY_MESSAGE,
+    SESSION_EMIT_MESSAGE,
+    late_delay_message,
+)
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ class WindowEmitStrategy:
         event_time = getattr(case.window, "time", "event") == "event"
         lateness = case.allowed_lateness if late is not None and not session else 0
         if session and (early is not None or late is not None):
-            raise InvalidSpec(SESSION_MESSAGE, "sql.session_emit")
+            raise InvalidSpec(SESSION_EMIT_MESSAGE, "sql.session_emit")
         if event_time and late is not None and lateness <= 0:
             raise InvalidSpec(AFTER_WATERMARK_MESSAGE, "sql.emit_lateness")
         if early is not None and early < 0:
@@ -60,8 +60,7 @@ class WindowEmitStrategy:
         if late is not None and late < 0:
             raise InvalidSpec(LATE_DELAY_MESSAGE, "sql.emit_delay")
         if late is not None and late > lateness:
-            raise InvalidSpec(f"Allow-lateness [{lateness}ms] should not be smaller than Late-fire delay [{late}ms] "
-                              "when enable late-fire emit strategy.", "sql.emit_late_delay")
+            raise InvalidSpec(late_delay_message(lateness, late), "sql.emit_late_delay")
         return cls(event_time, early, late, lateness)
 
     @property

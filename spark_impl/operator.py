@@ -1,16 +1,18 @@
 """The window operator for one key, replayed event by event: the grouped-map half of the pipeline.
 
 Used for everything the relational pipeline (`spark_impl.relational`) does not state as joins and
-window functions: merging session windows, count and continuous triggers, purging, evictors,
-processing time, the global window, and times near the ends of the `long` range. What these have in
-common is state that each arrival rewrites depending on everything before it (a count reset by a
-firing, a fire time re-registered by its own timer, windows merged into others, contents evicted), so
-the outputs are a fold over the arrival order, not a function of a few aggregates. The fold is cheap
-per key, and keys are independent in Flink (state and timers are keyed; only the watermark and the
-processing time are shared), so Spark runs it per (case, key) (`spark_impl.grouped`).
+window functions: merging session windows, count and continuous triggers, purging, evictors, Flink
+SQL's emit strategy, processing time, the global window, and times near the ends of the `long` range.
+What these have in common is state that each arrival rewrites depending on everything before it (a
+count reset by a firing, a fire time re-registered by its own timer, windows merged into others,
+contents evicted), so the outputs are a fold over the arrival order, not a function of a few
+aggregates. The fold is cheap per key, and keys are independent in Flink (state and timers are
+keyed; only the watermark and the processing time are shared), so Spark runs it per (case, key)
+(`spark_impl.grouped`).
 
 The rules are Flink's `WindowOperator` and `EvictingWindowOperator` (processElement, onEventTime,
-onProcessingTime, the cleanup timer), `MergingWindowSet.addWindow` and `InternalTimerServiceImpl`
+onProcessingTime, the cleanup timer), the table runtime's `AggregateWindowOperator` under an emit
+strategy (a firing emits only a result that changed), `MergingWindowSet.addWindow` and `InternalTimerServiceImpl`
 (timers deduplicated per window and time, fired in time order, including those registered meanwhile).
 """
 
@@ -97,6 +99,8 @@ class KeyedWindowOperator:
         self.event_timers, self.processing_timers = _Timers(), _Timers()
         self.merging: dict = {}  # MergingWindowSet: window -> state window
         self.out = Outputs()
+        #: Under `spec.produce_updates`: state window -> the values its last firing emitted.
+        self.emitted: dict = {}
         self.at = 0
         self.element = 0  # the value of the element being processed, for DeltaTrigger
 
@@ -201,9 +205,13 @@ class KeyedWindowOperator:
         evictor = self.evictor
         if evictor is not None and not evictor.after:
             contents = evictor.evict(contents)
+        values = tuple(v for v, _ in contents)
+        if self.spec.produce_updates:  # "if the previous agg equals to the current agg, no need to send"
+            if self.emitted.get(state_window) == values:
+                return
+            self.emitted[state_window] = values
         self._count_output()
-        self.out.firings.append(Firing(self.at, self.key, window, max_timestamp(window),
-                                       tuple(v for v, _ in contents), self.watermark))
+        self.out.firings.append(Firing(self.at, self.key, window, max_timestamp(window), values, self.watermark))
         if evictor is not None:
             if evictor.after:
                 contents = evictor.evict(contents)
@@ -240,6 +248,7 @@ class KeyedWindowOperator:
 
     def _clear_all_state(self, window, state_window) -> None:
         self.contents.pop(state_window, None)
+        self.emitted.pop(state_window, None)
         self.trigger.clear(self, window)
         if self.spec.is_merging:
             self.merging.pop(window, None)

@@ -12,10 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from spark_impl.javalong import div, java_abs
-from spark_impl.triggers import decisions
+from spark_impl.triggers import EmitStrategy, decisions
 from spark_impl.watermarks import api_time_message, job_start_message
 from window_contract.case import (
     MERGING_ASSIGNERS,
+    AfterEndOfWindowTrigger,
     Case,
     Count,
     CountEvictor,
@@ -34,11 +35,16 @@ from window_contract.case import (
     Tumbling,
 )
 from window_contract.facts import (
+    AFTER_WATERMARK_MESSAGE,
+    EARLY_DELAY_MESSAGE,
+    LATE_DELAY_MESSAGE,
     MAX_WINDOW_NUM,
     MERGING_TRIGGER_MESSAGE,
     NEGATIVE_LATENESS_MESSAGE,
+    SESSION_EMIT_MESSAGE,
     cumulate_multiple_message,
     cumulate_positive_message,
+    late_delay_message,
 )
 
 
@@ -54,8 +60,12 @@ def invalid_spec_message(case: Case) -> str | None:
 
 
 def window_message(case: Case) -> str | None:
-    """Flink's message when it rejects the case's window specification at job build, else None."""
+    """Flink's message when it rejects the case's window specification at job build, else None: Flink SQL's emit
+    strategy first (the planner checks it before it builds the assigner), then the assigner, the trigger and the
+    lateness (`WindowOperatorBuilder`)."""
     w = case.window
+    if isinstance(case.trigger, AfterEndOfWindowTrigger) and (message := emit_message(case)):
+        return message
     if isinstance(w, Tumbling) and java_abs(w.offset) >= w.size:
         return f"Tumbling{_time_name(w.time)}Windows parameters must satisfy abs(offset) < size"
     if isinstance(w, Sliding):
@@ -79,10 +89,28 @@ def window_message(case: Case) -> str | None:
     if isinstance(w, Session) and w.gap <= 0:
         return f"{_time_name(w.time)}SessionWindows parameters must satisfy 0 < size"
     if isinstance(w, MERGING_ASSIGNERS):  # withDynamicGap checks its gaps only as records arrive
-        if not decisions(case.trigger or default_trigger(w)).can_merge:  # Trigger.canMerge()
+        if not decisions(operator_spec(case).trigger).can_merge:  # Trigger.canMerge()
             return MERGING_TRIGGER_MESSAGE
-    if case.allowed_lateness < 0:  # WindowOperatorBuilder.allowedLateness, after the assigner and trigger
+    if case.lateness_in_effect < 0:  # WindowOperatorBuilder.allowedLateness, after the assigner and trigger
         return NEGATIVE_LATENESS_MESSAGE
+    return None
+
+
+def emit_message(case: Case) -> str | None:
+    """The planner's `WindowEmitStrategy.checkValidation`, in its order: no early or late firing on a session
+    window; late firing on event time needs an allowed lateness above 0; no negative delay; no late delay above
+    the lateness (0 for a session window, or without late firing: `parseAllowLateness`)."""
+    early, late = case.trigger.early_firing_delay, case.trigger.late_firing_delay
+    if isinstance(case.window, MERGING_ASSIGNERS) and (early is not None or late is not None):
+        return SESSION_EMIT_MESSAGE
+    if case.time == "event" and late is not None and case.lateness_in_effect <= 0:
+        return AFTER_WATERMARK_MESSAGE
+    if early is not None and early < 0:
+        return EARLY_DELAY_MESSAGE
+    if late is not None and late < 0:
+        return LATE_DELAY_MESSAGE
+    if late is not None and late > case.lateness_in_effect:
+        return late_delay_message(case.lateness_in_effect, late)
     return None
 
 
@@ -102,6 +130,9 @@ class OperatorSpec:
     evictor: EvictorSpec | None
     allowed_lateness: int
     late_side_output: bool
+    #: Whether a firing emits only a result that changed (the table runtime's `AggregateWindowOperator` whose emit
+    #: strategy fires early or late on event time: `WindowEmitStrategy.produceUpdates`).
+    produce_updates: bool
     end_of_input: bool
     #: `len(case.events)`: the `at` of the end of input.
     end_at: int
@@ -124,5 +155,11 @@ def operator_spec(case: Case) -> OperatorSpec:
         w, trigger, evictor = (
             (Global(), PurgingTrigger(CountTrigger(w.size)), None) if w.slide is None
             else (Global(), CountTrigger(w.slide), CountEvictor(w.size)))
-    return OperatorSpec(w, case.trigger or trigger or default_trigger(w), case.evictor or evictor,
-                        case.allowed_lateness, case.late_side_output, case.end_of_input, len(case.events))
+    if isinstance(case.trigger, AfterEndOfWindowTrigger):  # Flink SQL's emit strategy
+        early, late = case.trigger.early_firing_delay, case.trigger.late_firing_delay
+        trigger = EmitStrategy(case.time == "event", early, late)
+        updates = early is not None or late is not None and case.time == "event"
+    else:
+        trigger, updates = case.trigger or trigger or default_trigger(w), False
+    return OperatorSpec(w, trigger, case.evictor or evictor, case.lateness_in_effect, case.late_side_output,
+                        updates, case.end_of_input, len(case.events))

@@ -371,3 +371,128 @@ class ProcessingTimeoutTrigger(Trigger):
     def skip_empty(self, ctx, domain, time, bound, window):
         # Clearing on timeout ends the nested trigger's chain at its first timer; otherwise it runs as alone.
         return None if self.should_clear_on_timeout else self.inner.skip_empty(ctx, domain, time, bound, window)
+
+
+# --- Flink SQL's emit strategy ----------------------------------------------------------------------------------
+
+#: `ProcessingTimeTriggers.AfterFirstElementPeriodic`'s state: its next firing ("processingTime-every-<interval>").
+NEXT_FIRING = "processingTime-every"
+#: `EventTimeTriggers.AfterEndOfWindowEarlyAndLate`'s state: whether the window has fired on time.
+FIRED_ON_TIME = "eventTime-afterEOW"
+
+
+@dataclasses.dataclass(frozen=True)
+class EmitStrategy:
+    """The trigger the planner's `WindowEmitStrategy.getTrigger` builds for a legacy SQL group window (the format's
+    `after_end_of_window`, `spark_impl.spec.operator_spec`): on the window's clock (`event_time`), with the early and
+    late firings' delays (None: off)."""
+
+    event_time: bool
+    early_firing_delay: int | None
+    late_firing_delay: int | None
+
+
+class _EveryElement:
+    """`ElementTriggers.EveryElement` (a delay of 0): fires on every element, on no timer."""
+
+    def on_element(self, ctx, window):
+        return FIRE
+
+    def on_processing_time(self, ctx, time, window):
+        return CONTINUE
+
+    def clear(self, ctx, window):
+        pass
+
+
+class _AfterFirstElementPeriodic:
+    """`ProcessingTimeTriggers.every(interval)` (a delay above 0): an element finding no next firing sets it at
+    `now + interval`, unaligned; that timer fires the window and sets the next, `interval` later."""
+
+    def __init__(self, interval: int) -> None:
+        self.interval = interval
+
+    def on_element(self, ctx, window):
+        if ctx.get_state(NEXT_FIRING, window) is None:
+            at = add(ctx.processing_time, self.interval)
+            ctx.register_processing_timer(at, window)
+            ctx.set_state(NEXT_FIRING, window, at)
+        return CONTINUE
+
+    def on_processing_time(self, ctx, time, window):
+        if ctx.get_state(NEXT_FIRING, window) != time:
+            return CONTINUE
+        ctx.register_processing_timer(add(time, self.interval), window)
+        ctx.set_state(NEXT_FIRING, window, add(time, self.interval))
+        return FIRE
+
+    def clear(self, ctx, window):
+        at = ctx.get_state(NEXT_FIRING, window)
+        if at is not None:
+            ctx.delete_processing_timer(at, window)
+            ctx.set_state(NEXT_FIRING, window, None)
+
+
+def _firing(delay: int | None):
+    """`WindowEmitStrategy.createTriggerFromFireDelay`: off, every element (0), or periodic (above 0)."""
+    if delay is None:
+        return None
+    return _AfterFirstElementPeriodic(delay) if delay > 0 else _EveryElement()
+
+
+class EmitStrategyTrigger(Trigger):
+    """The table runtime's `EventTimeTriggers.afterEndOfWindow()` (`ProcessingTimeTriggers`' on processing time)
+    with the emit strategy's early and late firings: the window fires when its clock passes its `maxTimestamp`;
+    before that, `early` decides on elements and its own timers. On event time an element for a window the watermark
+    has passed fires it; with a late firing (`AfterEndOfWindowEarlyAndLate`, not every element: "every-element late
+    firing can be ignored") `late` decides instead once the window has fired on time. A processing-time window has
+    no late firing. They all merge (`canMerge`); the planner lets no session window fire early or late."""
+
+    kind = EmitStrategy
+    can_merge = True
+
+    def __init__(self, strategy: EmitStrategy) -> None:
+        self.event_time = strategy.event_time
+        self.early = _firing(strategy.early_firing_delay)
+        late = _firing(strategy.late_firing_delay) if strategy.event_time else None
+        self.late = None if isinstance(late, _EveryElement) else late
+
+    def _register_end(self, ctx, window) -> None:
+        m = max_timestamp(window)
+        (ctx.register_event_timer if self.event_time else ctx.register_processing_timer)(m, window)
+
+    def on_element(self, ctx, ts, window):
+        if self.event_time:
+            if self.late is not None and ctx.get_state(FIRED_ON_TIME, window):
+                return self.late.on_element(ctx, window)
+            if max_timestamp(window) <= ctx.watermark:
+                return FIRE  # the on-time firing, or one of the late phase before the window fired on time
+        self._register_end(ctx, window)
+        return CONTINUE if self.early is None else self.early.on_element(ctx, window)
+
+    def on_event_time(self, ctx, time, window):
+        if not self.event_time or time != max_timestamp(window):
+            return CONTINUE  # neither firing sets event-time timers
+        if self.late is not None:
+            if ctx.get_state(FIRED_ON_TIME, window):
+                return CONTINUE
+            ctx.set_state(FIRED_ON_TIME, window, True)
+        return FIRE
+
+    def on_processing_time(self, ctx, time, window):
+        if not self.event_time and time == max_timestamp(window):
+            return FIRE  # `||`: the early firing is not asked
+        late_phase = self.late is not None and ctx.get_state(FIRED_ON_TIME, window)
+        firing = self.late if late_phase else self.early
+        return CONTINUE if firing is None else firing.on_processing_time(ctx, time, window)
+
+    def clear(self, ctx, window):
+        m = max_timestamp(window)
+        (ctx.delete_event_timer if self.event_time else ctx.delete_processing_timer)(m, window)
+        for firing in (self.early, self.late):
+            if firing is not None:
+                firing.clear(ctx, window)
+        ctx.set_state(FIRED_ON_TIME, window, None)
+
+    def on_merge(self, ctx, window, merged):
+        self._register_end(ctx, window)

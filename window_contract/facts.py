@@ -111,3 +111,20 @@ def cumulate_multiple_message(size: int, step: int) -> str:
     """Flink SQL's rejection of a `CUMULATE` whose size is no multiple of its step (`WindowUtil`)."""
     return (f"CUMULATE table function based aggregate requires maxSize must be an integral multiple of step, but got "
             f"maxSize {size} ms and step {step} ms.")
+
+
+# The planner's `WindowEmitStrategy.checkValidation` (Flink SQL's emit strategy, `after_end_of_window`), in its order.
+#: Early or late firing on a session window.
+SESSION_EMIT_MESSAGE = "Session window doesn't support EMIT strategy currently."
+#: Late firing on event time without an allowed lateness above 0.
+AFTER_WATERMARK_MESSAGE = ("The 'AFTER WATERMARK' emit strategy requires set 'allow-lateness' or "
+                           "'minIdleStateRetentionTime' in table config.")
+#: A negative early or late delay: Flink's own words, without a space where its two literals meet.
+EARLY_DELAY_MESSAGE = "Early-fire delay should not be null or negative value whenenable early-fire emit strategy."
+LATE_DELAY_MESSAGE = "Late-fire delay should not be null or negative value whenenable late-fire emit strategy."
+
+
+def late_delay_message(lateness: int, delay: int) -> str:
+    """A late-fire delay above the allowed lateness."""
+    return (f"Allow-lateness [{lateness}ms] should not be smaller than Late-fire delay [{delay}ms] when enable "
+            "late-fire emit strategy.")

@@ -21,12 +21,11 @@ from reference.assigners import (
     sliding_rules,
 )
 from reference.dialects.time_arithmetic import UnboundedTumblingWindows
-from reference.emit_strategy import SESSION_MESSAGE
 from reference.errors import InvalidSpec, JobFailure
 from reference.javalong import l2i, labs, ldiv
 from reference.windows import TimeWindow
 from window_contract import case
-from window_contract.facts import MAX_WINDOW_NUM, TOO_MANY_WINDOWS, WINDOWS_PER_ELEMENT_LIMIT
+from window_contract.facts import MAX_WINDOW_NUM, SESSION_EMIT_MESSAGE, TOO_MANY_WINDOWS, WINDOWS_PER_ELEMENT_LIMIT
 
 
 @dataclass(frozen=True)
@@ -109,7 +108,7 @@ class EngineChecks:
         d.check_intervals(kind)
         if (not d.sessions_take_allowed_lateness and self.kind is case.Session and self.spec.allowed_lateness > 0
                 and not isinstance(self.spec.trigger, case.AfterEndOfWindowTrigger)):  # it states its own late firing
-            raise InvalidSpec(SESSION_MESSAGE, "sql.session_emit")
+            raise InvalidSpec(SESSION_EMIT_MESSAGE, "sql.session_emit")
         if self.kind is case.Sliding:
             if kind.size > 0 and kind.slide > 0:
                 checks = [self.hop_panes, self.hop_multiple]
