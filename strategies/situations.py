@@ -72,6 +72,7 @@ def label(case: Case) -> Counter[str]:
 
 def aim(found: Counter[str]) -> None:
     """Steer generation towards the rarer situations; `target()` may be called once per example and
-    label, so a batch aims with the sum of its cases' situations."""
+    label, so a batch aims with its cases' situations summed (`strategies.cases.case_batches`: the number of its
+    cases that reach each)."""
     target(float(found[LATE_FIRING] + found[SIDE_OUTPUT] + found[DROPPED]), label="late records and firings")
     target(float(found[BRIDGE] + found[RESCUE] + found[PARTLY_LATE]), label="merges and partly late elements")
