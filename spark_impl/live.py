@@ -74,7 +74,10 @@ class ShardProcessor(StatefulProcessor):
         shard.apply((r.at, r.kind, r.key, r.value, r.ts) for r in rows)
         outputs = shard.outputs(case_id)
         for key, frozen in shard.stored().items():
-            self.operators.updateValue((key,), (frozen,))
+            if frozen is None:
+                self.operators.removeKey((key,))
+            else:
+                self.operators.updateValue((key,), (frozen,))
         self.clocks.update((pickle.dumps(clocks),))
         for row in outputs:
             yield Row(**{name: row.get(name) for name in OUTPUT_NAMES})

@@ -7,7 +7,7 @@ sink in append mode. Each case's events (its end of input a `Watermark(Long.MAX_
 place in the batch; micro-batch `j` carries piece `j` of every case, added to the source and processed
 (`processAllAvailable`) before the next is added. The sink's rows, cut at each case's first runtime error as the
 batch replay cuts them (`grouped.truncate_at_errors`), become the observations (`frames.observations`), each key's
-rows in its `seq` order.
+rows in their order (`at`, then `seq`).
 
 `pieces=None` makes every event a micro-batch of its own. The output never depends on the cuts
 (`tests/test_spark_live.py` holds it to that).
@@ -119,7 +119,7 @@ class SparkLiveImplementation:
             for batch in self.micro_batches(valid):
                 source.addData(as_seq(["\n".join(batch)]).toSeq())
                 query.processAllAvailable()
-            rows = truncate_at_errors(spark.table(table).select(*OUTPUT_NAMES)).orderBy("case_id", "key", "seq")
+            rows = truncate_at_errors(spark.table(table).select(*OUTPUT_NAMES)).orderBy("case_id", "key", "at", "seq")
             return rows.drop("seq").toArrow()
         finally:
             query.stop()

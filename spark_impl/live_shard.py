@@ -10,7 +10,11 @@ records and every clock event of the log (the watermarks and processing-time adv
 in the log's order, one micro-batch at a time, and keeps:
 
 - each key's `KeyedWindowOperator` (`spark_impl.operator`, the batch replay's own per-key code, unchanged), frozen
-  between micro-batches (`freeze`, `thaw`);
+  between micro-batches (`freeze`, `thaw`), while it holds state: once all of a key's windows are cleaned up and
+  its timers fired (`KeyedWindowOperator.holds_state`), Flink holds nothing for it and the shard removes it, so the
+  state is the keys with windows, not every key ever seen. A key loaded afresh takes the shard's clocks and goes
+  on as the removed one would; what it forgets is only the contract's count of its outputs (`OUTPUT_LIMIT`, no
+  rule of Flink's), which thus counts a key's outputs since it last held no state;
 - the shard's clocks (`Clocks`): the watermark and processing time, the position of the last event applied, and
   the earliest event-time and processing-time timer of every key that has one, Flink's timer queue reduced to one
   entry per key.
@@ -146,20 +150,28 @@ class ShardOperator:
         op.out.error = (at, message)
 
     def outputs(self, case_id: int) -> list[dict]:
-        """The rows (`frames.OUTPUT_SCHEMA`, with `seq`: the key's outputs numbered from its first) of what the keys
-        emitted in this batch, which they then forget (keeping only how many)."""
+        """The rows (`frames.OUTPUT_SCHEMA`, with `seq`) of what the keys emitted in this batch, which they then
+        forget (keeping only how many, for the contract's `OUTPUT_LIMIT`). `seq` numbers a key's outputs during one
+        event (`at`) from 0, so `(at, seq)` is the key's firing order: an event is never split between micro-batches,
+        and the number needs no memory of the key's earlier outputs, which a key that holds no state forgets."""
         rows = []
         for key, op in self.ops.items():
             out = op.out
             emitted = sorted(output_rows(case_id, None if key == OUT_OF_ORDER_KEY else key, out),
                              key=lambda r: (r["at"], r["kind"] == "error"))
-            rows += [row | {"seq": out.earlier + i} for i, row in enumerate(emitted)]
+            seq = 0
+            for i, row in enumerate(emitted):
+                seq = seq + 1 if i and row["at"] == emitted[i - 1]["at"] else 0
+                rows.append(row | {"seq": seq})
             op.out = Outputs(earlier=out.earlier + len(out.firings) + len(out.late) + len(out.dropped))
         return rows
 
-    def stored(self) -> dict[str, bytes]:
-        """The touched keys' frozen operators (none for the out-of-order marker)."""
-        return {key: freeze(op) for key, op in self.ops.items() if key != OUT_OF_ORDER_KEY}
+    def stored(self) -> dict[str, bytes | None]:
+        """The touched keys' frozen operators, or None for a key that holds no state (`holds_state`): Flink holds
+        nothing for it, so neither does the shard (its state is removed; a later record starts it afresh). Nothing
+        for the out-of-order marker, which is no key."""
+        return {key: freeze(op) if op.holds_state() else None for key, op in self.ops.items()
+                if key != OUT_OF_ORDER_KEY}
 
 
 def _process_element(op: KeyedWindowOperator, value: int, ts: int) -> None:

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import zlib
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ from spark_impl.frames import RECORD, events_table
 from spark_impl.grouped import output_rows
 from spark_impl.live_implementation import FEATURES, SparkLiveImplementation, cuts
 from spark_impl.live_shard import OUT_OF_ORDER, Clocks, ShardOperator, thaw
-from spark_impl.operator import simulate
+from spark_impl.operator import KeyedWindowOperator, replayed
 from spark_impl.spec import invalid_spec_message, operator_spec
 from strategies import cases
 from window_contract import Case, record, tumbling, watermark
@@ -30,24 +31,40 @@ from window_contract.equivalence import equivalent
 from window_contract.features import ALL_FEATURES, required_features
 
 
-def replayed(case: Case) -> dict[str, list[dict]]:
-    """Each key's outputs by the batch replay (`operator.simulate`, every clock event given to every key), in the
-    order it emitted them."""
+def replay(case: Case) -> dict[str, KeyedWindowOperator]:
+    """Each key's operator after the batch replay (`operator.replayed`, every clock event given to every key)."""
     events = events_table([(0, case)]).to_pylist()
     keys = dict.fromkeys(e["key"] for e in events if e["kind"] == RECORD)
     spec = operator_spec(case)
+
     def of(key: str) -> list[tuple]:
         return [(e["at"], e["kind"], e["value"], e["ts"]) for e in events if e["kind"] != RECORD or e["key"] == key]
 
-    return {key: sorted(output_rows(0, key, simulate(spec, key, of(key))), key=lambda row: row["at"]) for key in keys}
+    return {key: replayed(spec, key, of(key)) for key in keys}
 
 
-def live(case: Case, shards: int, pieces: list[int]) -> dict[str, list[dict]]:
-    """Each key's outputs by `shards` shards fed the case's events cut at `pieces`, frozen between pieces."""
+def emitted(op: KeyedWindowOperator) -> list[dict]:
+    """A key's outputs in the order the replay emitted them."""
+    return sorted(output_rows(0, op.key, op.out), key=lambda row: row["at"])
+
+
+@dataclass
+class Live:
+    """What `shards` shards fed a case in pieces emitted (each key's rows in the order it emitted them) and kept:
+    each shard's keys' frozen operators, and how many of them it held at most, after any piece."""
+
+    outputs: dict[str, list[dict]]
+    stored: list[dict[str, bytes]]
+    most_held: int
+
+
+def live(case: Case, shards: int, pieces: list[int]) -> Live:
+    """`shards` shards fed the case's events cut at `pieces`, frozen between pieces, as `live.ShardProcessor` keeps
+    them (a key stored as None is removed)."""
     events = events_table([(0, case)]).to_pylist()
     spec, clocks, stored = operator_spec(case), [Clocks() for _ in range(shards)], [{} for _ in range(shards)]
     found: dict[str, list[dict]] = defaultdict(list)
-    points = [0, *pieces, len(events)]
+    points, most = [0, *pieces, len(events)], 0
     for start, end in zip(points, points[1:], strict=False):
         for s in range(shards):
             mine = [(e["at"], e["kind"], e["key"], e["value"], e["ts"]) for e in events[start:end]
@@ -57,22 +74,49 @@ def live(case: Case, shards: int, pieces: list[int]) -> dict[str, list[dict]]:
             shard.apply(reversed(mine))  # a micro-batch's rows in any order
             for row in shard.outputs(0):
                 found[row.pop("key")].append(row)
-            stored[s] |= shard.stored()
-    return found
+            for key, frozen in shard.stored().items():
+                if frozen is None:
+                    stored[s].pop(key, None)
+                else:
+                    stored[s][key] = frozen
+        most = max(most, sum(map(len, stored)))
+    return Live(found, stored, most)
 
 
 @settings(max_examples=300, derandomize=True, database=None, deadline=None)
 @given(cases(FEATURES, report=False), st.integers(1, 3), st.randoms(use_true_random=False))
-def test_shards_fed_in_pieces_emit_what_the_replay_emits_per_key(case, shards, rng):
+def test_shards_fed_in_pieces_emit_what_the_replay_emits_per_key_and_keep_only_what_flink_holds(case, shards, rng):
     assume(invalid_spec_message(case) is None)
-    want = replayed(case)
-    assume(not any(row["kind"] == "error" for rows in want.values() for row in rows))  # a failure stops a shard
+    want = replay(case)
+    assume(not any(op.out.error for op in want.values()))  # a failure stops a shard
     got = live(case, shards, cuts(len(events_table([(0, case)])), rng.choice([None, 1, 2, 5]), rng))
-    for key, rows in want.items():
-        assert [row["seq"] for row in got.get(key, [])] == list(range(len(rows)))
-        assert [{k: v for k, v in row.items() if k not in ("key", "seq")} for row in got.get(key, [])] == \
-            [{k: v for k, v in row.items() if k != "key"} for row in rows], key
-    assert set(got) <= set(want)
+    for key, op in want.items():
+        rows = got.outputs.get(key, [])
+        # (at, seq) orders a key's outputs: seq numbers them within their event
+        assert [(row["at"], row["seq"]) for row in rows] == sorted((row["at"], row["seq"]) for row in rows)
+        assert [row["seq"] for row in rows] == [
+            sum(other["at"] == row["at"] for other in rows[:i]) for i, row in enumerate(rows)]
+        assert [{k: v for k, v in row.items() if k != "seq"} for row in rows] == \
+            [{k: v for k, v in row.items() if k != "key"} for row in emitted(op)], key
+    assert set(got.outputs) <= set(want)
+    # a key is kept exactly while Flink holds state for it: none once its windows are cleaned up
+    assert {k for shard in got.stored for k in shard} == {k for k, op in want.items() if op.holds_state()}
+    for shard in got.stored:
+        for key, frozen in shard.items():
+            assert thaw(frozen, operator_spec(case), key).holds_state()
+
+
+def test_a_keys_state_is_removed_once_its_windows_are_cleaned_up():
+    """A thousand keys, each with a window that fires and is cleaned up: the shards then hold no key, and a key seen
+    again starts afresh with the shards' clocks (its record late for the window the watermark passed)."""
+    events = [record(f"k{i}", i, ts=i % 10) for i in range(1000)]
+    case = Case(window=tumbling(10), allowed_lateness=5, late_side_output=True,
+                events=(*events, watermark(9), record("k1", 1, ts=3), watermark(14), record("k1", 2, ts=4),
+                        record("k2", 3, ts=12)), end_of_input=False)
+    got = live(case, 2, [1000, 1002])
+    assert got.most_held == 1000 and [sorted(shard) for shard in got.stored] in ([["k2"], []], [[], ["k2"]])
+    assert [(row["kind"], row["at"], row.get("values"), row["seq"]) for row in got.outputs["k1"]] == [
+        ("firing", 1000, [1], 0), ("firing", 1001, [1, 1], 0), ("late", 1003, None, 0)]
 
 
 def test_an_event_out_of_the_logs_order_fails_the_shard():
