@@ -31,7 +31,7 @@ import pickle
 from collections.abc import Collection, Iterator, Mapping
 from typing import NamedTuple
 
-from pyspark.sql import DataFrame, Row
+from pyspark.sql import Column, DataFrame, Row
 from pyspark.sql import functions as F
 from pyspark.sql.streaming import StatefulProcessor
 from pyspark.sql.types import IntegralType
@@ -165,20 +165,31 @@ def flink_windows_live(stream: DataFrame, window: WindowSpec, *, trigger: Trigge
         shards = int(stream.sparkSession.conf.get("spark.sql.shuffle.partitions"))
     if shards < 1:
         raise ValueError(f"shards must be >= 1, not {shards}")
-    is_watermark = F.col(watermark).isNotNull() if watermark else F.lit(False)
-    is_clock = ~is_watermark & F.col(processing_time).isNotNull() if processing_time else F.lit(False)
-    is_record = ~is_watermark & ~is_clock
+    def given(name: str | None) -> Column:
+        return F.col(name).isNotNull() if name else F.lit(False)
+
+    def failure(message: str, *values: Column) -> Column:
+        """The query's failure on a row it cannot take, in one line naming the row's arrival."""
+        return F.raise_error(F.concat(F.lit("arrival "), F.col(arrival).cast("string"), F.lit(f": {message}"),
+                                      *(F.coalesce(v.cast("string"), F.lit("null")) for v in values)))
+
+    is_record, is_watermark, is_clock = given(key), given(watermark), given(processing_time)
+    roles = [f"a record ({key!r} set)"] + [f"{role} ({name!r} set)" for role, name in (
+        ("a watermark", watermark), ("a clock reading", processing_time)) if name]
+    kind = (F.when(is_record & ~is_watermark & ~is_clock, RECORD).when(is_watermark & ~is_record & ~is_clock, WATERMARK)
+            .when(is_clock & ~is_record & ~is_watermark, PROCESSING_TIME)
+            .otherwise(failure(f"a row of the log is exactly one of {', '.join(roles)}")))
     in_channel = F.col(channel).cast("long") if channel else F.lit(0).cast("long")
     events = stream.select(
         F.lit(STREAM).cast("long").alias("case_id"), F.col(arrival).cast("long").alias("at"),
-        F.when(is_watermark, WATERMARK).when(is_clock, PROCESSING_TIME).otherwise(RECORD).cast("byte").alias("kind"),
-        F.when(is_record, F.col(key).cast("string")).alias("key"),
+        kind.cast("byte").alias("kind"), F.when(is_record, F.col(key).cast("string")).alias("key"),
         F.when(is_record, F.col(payload).cast("long")).alias("value"),
-        F.when(is_watermark, F.col(watermark)).when(is_clock, F.col(processing_time)).otherwise(F.col(timestamp))
+        F.when(is_watermark, F.col(watermark) if watermark else None)
+        .when(is_clock, F.col(processing_time) if processing_time else None).otherwise(F.col(timestamp))
         .cast("long").alias("ts"),
-        F.when(in_channel.between(0, channels - 1), in_channel).otherwise(F.raise_error(F.concat(
-            F.lit(f"the channel column {channel!r} must be in 0..{channels - 1}, not "), in_channel.cast("string"),
-            F.lit(" (arrival "), F.col(arrival).cast("string"), F.lit(")")))).alias("channel"))
+        F.when(is_clock, 0).when(in_channel.between(0, channels - 1), in_channel)
+        .otherwise(failure(f"the channel column {channel!r} must be in 0..{channels - 1}, not ", in_channel))
+        .alias("channel"))
     upstream = {STREAM: Upstream(channels, watermarks)} if spec_case.observes_watermarks else {}
     outputs = live_outputs(events, {STREAM: operator_spec(spec_case)}, shards, upstream)
     return LiveOutputs(*outputs_by_kind(outputs), outputs)

@@ -25,10 +25,20 @@ from spark_impl.operator import KeyedWindowOperator, replayed
 from spark_impl.spec import invalid_spec_message, operator_spec
 from strategies import cases
 from window_contract import Case, record, tumbling, watermark
+from window_contract.case import (
+    EVENTS,
+    GENERATORS,
+    IDLENESS,
+    PERIODIC,
+    PUNCTUATED,
+    BoundedOutOfOrdernessWatermarks,
+    ProcessingTime,
+    Record,
+)
 from window_contract.case_json import load_cases
 from window_contract.difference import difference
 from window_contract.equivalence import equivalent
-from window_contract.features import ALL_FEATURES, required_features
+from window_contract.features import ALL_FEATURES, CHANNELS, required_features
 
 
 def replay(case: Case) -> dict[str, KeyedWindowOperator]:
@@ -83,8 +93,13 @@ def live(case: Case, shards: int, pieces: list[int]) -> Live:
     return Live(found, stored, most)
 
 
+#: What Flink makes upstream of the window operator, which the query's first stage makes (`spark_impl.live_fold`).
+UPSTREAM = frozenset([k.feature.name for k in GENERATORS] + [k.feature.name for k in EVENTS if k.feature]
+                     + [f.name for f in (PERIODIC, PUNCTUATED, IDLENESS, CHANNELS)])
+
+
 @settings(max_examples=300, derandomize=True, database=None, deadline=None)
-@given(cases(FEATURES, report=False), st.integers(1, 3), st.randoms(use_true_random=False))
+@given(cases(FEATURES - UPSTREAM, report=False), st.integers(1, 3), st.randoms(use_true_random=False))
 def test_shards_fed_in_pieces_emit_what_the_replay_emits_per_key_and_keep_only_what_flink_holds(case, shards, rng):
     assume(invalid_spec_message(case) is None)
     want = replay(case)
@@ -97,7 +112,7 @@ def test_shards_fed_in_pieces_emit_what_the_replay_emits_per_key_and_keep_only_w
         assert [row["seq"] for row in rows] == [
             sum(other["at"] == row["at"] for other in rows[:i]) for i, row in enumerate(rows)]
         assert [{k: v for k, v in row.items() if k != "seq"} for row in rows] == \
-            [{k: v for k, v in row.items() if k != "key"} for row in emitted(op)], key
+            [{k: v for k, v in row.items() if k != "key"} | {"slot": 0} for row in emitted(op)], key
     assert set(got.outputs) <= set(want)
     # a key is kept exactly while Flink holds state for it: none once its windows are cleaned up
     assert {k for shard in got.stored for k in shard} == {k for k, op in want.items() if op.holds_state()}
@@ -169,8 +184,8 @@ def test_the_pages_live_example_runs_as_written():
     scope: dict = {}
     exec(examples()[2], scope)  # noqa: S102 (the page's own code)
     assert [(r["key"], r["window_start"], r["values"], r["watermark"], r["arrival"], r["seq"])
-            for r in sorted(scope["firings"], key=lambda r: r["seq"])] == [
-        ("sensor-1", 0, [1], 9_999, 2, 0), ("sensor-1", 0, [1, 3], 9_999, 3, 1)]
+            for r in sorted(scope["firings"], key=lambda r: (r["arrival"], r["seq"]))] == [
+        ("sensor-1", 0, [1], 9_999, 2, 0), ("sensor-1", 0, [1, 3], 9_999, 3, 0)]
     assert [(r["key"], r["ts"], r["payload"], r["arrival"]) for r in scope["late"]] == [("sensor-1", 4_000, 4, 5)]
 
 
@@ -192,15 +207,15 @@ def test_the_suite_holds_spark_live_to_the_reference(tmp_path):
 
 
 @pytest.mark.spark
-def test_spark_streamings_divergences_without_a_generator_come_out_as_flinks():
-    """The minimal cases of `spark-streaming`'s list that need no watermark generator (a session late before its
-    merge, a window closing at its end, a slide above the size, too many windows) give Flink's observation here; the
-    others are about Spark's own watermark (`withWatermark`), which the live query does not use."""
+def test_spark_streamings_divergences_come_out_as_flinks():
+    """Every minimal case of `spark-streaming`'s list (a session late before its merge, a window closing at its end,
+    a slide above the size, too many windows, and those about Spark's own watermark: one higher than Flink's
+    generator makes, from 0, never at the end of input) gives Flink's observation here, Flink's generator included."""
     folder = Path(__file__).resolve().parents[1] / "cases" / "engines" / "spark-streaming"
     listed = [case for path in sorted(folder.glob("*.json")) for case in load_cases(path)]
-    fitting = [case for case in listed if required_features(case) <= FEATURES]
-    assert len(fitting) == 4 and len(listed) == 11
-    for case, got in zip(fitting, SparkLiveImplementation().run(fitting), strict=True):
+    assert len(listed) == 11 and all(required_features(case) <= FEATURES for case in listed)
+    assert sum(case.watermark_generator is not None for case in listed) >= 5
+    for case, got in zip(listed, SparkLiveImplementation().run(listed), strict=True):
         assert equivalent(case.expected, got), case.name
 
 
@@ -218,6 +233,11 @@ def test_a_stream_the_live_query_cannot_run_is_refused_in_one_line(tmp_path):
         "the payload column 'key' must be integral (a long), not StringType()": dict(payload="key"),
         "TumblingEventTimeWindows parameters must satisfy abs(offset) < size": dict(window=tumbling(10, offset=10)),
         "shards must be >= 1, not 0": dict(shards=0),
+        "with a watermark generator Flink makes the watermarks: the log has no watermark rows (watermark=None)":
+            dict(watermarks=BoundedOutOfOrdernessWatermarks(5)),
+        "channels=2 needs the records' input channel: channel='<column>'": dict(channels=2),
+        "the processing_time column 'key' must be integral (a long), not StringType()": dict(processing_time="key"),
+        "maxOutOfOrderness cannot be negative": dict(watermarks=BoundedOutOfOrdernessWatermarks(-1), watermark=None),
     }
     for message, arguments in refused.items():
         with pytest.raises(ValueError) as error:
@@ -230,3 +250,70 @@ def test_a_stream_the_live_query_cannot_run_is_refused_in_one_line(tmp_path):
         assert "\n" not in str(error.value)
     finally:
         spark.conf.set(*STATE_STORE)
+
+
+def live_rows(case: Case) -> list[dict]:
+    """A case's events as a user's log: records with their channel, clock readings as rows of their own."""
+    return [{"key": e.key, "ts": e.ts, "payload": e.value, "channel": e.channel, "arrival": at}
+            if isinstance(e, Record) else {"clock": e.time, "arrival": at} for at, e in enumerate(case.events)]
+
+
+@pytest.mark.spark
+def test_a_live_query_makes_its_watermarks_with_flinks_generator_on_the_logs_clock(tmp_path):
+    """The README's generator case (two channels, `forBoundedOutOfOrderness(5)` every 100 ms, idle after 250 ms) as a
+    user's log in three files: the query receives the watermarks Flink's operator receives, when it does, and fires
+    what it fires."""
+    from spark_impl.live import STATE_STORE, flink_windows_live, outputs_by_kind
+    from spark_impl.session import get_session
+
+    generator = BoundedOutOfOrdernessWatermarks(5, interval=100, idleness=250)
+    case = Case(window=tumbling(10), channels=2, watermark_generator=generator, end_of_input=False, events=(
+        record("a", 1, ts=5), record("a", 2, ts=50, channel=1), ProcessingTime(101), record("a", 3, ts=60),
+        ProcessingTime(202), record("a", 4, ts=70), ProcessingTime(604)))
+    spark = get_session()
+    spark.conf.set(*STATE_STORE)
+    schema = "key string, ts long, payload long, channel long, arrival long, clock long"
+    out = flink_windows_live(spark.readStream.schema(schema).json(str(tmp_path)), tumbling(10), watermarks=generator,
+                             channels=2, channel="channel", processing_time="clock", watermark=None, shards=2)
+    firings, received = [], []
+
+    def write(batch, batch_id):
+        split = outputs_by_kind(batch)
+        firings.extend((r.arrival, r.key, r.window_start, tuple(r["values"]), r.watermark) for r in split[0].collect())
+        received.extend((r.arrival, r.watermark) for r in split[4].collect())
+
+    query = out.outputs.writeStream.outputMode("append").foreachBatch(write).start()
+    rows = live_rows(case)
+    try:
+        for i, piece in enumerate((rows[:3], rows[3:5], rows[5:])):
+            (tmp_path / f"{i}.json").write_text("\n".join(json.dumps(row) for row in piece))
+            query.processAllAvailable()
+    finally:
+        query.stop()
+    expected = ReferenceImplementation().run([case])[0]
+    assert sorted(firings) == [(f.at, f.key, f.window.start, f.values, f.watermark) for f in expected.firings] == [
+        (4, "a", 0, (1,), 44), (6, "a", 50, (2,), 64)]
+    assert sorted(received) == [(w.at, w.watermark) for w in expected.watermarks]
+
+
+@pytest.mark.spark
+def test_a_row_the_live_query_cannot_take_stops_it_with_a_line_naming_its_arrival(tmp_path):
+    from pyspark.errors import StreamingQueryException
+
+    from spark_impl.live import STATE_STORE, flink_windows_live
+    from spark_impl.session import get_session
+
+    spark = get_session()
+    spark.conf.set(*STATE_STORE)
+    schema = "key string, ts long, payload long, arrival long, clock long"
+    out = flink_windows_live(spark.readStream.schema(schema).json(str(tmp_path)), tumbling(10),
+                             watermarks=BoundedOutOfOrdernessWatermarks(5), processing_time="clock", watermark=None)
+    (tmp_path / "0.json").write_text(json.dumps({"key": "a", "ts": 1, "payload": 1, "arrival": 7, "clock": 5}))
+    query = out.outputs.writeStream.outputMode("append").format("noop").start()
+    try:
+        with pytest.raises(StreamingQueryException) as stopped:
+            query.processAllAvailable()
+    finally:
+        query.stop()
+    assert ("arrival 7: a row of the log is exactly one of a record ('key' set), a clock reading ('clock' set)"
+            in str(stopped.value))
