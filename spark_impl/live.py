@@ -8,21 +8,27 @@
 
 `stream` is a streaming DataFrame of the log as the window operator sees it: records (`key`, `ts`, an integral
 `payload`, a unique `arrival`) and the log's watermarks as rows of their own (`watermark` set, the rest null but
-`arrival`), in arrival order across micro-batches (within a micro-batch, any order: it is sorted by `arrival`).
-What comes out is what the batch replay (`spark_impl.api.flink_windows`) gives on the same log, row for row,
-whatever the micro-batch boundaries: firings, late and dropped records and the failure Flink would have had, each
-with the `arrival` during which it happened and `seq`, the key's outputs numbered from its first (the firing order
-per key, which a sink's rows need not keep).
+`arrival`), in arrival order across micro-batches (within a micro-batch, any order: it is sorted by `arrival`). Or
+Flink makes the watermarks: `watermarks=` the job's generator, one per input channel (`channels`, `channel`), on the
+log's clock (rows with `processing_time` set), which processing-time triggers and windows also run on. What comes
+out is what the batch replay (`spark_impl.api.flink_windows`) gives on the same log, row for row, whatever the
+micro-batch boundaries: firings, late and dropped records, the failure Flink would have had and the watermarks the
+operator received, each with the `arrival` during which it happened, the `slot` of the event at that arrival and
+`seq`, the key's outputs during that arrival numbered from 0 (the firing order per key, which a sink's rows need
+not keep).
 
 How (derived in `spark_impl.live_shard`): Flink's watermark is one for all keys, and a keyed stateful operator sees
 one key at a time. So the keys are cut into `shards` (`hash(key) mod shards`), and every watermark row is sent to
 every shard: a shard is one group of `transformWithState` (Spark 4.1's keyed stateful processor, here
-row-based: Python ints keep Java longs exact), whose state is each of its keys' Flink operator (map state) and the
-shard's clocks and timer queue (value state). A micro-batch hands each shard its records and all the watermarks
-of the batch, which it applies in arrival order.
+row-based: Python ints keep Java longs exact), whose state is each of its keys' Flink operator (map state), removed
+once Flink holds nothing for the key, and the shard's clocks and timer queue (value state). A micro-batch hands
+each shard its records and all the watermarks of the batch, which it applies in arrival order. Watermarks Flink
+makes come from a stage before the shards (`spark_impl.live_fold`), in the same micro-batch.
 
 The output is append-only: a row is emitted once, when Flink would emit it, so `outputMode("append")` writes it to
-any sink. Spark's own watermark is not used (`timeMode="None"`): the log's watermarks are data.
+any sink. Spark's own watermark and processing time are not used (`timeMode="None"`): the log's watermarks and clock
+readings are data. Spark's processing time could not stand for Flink's: one reading for a whole micro-batch, timers
+fired only between micro-batches, and readings that depend on when micro-batches run (docs/spark.md).
 """
 
 from __future__ import annotations
