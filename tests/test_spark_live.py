@@ -24,6 +24,7 @@ from spark_impl.live_shard import OUT_OF_ORDER, Clocks, ShardOperator, thaw
 from spark_impl.operator import KeyedWindowOperator, replayed
 from spark_impl.spec import invalid_spec_message, operator_spec
 from strategies import cases
+from strategies.watermarks import generated_watermark_cases
 from window_contract import Case, record, tumbling, watermark
 from window_contract.case import (
     EVENTS,
@@ -161,8 +162,12 @@ SPLITTINGS = [SparkLiveImplementation(pieces=1), SparkLiveImplementation(pieces=
 @pytest.mark.spark
 @settings(max_examples=1, derandomize=True, database=None, deadline=None,
           phases=[Phase.explicit, Phase.generate])  # a streaming query a splitting: one large example
-@given(st.lists(cases(FEATURES, report=False), min_size=40, max_size=40))
-def test_the_output_does_not_depend_on_where_micro_batches_split(batch):
+@given(st.lists(cases(FEATURES, report=False), min_size=40, max_size=40),
+       st.lists(generated_watermark_cases(FEATURES, mixed=True), min_size=20, max_size=20))
+def test_the_output_does_not_depend_on_where_micro_batches_split(drawn, made_upstream):
+    """Any case, and cases whose watermarks Flink makes (generators, periodic emission on the log's clock, idleness,
+    channels): the same observations, Flink's, however the micro-batches split them."""
+    batch = drawn + made_upstream
     want = ReferenceImplementation().run(batch)
     for splitting in SPLITTINGS:
         for case, got, expected in zip(batch, splitting.run(batch), want, strict=True):
