@@ -3,13 +3,16 @@ against the batch replay (`flink_windows`) on the same log, outputs equal row fo
 
     python benchmarks/spark_live_scale.py --records 100000 --batch 10000
 
-The log: record i has key i mod `--keys` and a timestamp a little before i (one record per ms of event time), nine
+The log: record i has key i mod `--keys` (with `--churn C`, a fresh set of `--keys` keys every C records, as
+sessions or devices that come and go) and a timestamp a little before i (one record per ms of event time), nine
 in ten out of order by up to half the bound, one in ten delayed by up to 1.5 x (bound + window size + lateness), so
 some fire their windows late and some are late for every window (the side output); sliding windows (size = 10 x
 slide), allowed lateness, a watermark `max ts - bound - 1` after every `--every` records, and the end of input. The
 live query gets the log as rows (record i at arrival 2i, the watermark after it at 2i + 1, the end at 2N) from a
 memory source, B records (and their watermarks) a micro-batch, `processAllAvailable` after each; it prints the
-time of each micro-batch and the state Spark reports after the last (rows and bytes of the stateful operator).
+time of each micro-batch and the state Spark reports (rows and bytes of the stateful operator) after each, beside
+the keys seen so far: a key's state goes once its windows are cleaned up, so the state follows the keys that have
+windows, not the keys seen.
 The replay gets the same records (arrival i) and watermarks (`arrival, watermark`: after record i).
 
 Both outputs are collected and compared as multisets of rows (key, window, values in arrival order, watermark and
@@ -35,14 +38,15 @@ from window_contract import sliding
 MAX_RECORDS = 100_000
 
 
-def log(records: int, keys: int, bound: int, size: int, lateness: int, every: int, seed: int = 1):
+def log(records: int, keys: int, bound: int, size: int, lateness: int, every: int, churn: int = 0, seed: int = 1):
     """The records `(key, ts, payload)` in arrival order and the watermarks `(after record i, watermark)`."""
     rng = random.Random(seed)
     rows, marks, highest = [], [], None
     for i in range(records):
         late = rng.random() < 0.1
         ts = i - rng.randrange(int(1.5 * (bound + size + lateness)) if late else bound // 2 + 1)
-        rows.append((f"k{i % keys}", ts, i))
+        generation = i // churn if churn else 0
+        rows.append((f"k{generation * keys + i % keys}", ts, i))
         highest = ts if highest is None else max(highest, ts)
         if (i + 1) % every == 0:
             marks.append((i, highest - bound - 1))
@@ -80,17 +84,19 @@ def run_live(spark, rows, marks, window, lateness: int, batch: int):
 
     query = out.outputs.writeStream.outputMode("append").foreachBatch(write).start()
     as_seq = jvm.scala.jdk.javaapi.CollectionConverters.asScala
-    times = []
+    times, states, seen = [], [], set()
     try:
         for start in range(0, len(rows), batch):
-            lines = live_rows(rows, marks, start, min(start + batch, len(rows)))
-            if start + batch >= len(rows):
+            end = min(start + batch, len(rows))
+            lines = live_rows(rows, marks, start, end)
+            if end == len(rows):
                 lines.append(f'{{"watermark":{LONG_MAX},"arrival":{2 * len(rows)}}}')
             began = time.perf_counter()
             source.addData(as_seq(["\n".join(lines)]).toSeq())
             query.processAllAvailable()
             times.append(time.perf_counter() - began)
-        state = query.lastProgress["stateOperators"][0] if query.lastProgress else {}
+            seen.update(key for key, _, _ in rows[start:end])
+            states.append((len(seen), query.lastProgress["stateOperators"][0] if query.lastProgress else {}))
     finally:
         query.stop()
     end = 2 * len(rows)
@@ -100,7 +106,7 @@ def run_live(spark, rows, marks, window, lateness: int, batch: int):
 
     return (Counter((r.key, r.window_start, r.window_end, tuple(r.values), r.watermark, position(r.arrival))
                     for r in firings),
-            Counter((r.key, r.ts, r.payload, position(r.arrival)) for r in late), times, state)
+            Counter((r.key, r.ts, r.payload, position(r.arrival)) for r in late), times, states)
 
 
 def run_replay(spark, rows, marks, window, lateness: int):
@@ -129,19 +135,23 @@ def main() -> None:
     p.add_argument("--lateness", type=int, default=500)
     p.add_argument("--bound", type=int, default=200)
     p.add_argument("--every", type=int, default=100, help="a watermark after every N records")
+    p.add_argument("--churn", type=int, default=0, help="a fresh set of --keys keys every N records (0: never)")
     args = p.parse_args()
     if not 1 <= args.records <= MAX_RECORDS:
         p.error(f"--records must be in 1..{MAX_RECORDS} (the machine is shared)")
     spark = get_session()
     spark.conf.set(*STATE_STORE)
     window = sliding(10 * args.slide, args.slide)
-    rows, marks = log(args.records, args.keys, args.bound, 10 * args.slide, args.lateness, args.every)
-    live_firings, live_late, times, state = run_live(spark, rows, marks, window, args.lateness, args.batch)
+    rows, marks = log(args.records, args.keys, args.bound, 10 * args.slide, args.lateness, args.every, args.churn)
+    live_firings, live_late, times, states = run_live(spark, rows, marks, window, args.lateness, args.batch)
     replay_firings, replay_late, replay_seconds = run_replay(spark, rows, marks, window, args.lateness)
     print(f"{args.records} records, {args.keys} keys, {len(marks)} watermarks, micro-batches of {args.batch}")
     print(f"live: {len(times)} micro-batches, {sum(times):.1f} s, per micro-batch "
           f"first {times[0]:.2f} s, then median {sorted(times[1:] or times)[len(times[1:] or times) // 2]:.2f} s, "
           f"{args.records / sum(times):.0f} records/s")
+    print("live state after each micro-batch (keys seen: state rows, bytes in memory):",
+          ", ".join(f"{seen}: {state.get('numRowsTotal')}, {state.get('memoryUsedBytes')}" for seen, state in states))
+    state = states[-1][1]
     print(f"live state after the last: {state.get('numRowsTotal')} rows, "
           f"{state.get('memoryUsedBytes')} bytes in memory, "
           f"{state.get('customMetrics', {}).get('rocksdbSstFileSize')} bytes in RocksDB's files")

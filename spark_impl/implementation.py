@@ -133,7 +133,7 @@ def observed(cases: Sequence[Case], outputs: Callable[[list[tuple[int, Case]]], 
     error_at = {row["case_id"]: row["at"] for row in errors.to_pylist()}
     for i, stream in streams.items():
         found[i] = in_case_positions(found[i], stream, error_at.get(i))
-    return [found[i] if rejected[i] is None else _rejected(cases[i], rejected[i]) for i in range(len(cases))]
+    return [found[i] if rejected[i] is None else rejected_observation(cases[i], rejected[i]) for i in range(len(cases))]
 
 
 def requests_in_one_run(run, requests: Sequence[Sequence[Case]]) -> list[list[Observation]]:
@@ -142,7 +142,7 @@ def requests_in_one_run(run, requests: Sequence[Sequence[Case]]) -> list[list[Ob
     return [list(islice(observations, len(request))) for request in requests]
 
 
-def _rejected(case: Case, message: str) -> Observation:
+def rejected_observation(case: Case, message: str) -> Observation:
     """A case Flink rejects: no outputs; the operator received no watermark (an empty sequence when
     the case observes them)."""
     return replace(Observation.invalid_spec(message), watermarks=() if case.observes_watermarks else None)

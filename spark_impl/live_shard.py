@@ -10,7 +10,11 @@ records and every clock event of the log (the watermarks and processing-time adv
 in the log's order, one micro-batch at a time, and keeps:
 
 - each key's `KeyedWindowOperator` (`spark_impl.operator`, the batch replay's own per-key code, unchanged), frozen
-  between micro-batches (`freeze`, `thaw`);
+  between micro-batches (`freeze`, `thaw`), while it holds state: once all of a key's windows are cleaned up and
+  its timers fired (`KeyedWindowOperator.holds_state`), Flink holds nothing for it and the shard removes it, so the
+  state is the keys with windows, not every key ever seen. A key loaded afresh takes the shard's clocks and goes
+  on as the removed one would; what it forgets is only the contract's count of its outputs (`OUTPUT_LIMIT`, no
+  rule of Flink's), which thus counts a key's outputs since it last held no state;
 - the shard's clocks (`Clocks`): the watermark and processing time, the position of the last event applied, and
   the earliest event-time and processing-time timer of every key that has one, Flink's timer queue reduced to one
   entry per key.
@@ -72,9 +76,13 @@ def thaw(frozen: bytes, spec: OperatorSpec, key: str) -> KeyedWindowOperator:
 class ShardOperator:
     """The window operator of one shard's keys for one micro-batch: `apply` the batch's events, then store `ops`."""
 
-    def __init__(self, spec: OperatorSpec, clocks: Clocks, load: Callable[[str], KeyedWindowOperator | None]) -> None:
-        self.spec, self.clocks, self.load = spec, clocks, load
+    def __init__(self, spec: OperatorSpec, clocks: Clocks, load: Callable[[str], KeyedWindowOperator | None], *,
+                 stride: int = 1, reports_watermarks: bool = False) -> None:
+        """`stride`: the positions `at` are `arrival * stride + slot` (`spark_impl.live_fold`); with
+        `reports_watermarks` the shard outputs each watermark it receives (one shard of a case does)."""
+        self.spec, self.clocks, self.load, self.stride = spec, clocks, load, stride
         self.ops: dict[str, KeyedWindowOperator] = {}  # the keys this batch touched, to be stored
+        self.received: list[tuple[int, int]] | None = [] if reports_watermarks else None
 
     def _loaded(self, key: str) -> KeyedWindowOperator:
         """The key's operator; a key without a due timer takes the shard's clocks (see the module's docstring)."""
@@ -114,7 +122,7 @@ class ShardOperator:
             if clocks.failed:
                 return
             if clocks.last_at is not None and at <= clocks.last_at:
-                self._fail(None, at, OUT_OF_ORDER.format(at=at, last=clocks.last_at))
+                self._fail(None, at, OUT_OF_ORDER.format(at=at // self.stride, last=clocks.last_at // self.stride))
                 return
             clocks.last_at = at
             if kind == RECORD:
@@ -123,6 +131,8 @@ class ShardOperator:
                 if ts <= clocks.watermark:
                     continue  # watermarks that do not increase are ignored
                 clocks.watermark = ts
+                if self.received is not None:
+                    self.received.append((at, ts))
                 for due in self._due(clocks.event_timers, ts):
                     self._step(self._synced(due, watermark=False), at, KeyedWindowOperator.advance_watermark, ts)
             elif kind == PROCESSING_TIME:
@@ -146,20 +156,39 @@ class ShardOperator:
         op.out.error = (at, message)
 
     def outputs(self, case_id: int) -> list[dict]:
-        """The rows (`frames.OUTPUT_SCHEMA`, with `seq`: the key's outputs numbered from its first) of what the keys
-        emitted in this batch, which they then forget (keeping only how many)."""
+        """The rows (`frames.OUTPUT_SCHEMA`, with `slot` and `seq`) of what the keys emitted in this batch, which they
+        then forget (keeping only how many, for the contract's `OUTPUT_LIMIT`), and the watermarks the shard received
+        if it reports them (kind `watermark`, no key). `at` is the arrival, `slot` the event at it (0 the log's own
+        event, 1, 2, ... the watermarks Flink made after it), and `seq` numbers a key's outputs during one arrival from
+        0, so `(at, seq)` is the key's firing order: an arrival is never split between micro-batches, and the number
+        needs no memory of the key's earlier outputs, which a key that holds no state forgets."""
         rows = []
         for key, op in self.ops.items():
             out = op.out
-            emitted = sorted(output_rows(case_id, None if key == OUT_OF_ORDER_KEY else key, out),
-                             key=lambda r: (r["at"], r["kind"] == "error"))
-            rows += [row | {"seq": out.earlier + i} for i, row in enumerate(emitted)]
+            rows += self._numbered(sorted(output_rows(case_id, None if key == OUT_OF_ORDER_KEY else key, out),
+                                          key=lambda r: (r["at"], r["kind"] == "error")))
             op.out = Outputs(earlier=out.earlier + len(out.firings) + len(out.late) + len(out.dropped))
+        if self.received:
+            rows += self._numbered([{"case_id": case_id, "kind": "watermark", "at": at, "key": None, "watermark": ts}
+                                    for at, ts in self.received])
+            self.received.clear()
         return rows
 
-    def stored(self) -> dict[str, bytes]:
-        """The touched keys' frozen operators (none for the out-of-order marker)."""
-        return {key: freeze(op) for key, op in self.ops.items() if key != OUT_OF_ORDER_KEY}
+    def _numbered(self, emitted: list[dict]) -> list[dict]:
+        """One key's rows, in order, with their arrival, slot and number within the arrival."""
+        rows, seq = [], 0
+        for i, row in enumerate(emitted):
+            arrival, slot = divmod(row["at"], self.stride)
+            seq = seq + 1 if i and arrival == rows[-1]["at"] else 0
+            rows.append(row | {"at": arrival, "slot": slot, "seq": seq})
+        return rows
+
+    def stored(self) -> dict[str, bytes | None]:
+        """The touched keys' frozen operators, or None for a key that holds no state (`holds_state`): Flink holds
+        nothing for it, so neither does the shard (its state is removed; a later record starts it afresh). Nothing
+        for the out-of-order marker, which is no key."""
+        return {key: freeze(op) if op.holds_state() else None for key, op in self.ops.items()
+                if key != OUT_OF_ORDER_KEY}
 
 
 def _process_element(op: KeyedWindowOperator, value: int, ts: int) -> None:

@@ -42,39 +42,52 @@ class Outputs:
     dropped: list[LateRecord] = field(default_factory=list)
     #: (at, message) of the failure that ended the run, if any.
     error: tuple[int, str] | None = None
-    #: How many outputs the key emitted before these (handed on already: `spark_impl.live_shard`).
+    #: How many outputs the key emitted before these since it last held no state (handed on already:
+    #: `spark_impl.live_shard`, which forgets a key that holds none, and with it this count).
     earlier: int = 0
 
 
 class _Timers:
-    """One key's timers of one domain: deduplicated per (time, window), polled in time order."""
+    """One key's timers of one domain: deduplicated per (time, window), polled in time order, and among equal times in
+    the order they were registered. A deleted timer stays on the heap until it reaches the top; the registration
+    number it carries then no longer matches `pending`'s, so a timer deleted and registered again fires at its new
+    place, whenever the stale entry is dropped (`earliest` drops them early, `poll` late)."""
 
     def __init__(self) -> None:
-        self.pending: set = set()
+        self.pending: dict = {}  # (time, window) -> the registration number of its live heap entry
         self.heap: list = []
         self.registered = 0  # windows need not be comparable; ties keep registration order
 
     def register(self, time: int, window) -> None:
         if (time, window) not in self.pending:
-            self.pending.add((time, window))
+            self.pending[(time, window)] = self.registered
             heapq.heappush(self.heap, (time, self.registered, window))
             self.registered += 1
 
     def delete(self, time: int, window) -> None:
-        self.pending.discard((time, window))
+        self.pending.pop((time, window), None)
+
+    def _is_live(self, entry: tuple) -> bool:
+        time, registration, window = entry
+        return self.pending.get((time, window)) == registration
 
     def poll(self, up_to: int):
         """The earliest pending timer with time <= up_to, removed, or None."""
         while self.heap and self.heap[0][0] <= up_to:
-            time, _, window = heapq.heappop(self.heap)
-            if (time, window) in self.pending:
-                self.pending.discard((time, window))
+            entry = heapq.heappop(self.heap)
+            if self._is_live(entry):
+                time, _, window = entry
+                del self.pending[(time, window)]
                 return time, window
         return None
 
+    def __bool__(self) -> bool:
+        """Whether a timer is pending (`InternalTimerServiceImpl` holds one in its queues for the key)."""
+        return bool(self.pending)
+
     def earliest(self) -> int | None:
         """The time of the earliest pending timer, or None (deleted timers left on the heap are dropped)."""
-        while self.heap and (self.heap[0][0], self.heap[0][2]) not in self.pending:
+        while self.heap and not self._is_live(self.heap[0]):
             heapq.heappop(self.heap)
         return self.heap[0][0] if self.heap else None
 
@@ -134,6 +147,14 @@ class KeyedWindowOperator:
         for v in values:
             current = v if current is None else reduce(current, v)
         self.set_state(name, target, current)
+
+    def holds_state(self) -> bool:
+        """Whether Flink holds anything for this key: a window's contents, trigger state, a merging window set or a
+        timer. `WindowOperator.clearAllState` clears the first three at a window's cleanup time and the timer
+        service deletes a fired timer, so a key all of whose windows are cleaned up holds none, and an operator
+        built afresh for it (with the shared clocks) goes on exactly as this one would."""
+        return bool(self.contents or self.trigger_state or self.merging or self.event_timers
+                    or self.processing_timers)
 
     # --- WindowOperator -----------------------------------------------------------------------
 
@@ -312,6 +333,11 @@ def simulate(spec: OperatorSpec, key: str, events) -> Outputs:
     """Replay one key's view of a case: `events` are (at, kind, value, ts) in arrival order, with the
     key's records and all of the case's watermarks and processing-time advances (the end of input
     included, as `Watermark(Long.MAX_VALUE)` at `at = len(case.events)`)."""
+    return replayed(spec, key, events).out
+
+
+def replayed(spec: OperatorSpec, key: str, events) -> KeyedWindowOperator:
+    """The key's operator after `simulate`'s replay of `events`, with its outputs and what state it still holds."""
     op = KeyedWindowOperator(spec, key)
     try:
         for at, kind, value, ts in events:
@@ -326,4 +352,4 @@ def simulate(spec: OperatorSpec, key: str, events) -> Outputs:
                 op.advance_processing_time(ts)
     except JobFailure as e:
         op.out.error = (op.at, str(e))
-    return op.out
+    return op
