@@ -119,6 +119,10 @@ class KeyedWindowOperator:
 
     # --- the trigger context ------------------------------------------------------------------
 
+    @property
+    def is_event_time(self) -> bool:
+        return self.spec.is_event_time
+
     def register_event_timer(self, time: int, window) -> None:
         self.event_timers.register(time, window)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from spark_impl.javalong import div, java_abs
-from spark_impl.triggers import EmitStrategy, decisions
+from spark_impl.triggers import decisions
 from spark_impl.watermarks import api_time_message, job_start_message
 from window_contract.case import (
     MERGING_ASSIGNERS,
@@ -89,7 +89,7 @@ def window_message(case: Case) -> str | None:
     if isinstance(w, Session) and w.gap <= 0:
         return f"{_time_name(w.time)}SessionWindows parameters must satisfy 0 < size"
     if isinstance(w, MERGING_ASSIGNERS):  # withDynamicGap checks its gaps only as records arrive
-        if not decisions(operator_spec(case).trigger).can_merge:  # Trigger.canMerge()
+        if not decisions(case.trigger or default_trigger(w)).can_merge:  # Trigger.canMerge()
             return MERGING_TRIGGER_MESSAGE
     if case.lateness_in_effect < 0:  # WindowOperatorBuilder.allowedLateness, after the assigner and trigger
         return NEGATIVE_LATENESS_MESSAGE
@@ -155,11 +155,8 @@ def operator_spec(case: Case) -> OperatorSpec:
         w, trigger, evictor = (
             (Global(), PurgingTrigger(CountTrigger(w.size)), None) if w.slide is None
             else (Global(), CountTrigger(w.slide), CountEvictor(w.size)))
-    if isinstance(case.trigger, AfterEndOfWindowTrigger):  # Flink SQL's emit strategy
-        early, late = case.trigger.early_firing_delay, case.trigger.late_firing_delay
-        trigger = EmitStrategy(case.time == "event", early, late)
-        updates = early is not None or late is not None and case.time == "event"
-    else:
-        trigger, updates = case.trigger or trigger or default_trigger(w), False
-    return OperatorSpec(w, trigger, case.evictor or evictor, case.lateness_in_effect, case.late_side_output,
-                        updates, case.end_of_input, len(case.events))
+    updates = isinstance(case.trigger, AfterEndOfWindowTrigger) and (  # `WindowEmitStrategy.produceUpdates`
+        case.trigger.early_firing_delay is not None or case.trigger.late_firing_delay is not None
+        and case.time == "event")
+    return OperatorSpec(w, case.trigger or trigger or default_trigger(w), case.evictor or evictor,
+                        case.lateness_in_effect, case.late_side_output, updates, case.end_of_input, len(case.events))

@@ -33,6 +33,8 @@ LAST_ELEMENT = "last-element"
 class TriggerContext(Protocol):
     watermark: int
     processing_time: int
+    #: Whether the window's clock is event time (`WindowAssigner.isEventTime()`).
+    is_event_time: bool
     #: The value of the element `on_element` is called for (Flink passes it as `onElement`'s argument).
     element: int
 
@@ -381,17 +383,6 @@ NEXT_FIRING = "processingTime-every"
 FIRED_ON_TIME = "eventTime-afterEOW"
 
 
-@dataclasses.dataclass(frozen=True)
-class EmitStrategy:
-    """The trigger the planner's `WindowEmitStrategy.getTrigger` builds for a legacy SQL group window (the format's
-    `after_end_of_window`, `spark_impl.spec.operator_spec`): on the window's clock (`event_time`), with the early and
-    late firings' delays (None: off)."""
-
-    event_time: bool
-    early_firing_delay: int | None
-    late_firing_delay: int | None
-
-
 class _EveryElement:
     """`ElementTriggers.EveryElement` (a delay of 0): fires on every element, on no timer."""
 
@@ -441,28 +432,32 @@ def _firing(delay: int | None):
 
 
 class EmitStrategyTrigger(Trigger):
-    """The table runtime's `EventTimeTriggers.afterEndOfWindow()` (`ProcessingTimeTriggers`' on processing time)
-    with the emit strategy's early and late firings: the window fires when its clock passes its `maxTimestamp`;
-    before that, `early` decides on elements and its own timers. On event time an element for a window the watermark
-    has passed fires it; with a late firing (`AfterEndOfWindowEarlyAndLate`, not every element: "every-element late
-    firing can be ignored") `late` decides instead once the window has fired on time. A processing-time window has
-    no late firing. They all merge (`canMerge`); the planner lets no session window fire early or late."""
+    """Flink SQL's emit strategy (`after_end_of_window`): the trigger the planner's `WindowEmitStrategy.getTrigger`
+    builds, the table runtime's `EventTimeTriggers.afterEndOfWindow()` (`ProcessingTimeTriggers`' on a
+    processing-time window, `ctx.is_event_time` false) with the early and late firings: the window fires when its
+    clock passes its `maxTimestamp`; before that, `early` decides on elements and its own timers. On event time an
+    element for a window the watermark has passed fires it; with a late firing (`AfterEndOfWindowEarlyAndLate`, not
+    every element: "every-element late firing can be ignored") `late` decides instead once the window has fired on
+    time. A processing-time window has no late firing. They all merge (`canMerge`); the planner lets no session
+    window fire early or late."""
 
-    kind = EmitStrategy
+    kind = spec.AfterEndOfWindowTrigger
     can_merge = True
+    early_firing_delay: int | None
+    late_firing_delay: int | None
 
-    def __init__(self, strategy: EmitStrategy) -> None:
-        self.event_time = strategy.event_time
-        self.early = _firing(strategy.early_firing_delay)
-        late = _firing(strategy.late_firing_delay) if strategy.event_time else None
+    def __init__(self, trigger: spec.AfterEndOfWindowTrigger) -> None:
+        super().__init__(trigger)
+        self.early = _firing(self.early_firing_delay)
+        late = _firing(self.late_firing_delay)
         self.late = None if isinstance(late, _EveryElement) else late
 
     def _register_end(self, ctx, window) -> None:
         m = max_timestamp(window)
-        (ctx.register_event_timer if self.event_time else ctx.register_processing_timer)(m, window)
+        (ctx.register_event_timer if ctx.is_event_time else ctx.register_processing_timer)(m, window)
 
     def on_element(self, ctx, ts, window):
-        if self.event_time:
+        if ctx.is_event_time:
             if self.late is not None and ctx.get_state(FIRED_ON_TIME, window):
                 return self.late.on_element(ctx, window)
             if max_timestamp(window) <= ctx.watermark:
@@ -471,7 +466,7 @@ class EmitStrategyTrigger(Trigger):
         return CONTINUE if self.early is None else self.early.on_element(ctx, window)
 
     def on_event_time(self, ctx, time, window):
-        if not self.event_time or time != max_timestamp(window):
+        if not ctx.is_event_time or time != max_timestamp(window):
             return CONTINUE  # neither firing sets event-time timers
         if self.late is not None:
             if ctx.get_state(FIRED_ON_TIME, window):
@@ -480,15 +475,18 @@ class EmitStrategyTrigger(Trigger):
         return FIRE
 
     def on_processing_time(self, ctx, time, window):
-        if not self.event_time and time == max_timestamp(window):
-            return FIRE  # `||`: the early firing is not asked
+        if not ctx.is_event_time:
+            # `||`: the early firing is not asked at the window's end
+            if time == max_timestamp(window):
+                return FIRE
+            return CONTINUE if self.early is None else self.early.on_processing_time(ctx, time, window)
         late_phase = self.late is not None and ctx.get_state(FIRED_ON_TIME, window)
         firing = self.late if late_phase else self.early
         return CONTINUE if firing is None else firing.on_processing_time(ctx, time, window)
 
     def clear(self, ctx, window):
         m = max_timestamp(window)
-        (ctx.delete_event_timer if self.event_time else ctx.delete_processing_timer)(m, window)
+        (ctx.delete_event_timer if ctx.is_event_time else ctx.delete_processing_timer)(m, window)
         for firing in (self.early, self.late):
             if firing is not None:
                 firing.clear(ctx, window)

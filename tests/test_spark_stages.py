@@ -230,7 +230,7 @@ def test_every_trigger_and_evictor_of_the_format_has_its_class_and_an_unknown_ki
     from window_contract.case import EVICTORS, TRIGGERS
 
     declared = {kind for kind in TRIGGERS if kind.feature.name in SparkImplementation.features}
-    assert set(Evictor.classes) == set(EVICTORS) and set(Trigger.classes) == declared != set(TRIGGERS)
+    assert set(Evictor.classes) == set(EVICTORS) and set(Trigger.classes) == declared == set(TRIGGERS)
 
     @dataclass(frozen=True)
     class SlidingEvictor:
