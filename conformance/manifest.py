@@ -37,6 +37,9 @@ from conformance.committed import committed
 #: The folder of the engines' folders, and each one's manifest.
 ENGINES = committed("cases/engines")
 MANIFEST = "engine.toml"
+#: The model's name: the implementation every other is compared with, whose suite draws the tests the suites after
+#: it replay (in one `run`, `conformance.runner.command`, and in `./dev test`'s steps, `conformance.pipeline`).
+REFERENCE = "reference"
 #: Where an engine runs (see the module's docstring).
 RUNS = ("in-process", "maven", "venv")
 #: The adapter that starts a `venv` engine: `python -m <module>` in `.venv-<venv>`, a process.

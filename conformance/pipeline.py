@@ -31,12 +31,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import IO
 
-from conformance.manifest import CENSUS_SEED, Engine, ci_engines, engines
+from conformance.manifest import CENSUS_SEED, REFERENCE, Engine, ci_engines, engines
 from engines.venv_engines import python_variable
 from window_contract.registry import load_implementation
 
-#: The implementation whose suite's step draws the tests others replay.
-REFERENCE = "reference"
 #: The marker of the tests that are an engine's own step (pyproject.toml registers it).
 ENGINE_SUITE = "engine_suite"
 PYTEST = ("python", "-m", "pytest")

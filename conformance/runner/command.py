@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
+from conformance.manifest import REFERENCE
 from conformance.profiles import PROFILES
 from conformance.runner.counterexamples import save_counterexamples, slug
 from conformance.runner.events import CollectError, Finished, ProcessExited, RunEvent, Started
@@ -40,9 +41,7 @@ from window_contract.implementation import (
 from window_contract.process import ProcessImplementation
 from window_contract.registry import load_implementation, registered_names
 
-DEFAULT_IMPLEMENTATIONS = ("reference", "spark")
-#: The implementation whose run records, for the runs after it, what each test sends.
-REFERENCE = "reference"
+DEFAULT_IMPLEMENTATIONS = (REFERENCE, "spark")
 DEFAULT_OUT = Path("reports/out")
 DEFAULT_PROFILE = "ci"
 REPORT_FORMAT = "window-conformance-report/1"
