@@ -49,12 +49,16 @@ WATERMARK_CLAUSE = frozenset({
     "watermark.bounded_out_of_orderness", "watermark.monotonous", "watermark.periodic", "watermark.idleness",
 })
 
+#: Flink SQL's emit strategy (`after_end_of_window`), its delays above 0 on the case's clock
+#: (`sql/CaseClockWindowAggregate.java`).
+EMIT_STRATEGY = frozenset({"trigger.after_end_of_window", "trigger.after_end_of_window.delay"})
+
 FLINK_SQL = Variant("flink-sql", "2.3", "sql", FEATURES | WATERMARK_CLAUSE, SQL_LIMITS)
 FLINK_SQL_1_20 = Variant("flink-sql-1.20", "1.20", "sql", FEATURES | WATERMARK_CLAUSE, SQL_LIMITS)
 #: The legacy group windows take no offset (`TUMBLE(rowtime, size, time)`'s third argument is a time of day).
 #: Nor is there a legacy group window for `CUMULATE`. They alone take the emit options (`after_end_of_window`).
 FLINK_SQL_LEGACY = Variant("flink-sql-legacy", "2.3", "sql-legacy",
-                           (FEATURES | WATERMARK_CLAUSE | {"trigger.after_end_of_window"})
+                           (FEATURES | WATERMARK_CLAUSE | EMIT_STRATEGY)
                            - {"offset", "assigner.cumulative"},
                            SQL_LIMITS)
 

@@ -28,6 +28,7 @@ from spark_impl.relational import sliding_loop_stays_in_range, sliding_windows_w
 from spark_impl.spec import invalid_spec_message, operator_spec
 from spark_impl.watermarks import operator_stream
 from window_contract.case import (
+    FIRE_DELAY,
     AfterEndOfWindowTrigger,
     Case,
     Cumulative,
@@ -75,7 +76,7 @@ def outputs_within_limit(case: Case) -> bool:
 class SparkImplementation:
     name = "spark"
     #: Every feature but Flink SQL's emit strategy (`after_end_of_window`), which the pipeline does not model yet.
-    features = (ALL_FEATURES - {AfterEndOfWindowTrigger.feature.name}) | JOIN_NAMES
+    features = (ALL_FEATURES - {AfterEndOfWindowTrigger.feature.name, FIRE_DELAY.name}) | JOIN_NAMES
     #: A `run` call is a Spark job: the suite prefetches each property's cases in a few large calls.
     costly_calls = True
 

@@ -63,15 +63,20 @@ final class SqlApi implements Api {
         StreamTableEnvironment tables = StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode());
         tables.getConfig().setLocalTimeZone(ZoneOffset.UTC);
         SqlWatermarkClause clause = new SqlWatermarkClause();
+        CaseClockWindowAggregate.Planned aggregates = new CaseClockWindowAggregate.Planned();
         return new Branches() {
             @Override
             public void add(DataStream<ReplayEvent> source, CaseRun run) {
-                SqlBranch.add(tables, source, run, SqlApi.this, clause);
+                DataStream<?> emitted = SqlBranch.add(tables, source, run, SqlApi.this, clause);
+                if (legacy) {
+                    aggregates.add(emitted, run);
+                }
             }
 
             @Override
             public void complete(StreamGraph graph) {
                 clause.onCaseClock(graph);
+                aggregates.onCaseClock(graph);
             }
         };
     }

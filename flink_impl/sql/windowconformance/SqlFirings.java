@@ -76,7 +76,9 @@ final class SqlFirings extends AbstractStreamOperator<Void> implements OneInputS
         if (kind == RowKind.UPDATE_BEFORE || kind == RowKind.DELETE) {
             return;
         }
-        if (firesOnEveryElement || millis(row.getField("window_time")) <= watermark) {
+        if (run.aggregateAt >= 0) {
+            fire(row, run.aggregateAt, watermark); // a processing-time timer's firing (CaseClockWindowAggregate)
+        } else if (firesOnEveryElement || millis(row.getField("window_time")) <= watermark) {
             int newest = 0;
             for (Object index : (Object[]) row.getFieldAs("idxs")) {
                 newest = Math.max(newest, ((Number) index).intValue());
