@@ -134,7 +134,7 @@ def test_declares_every_feature_but_the_watermarks_flink_makes_upstream_and_flin
     assert ALL_FEATURES - FEATURES == {
         "watermark.bounded_out_of_orderness", "watermark.monotonous", "watermark.legacy_bounded_out_of_orderness",
         "watermark.legacy_ascending", "watermark.periodic", "watermark.punctuated", "watermark.idleness", "channels",
-        "channel.status", "channel.end", "trigger.after_end_of_window"}
+        "channel.status", "channel.end", "trigger.after_end_of_window", "trigger.after_end_of_window.delay"}
 
 
 @pytest.mark.engine_suite

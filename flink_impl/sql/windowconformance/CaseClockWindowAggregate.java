@@ -1,10 +1,12 @@
 package windowconformance;
 
+import java.lang.reflect.Method;
 import java.util.HashMap;
 import java.util.Map;
 
 import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.api.dag.Transformation;
+import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.groups.OperatorMetricGroup;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.jobgraph.OperatorID;
@@ -53,6 +55,12 @@ import org.apache.flink.table.runtime.operators.window.groupwindow.operator.Wind
  * between two of its inputs, so this is the order Flink's task gives them when the clock moves at the case's event.
  * A firing a timer makes is the case's at that {@code processing_time} event ({@link CaseRun#aggregateAt}, which
  * {@link SqlFirings}, chained behind the aggregate, reads).
+ *
+ * <p>What was dropped: a record the operator drops (every window it falls in late, or no window at all) is counted
+ * by its {@code numLateRecordsDropped} ({@code WindowOperator.getNumLateRecordsDropped}, "visible for testing"), so
+ * the record that moved the counter is recorded as dropped during its own event. No firing need ever hold a record
+ * the operator kept: under a late firing of delay above 0, a late record that came after the window's last
+ * periodic firing is cleared with the window at its cleanup time, unemitted, and not dropped.
  *
  * <p>The operator is wrapped, every call handed on, because only its input says where the case is.
  */
@@ -120,6 +128,7 @@ final class CaseClockWindowAggregate extends AbstractStreamOperatorFactory<RowDa
         private final OneInputStreamOperator<RowData, RowData> operator;
         private final transient CaseRun run;
         private final transient CaseProcessingTime clock;
+        private transient Counter dropped;
         /** The indexes of the case's record events, and of its {@code processing_time} events with their times. */
         private final int[] recordEvents;
         private final int[] clockEvents;
@@ -183,7 +192,13 @@ final class CaseClockWindowAggregate extends AbstractStreamOperatorFactory<RowDa
             int at = recordEvents[records++];
             before(at);
             operator.setKeyContextElement(record); // a timer that fired set its own key
+            long droppedBefore = dropped.getCount();
             operator.processElement(record);
+            if (dropped.getCount() > droppedBefore) {
+                JsonNode r = run.spec.get("events").get(at).get("record");
+                run.lateRecordAt(at, new Element(r.get("key").asText(), r.get("value").asLong(), r.get("ts").asLong()),
+                        false);
+            }
             after(at);
         }
 
@@ -229,6 +244,9 @@ final class CaseClockWindowAggregate extends AbstractStreamOperatorFactory<RowDa
         @Override
         public void open() throws Exception {
             operator.open();
+            Method counter = WindowOperator.class.getDeclaredMethod("getNumLateRecordsDropped");
+            counter.setAccessible(true);
+            dropped = (Counter) counter.invoke(operator);
         }
 
         @Override

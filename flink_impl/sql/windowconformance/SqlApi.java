@@ -68,7 +68,7 @@ final class SqlApi implements Api {
             @Override
             public void add(DataStream<ReplayEvent> source, CaseRun run) {
                 DataStream<?> emitted = SqlBranch.add(tables, source, run, SqlApi.this, clause);
-                if (legacy) {
+                if (aggregateOnCaseClock()) {
                     aggregates.add(emitted, run);
                 }
             }
@@ -141,6 +141,15 @@ final class SqlApi implements Api {
         JsonNode emit = emitStrategy(run);
         return emit != null && emit.path("early_firing_delay").isIntegralNumber()
                 && emit.get("early_firing_delay").asLong() == 0;
+    }
+
+    /**
+     * Whether the case's window aggregate runs on its clock and records what it drops ({@link
+     * CaseClockWindowAggregate}): the legacy group windows' {@code WindowOperator}, whose emit strategy has
+     * processing-time timers; the window table functions' {@code WindowAggOperator} has none on event time.
+     */
+    boolean aggregateOnCaseClock() {
+        return legacy;
     }
 
     @Override

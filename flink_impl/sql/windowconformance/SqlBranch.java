@@ -69,7 +69,8 @@ final class SqlBranch {
             tables.dropTemporaryView(TABLE);
         }
         clause.planned(emitted, run);
-        emitted.transform(name + "-firings", Types.VOID, new SqlFirings(run.id, SqlApi.firesOnEveryElement(run)));
+        emitted.transform(name + "-firings", Types.VOID, new SqlFirings(run.id, SqlApi.firesOnEveryElement(run),
+                !api.aggregateOnCaseClock()));
         return emitted;
     }
 
