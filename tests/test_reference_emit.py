@@ -1,10 +1,9 @@
 """`reference.emit_strategy` and `reference.table_triggers`: Flink SQL's emit strategy of a legacy group window
 (`table.exec.emit.early-fire.*`, `late-fire.*`), on the model alone.
 
-The firings of delay 0 and the checks are the real runtime's answers too (`cases/emit/`, which `flink-sql-legacy`
-answers in `tests/test_engine_flink_sql.py`); the firings of a delay above 0 follow the table runtime's
-`ProcessingTimeTriggers.AfterFirstElementPeriodic` and `EventTimeTriggers.AfterEndOfWindowEarlyAndLate`, which no
-runner here drives on the case's clock.
+The firings and the checks are the real runtime's answers too (`cases/emit/`, which `flink-sql-legacy` answers in
+`tests/test_engine_flink_sql.py`; `delay.json` those of a delay above 0, on the window aggregate's processing-time
+timers, which that runner drives on the case's clock).
 """
 
 import pytest
