@@ -67,6 +67,19 @@ def test_a_late_firing_every_delay_fires_after_the_on_time_firing_and_a_window_m
     assert firings(case) == [(1, (1,)), (4, (1, 2)), (6, (3,)), (7, (3, 4))]
 
 
+def test_an_early_and_a_late_firing_share_their_pending_timer_only_when_their_delays_are_equal():
+    """`ProcessingTimeTriggers.every(d)` names its state "processingTime-every-" + d: after the on-time firing the
+    late record finds the early timer (20) pending when the delays are equal, and that timer fires the late phase;
+    with a late delay of 5 the record sets a timer of its own, at 17 + 5."""
+    def case(late: int) -> Case:
+        return Case(window=tumbling(10), trigger=AfterEndOfWindowTrigger(early_firing_delay=10, late_firing_delay=late),
+                    allowed_lateness=50, events=[record("a", 1, 1), processing_time(11), watermark(9),
+                                                 processing_time(17), record("a", 2, 2), processing_time(21),
+                                                 processing_time(23)])
+    assert firings(case(10)) == [(1, (1,)), (5, (1, 2))]
+    assert firings(case(5)) == [(1, (1,)), (6, (1, 2))]
+
+
 def test_early_firing_alone_is_after_end_of_window_no_late():
     case = Case(window=sliding(10, 5), trigger=AfterEndOfWindowTrigger(early_firing_delay=0), events=[])
     assert isinstance(WindowEmitStrategy.of(case).trigger(), AfterEndOfWindowNoLate)
