@@ -16,7 +16,7 @@ import shlex
 from dataclasses import asdict, dataclass
 
 from flink_impl.toolchain import MAIN_CLASS, compiled_classes, find_build
-from window_contract.case import AfterEndOfWindowTrigger, Cumulative
+from window_contract.case import FIRE_DELAY, AfterEndOfWindowTrigger, Cumulative
 from window_contract.facts import (
     NEVER_ENDS,
     OUTPUT_LIMIT,
@@ -61,7 +61,7 @@ class Variant:
 
 #: Real Flink 2.3's DataStream API: every feature but cumulative windows and SQL's emit strategy, which only the
 #: table runtime has (`CUMULATE`; the table runtime's `EventTimeTriggers`, which fit no DataStream `WindowOperator`).
-DATASTREAM_FEATURES = ALL_FEATURES - {Cumulative.feature.name, AfterEndOfWindowTrigger.feature.name}
+DATASTREAM_FEATURES = ALL_FEATURES - {Cumulative.feature.name, AfterEndOfWindowTrigger.feature.name, FIRE_DELAY.name}
 FLINK = Variant(NAME, "2.3", "datastream", DATASTREAM_FEATURES)
 #: The same harness on Flink 1.20, the LTS release.
 FLINK_1_20 = Variant("flink-1.20", "1.20", "datastream", DATASTREAM_FEATURES)

@@ -18,10 +18,13 @@ Declared, because SQL's window table functions can say them:
   (`sql/SqlWatermarkClause.java`): `forBoundedOutOfOrderness(b)` is `WATERMARK FOR rowtime AS rowtime - INTERVAL
   'b'`, `forMonotonousTimestamps()` `AS rowtime`, `withIdleness(t)` `table.exec.source.idle-timeout`, the interval
   the job's `pipeline.auto-watermark-interval`; Flink SQL's `WatermarkAssignerOperator`, on the case's
-  processing-time clock, emits them by rules of its own (the README's section).
+  processing-time clock, emits them by rules of its own (the README's section);
+- `flink-sql-legacy` alone: Flink SQL's emit strategy (`after_end_of_window`, `table.exec.emit.early-fire.*` and
+  `late-fire.*`), its delays above 0 too, on the window aggregate's processing-time timers, which the runner drives
+  by the case's clock (`sql/CaseClockWindowAggregate.java`).
 
 Not declared, so never sent here: global and count windows, dynamic sessions, triggers and evictors (a
-window table function has none: it fires once, when the watermark passes the window), processing time
+window table function has none: it fires once, when the watermark passes the window), processing-time windows
 (`PROCTIME()` is the wall clock), the late-data side output (SQL has none), input without end (SQL drops
 late records without a trace: only at the end of a bounded input is a record that no firing holds known to
 be dropped; a case whose every channel ends idle is input without end too, its end never reaching the window),
@@ -49,12 +52,16 @@ WATERMARK_CLAUSE = frozenset({
     "watermark.bounded_out_of_orderness", "watermark.monotonous", "watermark.periodic", "watermark.idleness",
 })
 
+#: Flink SQL's emit strategy (`after_end_of_window`), its delays above 0 on the case's clock
+#: (`sql/CaseClockWindowAggregate.java`).
+EMIT_STRATEGY = frozenset({"trigger.after_end_of_window", "trigger.after_end_of_window.delay"})
+
 FLINK_SQL = Variant("flink-sql", "2.3", "sql", FEATURES | WATERMARK_CLAUSE, SQL_LIMITS)
 FLINK_SQL_1_20 = Variant("flink-sql-1.20", "1.20", "sql", FEATURES | WATERMARK_CLAUSE, SQL_LIMITS)
 #: The legacy group windows take no offset (`TUMBLE(rowtime, size, time)`'s third argument is a time of day).
 #: Nor is there a legacy group window for `CUMULATE`. They alone take the emit options (`after_end_of_window`).
 FLINK_SQL_LEGACY = Variant("flink-sql-legacy", "2.3", "sql-legacy",
-                           (FEATURES | WATERMARK_CLAUSE | {"trigger.after_end_of_window"})
+                           (FEATURES | WATERMARK_CLAUSE | EMIT_STRATEGY)
                            - {"offset", "assigner.cumulative"},
                            SQL_LIMITS)
 

@@ -34,36 +34,39 @@ class EveryElement(Trigger):
 class AfterFirstElementPeriodic(Trigger):
     """`ProcessingTimeTriggers.AfterFirstElementPeriodic` (`ProcessingTimeTriggers.every(interval)`): an element
     that finds no pending firing sets one at `currentProcessingTime + interval` (not aligned); that timer fires the
-    window and sets the next, `interval` later, for as long as the window lives, new elements or not."""
+    window and sets the next, `interval` later, for as long as the window lives, new elements or not. The pending
+    firing is state named by the interval ("processingTime-every-" + interval): an early and a late firing of one
+    delay share it (the late phase's first element finds the early timer pending and sets none, and that timer
+    fires the late phase), of two delays each keeps its own."""
 
     can_merge = True
-    STATE = "processingTime-every"
 
     def __init__(self, interval: int) -> None:
         self.interval = interval
+        self.state = f"processingTime-every-{interval}"
 
     def __repr__(self) -> str:
         return f"ProcessingTime.every({self.interval})"
 
     def on_element(self, timestamp, window, ctx):
-        if ctx.get_state(self.STATE) is None:
+        if ctx.get_state(self.state) is None:
             next_timer = ctx.current_processing_time() + self.interval
             ctx.register_processing_time_timer(next_timer)
-            ctx.set_state(self.STATE, next_timer)
+            ctx.set_state(self.state, next_timer)
         return CONTINUE
 
     def on_processing_time(self, time, window, ctx):
-        if ctx.get_state(self.STATE) != time:
+        if ctx.get_state(self.state) != time:
             return CONTINUE
         ctx.register_processing_time_timer(time + self.interval)
-        ctx.set_state(self.STATE, time + self.interval)
+        ctx.set_state(self.state, time + self.interval)
         return FIRE
 
     def clear(self, window, ctx):
-        timer = ctx.get_state(self.STATE)
+        timer = ctx.get_state(self.state)
         if timer is not None:
             ctx.delete_processing_time_timer(timer)
-            ctx.set_state(self.STATE, None)
+            ctx.set_state(self.state, None)
 
 
 class AfterEndOfWindow(Trigger):

@@ -377,8 +377,9 @@ class ProcessingTimeoutTrigger(Trigger):
 
 # --- Flink SQL's emit strategy ----------------------------------------------------------------------------------
 
-#: `ProcessingTimeTriggers.AfterFirstElementPeriodic`'s state: its next firing ("processingTime-every-<interval>").
-NEXT_FIRING = "processingTime-every"
+#: `ProcessingTimeTriggers.AfterFirstElementPeriodic`'s state, its next firing, is named by its interval
+#: ("processingTime-every-" + interval): an early and a late firing of the same delay share it.
+NEXT_FIRING = "processingTime-every-{}"
 #: `EventTimeTriggers.AfterEndOfWindowEarlyAndLate`'s state: whether the window has fired on time.
 FIRED_ON_TIME = "eventTime-afterEOW"
 
@@ -401,27 +402,27 @@ class _AfterFirstElementPeriodic:
     `now + interval`, unaligned; that timer fires the window and sets the next, `interval` later."""
 
     def __init__(self, interval: int) -> None:
-        self.interval = interval
+        self.interval, self.state = interval, NEXT_FIRING.format(interval)
 
     def on_element(self, ctx, window):
-        if ctx.get_state(NEXT_FIRING, window) is None:
+        if ctx.get_state(self.state, window) is None:
             at = add(ctx.processing_time, self.interval)
             ctx.register_processing_timer(at, window)
-            ctx.set_state(NEXT_FIRING, window, at)
+            ctx.set_state(self.state, window, at)
         return CONTINUE
 
     def on_processing_time(self, ctx, time, window):
-        if ctx.get_state(NEXT_FIRING, window) != time:
+        if ctx.get_state(self.state, window) != time:
             return CONTINUE
         ctx.register_processing_timer(add(time, self.interval), window)
-        ctx.set_state(NEXT_FIRING, window, add(time, self.interval))
+        ctx.set_state(self.state, window, add(time, self.interval))
         return FIRE
 
     def clear(self, ctx, window):
-        at = ctx.get_state(NEXT_FIRING, window)
+        at = ctx.get_state(self.state, window)
         if at is not None:
             ctx.delete_processing_timer(at, window)
-            ctx.set_state(NEXT_FIRING, window, None)
+            ctx.set_state(self.state, window, None)
 
 
 def _firing(delay: int | None):

@@ -27,6 +27,7 @@ from strategies.weights import built_once, choice_of, one_in, weighted
 from window_contract.case import (
     ASSIGNERS,
     EVICTORS,
+    FIRE_DELAY,
     MERGING_ASSIGNERS,
     AfterEndOfWindowTrigger,
     Case,
@@ -427,10 +428,10 @@ def trigger_kinds(window: WindowSpec, d: Drawing, depth: int = 0) -> list[type]:
 @built_once
 def fire_delays(d: Drawing, window: WindowSpec) -> st.SearchStrategy[int | None]:
     """An early- or late-fire delay of Flink SQL's emit strategy: off, or 0 (a firing on every element) mostly;
-    above 0 (a firing every delay of processing time) where the features take processing time; now and then
-    negative, which `WindowEmitStrategy` rejects."""
+    above 0 (a firing every delay of processing time) where the features take such a delay (`FIRE_DELAY`); now
+    and then negative, which `WindowEmitStrategy` rejects."""
     branches = [(3, st.none()), (4, st.just(0)), (1, st.integers(-time_unit(window), -1))]
-    if "time.processing" in d.features:
+    if FIRE_DELAY.name in d.features:
         branches.append((2, st.integers(1, 2 * time_unit(window))))
     return weighted(*branches)
 

@@ -51,6 +51,7 @@ from strategies.features import supported
 from strategies.specs import fires_until_wrap, processing_timeouts, time_unit
 from strategies.weights import built_once, choice_of, integers, one_in, weighted
 from window_contract.case import (
+    FIRE_DELAY,
     MERGING_ASSIGNERS,
     Case,
     Count,
@@ -238,7 +239,7 @@ def shapes(draw, spec: Case, *, max_steps: int, families: bool = True) -> Shape:
     min_steps, most = LONG_STEPS if long else (1, max_steps)
     return Shape(
         keys=keys, disorder=disorder, unit=unit, first_value=first_value, min_steps=min_steps,
-        max_steps=most, processing_weight=3 if "time.processing" in required_features(spec) else 1,
+        max_steps=most, processing_weight=3 if {"time.processing", FIRE_DELAY.name} & required_features(spec) else 1,
         merging=isinstance(spec.window, MERGING_ASSIGNERS),
         # A continuous event-time trigger on the global window fires once for every interval the
         # watermark passes: a jump of a thousand windows costs thousands of firings, and the end of

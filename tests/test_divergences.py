@@ -557,8 +557,11 @@ def test_sessions_without_an_emit_strategy_reject_an_allowed_lateness_before_the
     assert simulate(on_time, dialect=legacy) == simulate(on_time)
 
 
-def test_a_record_in_no_window_is_dropped_when_what_no_window_takes_is_late():
-    case = Case(window=Sliding(3, 5), events=[record("a", 1, 8)])
+def test_a_record_in_no_window_is_dropped_when_the_last_window_of_its_pane_is_late():
+    """Sliding windows of 7 every 15: the records at 9 and 24 are in no window; [0, 7), the last window of the pane
+    at 9, is late at the watermark 19 (cleanup 6 + 13), [15, 22), that of the pane at 24, is not."""
+    case = Case(window=Sliding(7, 15), allowed_lateness=13,
+                events=[watermark(19), record("a", 1, 9), record("a", 2, 24)])
     assert not simulate(case).dropped
     assert [d.value for d in simulate(case, dialect=Dialect(dropped_when_in_no_window=True)).dropped] == [1]
 

@@ -18,7 +18,7 @@ from engine_pages import ROOT, about, assert_the_suite_finds_what_the_section_na
 
 from conformance.divergences import attribute, engine_divergences
 from flink_impl.command import FLINK, FLINK_1_20, Limits, runner_command
-from flink_impl.sql import FLINK_SQL, FLINK_SQL_LEGACY, WATERMARK_CLAUSE, FlinkSqlLegacyImplementation
+from flink_impl.sql import FLINK_SQL, FLINK_SQL_1_20, FLINK_SQL_LEGACY, WATERMARK_CLAUSE, FlinkSqlLegacyImplementation
 from window_contract import Case, load_implementation, record, session, tumbling, watermark
 from window_contract.case import (
     BoundedOutOfOrdernessWatermarks,
@@ -59,12 +59,13 @@ def test_declares_what_sql_windows_express():
     """Tumbling, sliding and session windows with listed watermarks, and the generators a WATERMARK clause says; no
     DataStream trigger, no evictors, count or global windows, processing time, late side output or open input,
     punctuated watermarks or legacy extractors; the legacy group windows take no offset and have no `CUMULATE`, nor
-    has the DataStream API (no cumulative assigner); they alone take the emit options (`after_end_of_window`), which
-    the window table functions refuse."""
-    emit = "trigger.after_end_of_window"
-    assert emit in FLINK_SQL_LEGACY.features and emit not in FLINK_SQL.features | FLINK.features | FLINK_1_20.features
+    has the DataStream API (no cumulative assigner); they alone take the emit options (`after_end_of_window`, with
+    delays above 0 on the case's clock), which the window table functions refuse."""
+    emit = {"trigger.after_end_of_window", "trigger.after_end_of_window.delay"}
+    assert emit <= FLINK_SQL_LEGACY.features
+    assert emit.isdisjoint(FLINK_SQL.features | FLINK_SQL_1_20.features | FLINK.features | FLINK_1_20.features)
     for variant in (FLINK_SQL, FLINK_SQL_LEGACY):
-        assert not any(f.startswith(("trigger.", "evictor.")) for f in variant.features - {emit})
+        assert not any(f.startswith(("trigger.", "evictor.")) for f in variant.features - emit)
         assert {f for f in variant.features if f.startswith("watermark.")} == WATERMARK_CLAUSE
         assert {"assigner.count", "assigner.global", "assigner.dynamic_session", "time.processing",
                 "late_side_output", "unbounded_input", "extreme_values"}.isdisjoint(variant.features)
@@ -88,10 +89,11 @@ def test_cumulate_runs_as_the_window_table_function_and_agrees_with_its_hand_cas
 
 
 def test_the_emit_options_run_on_the_legacy_group_windows_and_agree_with_their_hand_cases():
-    """`table.exec.emit.early-fire.*` and `late-fire.*` of delay 0 (`after_end_of_window`): an early firing on every
-    record, the on-time firing that finds the result unchanged emitting nothing, late firings, the allowed lateness
-    ignored without late firing, and `WindowEmitStrategy`'s rejections; the cases' expected observations are the
-    runtime's, which the model's agree with (`tests/test_cases.py`)."""
+    """`table.exec.emit.early-fire.*` and `late-fire.*` (`after_end_of_window`): of delay 0, an early firing on every
+    record, the on-time firing that finds the result unchanged emitting nothing, late firings; above 0, firings on the
+    window aggregate's processing-time timers, at the case's `processing_time` events; the allowed lateness ignored
+    without late firing, and `WindowEmitStrategy`'s rejections; the cases' expected observations are the runtime's,
+    which the model's agree with (`tests/test_cases.py`)."""
     cases = [c for p in case_files([ROOT / "cases/emit"]) for c in load_cases(p)]
     assert len(cases) >= 15 and all("trigger.after_end_of_window" in required_features(c) for c in cases)
     for case, observation in zip(cases, load_implementation("flink-sql-legacy").run(cases), strict=True):

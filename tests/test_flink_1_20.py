@@ -50,7 +50,8 @@ def test_the_runner_is_built_on_flink_1_20_from_maven():
 def test_declares_every_feature_but_the_table_runtimes_and_the_datastream_joins(flink_1_20):
     """Flink SQL's `CUMULATE` has no DataStream assigner, nor its emit strategy a DataStream trigger."""
     assert flink_1_20.name == "flink-1.20"
-    assert flink_1_20.features == (ALL_FEATURES - {"assigner.cumulative", "trigger.after_end_of_window"}) | JOIN_NAMES
+    assert flink_1_20.features == (ALL_FEATURES - {"assigner.cumulative", "trigger.after_end_of_window",
+                                                   "trigger.after_end_of_window.delay"}) | JOIN_NAMES
 
 
 #: The hand join case whose 1.20 observation differs from 2.3's: the watermark 2.3 emits once every input is idle.

@@ -103,7 +103,7 @@ def test_a_case_that_loops_silently_is_stopped_by_the_timeout_and_the_rest_still
 
 
 #: The features only Flink SQL's table runtime has.
-SQL_ONLY = {"assigner.cumulative", "trigger.after_end_of_window"}
+SQL_ONLY = {"assigner.cumulative", "trigger.after_end_of_window", "trigger.after_end_of_window.delay"}
 
 
 def test_real_flink_declares_every_feature_of_the_format_but_the_table_runtimes_and_the_datastream_joins() -> None:

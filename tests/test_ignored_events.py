@@ -19,7 +19,8 @@ from window_contract.observation import Observation, remapped
 
 #: The features whose cases read the processing-time clock: processing-time windows and triggers, periodic watermark
 #: emission, idleness.
-CLOCK_FEATURES = frozenset({"time.processing", "watermark.periodic", "watermark.idleness"})
+CLOCK_FEATURES = frozenset({"time.processing", "trigger.after_end_of_window.delay", "watermark.periodic",
+                            "watermark.idleness"})
 #: An implementation that declares everything else.
 CLOCKLESS = ALL_FEATURES - CLOCK_FEATURES
 DRAWN = st.one_of(cases(CLOCKLESS, report=False), generated_watermark_cases(CLOCKLESS, mixed=True))

@@ -1,10 +1,9 @@
 """`reference.emit_strategy` and `reference.table_triggers`: Flink SQL's emit strategy of a legacy group window
 (`table.exec.emit.early-fire.*`, `late-fire.*`), on the model alone.
 
-The firings of delay 0 and the checks are the real runtime's answers too (`cases/emit/`, which `flink-sql-legacy`
-answers in `tests/test_engine_flink_sql.py`); the firings of a delay above 0 follow the table runtime's
-`ProcessingTimeTriggers.AfterFirstElementPeriodic` and `EventTimeTriggers.AfterEndOfWindowEarlyAndLate`, which no
-runner here drives on the case's clock.
+The firings and the checks are the real runtime's answers too (`cases/emit/`, which `flink-sql-legacy` answers in
+`tests/test_engine_flink_sql.py`; `delay.json` those of a delay above 0, on the window aggregate's processing-time
+timers, which that runner drives on the case's clock).
 """
 
 import pytest
@@ -66,6 +65,19 @@ def test_a_late_firing_every_delay_fires_after_the_on_time_firing_and_a_window_m
     # a's late record waits for its timer (pt 0 + 10, passed at 11); b's window, first made after its end, fires on
     # each record
     assert firings(case) == [(1, (1,)), (4, (1, 2)), (6, (3,)), (7, (3, 4))]
+
+
+def test_an_early_and_a_late_firing_share_their_pending_timer_only_when_their_delays_are_equal():
+    """`ProcessingTimeTriggers.every(d)` names its state "processingTime-every-" + d: after the on-time firing the
+    late record finds the early timer (20) pending when the delays are equal, and that timer fires the late phase;
+    with a late delay of 5 the record sets a timer of its own, at 17 + 5."""
+    def case(late: int) -> Case:
+        return Case(window=tumbling(10), trigger=AfterEndOfWindowTrigger(early_firing_delay=10, late_firing_delay=late),
+                    allowed_lateness=50, events=[record("a", 1, 1), processing_time(11), watermark(9),
+                                                 processing_time(17), record("a", 2, 2), processing_time(21),
+                                                 processing_time(23)])
+    assert firings(case(10)) == [(1, (1,)), (5, (1, 2))]
+    assert firings(case(5)) == [(1, (1,)), (6, (1, 2))]
 
 
 def test_early_firing_alone_is_after_end_of_window_no_late():

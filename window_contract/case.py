@@ -397,8 +397,15 @@ class AfterEndOfWindowTrigger(Kind):
     late_firing_delay: int | None = None
 
     def needs(self) -> set[str]:
+        """A delay above 0 needs `FIRE_DELAY`, not `time.processing`: its timers are the emit strategy's own, on
+        event-time windows, and a SQL engine that drives them need not run processing-time windows."""
         periodic = any(delay is not None and delay > 0 for delay in (self.early_firing_delay, self.late_firing_delay))
-        return super().needs() | ({PROCESSING_TIME.name} if periodic else set())
+        return super().needs() | ({FIRE_DELAY.name} if periodic else set())
+
+
+#: `AfterEndOfWindowTrigger`'s early or late firing with a delay above 0 (`ProcessingTimeTriggers.every(delay)`).
+FIRE_DELAY = Feature("trigger.after_end_of_window.delay",
+                     "Flink SQL's emit strategy with a delay above 0 (ProcessingTimeTriggers.every)")
 
 
 TriggerSpec = (EventTimeTrigger | ProcessingTimeTrigger | CountTrigger | ContinuousEventTimeTrigger

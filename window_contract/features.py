@@ -13,6 +13,7 @@ from window_contract.case import (
     EVENTS,
     EVICT_AFTER,
     EVICTORS,
+    FIRE_DELAY,
     GENERATORS,
     IDLENESS,
     OFFSET,
@@ -42,7 +43,7 @@ EXTREME_VALUES = Feature(
     "time: window_contract/long_sums.py)")
 
 FEATURES: dict[str, str] = dict(
-    [k.feature for k in ASSIGNERS] + [PROCESSING_TIME, OFFSET] + [k.feature for k in TRIGGERS]
+    [k.feature for k in ASSIGNERS] + [PROCESSING_TIME, OFFSET] + [k.feature for k in TRIGGERS] + [FIRE_DELAY]
     + [k.feature for k in EVICTORS] + [EVICT_AFTER, ALLOWED_LATENESS, LATE_SIDE_OUTPUT, NEGATIVE_TIMESTAMPS,
                                        UNBOUNDED_INPUT]
     + [k.feature for k in GENERATORS] + [PERIODIC, PUNCTUATED, IDLENESS, CHANNELS]

@@ -10,8 +10,10 @@ these each; a mixin of the operator implements each (`reference.dialects.dialect
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import gcd
 from typing import Literal
 
+from reference.assigners import SlidingWindows
 from window_contract.facts import LONG_MAX
 
 
@@ -38,9 +40,10 @@ class LatenessSwitches:
     #: False: such a record is never late, it vanishes (Pathway, which windows it nowhere and drops nothing), and
     #: with `records_advance_watermark` does not move the time either.
     late_when_in_no_window: bool = True
-    #: A record that went into no window is late only when `timestamp + allowedLateness <= watermark`; True:
-    #: every record that no window took is dropped as late (the table runtime's `WindowOperator`, which counts it
-    #: in `numLateRecordsDropped`: a sliding window with `size < slide`).
+    #: A record that went into no window is late only when `timestamp + allowedLateness <= watermark`; True: when
+    #: the last window its pane belongs to is late (the table runtime's `WindowOperator`, whose sliding windows keep
+    #: panes, `PanedWindowProcessFunction.isPaneLate`, and which counts such a record in `numLateRecordsDropped`: a
+    #: sliding window with `size < slide`).
     dropped_when_in_no_window: bool = False
     #: `WindowOperator` keeps a window for its allowed lateness and fires it again for a late record;
     #: "ignored": the engine never reads the allowed lateness (a window table function never reads
@@ -141,11 +144,20 @@ class NeverLateInNoWindow:
 
 
 class DropsWhatNoWindowTakes:
-    """`dropped_when_in_no_window=True`: a record that no window took is late, whatever its timestamp (the
-    operator asks only for such a record)."""
+    """`dropped_when_in_no_window=True`: a record that no window took is late when the last window of its pane is
+    (the operator asks only for such a record): the table runtime's `SlidingWindowAssigner` puts a record in its pane
+    of gcd(size, slide), `assignPane`, whose last window starts at the pane's start aligned to the slide,
+    `getLastWindow`, and `PanedWindowProcessFunction` keeps the pane unless that window is late, `isPaneLate`. A
+    record between two windows is thus late once the window before it is, whatever its own timestamp. (Any other
+    record the operator asks about is in windows that are all late: late in either rule.)"""
 
     def is_element_late(self, timestamp):
-        return self.is_event_time
+        if not isinstance(self.assigner, SlidingWindows):
+            return super().is_element_late(timestamp)
+        sliding = self.assigner
+        pane = sliding.window_start(timestamp, sliding.offset, gcd(sliding.size, sliding.slide))
+        last = sliding.windows[sliding.window_start(pane, sliding.offset, sliding.slide)]
+        return self.is_window_late(self.cleanup_time(last))
 
 
 class IgnoresAllowedLateness:

@@ -42,6 +42,11 @@ final class CaseRun {
     volatile Thread replayThread;
     /** The window operator's processing-time service, set when its factory creates it ({@link CaseClockWindowOperator}). */
     volatile CaseProcessingTime processingTime;
+    /**
+     * The {@code processing_time} event whose clock reading a window aggregate behind an exchange is firing its timers
+     * at (SQL's {@code CaseClockWindowAggregate}), or -1: written and read only by that aggregate's task thread.
+     */
+    int aggregateAt = -1;
     private final List<String> firings = new ArrayList<>();
     private final List<String> late = new ArrayList<>();
     private final List<String> dropped = new ArrayList<>();

@@ -63,15 +63,20 @@ final class SqlApi implements Api {
         StreamTableEnvironment tables = StreamTableEnvironment.create(env, EnvironmentSettings.inStreamingMode());
         tables.getConfig().setLocalTimeZone(ZoneOffset.UTC);
         SqlWatermarkClause clause = new SqlWatermarkClause();
+        CaseClockWindowAggregate.Planned aggregates = new CaseClockWindowAggregate.Planned();
         return new Branches() {
             @Override
             public void add(DataStream<ReplayEvent> source, CaseRun run) {
-                SqlBranch.add(tables, source, run, SqlApi.this, clause);
+                DataStream<?> emitted = SqlBranch.add(tables, source, run, SqlApi.this, clause);
+                if (aggregateOnCaseClock()) {
+                    aggregates.add(emitted, run);
+                }
             }
 
             @Override
             public void complete(StreamGraph graph) {
                 clause.onCaseClock(graph);
+                aggregates.onCaseClock(graph);
             }
         };
     }
@@ -136,6 +141,15 @@ final class SqlApi implements Api {
         JsonNode emit = emitStrategy(run);
         return emit != null && emit.path("early_firing_delay").isIntegralNumber()
                 && emit.get("early_firing_delay").asLong() == 0;
+    }
+
+    /**
+     * Whether the case's window aggregate runs on its clock and records what it drops ({@link
+     * CaseClockWindowAggregate}): the legacy group windows' {@code WindowOperator}, whose emit strategy has
+     * processing-time timers; the window table functions' {@code WindowAggOperator} has none on event time.
+     */
+    boolean aggregateOnCaseClock() {
+        return legacy;
     }
 
     @Override

@@ -41,8 +41,9 @@ final class SqlBranch {
     /** The name of the case's table in its query. */
     static final String TABLE = "events";
 
-    static void add(StreamTableEnvironment tables, DataStream<ReplayEvent> source, CaseRun run, SqlApi api,
-                    SqlWatermarkClause clause) {
+    /** Adds {@code run}'s branch; returns what its query emits. */
+    static DataStream<Row> add(StreamTableEnvironment tables, DataStream<ReplayEvent> source, CaseRun run, SqlApi api,
+                               SqlWatermarkClause clause) {
         String name = "case-" + run.id;
         // The replay moves the window operator's processing-time clock on a processing_time event; the SQL
         // implementations declare no processing time, and the window aggregate keeps its task's own service.
@@ -68,7 +69,9 @@ final class SqlBranch {
             tables.dropTemporaryView(TABLE);
         }
         clause.planned(emitted, run);
-        emitted.transform(name + "-firings", Types.VOID, new SqlFirings(run.id, SqlApi.firesOnEveryElement(run)));
+        emitted.transform(name + "-firings", Types.VOID, new SqlFirings(run.id, SqlApi.firesOnEveryElement(run),
+                !api.aggregateOnCaseClock()));
+        return emitted;
     }
 
     /**

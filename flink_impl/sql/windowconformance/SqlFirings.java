@@ -31,11 +31,14 @@ import org.apache.flink.types.RowKind;
  * index), under that watermark; any other row at the next watermark, during the event at which the replay emitted
  * that watermark ({@link CaseRun#eventOfWatermark}), and the firing's watermark is that one. With an early firing of
  * delay 0 (Flink SQL's emit strategy, {@link SqlApi#firesOnEveryElement}) every row is a firing at a record, the
- * newest it holds, since the on-time firing after it emits nothing (its result unchanged).
+ * newest it holds, since the on-time firing after it emits nothing (its result unchanged). A row emitted while the
+ * legacy aggregate fires its processing-time timers (a firing of delay above 0) is the case's at the
+ * {@code processing_time} event that made them due ({@link CaseRun#aggregateAt}).
  *
- * <p>What was dropped: SQL has no late-data side output and tells nothing of what it drops. Once the watermark
- * {@code Long.MAX_VALUE} has reached the window (the end of a bounded input) every window has fired, so a record that
- * no firing holds was dropped as late, during its own event. Without it (no end of input, or an end that never
+ * <p>What was dropped: SQL has no late-data side output and tells nothing of what it drops. The legacy group windows'
+ * operator counts its drops, and records them itself ({@link CaseClockWindowAggregate}). Of the window table
+ * functions: once the watermark {@code Long.MAX_VALUE} has reached the window (the end of a bounded input) every
+ * window has fired, so a record that no firing holds was dropped as late, during its own event. Without it (no end of input, or an end that never
  * reaches the window, every channel having ended idle) a dropped record cannot be told from one whose window has not
  * fired: the SQL implementations do not declare {@code unbounded_input}, which such a case needs
  * ({@code window_contract.features.end_reaches_the_operator}).
@@ -50,14 +53,17 @@ final class SqlFirings extends AbstractStreamOperator<Void> implements OneInputS
     private final int caseId;
     /** An early firing of delay 0: every row is a firing at the element that came into the window last. */
     private final boolean firesOnEveryElement;
+    /** Whether the records no firing holds at the end were dropped, or the window aggregate records its drops. */
+    private final boolean infersDrops;
     private transient CaseRun run;
     private transient List<Row> pending;
     private transient BitSet fired;
     private transient long watermark;
 
-    SqlFirings(int caseId, boolean firesOnEveryElement) {
+    SqlFirings(int caseId, boolean firesOnEveryElement, boolean infersDrops) {
         this.caseId = caseId;
         this.firesOnEveryElement = firesOnEveryElement;
+        this.infersDrops = infersDrops;
     }
 
     @Override
@@ -76,7 +82,9 @@ final class SqlFirings extends AbstractStreamOperator<Void> implements OneInputS
         if (kind == RowKind.UPDATE_BEFORE || kind == RowKind.DELETE) {
             return;
         }
-        if (firesOnEveryElement || millis(row.getField("window_time")) <= watermark) {
+        if (run.aggregateAt >= 0) {
+            fire(row, run.aggregateAt, watermark); // a processing-time timer's firing (CaseClockWindowAggregate)
+        } else if (firesOnEveryElement || millis(row.getField("window_time")) <= watermark) {
             int newest = 0;
             for (Object index : (Object[]) row.getFieldAs("idxs")) {
                 newest = Math.max(newest, ((Number) index).intValue());
@@ -136,7 +144,7 @@ final class SqlFirings extends AbstractStreamOperator<Void> implements OneInputS
         if (!pending.isEmpty()) {
             throw new IllegalStateException("case " + caseId + ": rows after the last watermark");
         }
-        if (run.finished() && watermark == Long.MAX_VALUE) { // the end reached the window: every window fired
+        if (infersDrops && run.finished() && watermark == Long.MAX_VALUE) { // the end reached: every window fired
             JsonNode events = run.spec.get("events");
             for (int i = 0; i < events.size(); i++) {
                 JsonNode record = events.get(i).get("record");
