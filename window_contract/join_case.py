@@ -78,7 +78,30 @@ class IntervalJoin:
     operation = "interval_join"
 
 
-JoinSpec = WindowJoin | IntervalJoin
+#: Flink SQL's join types (`FlinkJoinType`) a window join takes: `IN` / `EXISTS` plan to a semi join, `NOT IN` /
+#: `NOT EXISTS` to an anti join.
+SQL_JOIN_TYPES = ("inner", "left", "right", "full", "semi", "anti")
+
+
+@dataclass(frozen=True)
+class SqlWindowJoin:
+    """Flink SQL's window join of two window table functions of the same window (`TUMBLE`, `HOP`, `CUMULATE`) on the
+    key and both windows' bounds, `type` one of `SQL_JOIN_TYPES`::
+
+        SELECT ... FROM (SELECT * FROM TABLE(TUMBLE(TABLE l, DESCRIPTOR(rowtime), size))) L
+        [LEFT | RIGHT | FULL] JOIN (SELECT * FROM TABLE(TUMBLE(TABLE r, ...))) R
+        ON L.k = R.k AND L.window_start = R.window_start AND L.window_end = R.window_end
+
+    (semi: `WHERE L.k IN (SELECT R.k ... WHERE L.window_start = R.window_start AND ...)`, anti: `NOT IN`). Each
+    window of a key is joined once, when the watermark passes it; late rows are dropped."""
+
+    window: WindowSpec
+    type: str = "inner"
+
+    operation = "sql_window_join"
+
+
+JoinSpec = WindowJoin | IntervalJoin | SqlWindowJoin
 
 
 @dataclass(frozen=True)
@@ -111,6 +134,8 @@ class JoinCase:
 
 
 def join_spec_to_json(join: JoinSpec) -> dict[str, Any]:
+    if isinstance(join, SqlWindowJoin):
+        return {"operation": join.operation, "type": join.type, "window": kind_to_json(ASSIGNERS, join.window)}
     if isinstance(join, WindowJoin):
         return {"operation": join.operation, "window": kind_to_json(ASSIGNERS, join.window),
                 "trigger": kind_to_json(TRIGGERS, join.trigger), "evictor": kind_to_json(EVICTORS, join.evictor),

@@ -16,16 +16,20 @@ from window_contract.case import ASSIGNERS, EVICTORS, TRIGGERS, ProcessingTime
 from window_contract.case_json import _check_channels, _check_fit, _read_event, _read_kind, read_case_file, read_cases
 from window_contract.join_case import (
     JOIN_CASE_FORMAT,
+    SQL_JOIN_TYPES,
     IntervalJoin,
     JoinCase,
     JoinEvent,
     JoinSpec,
+    SqlWindowJoin,
     WindowJoin,
 )
 from window_contract.join_observation import SIDES, join_observation_from_json
 from window_contract.validation import MISSING, Fields, Problems, parse_json
 
-OPERATIONS = ("window_join", "window_cogroup", "interval_join")
+OPERATIONS = ("window_join", "window_cogroup", "interval_join", "sql_window_join")
+#: The windows of Flink SQL's window table functions a window join takes (a `SESSION` window join is refused).
+SQL_WINDOWS = ("tumbling", "sliding", "cumulative")
 
 
 def join_cases_from_json(doc: Any, source: str | None = None) -> list[JoinCase]:
@@ -69,6 +73,13 @@ def _read_join(doc: Any, path: str, problems: Problems) -> JoinSpec | None:
                             f.take_bool("upper_exclusive", False), late.take_bool("left", False),
                             late.take_bool("right", False))
         late.done()
+    elif operation == "sql_window_join":
+        join_type = f.take_choice("type", SQL_JOIN_TYPES, "inner")
+        window = _read_kind(ASSIGNERS, f.take("window"), f.at("window"), problems)
+        join = SqlWindowJoin(window, join_type or "inner") if window is not None else None
+        if window is not None and (window.tag not in SQL_WINDOWS or getattr(window, "time", "event") != "event"):
+            problems.add(f.at("window"), f"a SQL window join is over an event-time window of "
+                                         f"{', '.join(SQL_WINDOWS)}, not {window.tag!r}")
     elif operation is not None:
         window = _read_kind(ASSIGNERS, f.take("window"), f.at("window"), problems)
         trigger = _read_kind(TRIGGERS, f.take("trigger", None), f.at("trigger"), problems, optional=True)
