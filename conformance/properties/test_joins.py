@@ -242,7 +242,7 @@ def test_joins_match_reference(data, join_suite, tally):
 @join_property
 @property_settings(share=0.3)
 @given(data=st.data())
-def test_sql_joins_match_reference(data, join_suite, tally):
+def test_sql_window_join_matches_reference(data, join_suite, tally):
     """Flink SQL's window joins observe what the reference observes."""
     batch = [c for c in data.draw(st.lists(SQL_WINDOW_CASES, min_size=1, max_size=8), label="batch")
              if join_suite.fits(c)]
