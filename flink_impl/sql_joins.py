@@ -9,6 +9,8 @@ in the replay's thread, so that it receives both inputs in the case's order (`Ho
 is recorded at the event being replayed. A query the planner refuses is the case's `invalid_spec`, with Flink's
 message.
 
+- An interval join (`sql_interval_join`) is `[INNER | LEFT | RIGHT | FULL] JOIN r ON l.k = r.k AND l.rowtime BETWEEN
+  r.rowtime + lower AND r.rowtime + upper` (each bound written `r.rowtime - INTERVAL` when negative).
 - A window join (`sql_window_join`) joins two window table functions of the same window on the key and both
   windows' bounds: `[INNER | LEFT | RIGHT | FULL] JOIN ... ON L.k = R.k AND L.window_start = R.window_start AND
   L.window_end = R.window_end`; a semi join is `WHERE EXISTS (SELECT * FROM ... R WHERE <the same condition>)`, an
@@ -23,7 +25,7 @@ from dataclasses import replace
 from flink_impl.joins import JOIN_SOURCES, run_job
 from flink_impl.toolchain import HERE, Build, find_build
 from window_contract.case import Cumulative, Sliding, Tumbling, WindowSpec
-from window_contract.join_case import JoinCase, SqlWindowJoin
+from window_contract.join_case import JoinCase, SqlIntervalJoin, SqlWindowJoin
 from window_contract.join_observation import JoinObservation, SideRecord, SqlRow
 from window_contract.observation import Error, InputWatermark
 
@@ -34,13 +36,14 @@ COLUMNS = "{0}.k, {0}.v, {0}.window_start, {0}.window_end"
 ON = "L.k = R.k AND L.window_start = R.window_start AND L.window_end = R.window_end"
 
 
-def interval(millis: int) -> str:
-    """Milliseconds as a SQL day-time interval literal, `INTERVAL '[-]D HH:MM:SS.mmm' DAY(6) TO SECOND(3)` (as the
-    window runner writes them, `SqlQueries.interval`)."""
+def interval(millis: int, day_precision: int = 6) -> str:
+    """Milliseconds as a SQL day-time interval literal, `INTERVAL '[-]D HH:MM:SS.mmm' DAY(p) TO SECOND(3)` (as the
+    window runner writes them, `SqlQueries.interval`): a window table function takes six digits of days, the
+    arithmetic of an interval join's bounds SQL's default two (`DAY(6)` there is the planner's error)."""
     days, rest = divmod(abs(millis), DAY)
     sign = "-" if millis < 0 else ""
     return (f"INTERVAL '{sign}{days} {rest // 3_600_000:02d}:{rest // 60_000 % 60:02d}:{rest // 1000 % 60:02d}."
-            f"{rest % 1000:03d}' DAY(6) TO SECOND(3)")
+            f"{rest % 1000:03d}' DAY({day_precision}) TO SECOND(3)")
 
 
 def table_function(window: WindowSpec, table: str) -> str:
@@ -61,8 +64,13 @@ def table_function(window: WindowSpec, table: str) -> str:
             f"{', '.join(map(interval, arguments))})))")
 
 
-def query(join: SqlWindowJoin) -> str:
-    """The query a Flink SQL user writes for the window join."""
+def query(join: SqlWindowJoin | SqlIntervalJoin) -> str:
+    """The query a Flink SQL user writes for the join."""
+    if isinstance(join, SqlIntervalJoin):
+        lower, upper = (f"r.rowtime {'-' if bound < 0 else '+'} {interval(abs(bound), 2)}"
+                        for bound in (join.lower, join.upper))
+        return (f"SELECT l.k, l.v, r.k, r.v FROM l {join.type.upper()} JOIN r ON l.k = r.k AND l.rowtime BETWEEN "
+                f"{lower} AND {upper}")
     left, right = table_function(join.window, "l"), table_function(join.window, "r")
     if join.type in ("semi", "anti"):
         exists = "NOT EXISTS" if join.type == "anti" else "EXISTS"
@@ -96,8 +104,8 @@ def _observation(case: JoinCase, raw: dict) -> JoinObservation:
         return SideRecord(at, e.input, e.event.key, e.event.value, e.event.ts)
 
     return JoinObservation(
-        tuple(SqlRow(at, key, watermark, left, right, None if start is None else (start, end))
-              for at, key, watermark, left, right, start, end in raw.get("outputs", ())),
+        tuple(SqlRow(at, key, watermark, left, right, None if start is None else (start, end), timestamp)
+              for at, key, watermark, left, right, start, end, timestamp in raw.get("outputs", ())),
         (), tuple(dropped(r[0]) for r in raw.get("dropped", ())),
         tuple(InputWatermark(*w) for w in raw.get("watermarks", ())),
         None if error is None else Error(error["kind"], error["message"]))

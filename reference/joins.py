@@ -15,13 +15,18 @@ from __future__ import annotations
 from reference.errors import InvalidSpec, JobFailure
 from reference.interval_join import IntervalJoinOperator
 from reference.simulation import simulate
+from reference.time_interval_join import KeyedCoProcessOperator, TimeIntervalJoin
 from reference.watermarks.inputs import OperatorInputs
 from reference.window_join_operator import WindowJoinOperator
 from window_contract.case import Case, EndOfChannel, Global, Record, Watermark, WatermarkStatus
-from window_contract.join_case import IntervalJoin, JoinCase, SqlWindowJoin
+from window_contract.facts import LONG_MIN
+from window_contract.join_case import IntervalJoin, JoinCase, SqlIntervalJoin, SqlWindowJoin
 from window_contract.join_observation import SIDES, JoinObservation, Pair, Side, SideRecord, SqlRow
 from window_contract.join_union import join_observation, union_case
 from window_contract.observation import Error, InputWatermark
+
+#: The two-input operators of the joins, each fed by `replay`.
+TwoInputOperator = IntervalJoinOperator | WindowJoinOperator | KeyedCoProcessOperator
 
 
 def simulate_join(case: JoinCase) -> JoinObservation:
@@ -30,6 +35,8 @@ def simulate_join(case: JoinCase) -> JoinObservation:
         return simulate_interval_join(case)
     if isinstance(case.join, SqlWindowJoin):
         return simulate_sql_window_join(case)
+    if isinstance(case.join, SqlIntervalJoin):
+        return simulate_sql_interval_join(case)
     return join_observation(case, simulate(union_case(case)))
 
 
@@ -46,8 +53,13 @@ class IntervalJoinCollector:
     def pair(self, key: str, left: int, right: int, timestamp: int, watermark: int) -> None:
         self.outputs.append(Pair(self.at, key, timestamp, watermark, left, right))
 
-    def sql_row(self, key: str, left: int | None, right: int | None, window: tuple[int, int]) -> None:
-        self.outputs.append(SqlRow(self.at, key, self.watermarks[-1].watermark, left, right, window))
+    def sql_row(self, key: str, left: int | None, right: int | None, window: tuple[int, int] | None = None,
+                timestamp: int | None = None) -> None:
+        watermark = self.watermarks[-1].watermark if self.watermarks else LONG_MIN
+        self.outputs.append(SqlRow(self.at, key, watermark, left, right, window, timestamp))
+
+    def interval_row(self, key: str, left: int | None, right: int | None, timestamp: int | None) -> None:
+        self.sql_row(key, left, right, None, timestamp)
 
     def side_output(self, side: Side, key: str, value: int, timestamp: int) -> None:
         self.late.append(SideRecord(self.at, side, key, value, timestamp))
@@ -67,7 +79,7 @@ class JoinInput(OperatorInputs):
     """One input of the two-input operator: its channels and their valve, whose watermarks and statuses go to the
     operator as that input's (`processWatermark1/2`, `processWatermarkStatus1/2`)."""
 
-    def __init__(self, channels: int, operator: IntervalJoinOperator | WindowJoinOperator, index: int) -> None:
+    def __init__(self, channels: int, operator: TwoInputOperator, index: int) -> None:
         super().__init__(Case(window=Global(), channels=channels),
                          lambda watermark: operator.process_watermark(index, watermark))
         self.operator, self.index = operator, index
@@ -99,7 +111,15 @@ def simulate_sql_window_join(case: JoinCase) -> JoinObservation:
     return replay(case, operator, collector, lambda side, r: operator.process_element(side, r.key, r.value, r.ts))
 
 
-def replay(case: JoinCase, operator: IntervalJoinOperator | WindowJoinOperator, collector: IntervalJoinCollector,
+def simulate_sql_interval_join(case: JoinCase) -> JoinObservation:
+    collector = IntervalJoinCollector()
+    join = case.join
+    operator = KeyedCoProcessOperator(TimeIntervalJoin(join.lower, join.upper, join.type, collector.interval_row),
+                                      collector.input_watermark)
+    return replay(case, operator, collector, lambda side, r: operator.process_element(side, r.key, r.value, r.ts))
+
+
+def replay(case: JoinCase, operator: TwoInputOperator, collector: IntervalJoinCollector,
            process_record) -> JoinObservation:
     """The case's events into a two-input operator, each input's behind its valve, in the case's order."""
     inputs = {side: JoinInput(case.channels(side), operator, index) for index, side in enumerate(SIDES)}

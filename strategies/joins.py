@@ -45,11 +45,13 @@ from window_contract.case import (
     tumbling,
 )
 from window_contract.join_case import (
+    SQL_INTERVAL_JOIN_TYPES,
     SQL_JOIN_TYPES,
     IntervalJoin,
     JoinCase,
     JoinEvent,
     JoinSpec,
+    SqlIntervalJoin,
     SqlWindowJoin,
     WindowJoin,
 )
@@ -104,6 +106,13 @@ def sql_window_joins() -> st.SearchStrategy[SqlWindowJoin]:
         st.builds(lambda step, times: cumulative(step, step * times), st.integers(1, 3), st.integers(2, 3)))
     with_offset = st.builds(lambda w, offset: replace(w, offset=offset % _unit(w)), windows, st.integers(1, 5))
     return st.builds(SqlWindowJoin, windows | with_offset, st.sampled_from(SQL_JOIN_TYPES))
+
+
+def sql_interval_joins() -> st.SearchStrategy[SqlIntervalJoin]:
+    """Flink SQL's interval join of each type with small bounds either side of 0 on `l.rt - r.rt`, `lower <= upper`;
+    shrinks towards an inner join of `BETWEEN r.rt AND r.rt`."""
+    return st.builds(lambda lower, width, join_type: SqlIntervalJoin(lower, lower + width, join_type),
+                     st.integers(-3, 2), st.integers(0, 5), st.sampled_from(SQL_INTERVAL_JOIN_TYPES))
 
 
 def _unit(window) -> int:
@@ -190,6 +199,9 @@ steps = st.one_of(
 def _offset(join: JoinSpec, side: Side, upper: bool, other_ts: int) -> int:
     """Where a partner of the other input's last record lies, seen from `side`: `other.ts + offset` (for a SQL
     window join, the last millisecond of the other record's earliest window, or that window's first one)."""
+    if isinstance(join, SqlIntervalJoin):  # a left row at l joins a right one at r when l - r is in [lower, upper]
+        return (join.lower if not upper else join.upper) if side == "left" else (-join.upper if not upper
+                                                                                 else -join.lower)
     if isinstance(join, SqlWindowJoin):
         end = sql_window_end(join, other_ts)
         return end - 1 - other_ts if upper else end - _unit(join.window) - other_ts
@@ -206,6 +218,8 @@ def _cleanup(join: JoinSpec, side: Side, ts: int) -> int:
     (its timer)."""
     if isinstance(join, WindowJoin | SqlWindowJoin):
         return ts + _offset(join, side, True, ts)
+    if isinstance(join, SqlIntervalJoin):  # `registerCleanUpTimer`: ts + the row's relative size + 1
+        return ts + (-join.lower if side == "left" else join.upper) + 1
     lower, upper = join.lower + join.lower_exclusive, join.upper - join.upper_exclusive
     relative_upper = upper if side == "left" else -lower
     return ts + relative_upper if relative_upper > 0 else ts

@@ -101,7 +101,30 @@ class SqlWindowJoin:
     operation = "sql_window_join"
 
 
-JoinSpec = WindowJoin | IntervalJoin | SqlWindowJoin
+#: The join types Flink 2.3's SQL interval join takes (its planner refuses semi and anti interval joins).
+SQL_INTERVAL_JOIN_TYPES = ("inner", "left", "right", "full")
+
+
+@dataclass(frozen=True)
+class SqlIntervalJoin:
+    """Flink SQL's interval join of two tables on the key and a bound on their rowtimes, `lower <= l.rt - r.rt <=
+    upper` (inclusive, as `BETWEEN`; a strict bound is one of these moved by 1 ms), `type` one of
+    `SQL_INTERVAL_JOIN_TYPES`::
+
+        SELECT ... FROM l [LEFT | RIGHT | FULL] JOIN r
+        ON l.k = r.k AND l.rowtime BETWEEN r.rowtime + lower AND r.rowtime + upper
+
+    Rows are joined as they arrive; an outer join's row without a partner is padded with nulls once the watermark
+    has passed the last time a partner could come."""
+
+    lower: int
+    upper: int
+    type: str = "inner"
+
+    operation = "sql_interval_join"
+
+
+JoinSpec = WindowJoin | IntervalJoin | SqlWindowJoin | SqlIntervalJoin
 
 
 @dataclass(frozen=True)
@@ -134,6 +157,8 @@ class JoinCase:
 
 
 def join_spec_to_json(join: JoinSpec) -> dict[str, Any]:
+    if isinstance(join, SqlIntervalJoin):
+        return {"operation": join.operation, "type": join.type, "lower": join.lower, "upper": join.upper}
     if isinstance(join, SqlWindowJoin):
         return {"operation": join.operation, "type": join.type, "window": kind_to_json(ASSIGNERS, join.window)}
     if isinstance(join, WindowJoin):

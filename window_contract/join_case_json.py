@@ -16,18 +16,20 @@ from window_contract.case import ASSIGNERS, EVICTORS, TRIGGERS, ProcessingTime
 from window_contract.case_json import _check_channels, _check_fit, _read_event, _read_kind, read_case_file, read_cases
 from window_contract.join_case import (
     JOIN_CASE_FORMAT,
+    SQL_INTERVAL_JOIN_TYPES,
     SQL_JOIN_TYPES,
     IntervalJoin,
     JoinCase,
     JoinEvent,
     JoinSpec,
+    SqlIntervalJoin,
     SqlWindowJoin,
     WindowJoin,
 )
 from window_contract.join_observation import SIDES, join_observation_from_json
 from window_contract.validation import MISSING, Fields, Problems, parse_json
 
-OPERATIONS = ("window_join", "window_cogroup", "interval_join", "sql_window_join")
+OPERATIONS = ("window_join", "window_cogroup", "interval_join", "sql_window_join", "sql_interval_join")
 #: The windows of Flink SQL's window table functions a window join takes (a `SESSION` window join is refused).
 SQL_WINDOWS = ("tumbling", "sliding", "cumulative")
 
@@ -73,6 +75,12 @@ def _read_join(doc: Any, path: str, problems: Problems) -> JoinSpec | None:
                             f.take_bool("upper_exclusive", False), late.take_bool("left", False),
                             late.take_bool("right", False))
         late.done()
+    elif operation == "sql_interval_join":
+        join_type = f.take_choice("type", SQL_INTERVAL_JOIN_TYPES, "inner")
+        join = SqlIntervalJoin(f.take_long("lower"), f.take_long("upper"), join_type or "inner")
+        if join.lower > join.upper:
+            problems.add(path, "lower > upper: Flink's planner makes no interval join of a negative window (it "
+                               "filters, or pads every row of an outer side), which this format does not take")
     elif operation == "sql_window_join":
         join_type = f.take_choice("type", SQL_JOIN_TYPES, "inner")
         window = _read_kind(ASSIGNERS, f.take("window"), f.at("window"), problems)

@@ -68,7 +68,8 @@ class CoGroup:
 class SqlRow:
     """One row of a SQL join: `left`/`right` the values of the joined rows, `None` where padded with nulls (or, for a
     semi or anti join, where there is no right row); `window` the `(window_start, window_end)` the row shows (a window
-    join's), else `None`. A window join's rows carry no record timestamp (`WindowJoinOperator` erases it)."""
+    join's), else `None`; `timestamp` the output record's (an interval join's), else `None`: a window join's rows
+    carry none (`WindowJoinOperator` erases it)."""
 
     at: int
     key: str
@@ -76,6 +77,7 @@ class SqlRow:
     left: int | None
     right: int | None
     window: tuple[int, int] | None = None
+    timestamp: int | None = None
 
 
 JoinOutput = Pair | CoGroup | SqlRow
@@ -127,7 +129,7 @@ def _output_to_json(x: JoinOutput) -> dict[str, Any]:
     if isinstance(x, SqlRow):
         window = None if x.window is None else {"start": x.window[0], "end": x.window[1]}
         return {"at": x.at, "key": x.key, "watermark": x.watermark, "left": x.left, "right": x.right,
-                "window": window}
+                "window": window, "timestamp": x.timestamp}
     doc = {"at": x.at, "key": x.key, "timestamp": x.timestamp, "watermark": x.watermark}
     if isinstance(x, Pair):
         return doc | {"left": x.left, "right": x.right}
@@ -170,8 +172,7 @@ def _read_output(doc: Any, path: str, problems: Problems) -> JoinOutput | None:
 
 def _read_sql_row(f: Fields, at: int, key: str, problems: Problems) -> SqlRow:
     watermark = f.take_long("watermark")
-    left, right = (None if f.obj.get(side) is None and f.take(side, None) is None else f.take_long(side)
-                   for side in SIDES)
+    left, right, timestamp = (_take_nullable_long(f, name) for name in (*SIDES, "timestamp"))
     window = f.take("window")
     bounds = None
     if window is not None:
@@ -179,7 +180,12 @@ def _read_sql_row(f: Fields, at: int, key: str, problems: Problems) -> SqlRow:
         bounds = (w.take_long("start"), w.take_long("end"))
         w.done()
     f.done()
-    return SqlRow(at, key, watermark, left, right, bounds)
+    return SqlRow(at, key, watermark, left, right, bounds, timestamp)
+
+
+def _take_nullable_long(f: Fields, name: str) -> int | None:
+    """A long, or `None` where the field is `null` or absent."""
+    return None if f.obj.get(name) is None and f.take(name, None) is None else f.take_long(name)
 
 
 def _read_values(f: Fields, name: str, problems: Problems) -> tuple[int, ...]:

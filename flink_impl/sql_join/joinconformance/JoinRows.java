@@ -31,7 +31,10 @@ final class JoinRows implements Serializable {
                 names.indexOf("window_end")};
     }
 
-    /** {@code [at, key, watermark, left, right, window_start, window_end]}: the padded side's value null. */
+    /**
+     * {@code [at, key, watermark, left, right, window_start, window_end, timestamp]}: the padded side's value null, the
+     * window's bounds null for a join whose rows have none, the timestamp null where the join erased it.
+     */
     String json(int at, long watermark, StreamRecord<RowData> record) {
         RowData row = record.getValue();
         int[] l = columns[0];
@@ -45,7 +48,8 @@ final class JoinRows implements Serializable {
                 + row.getTimestamp(offset + side[3], 3).getMillisecond();
         return "[" + at + "," + JoinRun.quote(row.getString(offset + side[0]).toString()) + "," + watermark + ","
                 + (leftNull ? "null" : String.valueOf(row.getLong(l[1]))) + ","
-                + (rightNull ? "null" : String.valueOf(row.getLong(leftArity + r[1]))) + "," + window + "]";
+                + (rightNull ? "null" : String.valueOf(row.getLong(leftArity + r[1]))) + "," + window + ","
+                + (record.hasTimestamp() ? String.valueOf(record.getTimestamp()) : "null") + "]";
     }
 
     /** {@code [at, input, key, value, ts]}: a row of an input the join dropped as late. */
