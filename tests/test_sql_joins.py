@@ -1,6 +1,7 @@
-"""Flink SQL's window join in the contract, the model and the join properties' rules: the format reads and writes
-it, the model makes each join type's rows (Flink's observations of these cases are in `cases/joins/sql/`), and each
-rule holds for the model and breaks for an observation wrong in the way it names."""
+"""Flink SQL's window and interval joins in the contract, the model and the join properties' rules: the format reads
+and writes them, the model makes each join type's rows (Flink's observations of these cases, and of the interval
+join's hand cases, are in `cases/joins/sql/`), and each rule holds for the model and breaks for an observation wrong
+in the way it names."""
 
 from __future__ import annotations
 
@@ -9,15 +10,23 @@ from dataclasses import replace
 import pytest
 from hypothesis import given, settings
 
-from conformance.properties.sql_joins import window_rows_exactly_once, window_rows_when_the_watermark_passes
+from conformance.properties.sql_joins import (
+    interval_pairs_within_the_bounds,
+    padded_once_and_only_without_a_partner,
+    padded_when_no_partner_can_come,
+    window_rows_exactly_once,
+    window_rows_when_the_watermark_passes,
+)
 from reference.joins import simulate_join
-from strategies.joins import join_cases, sql_window_joins
+from strategies.joins import join_cases, sql_interval_joins, sql_window_joins
 from window_contract.case import Record, Watermark, cumulative, sliding, tumbling
 from window_contract.features import join_required_features
-from window_contract.join_case import JoinCase, JoinEvent, SqlWindowJoin, join_case_to_json
+from window_contract.join_case import JoinCase, JoinEvent, SqlIntervalJoin, SqlWindowJoin, join_case_to_json
 from window_contract.join_case_json import join_cases_from_json
 from window_contract.join_observation import SqlRow, join_observation_from_json, join_observation_to_json
 from window_contract.validation import CaseFormatError, Problems
+
+LONG_MIN = -(2**63)
 
 
 def record(side, key, value, ts):
@@ -105,3 +114,50 @@ def test_the_rules_hold_for_the_model_on_generated_cases(join_case):
     observation = simulate_join(join_case)
     assert window_rows_exactly_once(join_case, observation) is None
     assert window_rows_when_the_watermark_passes(join_case, observation) is None
+
+
+#: -2 <= l.rt - r.rt <= 3: right 12 joins left 10 as it arrives; left 20 has no partner and is padded when the
+#: watermark 23 reaches the left cache's one pending timer, left 10's at 10 + 2 + 1, whose time the padded row
+#: carries; left 4 comes behind the watermark: padded at once, without a timestamp.
+INTERVAL = JoinCase(SqlIntervalJoin(-2, 3, "left"), (
+    record("left", "a", 1, 10), record("right", "a", 2, 12), record("left", "a", 3, 20), mark("left", 23),
+    mark("right", 23), record("left", "a", 4, 4)))
+INTERVAL_RULES = (padded_once_and_only_without_a_partner, padded_when_no_partner_can_come,
+                  interval_pairs_within_the_bounds)
+
+
+def test_an_interval_join_pads_on_its_cleanup_timer_or_at_once():
+    observation = simulate_join(INTERVAL)
+    assert {(r.at, r.left, r.right, r.timestamp) for r in observation.outputs} == {
+        (1, 1, 2, None), (4, 3, None, 13), (5, 4, None, None)}
+    for rule in INTERVAL_RULES:
+        assert rule(INTERVAL, observation) is None, rule.__name__
+
+
+def test_an_interval_join_row_wrong_in_each_way_breaks_its_rule():
+    observation = simulate_join(INTERVAL)
+    pair, timer_pad, _ = observation.outputs
+    twice = replace(observation, outputs=(*observation.outputs, timer_pad))
+    assert "left row 3 was padded with nulls 2 times" in padded_once_and_only_without_a_partner(INTERVAL, twice)
+    joined = replace(observation, outputs=(*observation.outputs, SqlRow(1, "a", LONG_MIN, 1, None)))
+    assert "left row 1 was padded with nulls and also joined" in padded_once_and_only_without_a_partner(
+        INTERVAL, joined)
+    early = replace(observation, outputs=(pair, replace(timer_pad, at=3, watermark=LONG_MIN)))
+    assert "had not reached 22" in padded_when_no_partner_can_come(INTERVAL, early)
+    outside = replace(observation, outputs=(SqlRow(2, "a", LONG_MIN, 3, 2),))
+    assert "lies outside -2 <= l.rt - r.rt <= 3" in interval_pairs_within_the_bounds(INTERVAL, outside)
+
+
+def test_an_interval_join_with_lower_above_upper_is_a_format_error():
+    doc = join_case_to_json(INTERVAL)
+    doc["join"] |= {"lower": 4, "upper": 3}
+    with pytest.raises(CaseFormatError, match=r"\$\.join: lower > upper"):
+        join_cases_from_json(doc)
+
+
+@settings(max_examples=60, deadline=None)
+@given(join_cases(specs=sql_interval_joins()))
+def test_the_interval_rules_hold_for_the_model_on_generated_cases(join_case):
+    observation = simulate_join(join_case)
+    for rule in INTERVAL_RULES:
+        assert rule(join_case, observation) is None, rule.__name__

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from window_contract.case import EVENTS, ProcessingTime
-from window_contract.join_case import JOIN_CASE_FORMAT, SQL_JOIN_TYPES
+from window_contract.join_case import JOIN_CASE_FORMAT, SQL_INTERVAL_JOIN_TYPES, SQL_JOIN_TYPES
 from window_contract.join_case_json import OPERATIONS, SQL_WINDOWS
 from window_contract.join_observation import JOIN_OBSERVATION_FORMAT, SIDES
 from window_contract.schemas import (
@@ -57,7 +57,8 @@ def join_observation_schema() -> dict[str, Any]:
                                 "right), window its window_start and window_end", "type": "object",
                  "required": ["at", "key", "watermark", "left", "right", "window"], "additionalProperties": False,
                  "properties": {"at": _at(), "key": text, "watermark": long, "left": nullable_long,
-                                "right": nullable_long, "window": {"oneOf": [{"type": "null"}, {
+                                "right": nullable_long, "timestamp": nullable_long | {"default": None},
+                                "window": {"oneOf": [{"type": "null"}, {
                                     "type": "object", "required": ["start", "end"], "additionalProperties": False,
                                     "properties": {"start": long, "end": long}}]}}}]}},
             "late": {"type": "array", "items": side_record, "default": [],
@@ -128,7 +129,12 @@ def join_case_schema() -> dict[str, Any]:
                               "operation": {"const": "sql_window_join"},
                               "type": {"enum": list(SQL_JOIN_TYPES), "default": "inner"},
                               "window": {"allOf": [ref("window"), {"properties": {
-                                  "assigner": {"enum": list(SQL_WINDOWS)}}}]}}}]},
+                                  "assigner": {"enum": list(SQL_WINDOWS)}}}]}}},
+                         {"description": "Flink SQL's interval join: lower <= l.rt - r.rt <= upper, lower <= upper",
+                          "additionalProperties": False, "required": ["operation", "lower", "upper"], "properties": {
+                              "operation": {"const": "sql_interval_join"},
+                              "type": {"enum": list(SQL_INTERVAL_JOIN_TYPES), "default": "inner"},
+                              "lower": ref("long"), "upper": ref("long")}}]},
             "event": {"type": "object", "description": "an input's event: input beside one of the tags "
                                                        + ", ".join(k.tag for k in EVENTS if k is not ProcessingTime),
                       "oneOf": [_join_event(kind) for kind in EVENTS if kind is not ProcessingTime]},
@@ -144,8 +150,8 @@ def run_joins_schema() -> dict[str, Any]:
         "$id": BASE + "window-process-1-run-joins.schema.json",
         "title": "window-process/1 run_joins request: a batch of join cases, from the suite on the process's stdin",
         "description": "One line, only to a process whose hello declares a join feature (join.window, join.cogroup, "
-                       "join.interval, join.sql_window). The process answers it as a run request, with "
-                       "join-observation/1 documents.",
+                       "join.interval, join.sql_window, join.sql_interval). The process answers it as a run request, "
+                       "with join-observation/1 documents.",
         "type": "object",
         "required": ["type", "id", "cases"],
         "additionalProperties": False,

@@ -1,5 +1,7 @@
-"""The rules of Flink SQL's window join (`WindowJoinOperator`), by brute force over a case and its observation, for
-the join properties (`test_joins.py`).
+"""The rules of Flink SQL's window join (`WindowJoinOperator`) and interval join (`RowTimeIntervalJoin`), by brute
+force over a case and its observation, for the join properties (`test_joins.py`).
+
+The window join:
 
 - **Rows:** a record of an input is in every window of its window table function (`TUMBLE`, `HOP`, `CUMULATE`,
   enumerated here from their definitions); in a window whose last millisecond the operator's watermark had reached
@@ -11,6 +13,15 @@ the join properties (`test_joins.py`).
   once, and drops exactly the dropped ones.
 - **When:** each row of a window is emitted during the event at which the operator's watermark first reaches the
   window's last millisecond, and never before: a window is joined once, when it closes.
+
+The interval join (`lower <= l.rt - r.rt <= upper`; a left row's relative size is `-lower`, a right row's `upper`):
+
+- **Padding once, and only without a partner:** an outer side's row is padded with nulls at most once, and never
+  when it is also in a pair.
+- **Padding when no partner can come:** a row is padded only once the operator's time (its watermark, 0 while
+  that is negative) has reached the row's time plus its relative size: at once, when it arrives that late (it is
+  not cached), else when its cleanup finds it expired (`operatorTime - relativeSize - 1 >= rowTime`).
+- **Pairs in bounds:** every pair is of one key and `l.rt - r.rt` lies within the bounds.
 
 The operator's watermark is taken from the observation (the differential rule checks it against the reference's,
 and the hold-back rule against the inputs').
@@ -101,4 +112,47 @@ def window_rows_when_the_watermark_passes(case: JoinCase, observation: JoinObser
             return (f"the row {row} of window [{row.window[0]}, {row.window[1]}) was emitted at position {row.at}, "
                     f"but the watermark first reached {row.window[1] - 1} at "
                     f"{'no position' if closing is None else closing.at}")
+    return None
+
+
+def records_by_value(case: JoinCase) -> dict[tuple[str, int], Record]:
+    """Each input's records by input and value (a generated case's values are unique)."""
+    return {(e.input, e.event.value): e.event for e in case.events if isinstance(e.event, Record)}
+
+
+def padded_once_and_only_without_a_partner(case: JoinCase, observation: JoinObservation) -> str | None:
+    rows = [r for r in observation.outputs if isinstance(r, SqlRow)]
+    paired = {("left", r.left) for r in rows if r.right is not None} | {
+        ("right", r.right) for r in rows if r.left is not None}
+    padded = Counter(("left", r.left) if r.right is None else ("right", r.right) for r in rows
+                     if (r.left is None) != (r.right is None))
+    for (side, value), times in padded.items():
+        if times > 1 or (side, value) in paired:
+            return (f"the {side} row {value} was padded with nulls {times} times" if times > 1
+                    else f"the {side} row {value} was padded with nulls and also joined")
+    return None
+
+
+def padded_when_no_partner_can_come(case: JoinCase, observation: JoinObservation) -> str | None:
+    join, records = case.join, records_by_value(case)
+    for r in observation.outputs:
+        if not isinstance(r, SqlRow) or (r.left is None) == (r.right is None):
+            continue
+        side, value = ("left", r.left) if r.right is None else ("right", r.right)
+        record = records[side, value]
+        last_partner = record.ts + (-join.lower if side == "left" else join.upper)
+        if max(r.watermark, 0) < last_partner:
+            return (f"the {side} row {value} at {record.ts} was padded at position {r.at}, where the operator's time "
+                    f"{max(r.watermark, 0)} had not reached {last_partner}, the last time a partner can have")
+    return None
+
+
+def interval_pairs_within_the_bounds(case: JoinCase, observation: JoinObservation) -> str | None:
+    join, records = case.join, records_by_value(case)
+    for r in observation.outputs:
+        if isinstance(r, SqlRow) and r.left is not None and r.right is not None:
+            left, right = records["left", r.left], records["right", r.right]
+            if left.key != right.key or not join.lower <= left.ts - right.ts <= join.upper:
+                return (f"the pair of left {r.left} at {left.ts} and right {r.right} at {right.ts} lies outside "
+                        f"{join.lower} <= l.rt - r.rt <= {join.upper}")
     return None
