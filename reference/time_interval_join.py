@@ -37,7 +37,7 @@ from collections.abc import Callable
 
 from reference.javalong import ladd, lsub
 from reference.timers import InternalTimer, InternalTimerService
-from reference.watermarks.combined import IndexedCombinedWatermarkStatus
+from reference.two_input import TwoInputStreamOperator
 from window_contract.facts import LONG_MAX
 from window_contract.java_hash import spread
 
@@ -173,29 +173,16 @@ class TimeIntervalJoin:
         self.collect(key, value if side == "left" else None, value if side == "right" else None, timestamp)
 
 
-class KeyedCoProcessOperator:
+class KeyedCoProcessOperator(TwoInputStreamOperator):
     """The operator around the function: its timers (one per key and time, fired in time order as the combined
     watermark rises) and the two inputs' watermarks combined."""
 
     def __init__(self, function: TimeIntervalJoin, input_watermark: Callable[[int], None]) -> None:
-        self.function, self.input_watermark = function, input_watermark
-        self.timers = InternalTimerService()
-        self.combined_watermark = IndexedCombinedWatermarkStatus(2)
+        super().__init__(input_watermark)
+        self.function = function
 
     def process_element(self, side: str, key: str, value: int, timestamp: int) -> None:
         self.function.process_element(side, key, value, timestamp, self.timers)
-
-    def process_watermark(self, index: int, watermark: int) -> None:
-        if self.combined_watermark.update_watermark(index, watermark):
-            self.advance_watermark(self.combined_watermark.combined_watermark)
-
-    def process_watermark_status(self, index: int, idle: bool) -> None:
-        if self.combined_watermark.update_status(index, idle):
-            self.advance_watermark(self.combined_watermark.combined_watermark)
-
-    def advance_watermark(self, watermark: int) -> None:
-        self.input_watermark(watermark)
-        self.timers.advance_watermark(watermark, self.on_event_time)
 
     def on_event_time(self, timer: InternalTimer) -> None:
         time, key, _ = timer

@@ -31,8 +31,8 @@ from collections.abc import Callable
 from reference.assigners import get_window_start_with_offset
 from reference.javalong import lsub
 from reference.kinds import build
-from reference.timers import InternalTimer, InternalTimerService
-from reference.watermarks.combined import IndexedCombinedWatermarkStatus
+from reference.timers import InternalTimer
+from reference.two_input import TwoInputStreamOperator
 from window_contract.case import WindowSpec
 from window_contract.facts import LONG_MAX
 from window_contract.join_observation import Side
@@ -92,18 +92,17 @@ JOINS = {"inner": inner_join, "left": outer_join(True, False), "right": outer_jo
          "full": outer_join(True, True), "semi": semi_anti_join(False), "anti": semi_anti_join(True)}
 
 
-class WindowJoinOperator:
+class WindowJoinOperator(TwoInputStreamOperator):
     """`WindowJoinOperator` of one join type, both inputs' window table functions in front of it."""
 
     def __init__(self, window: WindowSpec, join_type: str, collect: Collect,
                  drop: Callable[[Side, str, int, int], None], input_watermark: Callable[[int], None]) -> None:
+        super().__init__(input_watermark)
         self.table_function = AlignedWindowTableFunctionOperator(window)
         self.join = JOINS[join_type]
-        self.collect, self.drop, self.input_watermark = collect, drop, input_watermark
+        self.collect, self.drop = collect, drop
         self.states: dict[Side, WindowLists] = {"left": {}, "right": {}}
         self.starts: dict[int, int] = {}
-        self.timers = InternalTimerService()
-        self.combined_watermark = IndexedCombinedWatermarkStatus(2)
 
     def process_element(self, side: Side, key: str, value: int, timestamp: int) -> None:
         """`processElement1/2`, for each row the input's window table function makes of the record."""
@@ -114,18 +113,6 @@ class WindowJoinOperator:
             self.starts[end] = start
             self.states[side].setdefault((key, end), []).append(value)
             self.timers.event_time_timers.add(lsub(end, 1), key, end)
-
-    def process_watermark(self, index: int, watermark: int) -> None:
-        if self.combined_watermark.update_watermark(index, watermark):
-            self.advance_watermark(self.combined_watermark.combined_watermark)
-
-    def process_watermark_status(self, index: int, idle: bool) -> None:
-        if self.combined_watermark.update_status(index, idle):
-            self.advance_watermark(self.combined_watermark.combined_watermark)
-
-    def advance_watermark(self, watermark: int) -> None:
-        self.input_watermark(watermark)
-        self.timers.advance_watermark(watermark, self.on_event_time)
 
     def on_event_time(self, timer: InternalTimer) -> None:
         """`onEventTime`: join the window's two lists, then clear them."""
