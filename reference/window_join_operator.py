@@ -27,13 +27,15 @@ instance. How the rules follow from the operator's code:
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from reference.assigners import get_window_start_with_offset
-from reference.javalong import lsub
+from reference.errors import InvalidSpec
+from reference.javalong import labs, lsub
 from reference.kinds import build
 from reference.timers import InternalTimer
 from reference.two_input import TwoInputStreamOperator
-from window_contract.case import WindowSpec
+from window_contract.case import Sliding, Tumbling, WindowSpec
 from window_contract.facts import LONG_MAX
 from window_contract.join_observation import Side
 
@@ -44,13 +46,25 @@ Collect = Callable[[str, int | None, int | None, tuple[int, int]], None]
 
 
 class AlignedWindowTableFunctionOperator:
-    """`TUMBLE` / `HOP` / `CUMULATE` as a table function: a row in each window of the row's time."""
+    """`TUMBLE` / `HOP` / `CUMULATE` as a table function: a row in each window of the row's time. The planner checks
+    the windows as Flink 2.3 answers a window join: a `TUMBLE` offset of `size` or more is refused (`TUMBLE_MESSAGE`),
+    a `HOP` takes any offset, its windows aligned on it modulo the slide, and any size (no multiple of the slide
+    needed, as a `HOP` aggregate needs it); a `CUMULATE` needs its size a multiple of its step
+    (`reference.assigners.CumulativeWindows`, whose message the join's planner gives too)."""
 
     def __init__(self, window: WindowSpec) -> None:
+        if isinstance(window, Tumbling) and labs(window.offset) >= window.size:
+            raise InvalidSpec(TUMBLE_MESSAGE.format(size=window.size, offset=window.offset), "sql.tumble_offset")
+        if isinstance(window, Sliding):
+            window = replace(window, offset=window.offset % window.slide)
         self.assigner = build(window, window_start=get_window_start_with_offset)
 
     def windows(self, timestamp: int) -> list[tuple[int, int]]:
         return [(w.start, w.end) for w in self.assigner.assign_windows(timestamp, 0)]
+
+
+TUMBLE_MESSAGE = ("TUMBLE table function parameters must satisfy abs(offset) < size, but got size {size} ms and offset "
+                  "{offset} ms.")
 
 
 def is_window_fired(window_end: int, watermark: int) -> bool:

@@ -36,6 +36,7 @@ from window_contract.case import (
     PurgingTrigger,
     Record,
     Session,
+    Sliding,
     TimeEvictor,
     Watermark,
     WatermarkStatus,
@@ -97,15 +98,19 @@ def cogroup_tumbling_joins() -> st.SearchStrategy[WindowJoin]:
 
 
 def sql_window_joins() -> st.SearchStrategy[SqlWindowJoin]:
-    """Flink SQL's window join of each type over small `TUMBLE`, `HOP` (its size a multiple of its slide, as the
-    planner requires) or `CUMULATE` windows, sometimes with an offset; shrinks towards an inner join over tumbling
-    windows of 2."""
+    """Flink SQL's window join of each type over small `TUMBLE`, `HOP` (a window join takes a size that is no multiple
+    of the slide) or `CUMULATE` windows, sometimes with an offset (a `HOP`'s may exceed its slide); shrinks towards an
+    inner join over tumbling windows of 2."""
     windows = st.one_of(
         st.builds(tumbling, st.integers(2, 6)),
-        st.builds(lambda slide, times: sliding(slide * times, slide), st.integers(1, 3), st.integers(2, 3)),
+        st.builds(lambda slide, size: sliding(size, slide), st.integers(1, 3), st.integers(2, 7)),
         st.builds(lambda step, times: cumulative(step, step * times), st.integers(1, 3), st.integers(2, 3)))
-    with_offset = st.builds(lambda w, offset: replace(w, offset=offset % _unit(w)), windows, st.integers(1, 5))
-    return st.builds(SqlWindowJoin, windows | with_offset, st.sampled_from(SQL_JOIN_TYPES))
+
+    def offset(window, offset: int):
+        return replace(window, offset=offset if isinstance(window, Sliding) else offset % _unit(window))
+
+    return st.builds(SqlWindowJoin, windows | st.builds(offset, windows, st.integers(1, 5)),
+                     st.sampled_from(SQL_JOIN_TYPES))
 
 
 def sql_interval_joins() -> st.SearchStrategy[SqlIntervalJoin]:

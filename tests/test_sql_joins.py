@@ -87,7 +87,7 @@ def test_the_format_reads_back_what_it_writes():
 def test_a_session_window_join_is_a_format_error_naming_the_field():
     doc = join_case_to_json(case("inner"))
     doc["join"]["window"] = {"assigner": "session", "gap": 3}
-    with pytest.raises(CaseFormatError, match=r"\$\.join\.window: a SQL window join is over an event-time window"):
+    with pytest.raises(CaseFormatError, match=r"\$\.join\.window: a SQL window join in this format is over"):
         join_cases_from_json(doc)
 
 
