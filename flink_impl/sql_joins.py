@@ -13,8 +13,10 @@ message.
   r.rowtime + lower AND r.rowtime + upper` (each bound written `r.rowtime - INTERVAL` when negative).
 - A window join (`sql_window_join`) joins two window table functions of the same window on the key and both
   windows' bounds: `[INNER | LEFT | RIGHT | FULL] JOIN ... ON L.k = R.k AND L.window_start = R.window_start AND
-  L.window_end = R.window_end`; a semi join is `WHERE EXISTS (SELECT * FROM ... R WHERE <the same condition>)`, an
-  anti join `WHERE NOT EXISTS (...)`.
+  L.window_end = R.window_end`; a semi join is `WHERE EXISTS (SELECT * FROM ... R WHERE <the same condition>)` or
+  `WHERE L.k IN (SELECT R.k FROM ... R WHERE <the windows' condition>)`, an anti join `NOT EXISTS` or `NOT IN` (which
+  the planner makes a window join keyed by nothing, `EmptyRowDataKeySelector`, the keys compared in its join
+  condition as `NOT IN`'s null semantics need: with keys never null, the same rows).
 """
 
 from __future__ import annotations
@@ -33,7 +35,8 @@ SQL_JOIN_SOURCES = HERE / "sql_join"
 SQL_JOIN_MAIN_CLASS = "joinconformance.SqlJoinRunner"
 DAY = 86_400_000
 COLUMNS = "{0}.k, {0}.v, {0}.window_start, {0}.window_end"
-ON = "L.k = R.k AND L.window_start = R.window_start AND L.window_end = R.window_end"
+WINDOWS_ON = "L.window_start = R.window_start AND L.window_end = R.window_end"
+ON = f"L.k = R.k AND {WINDOWS_ON}"
 
 
 def interval(millis: int, day_precision: int = 6) -> str:
@@ -73,8 +76,12 @@ def query(join: SqlWindowJoin | SqlIntervalJoin) -> str:
                 f"{lower} AND {upper}")
     left, right = table_function(join.window, "l"), table_function(join.window, "r")
     if join.type in ("semi", "anti"):
-        exists = "NOT EXISTS" if join.type == "anti" else "EXISTS"
-        return f"SELECT {COLUMNS.format('L')} FROM {left} L WHERE {exists} (SELECT * FROM {right} R WHERE {ON})"
+        negation = "NOT " if join.type == "anti" else ""
+        if join.flavour == "in":
+            return (f"SELECT {COLUMNS.format('L')} FROM {left} L WHERE L.k {negation}IN (SELECT R.k FROM {right} R "
+                    f"WHERE {WINDOWS_ON})")
+        return (f"SELECT {COLUMNS.format('L')} FROM {left} L WHERE {negation}EXISTS (SELECT * FROM {right} R "
+                f"WHERE {ON})")
     return (f"SELECT {COLUMNS.format('L')}, {COLUMNS.format('R')} FROM {left} L {join.type.upper()} JOIN {right} R "
             f"ON {ON}")
 

@@ -48,6 +48,7 @@ from window_contract.case import (
 from window_contract.join_case import (
     SQL_INTERVAL_JOIN_TYPES,
     SQL_JOIN_TYPES,
+    SQL_SUBQUERY_FLAVOURS,
     IntervalJoin,
     JoinCase,
     JoinEvent,
@@ -99,8 +100,8 @@ def cogroup_tumbling_joins() -> st.SearchStrategy[WindowJoin]:
 
 def sql_window_joins() -> st.SearchStrategy[SqlWindowJoin]:
     """Flink SQL's window join of each type over small `TUMBLE`, `HOP` (a window join takes a size that is no multiple
-    of the slide) or `CUMULATE` windows, sometimes with an offset (a `HOP`'s may exceed its slide); shrinks towards an
-    inner join over tumbling windows of 2."""
+    of the slide) or `CUMULATE` windows, sometimes with an offset (a `HOP`'s may exceed its slide), a semi or anti
+    join written with `EXISTS` or `IN`; shrinks towards an inner join over tumbling windows of 2."""
     windows = st.one_of(
         st.builds(tumbling, st.integers(2, 6)),
         st.builds(lambda slide, size: sliding(size, slide), st.integers(1, 3), st.integers(2, 7)),
@@ -109,8 +110,11 @@ def sql_window_joins() -> st.SearchStrategy[SqlWindowJoin]:
     def offset(window, offset: int):
         return replace(window, offset=offset if isinstance(window, Sliding) else offset % _unit(window))
 
-    return st.builds(SqlWindowJoin, windows | st.builds(offset, windows, st.integers(1, 5)),
-                     st.sampled_from(SQL_JOIN_TYPES))
+    def join(window, join_type: str, flavour: str) -> SqlWindowJoin:
+        return SqlWindowJoin(window, join_type, flavour if join_type in ("semi", "anti") else "exists")
+
+    return st.builds(join, windows | st.builds(offset, windows, st.integers(1, 5)), st.sampled_from(SQL_JOIN_TYPES),
+                     st.sampled_from(SQL_SUBQUERY_FLAVOURS))
 
 
 def sql_interval_joins() -> st.SearchStrategy[SqlIntervalJoin]:

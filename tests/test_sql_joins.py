@@ -84,6 +84,14 @@ def test_the_format_reads_back_what_it_writes():
     assert SqlRow(4, "b", 9, None, 8, (0, 10)) in observation.outputs
 
 
+def test_a_subquery_flavour_is_only_a_semi_or_anti_joins():
+    doc = join_case_to_json(case("anti"))
+    assert doc["join"]["flavour"] == "exists" and "flavour" not in join_case_to_json(case("left"))["join"]
+    doc["join"] |= {"type": "left", "flavour": "in"}
+    with pytest.raises(CaseFormatError, match=r"\$\.join\.flavour: is how a semi or anti join's subquery is written"):
+        join_cases_from_json(doc)
+
+
 def test_a_session_window_join_is_a_format_error_naming_the_field():
     doc = join_case_to_json(case("inner"))
     doc["join"]["window"] = {"assigner": "session", "gap": 3}

@@ -81,6 +81,8 @@ class IntervalJoin:
 #: Flink SQL's join types (`FlinkJoinType`) a window join takes: `IN` / `EXISTS` plan to a semi join, `NOT IN` /
 #: `NOT EXISTS` to an anti join.
 SQL_JOIN_TYPES = ("inner", "left", "right", "full", "semi", "anti")
+#: How a semi or anti join's subquery is written: `[NOT] EXISTS (SELECT * ...)` or `L.k [NOT] IN (SELECT R.k ...)`.
+SQL_SUBQUERY_FLAVOURS = ("exists", "in")
 
 
 @dataclass(frozen=True)
@@ -92,11 +94,14 @@ class SqlWindowJoin:
         [LEFT | RIGHT | FULL] JOIN (SELECT * FROM TABLE(TUMBLE(TABLE r, ...))) R
         ON L.k = R.k AND L.window_start = R.window_start AND L.window_end = R.window_end
 
-    (semi: `WHERE L.k IN (SELECT R.k ... WHERE L.window_start = R.window_start AND ...)`, anti: `NOT IN`). Each
-    window of a key is joined once, when the watermark passes it; late rows are dropped."""
+    A semi join is `WHERE EXISTS (SELECT * FROM ... R WHERE <the same condition>)` (`flavour` "exists", the default)
+    or `WHERE L.k IN (SELECT R.k FROM ... R WHERE <the windows' condition>)` ("in"), an anti join `NOT EXISTS` or
+    `NOT IN`. Each window of a key is joined once, when the watermark passes it; late rows are dropped."""
 
     window: WindowSpec
     type: str = "inner"
+    #: How a semi or anti join is written: "exists" or "in" (`SQL_SUBQUERY_FLAVOURS`).
+    flavour: str = "exists"
 
     operation = "sql_window_join"
 
@@ -160,7 +165,9 @@ def join_spec_to_json(join: JoinSpec) -> dict[str, Any]:
     if isinstance(join, SqlIntervalJoin):
         return {"operation": join.operation, "type": join.type, "lower": join.lower, "upper": join.upper}
     if isinstance(join, SqlWindowJoin):
-        return {"operation": join.operation, "type": join.type, "window": kind_to_json(ASSIGNERS, join.window)}
+        flavour = {"flavour": join.flavour} if join.type in ("semi", "anti") else {}
+        return {"operation": join.operation, "type": join.type} | flavour | {
+            "window": kind_to_json(ASSIGNERS, join.window)}
     if isinstance(join, WindowJoin):
         return {"operation": join.operation, "window": kind_to_json(ASSIGNERS, join.window),
                 "trigger": kind_to_json(TRIGGERS, join.trigger), "evictor": kind_to_json(EVICTORS, join.evictor),

@@ -18,6 +18,7 @@ from window_contract.join_case import (
     JOIN_CASE_FORMAT,
     SQL_INTERVAL_JOIN_TYPES,
     SQL_JOIN_TYPES,
+    SQL_SUBQUERY_FLAVOURS,
     IntervalJoin,
     JoinCase,
     JoinEvent,
@@ -83,9 +84,13 @@ def _read_join(doc: Any, path: str, problems: Problems) -> JoinSpec | None:
             problems.add(path, "lower > upper: Flink's planner makes no interval join of a negative window (it "
                                "filters, or pads every row of an outer side), which this format does not take")
     elif operation == "sql_window_join":
-        join_type = f.take_choice("type", SQL_JOIN_TYPES, "inner")
+        join_type = f.take_choice("type", SQL_JOIN_TYPES, "inner") or "inner"
+        flavour = f.take_choice("flavour", SQL_SUBQUERY_FLAVOURS, "exists") or "exists"
+        if flavour != "exists" and join_type not in ("semi", "anti"):
+            problems.add(f.at("flavour"), "is how a semi or anti join's subquery is written, not a "
+                                          f"{join_type} join's")
         window = _read_kind(ASSIGNERS, f.take("window"), f.at("window"), problems)
-        join = SqlWindowJoin(window, join_type or "inner") if window is not None else None
+        join = SqlWindowJoin(window, join_type, flavour) if window is not None else None
         if window is not None and (window.tag not in SQL_WINDOWS or getattr(window, "time", "event") != "event"):
             problems.add(f.at("window"), f"a SQL window join in this format is over an event-time window of "
                                          f"{', '.join(SQL_WINDOWS)}, not {window.tag!r} (Flink 2.3 plans a SESSION "

@@ -8,7 +8,12 @@ from __future__ import annotations
 from typing import Any
 
 from window_contract.case import EVENTS, ProcessingTime
-from window_contract.join_case import JOIN_CASE_FORMAT, SQL_INTERVAL_JOIN_TYPES, SQL_JOIN_TYPES
+from window_contract.join_case import (
+    JOIN_CASE_FORMAT,
+    SQL_INTERVAL_JOIN_TYPES,
+    SQL_JOIN_TYPES,
+    SQL_SUBQUERY_FLAVOURS,
+)
 from window_contract.join_case_json import OPERATIONS, SQL_WINDOWS
 from window_contract.join_observation import JOIN_OBSERVATION_FORMAT, SIDES
 from window_contract.schemas import (
@@ -128,6 +133,8 @@ def join_case_schema() -> dict[str, Any]:
                           "additionalProperties": False, "required": ["operation", "window"], "properties": {
                               "operation": {"const": "sql_window_join"},
                               "type": {"enum": list(SQL_JOIN_TYPES), "default": "inner"},
+                              "flavour": {"enum": list(SQL_SUBQUERY_FLAVOURS), "default": "exists",
+                                          "description": "a semi or anti join's subquery: [NOT] EXISTS or [NOT] IN"},
                               "window": {"allOf": [ref("window"), {"properties": {
                                   "assigner": {"enum": list(SQL_WINDOWS)}}}]}}},
                          {"description": "Flink SQL's interval join: lower <= l.rt - r.rt <= upper, lower <= upper",
