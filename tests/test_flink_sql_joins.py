@@ -27,7 +27,7 @@ def test_flink_sql_gives_what_each_hand_case_expects():
     flink = FlinkSqlImplementation()
     assert {"join.sql_window", "join.sql_interval"} <= flink.features
     cases = [c for p in sorted((ROOT / "cases" / "joins" / "sql").glob("*.join.json")) for c in load_join_cases(p)]
-    assert len(cases) >= 28
+    assert len(cases) >= 29
     observations = flink.run_joins(cases)
     assert [c.name for c, o in zip(cases, observations, strict=True) if not join_equivalent(o, c.expected)] == []
 
