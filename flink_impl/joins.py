@@ -65,18 +65,21 @@ def run_interval_joins(cases: Sequence[JoinCase], release: str = "2.3") -> list[
     """The interval join cases in one Flink job (`JoinRunner`) on Flink `release`."""
     if not cases:
         return []
-    build = join_build(release)
+    return [_observation(raw) for raw in run_job(join_build(release), JOIN_MAIN_CLASS, [c.to_json() for c in cases])]
+
+
+def run_job(build: Build, main_class: str, batch: list) -> list[dict]:
+    """One join runner's job over `batch` (its JSON on stdin): the raw observations it prints."""
     classpath = os.pathsep.join([str(compiled_classes(build)), *map(str, build.jars)])
     try:
-        result = subprocess.run([str(build.java), *JVM_OPTIONS, "-cp", classpath, JOIN_MAIN_CLASS],
-                                input=json.dumps([c.to_json() for c in cases]), capture_output=True, text=True,
-                                timeout=JOB_TIMEOUT_SECONDS)
+        result = subprocess.run([str(build.java), *JVM_OPTIONS, "-cp", classpath, main_class],
+                                input=json.dumps(batch), capture_output=True, text=True, timeout=JOB_TIMEOUT_SECONDS)
     except subprocess.TimeoutExpired:
-        raise ImplementationFailure(f"the Flink join runner did not finish {len(cases)} cases within "
+        raise ImplementationFailure(f"the Flink join runner did not finish {len(batch)} cases within "
                                     f"{JOB_TIMEOUT_SECONDS} s") from None
     if result.returncode != 0 or not result.stdout.strip():
         raise ImplementationFailure(f"the Flink join runner failed: {result.stderr.strip()[-2000:]}")
-    return [_observation(raw) for raw in json.loads(result.stdout)]
+    return json.loads(result.stdout)
 
 
 def _observation(raw: dict) -> JoinObservation:

@@ -35,8 +35,14 @@ section).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from flink_impl.command import Limits, Variant
 from flink_impl.implementation import FlinkImplementation
+from flink_impl.sql_joins import run_sql_joins
+from window_contract.features import JOIN_SQL_INTERVAL, JOIN_SQL_WINDOW
+from window_contract.join_case import JoinCase
+from window_contract.join_observation import JoinObservation
 
 FEATURES = frozenset({
     "assigner.tumbling", "assigner.sliding", "assigner.cumulative", "assigner.session", "offset", "allowed_lateness",
@@ -67,9 +73,18 @@ FLINK_SQL_LEGACY = Variant("flink-sql-legacy", "2.3", "sql-legacy",
 
 
 class FlinkSqlImplementation(FlinkImplementation):
-    """Flink 2.3's SQL window table functions, on the runner's MiniCluster (module docstring)."""
+    """Flink 2.3's SQL window table functions, on the runner's MiniCluster (module docstring), and its window join
+    and interval join (`flink_impl.sql_joins`: the join features need no others of the window cases')."""
 
     variant = FLINK_SQL
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.features = self.features | {JOIN_SQL_WINDOW.name, JOIN_SQL_INTERVAL.name}
+
+    def run_joins(self, cases: Sequence[JoinCase]) -> list[JoinObservation]:
+        """The SQL join cases on Flink's runtime (`flink_impl.sql_joins`)."""
+        return run_sql_joins(cases, self.variant.release)
 
 
 class FlinkSql120Implementation(FlinkImplementation):

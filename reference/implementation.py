@@ -14,7 +14,7 @@ from reference.windows import (
     get_window_start_with_offset_flink_1_12,
 )
 from window_contract.case import Case
-from window_contract.features import ALL_FEATURES, JOIN_NAMES
+from window_contract.features import ALL_FEATURES, ALL_JOIN_NAMES
 from window_contract.join_case import JoinCase
 from window_contract.join_observation import JoinObservation
 from window_contract.observation import Observation
@@ -24,7 +24,7 @@ class ReferenceImplementation:
     """The executable reference model of Flink 2.x window semantics."""
 
     name = "reference"
-    features = ALL_FEATURES | JOIN_NAMES
+    features = ALL_FEATURES | ALL_JOIN_NAMES
 
     def __init__(self, window_start: WindowStart = get_window_start_with_offset, name: str = "reference",
                  dialect: Dialect = FLINK):

@@ -25,8 +25,8 @@ from typing import Protocol
 
 from reference.errors import InvalidSpec, JobFailure
 from reference.javalong import LONG_MIN, ladd, lsub, wrap
-from reference.timers import InternalTimer, InternalTimerService
-from reference.watermarks.combined import IndexedCombinedWatermarkStatus
+from reference.timers import InternalTimer
+from reference.two_input import TwoInputStreamOperator
 from window_contract.join_observation import Side
 
 BOUNDS_MESSAGE = "lowerBound <= upperBound must be fulfilled"
@@ -47,7 +47,7 @@ class JoinOutput(Protocol):
     def input_watermark(self, watermark: int) -> None: ...
 
 
-class IntervalJoinOperator:
+class IntervalJoinOperator(TwoInputStreamOperator):
     """`IntervalJoinOperator(lowerBound, upperBound, lowerBoundInclusive, upperBoundInclusive, leftLateDataOutputTag,
     rightLateDataOutputTag, ...)`: raises `InvalidSpec` with Flink's message when `lower > upper`."""
 
@@ -55,14 +55,13 @@ class IntervalJoinOperator:
                  right_late_output: bool, output: JoinOutput) -> None:
         if lower > upper:
             raise InvalidSpec(BOUNDS_MESSAGE, "join.bounds")
+        super().__init__(output.input_watermark)
         self.lower_bound = lower if lower_inclusive else ladd(lower, 1)
         self.upper_bound = upper if upper_inclusive else lsub(upper, 1)
         self.late_outputs = {"left": left_late_output, "right": right_late_output}
         self.output = output
         self.left_buffer: Buffer = {}
         self.right_buffer: Buffer = {}
-        self.timers = InternalTimerService()
-        self.combined_watermark = IndexedCombinedWatermarkStatus(2)
 
     # --- elements --------------------------------------------------------------------------------
 
@@ -112,21 +111,6 @@ class IntervalJoinOperator:
         self.output.pair(key, left, right, max(left_timestamp, right_timestamp), self.timers.current_watermark)
 
     # --- watermarks and timers -------------------------------------------------------------------
-
-    def process_watermark(self, index: int, watermark: int) -> None:
-        """`AbstractStreamOperator.processWatermark1/2`: the combined watermark, when it rises, advances time."""
-        if self.combined_watermark.update_watermark(index, watermark):
-            self.advance_watermark(self.combined_watermark.combined_watermark)
-
-    def process_watermark_status(self, index: int, idle: bool) -> None:
-        """`AbstractStreamOperator.processWatermarkStatus1/2`: an input going idle may let the combined watermark
-        rise."""
-        if self.combined_watermark.update_status(index, idle):
-            self.advance_watermark(self.combined_watermark.combined_watermark)
-
-    def advance_watermark(self, watermark: int) -> None:
-        self.output.input_watermark(watermark)
-        self.timers.advance_watermark(watermark, self.on_event_time)
 
     def on_event_time(self, timer: InternalTimer) -> None:
         """`IntervalJoinOperator.onEventTime`: remove the bucket the cleanup timer stands for."""

@@ -3,10 +3,11 @@
 - A window join or coGroup is the window operator over the union of both inputs (`window_contract.join_union`
   states the job `CoGroupedStreams.WithWindow.apply` builds): the model's own `simulate` runs the union's case,
   and `CoGroupWindowFunction` / `JoinCoGroupFunction` turn its firings into the join's outputs.
-- An interval join is `IntervalJoinOperator` (`reference.interval_join`), a two-input operator: each input's
-  channels meet in that input's own `StatusWatermarkValve` (`OperatorInputs`, as for a window operator), and the
-  two valves' outputs in the operator's `IndexedCombinedWatermarkStatus`. At the end of input the left input's
-  channels end first, then the right's.
+- An interval join is `IntervalJoinOperator` (`reference.interval_join`), and Flink SQL's window join
+  `WindowJoinOperator` (`reference.window_join_operator`), each a two-input operator: each input's channels meet in
+  that input's own `StatusWatermarkValve` (`OperatorInputs`, as for a window operator), and the two valves' outputs
+  in the operator's `IndexedCombinedWatermarkStatus`. At the end of input the left input's channels end first, then
+  the right's.
 """
 
 from __future__ import annotations
@@ -14,18 +15,28 @@ from __future__ import annotations
 from reference.errors import InvalidSpec, JobFailure
 from reference.interval_join import IntervalJoinOperator
 from reference.simulation import simulate
+from reference.time_interval_join import KeyedCoProcessOperator, TimeIntervalJoin
 from reference.watermarks.inputs import OperatorInputs
+from reference.window_join_operator import WindowJoinOperator
 from window_contract.case import Case, EndOfChannel, Global, Record, Watermark, WatermarkStatus
-from window_contract.join_case import IntervalJoin, JoinCase
-from window_contract.join_observation import SIDES, JoinObservation, Pair, Side, SideRecord
+from window_contract.facts import LONG_MIN
+from window_contract.join_case import IntervalJoin, JoinCase, SqlIntervalJoin, SqlWindowJoin
+from window_contract.join_observation import SIDES, JoinObservation, Pair, Side, SideRecord, SqlRow
 from window_contract.join_union import join_observation, union_case
 from window_contract.observation import Error, InputWatermark
+
+#: The two-input operators of the joins, each fed by `replay`.
+TwoInputOperator = IntervalJoinOperator | WindowJoinOperator | KeyedCoProcessOperator
 
 
 def simulate_join(case: JoinCase) -> JoinObservation:
     """The observation Flink gives for `case`."""
     if isinstance(case.join, IntervalJoin):
         return simulate_interval_join(case)
+    if isinstance(case.join, SqlWindowJoin):
+        return simulate_sql_window_join(case)
+    if isinstance(case.join, SqlIntervalJoin):
+        return simulate_sql_interval_join(case)
     return join_observation(case, simulate(union_case(case)))
 
 
@@ -34,13 +45,21 @@ class IntervalJoinCollector:
 
     def __init__(self) -> None:
         self.at = 0
-        self.outputs: list[Pair] = []
+        self.outputs: list[Pair | SqlRow] = []
         self.late: list[SideRecord] = []
         self.dropped: list[SideRecord] = []
         self.watermarks: list[InputWatermark] = []
 
     def pair(self, key: str, left: int, right: int, timestamp: int, watermark: int) -> None:
         self.outputs.append(Pair(self.at, key, timestamp, watermark, left, right))
+
+    def sql_row(self, key: str, left: int | None, right: int | None, window: tuple[int, int] | None = None,
+                timestamp: int | None = None) -> None:
+        watermark = self.watermarks[-1].watermark if self.watermarks else LONG_MIN
+        self.outputs.append(SqlRow(self.at, key, watermark, left, right, window, timestamp))
+
+    def interval_row(self, key: str, left: int | None, right: int | None, timestamp: int | None) -> None:
+        self.sql_row(key, left, right, None, timestamp)
 
     def side_output(self, side: Side, key: str, value: int, timestamp: int) -> None:
         self.late.append(SideRecord(self.at, side, key, value, timestamp))
@@ -60,7 +79,7 @@ class JoinInput(OperatorInputs):
     """One input of the two-input operator: its channels and their valve, whose watermarks and statuses go to the
     operator as that input's (`processWatermark1/2`, `processWatermarkStatus1/2`)."""
 
-    def __init__(self, channels: int, operator: IntervalJoinOperator, index: int) -> None:
+    def __init__(self, channels: int, operator: TwoInputOperator, index: int) -> None:
         super().__init__(Case(window=Global(), channels=channels),
                          lambda watermark: operator.process_watermark(index, watermark))
         self.operator, self.index = operator, index
@@ -77,14 +96,39 @@ def simulate_interval_join(case: JoinCase) -> JoinObservation:
                                         join.left_late_output, join.right_late_output, collector)
     except InvalidSpec as e:
         return JoinObservation(error=Error("invalid_spec", str(e), e.rules))
+    return replay(case, operator, collector,
+                  lambda side, r: (operator.process_element1 if side == "left" else operator.process_element2)(
+                      r.key, r.value, r.ts))
+
+
+def simulate_sql_window_join(case: JoinCase) -> JoinObservation:
+    collector = IntervalJoinCollector()
+    try:
+        operator = WindowJoinOperator(case.join.window, case.join.type, collector.sql_row, collector.drop,
+                                      collector.input_watermark)
+    except InvalidSpec as e:
+        return JoinObservation(error=Error("invalid_spec", str(e), e.rules))
+    return replay(case, operator, collector, lambda side, r: operator.process_element(side, r.key, r.value, r.ts))
+
+
+def simulate_sql_interval_join(case: JoinCase) -> JoinObservation:
+    collector = IntervalJoinCollector()
+    join = case.join
+    operator = KeyedCoProcessOperator(TimeIntervalJoin(join.lower, join.upper, join.type, collector.interval_row),
+                                      collector.input_watermark)
+    return replay(case, operator, collector, lambda side, r: operator.process_element(side, r.key, r.value, r.ts))
+
+
+def replay(case: JoinCase, operator: TwoInputOperator, collector: IntervalJoinCollector,
+           process_record) -> JoinObservation:
+    """The case's events into a two-input operator, each input's behind its valve, in the case's order."""
     inputs = {side: JoinInput(case.channels(side), operator, index) for index, side in enumerate(SIDES)}
     try:
         for at, e in enumerate(case.events):
             collector.at = at
             inputs_of_side, event = inputs[e.input], e.event
             if isinstance(event, Record):
-                process = operator.process_element1 if e.input == "left" else operator.process_element2
-                process(event.key, event.value, event.ts)
+                process_record(e.input, event)
             elif isinstance(event, Watermark):
                 inputs_of_side.process_watermark(event)
             elif isinstance(event, WatermarkStatus):

@@ -15,7 +15,7 @@ from hypothesis import assume
 from hypothesis.errors import InvalidArgument
 
 from window_contract.case import ASSIGNERS, Case
-from window_contract.features import ALL_FEATURES, EXTREME_VALUES, FEATURES, JOIN_NAMES
+from window_contract.features import ALL_FEATURES, ALL_JOIN_NAMES, EXTREME_VALUES, FEATURES
 from window_contract.long_sums import lateness_headroom, overflows
 
 
@@ -23,7 +23,7 @@ def supported(features: Iterable[str] | None) -> frozenset[str]:
     """`features` checked against the known names; `None` means every feature."""
     if features is None:
         return ALL_FEATURES
-    chosen = frozenset(features) - JOIN_NAMES  # a join feature draws no window case
+    chosen = frozenset(features) - ALL_JOIN_NAMES  # a join feature draws no window case
     unknown = chosen - ALL_FEATURES
     if unknown:
         raise InvalidArgument(f"unknown feature names {sorted(unknown)}; known: {sorted(FEATURES)}")

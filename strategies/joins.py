@@ -25,7 +25,7 @@ Values are the step's index: each record tells which step made it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from hypothesis import strategies as st
 
@@ -36,14 +36,27 @@ from window_contract.case import (
     PurgingTrigger,
     Record,
     Session,
+    Sliding,
     TimeEvictor,
     Watermark,
     WatermarkStatus,
+    cumulative,
     session,
     sliding,
     tumbling,
 )
-from window_contract.join_case import IntervalJoin, JoinCase, JoinEvent, JoinSpec, WindowJoin
+from window_contract.join_case import (
+    SQL_INTERVAL_JOIN_TYPES,
+    SQL_JOIN_TYPES,
+    SQL_SUBQUERY_FLAVOURS,
+    IntervalJoin,
+    JoinCase,
+    JoinEvent,
+    JoinSpec,
+    SqlIntervalJoin,
+    SqlWindowJoin,
+    WindowJoin,
+)
 from window_contract.join_observation import SIDES, Side
 
 KEYS = ("a", "b")
@@ -83,6 +96,43 @@ def cogroup_tumbling_joins() -> st.SearchStrategy[WindowJoin]:
     """A coGroup over small tumbling windows with the default trigger, no lateness and no evictor: each window of
     a key fires once, when the watermark passes it, also with one side empty."""
     return st.builds(lambda size: WindowJoin(tumbling(size), cogroup=True), st.integers(2, 6))
+
+
+def sql_window_joins() -> st.SearchStrategy[SqlWindowJoin]:
+    """Flink SQL's window join of each type over small `TUMBLE`, `HOP` (a window join takes a size that is no multiple
+    of the slide) or `CUMULATE` windows, sometimes with an offset (a `HOP`'s may exceed its slide), a semi or anti
+    join written with `EXISTS` or `IN`; shrinks towards an inner join over tumbling windows of 2."""
+    windows = st.one_of(
+        st.builds(tumbling, st.integers(2, 6)),
+        st.builds(lambda slide, size: sliding(size, slide), st.integers(1, 3), st.integers(2, 7)),
+        st.builds(lambda step, times: cumulative(step, step * times), st.integers(1, 3), st.integers(2, 3)))
+
+    def offset(window, offset: int):
+        return replace(window, offset=offset if isinstance(window, Sliding) else offset % _unit(window))
+
+    def join(window, join_type: str, flavour: str) -> SqlWindowJoin:
+        return SqlWindowJoin(window, join_type, flavour if join_type in ("semi", "anti") else "exists")
+
+    return st.builds(join, windows | st.builds(offset, windows, st.integers(1, 5)), st.sampled_from(SQL_JOIN_TYPES),
+                     st.sampled_from(SQL_SUBQUERY_FLAVOURS))
+
+
+def sql_interval_joins() -> st.SearchStrategy[SqlIntervalJoin]:
+    """Flink SQL's interval join of each type with small bounds either side of 0 on `l.rt - r.rt`, `lower <= upper`;
+    shrinks towards an inner join of `BETWEEN r.rt AND r.rt`."""
+    return st.builds(lambda lower, width, join_type: SqlIntervalJoin(lower, lower + width, join_type),
+                     st.integers(-3, 2), st.integers(0, 5), st.sampled_from(SQL_INTERVAL_JOIN_TYPES))
+
+
+def _unit(window) -> int:
+    """The spacing of a SQL window's ends: its size (`TUMBLE`), slide (`HOP`) or step (`CUMULATE`)."""
+    return getattr(window, "slide", None) or getattr(window, "step", None) or window.size
+
+
+def sql_window_end(join: SqlWindowJoin, ts: int) -> int:
+    """The end of the earliest-ending window of `join` that holds a record at `ts`."""
+    unit, offset = _unit(join.window), join.window.offset
+    return (ts - offset) // unit * unit + offset + unit
 
 
 def join_specs() -> st.SearchStrategy[JoinSpec]:
@@ -155,8 +205,15 @@ steps = st.one_of(
     st.builds(MarkAtCleanup, _sides, st.integers(-1, 1), st.booleans()))
 
 
-def _offset(join: JoinSpec, side: Side, upper: bool) -> int:
-    """Where a partner of the other input's last record lies, seen from `side`: `other.ts + offset`."""
+def _offset(join: JoinSpec, side: Side, upper: bool, other_ts: int) -> int:
+    """Where a partner of the other input's last record lies, seen from `side`: `other.ts + offset` (for a SQL
+    window join, the last millisecond of the other record's earliest window, or that window's first one)."""
+    if isinstance(join, SqlIntervalJoin):  # a left row at l joins a right one at r when l - r is in [lower, upper]
+        return (join.lower if not upper else join.upper) if side == "left" else (-join.upper if not upper
+                                                                                 else -join.lower)
+    if isinstance(join, SqlWindowJoin):
+        end = sql_window_end(join, other_ts)
+        return end - 1 - other_ts if upper else end - _unit(join.window) - other_ts
     if isinstance(join, WindowJoin):
         return getattr(join.window, "size", getattr(join.window, "gap", 1)) if upper else 0
     if side == "right":  # a right element joins a left one at l.ts + [lower, upper]
@@ -166,9 +223,12 @@ def _offset(join: JoinSpec, side: Side, upper: bool) -> int:
 
 def _cleanup(join: JoinSpec, side: Side, ts: int) -> int:
     """When a record of `side` at `ts` is removed: `IntervalJoinOperator`'s cleanup timer (its bounds made
-    inclusive), or the end of a window join's window."""
-    if isinstance(join, WindowJoin):
-        return ts + _offset(join, side, True)
+    inclusive), the end of a window join's window, or the last millisecond of a SQL window join's earliest window
+    (its timer)."""
+    if isinstance(join, WindowJoin | SqlWindowJoin):
+        return ts + _offset(join, side, True, ts)
+    if isinstance(join, SqlIntervalJoin):  # `registerCleanUpTimer`: ts + the row's relative size + 1
+        return ts + (-join.lower if side == "left" else join.upper) + 1
     lower, upper = join.lower + join.lower_exclusive, join.upper - join.upper_exclusive
     relative_upper = upper if side == "left" else -lower
     return ts + relative_upper if relative_upper > 0 else ts
@@ -190,7 +250,7 @@ def play(join: JoinSpec, channels: dict[Side, int], drawn: list[Step]) -> tuple[
                 other = last["right" if side == "left" else "left"]
                 if other is not None:
                     key, ts = other
-                    partner = ts + _offset(join, side, upper) + off
+                    partner = ts + _offset(join, side, upper, ts) + off
                     last[side] = (key, partner)
                     events.append(JoinEvent(side, Record(key, index, partner, channel)))
             case AtWatermark(side, off, _):

@@ -267,6 +267,6 @@ def test_the_protocol_links_the_features_table_of_the_format():
     assert "[format.md](format.md#features)" in protocol
     assert "\n### Features\n" in (ROOT / "docs" / "format.md").read_text(encoding="utf-8")
     hello = json.loads((SCHEMAS / "window-process-1-hello.schema.json").read_text(encoding="utf-8"))
-    from window_contract.features import FEATURES, JOIN_FEATURES
+    from window_contract.features import FEATURES, JOIN_FEATURES, SQL_JOIN_FEATURES
 
-    assert hello["properties"]["features"]["items"]["enum"] == [*FEATURES, *JOIN_FEATURES]
+    assert hello["properties"]["features"]["items"]["enum"] == [*FEATURES, *JOIN_FEATURES, *SQL_JOIN_FEATURES]

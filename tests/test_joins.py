@@ -83,7 +83,8 @@ def test_an_observation_reads_back_as_it_was_written():
      "$.events[0]: processing_time is not an event of a join case: its joins run in event time"),
     (interval_join([], lower="x"), "$.join.lower: must be an integer in Java long range"),
     ({"format": "join-case/1", "join": {"operation": "interval"}, "events": []},
-     "$.join.operation: must be one of 'window_join', 'window_cogroup', 'interval_join', not 'interval'"),
+     "$.join.operation: must be one of 'window_join', 'window_cogroup', 'interval_join', 'sql_window_join', "
+     "'sql_interval_join', not 'interval'"),
     ({"format": "join-case/1", "join": {"operation": "window_join", "window": {"assigner": "dynamic_session",
                                                                               "gap_extractor": "value"}},
       "events": []}, "$.join: 'dynamic_session' takes a function of the element"),

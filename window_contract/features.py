@@ -29,7 +29,7 @@ from window_contract.case import (
     WatermarkStatus,
 )
 from window_contract.facts import EXTREME, LONG_MAX
-from window_contract.join_case import IntervalJoin, JoinCase
+from window_contract.join_case import IntervalJoin, JoinCase, SqlIntervalJoin, SqlWindowJoin
 from window_contract.long_sums import overflows
 
 ALLOWED_LATENESS = Feature("allowed_lateness", "allowed lateness other than 0")
@@ -59,8 +59,17 @@ JOIN_COGROUP = Feature("join.cogroup", "a window coGroup of two inputs (CoGroupe
 JOIN_INTERVAL = Feature("join.interval", "an interval join of two keyed inputs (KeyedStream.intervalJoin)")
 JOIN_FEATURES: dict[str, str] = dict([JOIN_WINDOW, JOIN_COGROUP, JOIN_INTERVAL])
 JOIN_NAMES = frozenset(JOIN_FEATURES)
+#: Flink SQL's joins of two tables (`join-case/1` too, through `run_joins`): apart from the DataStream joins, which an
+#: implementation of those need not run.
+JOIN_SQL_WINDOW = Feature("join.sql_window", "Flink SQL's window join of two window table functions "
+                                             "(WindowJoinOperator: inner, left, right, full outer, semi, anti)")
+JOIN_SQL_INTERVAL = Feature("join.sql_interval", "Flink SQL's interval join of two tables (RowTimeIntervalJoin: inner, "
+                                                 "left, right, full outer)")
+SQL_JOIN_FEATURES: dict[str, str] = dict([JOIN_SQL_WINDOW, JOIN_SQL_INTERVAL])
+#: Every join an implementation may declare.
+ALL_JOIN_NAMES = JOIN_NAMES | frozenset(SQL_JOIN_FEATURES)
 #: Every name an implementation may declare.
-DECLARABLE_FEATURES = ALL_FEATURES | JOIN_NAMES
+DECLARABLE_FEATURES = ALL_FEATURES | ALL_JOIN_NAMES
 
 
 def required_features(case: Case) -> frozenset[str]:
@@ -93,6 +102,10 @@ def join_required_features(case: JoinCase) -> frozenset[str]:
     join = case.join
     if isinstance(join, IntervalJoin):
         needed = {JOIN_INTERVAL.name}
+    elif isinstance(join, SqlWindowJoin):
+        needed = {JOIN_SQL_WINDOW.name} | join.window.needs()
+    elif isinstance(join, SqlIntervalJoin):
+        needed = {JOIN_SQL_INTERVAL.name}
     else:
         needed = {(JOIN_COGROUP if join.cogroup else JOIN_WINDOW).name}
         needed |= {name for part in (join.window, join.trigger, join.evictor) if part is not None

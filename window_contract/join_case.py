@@ -78,7 +78,58 @@ class IntervalJoin:
     operation = "interval_join"
 
 
-JoinSpec = WindowJoin | IntervalJoin
+#: Flink SQL's join types (`FlinkJoinType`) a window join takes: `IN` / `EXISTS` plan to a semi join, `NOT IN` /
+#: `NOT EXISTS` to an anti join.
+SQL_JOIN_TYPES = ("inner", "left", "right", "full", "semi", "anti")
+#: How a semi or anti join's subquery is written: `[NOT] EXISTS (SELECT * ...)` or `L.k [NOT] IN (SELECT R.k ...)`.
+SQL_SUBQUERY_FLAVOURS = ("exists", "in")
+
+
+@dataclass(frozen=True)
+class SqlWindowJoin:
+    """Flink SQL's window join of two window table functions of the same window (`TUMBLE`, `HOP`, `CUMULATE`) on the
+    key and both windows' bounds, `type` one of `SQL_JOIN_TYPES`::
+
+        SELECT ... FROM (SELECT * FROM TABLE(TUMBLE(TABLE l, DESCRIPTOR(rowtime), size))) L
+        [LEFT | RIGHT | FULL] JOIN (SELECT * FROM TABLE(TUMBLE(TABLE r, ...))) R
+        ON L.k = R.k AND L.window_start = R.window_start AND L.window_end = R.window_end
+
+    A semi join is `WHERE EXISTS (SELECT * FROM ... R WHERE <the same condition>)` (`flavour` "exists", the default)
+    or `WHERE L.k IN (SELECT R.k FROM ... R WHERE <the windows' condition>)` ("in"), an anti join `NOT EXISTS` or
+    `NOT IN`. Each window of a key is joined once, when the watermark passes it; late rows are dropped."""
+
+    window: WindowSpec
+    type: str = "inner"
+    #: How a semi or anti join is written: "exists" or "in" (`SQL_SUBQUERY_FLAVOURS`).
+    flavour: str = "exists"
+
+    operation = "sql_window_join"
+
+
+#: The join types Flink 2.3's SQL interval join takes (its planner refuses semi and anti interval joins).
+SQL_INTERVAL_JOIN_TYPES = ("inner", "left", "right", "full")
+
+
+@dataclass(frozen=True)
+class SqlIntervalJoin:
+    """Flink SQL's interval join of two tables on the key and a bound on their rowtimes, `lower <= l.rt - r.rt <=
+    upper` (inclusive, as `BETWEEN`; a strict bound is one of these moved by 1 ms), `type` one of
+    `SQL_INTERVAL_JOIN_TYPES`::
+
+        SELECT ... FROM l [LEFT | RIGHT | FULL] JOIN r
+        ON l.k = r.k AND l.rowtime BETWEEN r.rowtime + lower AND r.rowtime + upper
+
+    Rows are joined as they arrive; an outer join's row without a partner is padded with nulls once the watermark
+    has passed the last time a partner could come."""
+
+    lower: int
+    upper: int
+    type: str = "inner"
+
+    operation = "sql_interval_join"
+
+
+JoinSpec = WindowJoin | IntervalJoin | SqlWindowJoin | SqlIntervalJoin
 
 
 @dataclass(frozen=True)
@@ -111,6 +162,12 @@ class JoinCase:
 
 
 def join_spec_to_json(join: JoinSpec) -> dict[str, Any]:
+    if isinstance(join, SqlIntervalJoin):
+        return {"operation": join.operation, "type": join.type, "lower": join.lower, "upper": join.upper}
+    if isinstance(join, SqlWindowJoin):
+        flavour = {"flavour": join.flavour} if join.type in ("semi", "anti") else {}
+        return {"operation": join.operation, "type": join.type} | flavour | {
+            "window": kind_to_json(ASSIGNERS, join.window)}
     if isinstance(join, WindowJoin):
         return {"operation": join.operation, "window": kind_to_json(ASSIGNERS, join.window),
                 "trigger": kind_to_json(TRIGGERS, join.trigger), "evictor": kind_to_json(EVICTORS, join.evictor),

@@ -16,16 +16,24 @@ from window_contract.case import ASSIGNERS, EVICTORS, TRIGGERS, ProcessingTime
 from window_contract.case_json import _check_channels, _check_fit, _read_event, _read_kind, read_case_file, read_cases
 from window_contract.join_case import (
     JOIN_CASE_FORMAT,
+    SQL_INTERVAL_JOIN_TYPES,
+    SQL_JOIN_TYPES,
+    SQL_SUBQUERY_FLAVOURS,
     IntervalJoin,
     JoinCase,
     JoinEvent,
     JoinSpec,
+    SqlIntervalJoin,
+    SqlWindowJoin,
     WindowJoin,
 )
 from window_contract.join_observation import SIDES, join_observation_from_json
 from window_contract.validation import MISSING, Fields, Problems, parse_json
 
-OPERATIONS = ("window_join", "window_cogroup", "interval_join")
+OPERATIONS = ("window_join", "window_cogroup", "interval_join", "sql_window_join", "sql_interval_join")
+#: The windows of Flink SQL's window table functions a window join of this format takes (Flink 2.3 plans a `SESSION`
+#: window join too, its table function partitioned by the key: not in this format yet).
+SQL_WINDOWS = ("tumbling", "sliding", "cumulative")
 
 
 def join_cases_from_json(doc: Any, source: str | None = None) -> list[JoinCase]:
@@ -69,6 +77,24 @@ def _read_join(doc: Any, path: str, problems: Problems) -> JoinSpec | None:
                             f.take_bool("upper_exclusive", False), late.take_bool("left", False),
                             late.take_bool("right", False))
         late.done()
+    elif operation == "sql_interval_join":
+        join_type = f.take_choice("type", SQL_INTERVAL_JOIN_TYPES, "inner")
+        join = SqlIntervalJoin(f.take_long("lower"), f.take_long("upper"), join_type or "inner")
+        if join.lower > join.upper:
+            problems.add(path, "lower > upper: Flink's planner makes no interval join of a negative window (it "
+                               "filters, or pads every row of an outer side), which this format does not take")
+    elif operation == "sql_window_join":
+        join_type = f.take_choice("type", SQL_JOIN_TYPES, "inner") or "inner"
+        flavour = f.take_choice("flavour", SQL_SUBQUERY_FLAVOURS, "exists") or "exists"
+        if flavour != "exists" and join_type not in ("semi", "anti"):
+            problems.add(f.at("flavour"), "is how a semi or anti join's subquery is written, not a "
+                                          f"{join_type} join's")
+        window = _read_kind(ASSIGNERS, f.take("window"), f.at("window"), problems)
+        join = SqlWindowJoin(window, join_type, flavour) if window is not None else None
+        if window is not None and (window.tag not in SQL_WINDOWS or getattr(window, "time", "event") != "event"):
+            problems.add(f.at("window"), f"a SQL window join in this format is over an event-time window of "
+                                         f"{', '.join(SQL_WINDOWS)}, not {window.tag!r} (Flink 2.3 plans a SESSION "
+                                         "window join too, which this format does not take yet)")
     elif operation is not None:
         window = _read_kind(ASSIGNERS, f.take("window"), f.at("window"), problems)
         trigger = _read_kind(TRIGGERS, f.take("trigger", None), f.at("trigger"), problems, optional=True)

@@ -7,7 +7,9 @@ end of input) of the event during which it was emitted:
   (`ProcessJoinFunction.processElement(left, right, ...)`), with the output record's timestamp: the window's
   `maxTimestamp()`, or `max(left.ts, right.ts)`;
 - a `CoGroup` for a window coGroup: `CoGroupFunction.coGroup(lefts, rights)`, both lists sorted, either may be
-  empty.
+  empty;
+- a `SqlRow` for a Flink SQL join: the joined row's left and right values, `None` for the side an outer join pads
+  with nulls (and for the right of a semi or anti join, which emits left rows alone), with its window's bounds.
 
 `watermark` is the operator's current watermark at the output. `late` holds the records of an interval join's late
 side outputs, `dropped` the late records Flink drops (a window join's `numLateRecordsDropped`, an interval join's
@@ -62,7 +64,23 @@ class CoGroup:
         object.__setattr__(self, "right_values", tuple(sorted(self.right_values)))
 
 
-JoinOutput = Pair | CoGroup
+@dataclass(frozen=True)
+class SqlRow:
+    """One row of a SQL join: `left`/`right` the values of the joined rows, `None` where padded with nulls (or, for a
+    semi or anti join, where there is no right row); `window` the `(window_start, window_end)` the row shows (a window
+    join's), else `None`; `timestamp` the output record's (an interval join's), else `None`: a window join's rows
+    carry none (`WindowJoinOperator` erases it)."""
+
+    at: int
+    key: str
+    watermark: int
+    left: int | None
+    right: int | None
+    window: tuple[int, int] | None = None
+    timestamp: int | None = None
+
+
+JoinOutput = Pair | CoGroup | SqlRow
 
 
 @dataclass(frozen=True)
@@ -108,6 +126,10 @@ def join_observation_to_json(o: JoinObservation) -> dict[str, Any]:
 
 
 def _output_to_json(x: JoinOutput) -> dict[str, Any]:
+    if isinstance(x, SqlRow):
+        window = None if x.window is None else {"start": x.window[0], "end": x.window[1]}
+        return {"at": x.at, "key": x.key, "watermark": x.watermark, "left": x.left, "right": x.right,
+                "window": window, "timestamp": x.timestamp}
     doc = {"at": x.at, "key": x.key, "timestamp": x.timestamp, "watermark": x.watermark}
     if isinstance(x, Pair):
         return doc | {"left": x.left, "right": x.right}
@@ -136,6 +158,8 @@ def join_observation_from_json(doc: Any, path: str, problems: Problems) -> JoinO
 def _read_output(doc: Any, path: str, problems: Problems) -> JoinOutput | None:
     f = Fields(doc, path, problems)
     at, key = f.take_long("at", minimum=0), f.take_str("key") or ""
+    if "window" in f.obj:
+        return _read_sql_row(f, at, key, problems)
     timestamp, watermark = f.take_long("timestamp"), f.take_long("watermark")
     if "left_values" in f.obj or "right_values" in f.obj:
         lefts, rights = (_read_values(f, name, problems) for name in ("left_values", "right_values"))
@@ -144,6 +168,24 @@ def _read_output(doc: Any, path: str, problems: Problems) -> JoinOutput | None:
     pair = Pair(at, key, timestamp, watermark, f.take_long("left"), f.take_long("right"))
     f.done()
     return pair
+
+
+def _read_sql_row(f: Fields, at: int, key: str, problems: Problems) -> SqlRow:
+    watermark = f.take_long("watermark")
+    left, right, timestamp = (_take_nullable_long(f, name) for name in (*SIDES, "timestamp"))
+    window = f.take("window")
+    bounds = None
+    if window is not None:
+        w = Fields(window, f.at("window"), problems)
+        bounds = (w.take_long("start"), w.take_long("end"))
+        w.done()
+    f.done()
+    return SqlRow(at, key, watermark, left, right, bounds, timestamp)
+
+
+def _take_nullable_long(f: Fields, name: str) -> int | None:
+    """A long, or `None` where the field is `null` or absent."""
+    return None if f.obj.get(name) is None and f.take(name, None) is None else f.take_long(name)
 
 
 def _read_values(f: Fields, name: str, problems: Problems) -> tuple[int, ...]:

@@ -8,8 +8,13 @@ from __future__ import annotations
 from typing import Any
 
 from window_contract.case import EVENTS, ProcessingTime
-from window_contract.join_case import JOIN_CASE_FORMAT
-from window_contract.join_case_json import OPERATIONS
+from window_contract.join_case import (
+    JOIN_CASE_FORMAT,
+    SQL_INTERVAL_JOIN_TYPES,
+    SQL_JOIN_TYPES,
+    SQL_SUBQUERY_FLAVOURS,
+)
+from window_contract.join_case_json import OPERATIONS, SQL_WINDOWS
 from window_contract.join_observation import JOIN_OBSERVATION_FORMAT, SIDES
 from window_contract.schemas import (
     BASE,
@@ -35,6 +40,7 @@ def join_observation_schema() -> dict[str, Any]:
     long, text = ref("long"), {"type": "string"}
     common = {"at": _at(), "key": text, "timestamp": long, "watermark": long}
     values = {"type": "array", "items": ref("long")}
+    nullable_long = {"oneOf": [{"type": "null"}, long]}
     side_record = {"type": "object", "required": ["at", "input", "key", "value", "ts"], "additionalProperties": False,
                    "properties": {"at": _at(), "input": ref("input"), "key": text, "value": long, "ts": long}}
     return {
@@ -51,7 +57,15 @@ def join_observation_schema() -> dict[str, Any]:
                  "properties": common | {"left": long, "right": long}},
                 {"description": "a call of the coGroup function", "type": "object",
                  "required": [*common, "left_values", "right_values"], "additionalProperties": False,
-                 "properties": common | {"left_values": values, "right_values": values}}]}},
+                 "properties": common | {"left_values": values, "right_values": values}},
+                {"description": "a SQL join's row: null for a side padded with nulls (and a semi or anti join's "
+                                "right), window its window_start and window_end", "type": "object",
+                 "required": ["at", "key", "watermark", "left", "right", "window"], "additionalProperties": False,
+                 "properties": {"at": _at(), "key": text, "watermark": long, "left": nullable_long,
+                                "right": nullable_long, "timestamp": nullable_long | {"default": None},
+                                "window": {"oneOf": [{"type": "null"}, {
+                                    "type": "object", "required": ["start", "end"], "additionalProperties": False,
+                                    "properties": {"start": long, "end": long}}]}}}]}},
             "late": {"type": "array", "items": side_record, "default": [],
                      "description": "an interval join's late side outputs"},
             "dropped": {"type": "array", "items": side_record, "default": [],
@@ -114,7 +128,20 @@ def join_case_schema() -> dict[str, Any]:
                               "operation": {"const": "interval_join"}, "lower": ref("long"), "upper": ref("long"),
                               "lower_exclusive": boolean, "upper_exclusive": boolean,
                               "late_side_output": {"type": "object", "additionalProperties": False,
-                                                   "properties": {side: boolean for side in SIDES}}}}]},
+                                                   "properties": {side: boolean for side in SIDES}}}},
+                         {"description": "Flink SQL's window join of two window table functions",
+                          "additionalProperties": False, "required": ["operation", "window"], "properties": {
+                              "operation": {"const": "sql_window_join"},
+                              "type": {"enum": list(SQL_JOIN_TYPES), "default": "inner"},
+                              "flavour": {"enum": list(SQL_SUBQUERY_FLAVOURS), "default": "exists",
+                                          "description": "a semi or anti join's subquery: [NOT] EXISTS or [NOT] IN"},
+                              "window": {"allOf": [ref("window"), {"properties": {
+                                  "assigner": {"enum": list(SQL_WINDOWS)}}}]}}},
+                         {"description": "Flink SQL's interval join: lower <= l.rt - r.rt <= upper, lower <= upper",
+                          "additionalProperties": False, "required": ["operation", "lower", "upper"], "properties": {
+                              "operation": {"const": "sql_interval_join"},
+                              "type": {"enum": list(SQL_INTERVAL_JOIN_TYPES), "default": "inner"},
+                              "lower": ref("long"), "upper": ref("long")}}]},
             "event": {"type": "object", "description": "an input's event: input beside one of the tags "
                                                        + ", ".join(k.tag for k in EVENTS if k is not ProcessingTime),
                       "oneOf": [_join_event(kind) for kind in EVENTS if kind is not ProcessingTime]},
@@ -130,7 +157,8 @@ def run_joins_schema() -> dict[str, Any]:
         "$id": BASE + "window-process-1-run-joins.schema.json",
         "title": "window-process/1 run_joins request: a batch of join cases, from the suite on the process's stdin",
         "description": "One line, only to a process whose hello declares a join feature (join.window, join.cogroup, "
-                       "join.interval). The process answers it as a run request, with join-observation/1 documents.",
+                       "join.interval, join.sql_window, join.sql_interval). The process answers it as a run request, "
+                       "with join-observation/1 documents.",
         "type": "object",
         "required": ["type", "id", "cases"],
         "additionalProperties": False,

@@ -13,7 +13,7 @@ import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from window_contract.features import DECLARABLE_FEATURES, JOIN_NAMES
+from window_contract.features import ALL_JOIN_NAMES, DECLARABLE_FEATURES
 from window_contract.guards import DEFAULT_LIMITS, Limits, guarded
 from window_contract.implementation import (
     OPTIONAL_MEMBERS,
@@ -185,8 +185,8 @@ def _check_members(spec: str, impl: Implementation) -> None:
     if unknown:
         raise ImplementationNotFound(
             f"{spec!r} declares unknown features: {', '.join(unknown)} "
-            "(the names are those of window_contract.features.FEATURES and JOIN_FEATURES)")
-    joins = sorted(features & JOIN_NAMES)
+            "(the names are those of window_contract.features.FEATURES, JOIN_FEATURES and SQL_JOIN_FEATURES)")
+    joins = sorted(features & ALL_JOIN_NAMES)
     if joins and not callable(getattr(impl, "run_joins", None)):
         raise ImplementationNotFound(f"{spec!r} declares {', '.join(joins)} but has no run_joins(cases) to run "
                                      "join cases with")

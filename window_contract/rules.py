@@ -35,6 +35,7 @@ RULES: dict[str, str] = {
     "sql.emit_delay": "a negative early- or late-fire delay (Flink SQL's WindowEmitStrategy)",
     "sql.emit_late_delay": "a late-fire delay above the allowed lateness (Flink SQL's WindowEmitStrategy)",
     "sql.hop_multiple": "a HOP whose size is no multiple of its slide (Flink SQL's window aggregate)",
+    "sql.tumble_offset": "a TUMBLE whose offset is not below its size (Flink SQL's window join)",
     "join.bounds": "an interval join's lower bound above its upper bound (IntervalJoinOperator)",
     "sql.hop_panes": "a HOP of more panes (size / gcd(size, slide)) than an int holds (SlidingWindowAssigner)",
     # runtime: the job fails while it runs

@@ -36,7 +36,7 @@ from window_contract.case import (
     Vocabulary,
 )
 from window_contract.facts import LONG_MAX, LONG_MIN
-from window_contract.features import FEATURES, JOIN_FEATURES
+from window_contract.features import FEATURES, JOIN_FEATURES, SQL_JOIN_FEATURES
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 BASE = "https://window-conformance.invalid/schemas/"
@@ -253,7 +253,8 @@ def hello_schema() -> dict[str, Any]:
             "protocol": {"const": "window-process/1", "description": "the protocol's version; the suite refuses "
                                                                      "any other"},
             "name": {"type": "string", "minLength": 1, "description": "the implementation's name in the report"},
-            "features": {"type": "array", "items": {"enum": [*FEATURES, *JOIN_FEATURES]}, "uniqueItems": True,
+            "features": {"type": "array", "uniqueItems": True,
+                         "items": {"enum": [*FEATURES, *JOIN_FEATURES, *SQL_JOIN_FEATURES]},
                          "description": "the features it supports (docs/format.md, 'Features'); the suite sends "
                                         "only cases that need no other"},
             "position_free": {

@@ -12,7 +12,7 @@ import re
 from typing import get_type_hints
 
 from window_contract.case import ASSIGNERS, EVICTORS, GENERATORS, TRIGGERS, Kind, TriggerSpec, Vocabulary
-from window_contract.features import FEATURES, JOIN_FEATURES
+from window_contract.features import FEATURES, JOIN_FEATURES, SQL_JOIN_FEATURES
 
 
 def _text(doc: str | None) -> str:
@@ -38,7 +38,8 @@ def kinds_table(vocabulary: Vocabulary) -> str:
 
 def features_table() -> str:
     rows = ["| feature | a case needs it when it has |", "| --- | --- |"]
-    rows += [f"| `{name}` | {_text(description)} |" for name, description in (FEATURES | JOIN_FEATURES).items()]
+    features = FEATURES | JOIN_FEATURES | SQL_JOIN_FEATURES
+    rows += [f"| `{name}` | {_text(description)} |" for name, description in features.items()]
     return "\n".join(rows)
 
 

@@ -25,7 +25,7 @@ from hypothesis import note, seed, settings
 
 from conformance.evidence import FeatureTally, JoinPropertyViolation
 from conformance.properties.harness import Breakdown
-from window_contract.features import JOIN_NAMES, join_required_features
+from window_contract.features import ALL_JOIN_NAMES, join_required_features
 from window_contract.implementation import REQUEST_TIMEOUT, CouldNotRun, Implementation, failure_to_run, run_within
 from window_contract.join_case import JoinCase, join_case_to_json
 from window_contract.join_observation import JoinObservation, join_difference
@@ -66,7 +66,7 @@ class JoinSuite:
     @property
     def joins(self) -> frozenset[str]:
         """The joins the implementation declares."""
-        return self.impl.features & JOIN_NAMES
+        return self.impl.features & ALL_JOIN_NAMES
 
     def fits(self, case: JoinCase) -> bool:
         return join_required_features(case) <= self.impl.features

@@ -13,6 +13,12 @@ The rules, each from the class that makes it:
   lists, also when one of them is empty;
 - every committed join case (`cases/**/*.join.json`, with the observation real Flink gave) gives its expected
   observation;
+- Flink SQL's `WindowJoinOperator`: each window of a key makes, by the join's type, its rows of the values its
+  window table function put in it on time (pairs, null-padded rows of an outer side, semi and anti joins' left
+  rows), each emitted once, when the operator's watermark first reaches the window's last millisecond; a row late
+  for its window is dropped; its interval join (`RowTimeIntervalJoin`) pads an outer side's row at most once, never
+  one it joined, and only once the operator's time has reached the last time a partner can have, and pairs only
+  rows within its bounds (`sql_joins.py`);
 - both joins' watermark is the minimum over their inputs (the union's `StatusWatermarkValve`, the two-input
   operator's `IndexedCombinedWatermarkStatus`): without idleness, no operator watermark is ahead of what either
   input has sent, so one input's watermark holds the other's back.
@@ -35,7 +41,14 @@ from conformance.committed import committed
 from conformance.evidence import JoinPropertyViolation
 from conformance.properties.harness import property_settings
 from conformance.properties.joins import check_join_cases, compare_joins_with_reference, join_property
-from strategies.joins import cogroup_tumbling_joins, interval_joins, join_cases
+from conformance.properties.sql_joins import (
+    interval_pairs_within_the_bounds,
+    padded_once_and_only_without_a_partner,
+    padded_when_no_partner_can_come,
+    window_rows_exactly_once,
+    window_rows_when_the_watermark_passes,
+)
+from strategies.joins import cogroup_tumbling_joins, interval_joins, join_cases, sql_interval_joins, sql_window_joins
 from window_contract.case import EndOfChannel, Record, Watermark, WatermarkStatus
 from window_contract.case_json import JOIN_CASES_SUFFIX
 from window_contract.facts import LONG_MAX
@@ -221,6 +234,8 @@ def run_join_rule(data, join_suite, tally, rule: str, check, cases=None, keep=la
 
 
 INTERVAL_CASES = join_cases(specs=interval_joins())
+SQL_WINDOW_CASES = join_cases(specs=sql_window_joins())
+SQL_INTERVAL_CASES = join_cases(specs=sql_interval_joins())
 
 
 @join_property
@@ -231,6 +246,57 @@ def test_joins_match_reference(data, join_suite, tally):
     batch = [c for c in data.draw(st.lists(join_cases(), min_size=1, max_size=8), label="batch") if join_suite.fits(c)]
     if batch:
         compare_joins_with_reference(join_suite, tally, batch)
+
+
+@join_property
+@property_settings(share=0.3)
+@given(data=st.data())
+def test_sql_join_matches_reference(data, join_suite, tally):
+    """Flink SQL's window and interval joins observe what the reference observes."""
+    batch = [c for c in data.draw(st.lists(SQL_WINDOW_CASES | SQL_INTERVAL_CASES, min_size=1, max_size=8),
+                                  label="batch") if join_suite.fits(c)]
+    if batch:
+        compare_joins_with_reference(join_suite, tally, batch)
+
+
+@join_property
+@property_settings(share=0.3)
+@given(data=st.data())
+def test_sql_window_join_makes_each_windows_rows_once(data, join_suite, tally):
+    run_join_rule(data, join_suite, tally, "a SQL window join emits the rows its type makes of each window's on-time "
+                  "records, each once, and drops the late ones", window_rows_exactly_once, SQL_WINDOW_CASES)
+
+
+@join_property
+@property_settings(share=0.3)
+@given(data=st.data())
+def test_sql_window_join_emits_a_window_when_the_watermark_passes_it(data, join_suite, tally):
+    run_join_rule(data, join_suite, tally, "a SQL window join emits a window's rows when the watermark first reaches "
+                  "its last millisecond", window_rows_when_the_watermark_passes, SQL_WINDOW_CASES)
+
+
+@join_property
+@property_settings(share=0.3)
+@given(data=st.data())
+def test_sql_interval_join_pads_a_row_once_and_only_without_a_partner(data, join_suite, tally):
+    run_join_rule(data, join_suite, tally, "a SQL interval join pads a row with nulls at most once, and never a row "
+                  "it joined", padded_once_and_only_without_a_partner, SQL_INTERVAL_CASES)
+
+
+@join_property
+@property_settings(share=0.3)
+@given(data=st.data())
+def test_sql_interval_join_pads_a_row_only_when_no_partner_can_come(data, join_suite, tally):
+    run_join_rule(data, join_suite, tally, "a SQL interval join pads a row only once the operator's time has reached "
+                  "the last time a partner can have", padded_when_no_partner_can_come, SQL_INTERVAL_CASES)
+
+
+@join_property
+@property_settings(share=0.3)
+@given(data=st.data())
+def test_sql_interval_join_pairs_lie_within_the_bounds(data, join_suite, tally):
+    run_join_rule(data, join_suite, tally, "a SQL interval join pairs no rows outside its bounds",
+                  interval_pairs_within_the_bounds, SQL_INTERVAL_CASES)
 
 
 @join_property

@@ -104,7 +104,7 @@ public final class JoinRunner {
     }
 
     /** The case's events as the source emits them, then its end. */
-    private static List<JoinEvent> events(int id, JsonNode c) {
+    static List<JoinEvent> events(int id, JsonNode c) {
         List<JoinEvent> out = new ArrayList<>();
         JsonNode events = c.get("events");
         for (int i = 0; i <= events.size(); i++) {
@@ -178,7 +178,7 @@ public final class JoinRunner {
         }
     }
 
-    private static String observation(JoinRun run, String invalid) {
+    static String observation(JoinRun run, String invalid) {
         if (invalid != null) {
             return "{\"error\":{\"kind\":\"invalid_spec\",\"message\":" + JoinRun.quote(invalid) + "}}";
         }
