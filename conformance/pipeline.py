@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import IO
 
 from conformance.manifest import CENSUS_SEED, REFERENCE, Engine, ci_engines, engines
+from conformance.prefetch.recordings import drawing_features
 from engines.venv_engines import python_variable
 from window_contract.registry import load_implementation
 
@@ -108,10 +109,12 @@ def engine_step(engine: Engine) -> Step:
 
 def _replays_the_references_drawing(engine: Engine) -> bool:
     """Whether the engine's suite step finds every test drawn by the reference's (whose recordings are kept by the
-    features they were drawn for): it comes after it, and its implementation declares the reference's features."""
+    features their drawing depends on, `drawing_features`): it comes after it, and its implementation declares the
+    reference's window features."""
     reference = engines()[REFERENCE]
     return ((engine.ci.order, engine.name) > (reference.ci.order, reference.name)
-            and load_implementation(engine.name).features == load_implementation(REFERENCE).features)
+            and drawing_features(load_implementation(engine.name).features)
+            == drawing_features(load_implementation(REFERENCE).features))
 
 
 def dev_test_command(step: Step, command: tuple[str, ...], recordings: str) -> tuple[str, ...]:

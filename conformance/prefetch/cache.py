@@ -30,7 +30,7 @@ from dataclasses import asdict, dataclass
 from hypothesis.control import current_build_context
 from hypothesis.errors import InvalidArgument
 
-from conformance.prefetch.recordings import Recording
+from conformance.prefetch.recordings import Recording, drawing_features
 from conformance.properties.harness import Suite
 from window_contract.case import Case
 from window_contract.implementation import Implementation
@@ -87,7 +87,7 @@ class Prefetcher:
         self.suite, self.chunk = suite, chunk
         self._noted = _Sent()  # by the test that runs: `take_recording`
         self._queued = _Sent()  # to fetch
-        self.recorded = Recording(suite.features, (), ())  # by the last recording pass
+        self.recorded = Recording(self.features, (), ())  # by the last recording pass
         self._cache: dict[Case, Observation] = {}
         self._answers: dict[tuple[Case, ...], dict[int, list[Observation]]] = defaultdict(dict)
         self._example: object = None
@@ -102,7 +102,8 @@ class Prefetcher:
 
     @property
     def features(self) -> frozenset[str]:
-        return self.suite.features
+        """What the suite's tests draw for, which keys their recordings (`recordings.drawing_features`)."""
+        return drawing_features(self.suite.features)
 
     # --- the sources of answers of each pass ----------------------------------------------------
 

@@ -207,7 +207,7 @@ def _record_or_load(pyfuncitem: pytest.Function, prefetcher: Prefetcher, recorde
         return
     for item in reversed(_ahead(pyfuncitem)):
         if (item.nodeid not in recorded and item is not pyfuncitem and _recordable_ahead(item, suite)
-                and _claimed(shared, item, suite.features)):
+                and _claimed(shared, item, prefetcher.features)):
             recorded.add(item.nodeid)
             _record(item, prefetcher, _arguments(item, fixtures), shared)
     _load_written(shared, pyfuncitem, prefetcher, recorded)
@@ -215,7 +215,7 @@ def _record_or_load(pyfuncitem: pytest.Function, prefetcher: Prefetcher, recorde
     if pyfuncitem.nodeid not in recorded:
         recorded.add(pyfuncitem.nodeid)
         started = time.monotonic()
-        recording = _drawn_elsewhere(shared, pyfuncitem, suite.features)
+        recording = _drawn_elsewhere(shared, pyfuncitem, prefetcher.features)
         prefetcher.stats.waited += time.monotonic() - started
         if recording is None:
             _record(pyfuncitem, prefetcher, _arguments(pyfuncitem, pyfuncitem.funcargs), shared)

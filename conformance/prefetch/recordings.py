@@ -13,8 +13,10 @@ while its engine starts, so two runs draw about half the tests each, on two core
 
 Correctness never depends on a recording: a case a prefetched run's real pass sends that the
 recording lacks costs a real call, and a replayed example that fails hands the test to Hypothesis.
-Runs that declare other features share nothing (a recording is kept by test and features). A test
-whose claimant ends without writing it is drawn by whoever waited for it.
+Runs whose drawing depends on other features share nothing: a recording is kept by test and by the
+features the test's drawing depends on (`drawing_features`), the window features (this plug-in's tests
+draw window cases, which no join feature changes). A test whose claimant ends without writing it is
+drawn by whoever waited for it.
 
 Files: `<test and features>.claim` (the claimant's process id, created whole or not at all),
 `<test and features>.pickle` (written whole, then renamed into place; read only by the runs of the
@@ -35,6 +37,7 @@ from pathlib import Path
 
 from conformance.prefetch.replay import Example
 from window_contract.case import Case
+from window_contract.features import ALL_JOIN_NAMES
 
 #: How often a run waiting for a recording looks for it.
 POLL = 0.1
@@ -49,6 +52,13 @@ class Recording:
     cases: tuple[Case, ...]
     rounds: tuple[tuple[tuple[Case, ...], ...], ...]
     examples: tuple[Example, ...] | None = None
+
+
+def drawing_features(features: frozenset[str]) -> frozenset[str]:
+    """The features a window test's drawing depends on: the strategies draw no window case differently for a
+    join feature (`strategies.features.supported` leaves them out), so an implementation with the reference's
+    window features replays its drawing whatever joins either declares."""
+    return features - ALL_JOIN_NAMES
 
 
 def _key(nodeid: str, features: frozenset[str]) -> str:

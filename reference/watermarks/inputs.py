@@ -17,9 +17,10 @@ operator, played at the positions the case gives:
   (marking the channel active) and then finishes, with one last periodic emit that can no longer raise
   the watermark but may mark the channel idle: a finishing task advances to the end of event time
   before it finishes its operators (`StreamTask.endData`). Its periodic timer never fires after that (the
-  finishing operator's timers are quiesced), so an ended channel's status no longer changes. Without a generator `Long.MAX_VALUE` goes
-  into the valve as it is, which ignores it on a channel that is idle (as Flink's `RecordWriterOutput`
-  drops watermarks while its status is idle): an idle channel that ends stays idle.
+  finishing operator's timers are quiesced), so an ended channel's status no longer changes. Without a
+  generator `Long.MAX_VALUE` goes into the valve as it is, which ignores it on a channel that is idle (as
+  Flink's `RecordWriterOutput` drops watermarks while its status is idle): an idle channel that ends stays
+  idle.
 
 Flink's job-time rejections come first, in the order a job states them: the watermark interval, the
 legacy extractor's constructor, `withIdleness`; the new API's generator is built when the operator
