@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -220,7 +221,7 @@ def test_an_installed_suite_replays_its_committed_cases_and_a_correct_plugin_con
                             "committed_cases", "-p", "no:cacheprovider"], cwd=tmp_path, capture_output=True,
                            text=True, timeout=300, env=OUTSIDE)
     assert suite.returncode == 0, suite.stdout + suite.stderr
-    assert "1 passed, 35 deselected" in suite.stdout
+    assert re.search(r"= 1 passed, \d+ deselected in ", suite.stdout), suite.stdout
     # a plug-in of the project's folder conforms, the committed cases of its one feature among what it passes
     (tmp_path / "my_windows.py").write_text(TUMBLING, encoding="utf-8")
     run = subprocess.run([str(installed / "window-conformance"), "run", "--impl", "my_windows:MyWindows", "--profile",
@@ -228,7 +229,7 @@ def test_an_installed_suite_replays_its_committed_cases_and_a_correct_plugin_con
                           "--property", "every_record", "--property", "generated_watermark", "--out", "out"],
                          cwd=tmp_path, capture_output=True, text=True, timeout=300, env=OUTSIDE)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "my-windows: conforms (3 properties (2 more not applicable)" in run.stdout
+    assert "my-windows: conforms (3 properties (3 more not applicable)" in run.stdout  # SQL joins among them
     report = json.loads((tmp_path / "out" / "report.json").read_text(encoding="utf-8"))
     outcomes = {p["property"]: p for p in report["implementations"][0]["properties"]}
     committed = outcomes["committed_cases_give_their_expected_observations"]

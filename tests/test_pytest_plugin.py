@@ -7,6 +7,7 @@ properties that do not apply, each counterexample and its file, and the verdict,
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -78,7 +79,8 @@ def test_a_name_that_names_no_implementation_is_a_usage_error_in_one_line(projec
 def test_the_summary_without_window_out_names_the_verdict_what_does_not_apply_and_the_saved_case(project):
     done = pytest_in(project, "--window-impl", "one_late:OneLate", *RULES, "-rs")
     assert done.returncode == 1, done.stdout + done.stderr
-    assert "1 failed, 1 skipped, 34 deselected" in done.stdout  # the rule that sent no case is no pass
+    # the rule that sent no case is no pass
+    assert re.search(r"= 1 failed, 1 skipped, \d+ deselected in ", done.stdout), done.stdout
     assert "SKIPPED [1] " in done.stdout and SKIPPED in done.stdout
     summary = done.stdout.split(" window-conformance ")[1]
     saved = project / ".pytest_cache/d/window-conformance/counterexamples"
