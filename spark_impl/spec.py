@@ -130,9 +130,6 @@ class OperatorSpec:
     evictor: EvictorSpec | None
     allowed_lateness: int
     late_side_output: bool
-    #: Whether a firing emits only a result that changed (the table runtime's `AggregateWindowOperator` whose emit
-    #: strategy fires early or late on event time: `WindowEmitStrategy.produceUpdates`).
-    produce_updates: bool
     end_of_input: bool
     #: `len(case.events)`: the `at` of the end of input.
     end_at: int
@@ -146,6 +143,14 @@ class OperatorSpec:
     def is_merging(self) -> bool:
         return isinstance(self.assigner, MERGING_ASSIGNERS)
 
+    @property
+    def produce_updates(self) -> bool:
+        """Whether a firing emits only a result that changed: the table runtime's `AggregateWindowOperator` under an
+        emit strategy that fires early, or late on event time (`WindowEmitStrategy.produceUpdates`)."""
+        t = self.trigger
+        return isinstance(t, AfterEndOfWindowTrigger) and (
+            t.early_firing_delay is not None or t.late_firing_delay is not None and self.is_event_time)
+
 
 def operator_spec(case: Case) -> OperatorSpec:
     """The operator `case` describes (assumes `invalid_spec_message(case)` is None)."""
@@ -155,8 +160,5 @@ def operator_spec(case: Case) -> OperatorSpec:
         w, trigger, evictor = (
             (Global(), PurgingTrigger(CountTrigger(w.size)), None) if w.slide is None
             else (Global(), CountTrigger(w.slide), CountEvictor(w.size)))
-    updates = isinstance(case.trigger, AfterEndOfWindowTrigger) and (  # `WindowEmitStrategy.produceUpdates`
-        case.trigger.early_firing_delay is not None or case.trigger.late_firing_delay is not None
-        and case.time == "event")
     return OperatorSpec(w, case.trigger or trigger or default_trigger(w), case.evictor or evictor,
-                        case.lateness_in_effect, case.late_side_output, updates, case.end_of_input, len(case.events))
+                        case.lateness_in_effect, case.late_side_output, case.end_of_input, len(case.events))
