@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -24,10 +25,14 @@ from window_contract.join_case_json import join_cases_from_json, load_join_cases
 from window_contract.join_observation import (
     JoinObservation,
     Pair,
+    SideRecord,
+    SqlRow,
+    join_difference,
     join_equivalent,
     join_observation_from_json,
     join_observation_to_json,
 )
+from window_contract.observation import InputWatermark
 from window_contract.validation import CaseFormatError, Problems
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -71,6 +76,30 @@ def test_an_observation_reads_back_as_it_was_written():
     problems = Problems()
     assert join_observation_from_json(join_observation_to_json(observation), "$", problems) == observation
     assert problems.found == []
+
+
+def test_a_position_free_observation_is_compared_without_positions_watermarks_or_timer_times():
+    flink = JoinObservation((Pair(1, "a", 11, 5, 1, 2), SqlRow(4, "a", 20, 3, None, None, 19)),
+                            dropped=(SideRecord(3, "left", "a", 3, 12),), watermarks=(InputWatermark(2, 20),))
+    engine = JoinObservation((SqlRow(None, "a", None, 3, None), Pair(None, "a", 11, None, 1, 2)),
+                             dropped=(SideRecord(None, "left", "a", 3, 12),))
+    assert join_equivalent(flink, engine) and join_difference(flink, engine) == ""
+    moved = JoinObservation((Pair(None, "a", 12, None, 1, 2),), dropped=engine.dropped)
+    assert not join_equivalent(flink, moved)
+    assert join_difference(flink, moved).splitlines() == [
+        "outputs: missing Pair(at=None, key='a', timestamp=11, watermark=None, left=1, right=2)",
+        "outputs: missing SqlRow(at=None, key='a', watermark=None, left=3, right=None, window=None, timestamp=None)",
+        "outputs: unexpected Pair(at=None, key='a', timestamp=12, watermark=None, left=1, right=2)"]
+
+
+def test_a_position_free_observation_reads_back_and_a_placed_one_is_refused_from_it():
+    engine = JoinObservation((Pair(None, "a", 11, None, 1, 2),), dropped=(SideRecord(None, "left", "a", 3, 12),))
+    problems = Problems()
+    assert join_observation_from_json(join_observation_to_json(engine), "$", problems, position_free=True) == engine
+    assert problems.found == []
+    join_observation_from_json(join_observation_to_json(replace(engine, dropped=(SideRecord(3, "left", "a", 3, 12),))),
+                               "$", problems, position_free=True)
+    assert [str(p) for p in problems.found] == ["$.dropped[0].at: must be null: the implementation is position-free"]
 
 
 @pytest.mark.parametrize("doc, message", [

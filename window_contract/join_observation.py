@@ -17,12 +17,18 @@ side without a late output), each with the input it came from. `watermarks` list
 operator received (the window operator's, behind the union's one valve; the interval join's combination of its two
 inputs' watermarks). Equivalence is the window observation's: the same error, the same watermarks in order, and at
 every position the same outputs, late and dropped records as multisets.
+
+A position-free implementation (an engine that cannot tell at which input event it emitted something) gives `at`
+`None` everywhere, and `None` for what it cannot observe either: an output's `watermark`, and a SQL row's
+`timestamp` (the time of the timer that emitted it). It reports no `watermarks`. Compared with one, both observations
+lose their positions and those fields, and the watermarks are left out: outputs, late and dropped records are equal
+as multisets over the whole case (`window_contract.equivalence` does the same for windows).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from window_contract.observation import Error, InputWatermark
@@ -40,10 +46,10 @@ SIDES: tuple[Side, Side] = ("left", "right")
 class Pair:
     """One joined pair, emitted as a record with `timestamp`."""
 
-    at: int
+    at: int | None
     key: str
     timestamp: int
-    watermark: int
+    watermark: int | None
     left: int
     right: int
 
@@ -52,10 +58,10 @@ class Pair:
 class CoGroup:
     """One call of the coGroup function: the window's left and right values, each sorted."""
 
-    at: int
+    at: int | None
     key: str
     timestamp: int
-    watermark: int
+    watermark: int | None
     left_values: tuple[int, ...]
     right_values: tuple[int, ...]
 
@@ -71,9 +77,9 @@ class SqlRow:
     join's), else `None`; `timestamp` the output record's (an interval join's), else `None`: a window join's rows
     carry none (`WindowJoinOperator` erases it)."""
 
-    at: int
+    at: int | None
     key: str
-    watermark: int
+    watermark: int | None
     left: int | None
     right: int | None
     window: tuple[int, int] | None = None
@@ -87,7 +93,7 @@ JoinOutput = Pair | CoGroup | SqlRow
 class SideRecord:
     """A late record of one input, sent to that input's late output (`late`) or dropped (`dropped`)."""
 
-    at: int
+    at: int | None
     input: Side
     key: str
     value: int
@@ -107,10 +113,38 @@ class JoinObservation:
             object.__setattr__(self, name, tuple(getattr(self, name)))
 
 
+PARTS = ("outputs", "late", "dropped")
+
+
+def join_position_free(o: JoinObservation) -> bool:
+    """Whether `o` comes from a position-free implementation: an output or a late or dropped record without `at`."""
+    return any(x.at is None for part in PARTS for x in getattr(o, part))
+
+
+def without_positions(o: JoinObservation) -> JoinObservation:
+    """`o` as compared with a position-free implementation's: no `at`, no output watermark, no SQL row timestamp, no
+    watermarks (the module's docstring)."""
+    def unplaced(x: JoinOutput) -> JoinOutput:
+        return replace(x, at=None, watermark=None, **({"timestamp": None} if isinstance(x, SqlRow) else {}))
+
+    return JoinObservation(tuple(unplaced(x) for x in o.outputs),
+                           *(tuple(replace(r, at=None) for r in getattr(o, part)) for part in ("late", "dropped")),
+                           (), o.error)
+
+
+def join_as_compared(a: JoinObservation, b: JoinObservation) -> tuple[JoinObservation, JoinObservation]:
+    """`a` and `b` as equivalence compares them: without positions when either is position-free."""
+    if join_position_free(a) or join_position_free(b):
+        return without_positions(a), without_positions(b)
+    return a, b
+
+
 def join_equivalent(a: JoinObservation, b: JoinObservation) -> bool:
-    """The same error and watermark sequence, and at every position the same outputs, late and dropped records."""
+    """The same error and watermark sequence, and at every position the same outputs, late and dropped records
+    (over the whole case, without watermarks, when either is position-free)."""
+    a, b = join_as_compared(a, b)
     return a.error == b.error and a.watermarks == b.watermarks and all(
-        Counter(getattr(a, part)) == Counter(getattr(b, part)) for part in ("outputs", "late", "dropped"))
+        Counter(getattr(a, part)) == Counter(getattr(b, part)) for part in PARTS)
 
 
 # --- JSON ------------------------------------------------------------------------------------------------------
@@ -140,47 +174,81 @@ def _side_record_to_json(r: SideRecord) -> dict[str, Any]:
     return {"at": r.at, "input": r.input, "key": r.key, "value": r.value, "ts": r.ts}
 
 
-def join_observation_from_json(doc: Any, path: str, problems: Problems) -> JoinObservation:
-    """The observation in `doc`; every problem goes to `problems`, by JSON path and rule."""
+def join_observation_from_json(doc: Any, path: str, problems: Problems, position_free: bool = False) -> JoinObservation:
+    """The observation in `doc`; every problem goes to `problems`, by JSON path and rule. A `position_free`
+    implementation's has `"at": null` everywhere and may give `"watermark": null` (not observed)."""
     f = Fields(doc, path, problems)
     fmt = f.take("format")
     if fmt not in (MISSING, JOIN_OBSERVATION_FORMAT):
         problems.add(f.at("format"), f"must be {JOIN_OBSERVATION_FORMAT!r}, not {fmt!r}")
-    outputs = f.take_list("outputs", lambda d, p: _read_output(d, p, problems), [])
-    late = f.take_list("late", lambda d, p: _read_side_record(d, p, problems), [])
-    dropped = f.take_list("dropped", lambda d, p: _read_side_record(d, p, problems), [])
-    watermarks = f.take_list("watermarks", lambda d, p: _read_watermark(d, p, problems), [])
+    reader = _Reader(problems, position_free)
+    outputs = f.take_list("outputs", reader.output, [])
+    late = f.take_list("late", reader.side_record, [])
+    dropped = f.take_list("dropped", reader.side_record, [])
+    watermarks = f.take_list("watermarks", reader.watermark, [])
     error = read_error(f.take("error", None), f.at("error"), problems)
     f.done()
     return JoinObservation(tuple(outputs), tuple(late), tuple(dropped), tuple(watermarks), error)
 
 
-def _read_output(doc: Any, path: str, problems: Problems) -> JoinOutput | None:
-    f = Fields(doc, path, problems)
-    at, key = f.take_long("at", minimum=0), f.take_str("key") or ""
-    if "window" in f.obj:
-        return _read_sql_row(f, at, key, problems)
-    timestamp, watermark = f.take_long("timestamp"), f.take_long("watermark")
-    if "left_values" in f.obj or "right_values" in f.obj:
-        lefts, rights = (_read_values(f, name, problems) for name in ("left_values", "right_values"))
+class _Reader:
+    """The parts of a join observation, with the positions its implementation gives: an integer `at` and
+    `watermark`, or (position-free) a null `at` and a `watermark` that may be null."""
+
+    def __init__(self, problems: Problems, position_free: bool) -> None:
+        self.problems, self.position_free = problems, position_free
+
+    def at(self, f: Fields) -> int | None:
+        if not self.position_free:
+            return f.take_long("at", minimum=0)
+        if f.take("at") not in (None, MISSING):
+            self.problems.add(f.at("at"), "must be null: the implementation is position-free")
+        return None
+
+    def output_watermark(self, f: Fields) -> int | None:
+        if self.position_free and f.obj.get("watermark", 0) is None:
+            f.take("watermark")
+            return None
+        return f.take_long("watermark")
+
+    def output(self, doc: Any, path: str) -> JoinOutput:
+        f = Fields(doc, path, self.problems)
+        at, key = self.at(f), f.take_str("key") or ""
+        if "window" in f.obj:
+            return self.sql_row(f, at, key)
+        timestamp, watermark = f.take_long("timestamp"), self.output_watermark(f)
+        if "left_values" in f.obj or "right_values" in f.obj:
+            lefts, rights = (_read_values(f, name, self.problems) for name in ("left_values", "right_values"))
+            f.done()
+            return CoGroup(at, key, timestamp, watermark, lefts, rights)
+        pair = Pair(at, key, timestamp, watermark, f.take_long("left"), f.take_long("right"))
         f.done()
-        return CoGroup(at, key, timestamp, watermark, lefts, rights)
-    pair = Pair(at, key, timestamp, watermark, f.take_long("left"), f.take_long("right"))
-    f.done()
-    return pair
+        return pair
 
+    def sql_row(self, f: Fields, at: int | None, key: str) -> SqlRow:
+        watermark = self.output_watermark(f)
+        left, right, timestamp = (_take_nullable_long(f, name) for name in (*SIDES, "timestamp"))
+        window = f.take("window")
+        bounds = None
+        if window is not None:
+            w = Fields(window, f.at("window"), self.problems)
+            bounds = (w.take_long("start"), w.take_long("end"))
+            w.done()
+        f.done()
+        return SqlRow(at, key, watermark, left, right, bounds, timestamp)
 
-def _read_sql_row(f: Fields, at: int, key: str, problems: Problems) -> SqlRow:
-    watermark = f.take_long("watermark")
-    left, right, timestamp = (_take_nullable_long(f, name) for name in (*SIDES, "timestamp"))
-    window = f.take("window")
-    bounds = None
-    if window is not None:
-        w = Fields(window, f.at("window"), problems)
-        bounds = (w.take_long("start"), w.take_long("end"))
-        w.done()
-    f.done()
-    return SqlRow(at, key, watermark, left, right, bounds, timestamp)
+    def side_record(self, doc: Any, path: str) -> SideRecord:
+        f = Fields(doc, path, self.problems)
+        record = SideRecord(self.at(f), f.take_choice("input", SIDES) or "left", f.take_str("key") or "",
+                            f.take_long("value"), f.take_long("ts"))
+        f.done()
+        return record
+
+    def watermark(self, doc: Any, path: str) -> InputWatermark:
+        f = Fields(doc, path, self.problems)
+        received = InputWatermark(self.at(f), f.take_long("watermark"))
+        f.done()
+        return received
 
 
 def _take_nullable_long(f: Fields, name: str) -> int | None:
@@ -198,33 +266,18 @@ def _read_values(f: Fields, name: str, problems: Problems) -> tuple[int, ...]:
     return tuple(values)
 
 
-def _read_side_record(doc: Any, path: str, problems: Problems) -> SideRecord:
-    f = Fields(doc, path, problems)
-    record = SideRecord(f.take_long("at", minimum=0), f.take_choice("input", SIDES) or "left", f.take_str("key") or "",
-                        f.take_long("value"), f.take_long("ts"))
-    f.done()
-    return record
-
-
-def _read_watermark(doc: Any, path: str, problems: Problems) -> InputWatermark:
-    f = Fields(doc, path, problems)
-    received = InputWatermark(f.take_long("at", minimum=0), f.take_long("watermark"))
-    f.done()
-    return received
-
-
-
 def join_difference(expected: JoinObservation, actual: JoinObservation) -> str:
     """What differs between two join observations, one line a part (`join_equivalent`'s parts); empty when they
     are equivalent."""
+    expected, actual = join_as_compared(expected, actual)
     if expected.error != actual.error:
         return f"error: expected {expected.error}, got {actual.error}"
     if expected.watermarks != actual.watermarks:
         return (f"watermarks: expected {[(w.at, w.watermark) for w in expected.watermarks]}, "
                 f"got {[(w.at, w.watermark) for w in actual.watermarks]}")
     lines = []
-    for part in ("outputs", "late", "dropped"):
+    for part in PARTS:
         wanted, got = Counter(getattr(expected, part)), Counter(getattr(actual, part))
         lines += [f"{part}: {what} {item}" for what, items in (("missing", wanted - got), ("unexpected", got - wanted))
-                  for item in sorted(items.elements(), key=lambda x: x.at)]
+                  for item in sorted(items.elements(), key=lambda x: -1 if x.at is None else x.at)]
     return "\n".join(lines)

@@ -32,13 +32,20 @@ SHARED = ("long", "non_negative_long", "time", "double", "delta_function", "wind
 
 
 def _at() -> dict[str, Any]:
-    return {"$ref": "#/$defs/non_negative_long", "description": "the index of the event during which it happened; "
-                                                                "the number of events for the end of input"}
+    return {"oneOf": [{"$ref": "#/$defs/non_negative_long"}, {
+        "type": "null", "description": "a position-free implementation's: it cannot tell when it emitted the output "
+                                       "(every at of its observations is null)"}],
+            "description": "the index of the event during which it happened; the number of events for the end of input"}
+
+
+def _output_watermark() -> dict[str, Any]:
+    return {"oneOf": [ref("long"), {"type": "null", "description": "not observed (a position-free implementation)"}],
+            "description": "the operator's watermark at the output"}
 
 
 def join_observation_schema() -> dict[str, Any]:
     long, text = ref("long"), {"type": "string"}
-    common = {"at": _at(), "key": text, "timestamp": long, "watermark": long}
+    common = {"at": _at(), "key": text, "timestamp": long, "watermark": _output_watermark()}
     values = {"type": "array", "items": ref("long")}
     nullable_long = {"oneOf": [{"type": "null"}, long]}
     side_record = {"type": "object", "required": ["at", "input", "key", "value", "ts"], "additionalProperties": False,
@@ -61,7 +68,7 @@ def join_observation_schema() -> dict[str, Any]:
                 {"description": "a SQL join's row: null for a side padded with nulls (and a semi or anti join's "
                                 "right), window its window_start and window_end", "type": "object",
                  "required": ["at", "key", "watermark", "left", "right", "window"], "additionalProperties": False,
-                 "properties": {"at": _at(), "key": text, "watermark": long, "left": nullable_long,
+                 "properties": {"at": _at(), "key": text, "watermark": _output_watermark(), "left": nullable_long,
                                 "right": nullable_long, "timestamp": nullable_long | {"default": None},
                                 "window": {"oneOf": [{"type": "null"}, {
                                     "type": "object", "required": ["start", "end"], "additionalProperties": False,

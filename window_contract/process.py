@@ -314,10 +314,10 @@ class RequestKind:
         self.type, self.observation_format, self.read = type_, observation_format, read
 
 
-def read_join_observation(doc: Any, path: str) -> JoinObservation:
+def read_join_observation(doc: Any, path: str, position_free: bool = False) -> JoinObservation:
     """A `join-observation/1` of an answer; `CaseFormatError` listing every problem."""
     problems = Problems()
-    observation = join_observation_from_json(doc, path, problems)
+    observation = join_observation_from_json(doc, path, problems, position_free)
     problems.raise_if_any()
     return observation
 
@@ -369,7 +369,10 @@ class ProcessImplementation:
 
     def run_joins(self, cases: Sequence[JoinCase]) -> list[JoinObservation]:
         """One join observation per join case, in `run_joins` requests (the module's docstring), as `run`."""
-        return self._exchange(RequestKind("run_joins", JOIN_OBSERVATION_FORMAT, read_join_observation),
+        def read(doc: Any, path: str) -> JoinObservation:
+            return read_join_observation(doc, path, self.position_free)
+
+        return self._exchange(RequestKind("run_joins", JOIN_OBSERVATION_FORMAT, read),
                               [join_case_to_json(c) for c in cases], self.timeout)
 
     def _exchange(self, kind: RequestKind, documents: list[dict[str, Any]], timeout: float) -> list[Any]:
