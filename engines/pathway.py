@@ -71,8 +71,9 @@ channels, extreme values.
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from engines.serving import serve
 from window_contract.case import (
@@ -264,22 +265,24 @@ def message(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}"
 
 
-def run_together(cases: Sequence[Case]) -> list[Observation]:
-    """The cases as one computation (one `pw.run`); when it fails, each case alone."""
+def run_together(cases: Sequence, build: Callable, rejected: Callable[[str], Any]) -> list:
+    """The cases as one computation (one `pw.run`): `build(case)` puts each case's tables in the graph and gives its
+    job (with its `observation(error)`), `rejected(message)` is the observation of a case whose computation Pathway
+    refused to build; when the run fails, each case alone."""
     G.clear()
-    observations: dict[int, Observation] = {}
-    jobs: dict[int, CaseJob] = {}
+    observations: dict[int, Any] = {}
+    jobs: dict[int, Any] = {}
     for index, case in enumerate(cases):
         try:
             jobs[index] = build(case)
-        except (ValueError, TypeError, OverflowError) as rejected:
-            observations[index] = Observation.invalid_spec(message(rejected))
+        except (ValueError, TypeError, OverflowError, AssertionError) as refused:
+            observations[index] = rejected(message(refused))
     if jobs:
         try:
             pw.run(monitoring_level=pw.MonitoringLevel.NONE)
         except Exception as failed:
             if len(jobs) > 1:
-                alone = {i: run_together([cases[i]])[0] for i in jobs}
+                alone = {i: run_together([cases[i]], build, rejected)[0] for i in jobs}
                 return [alone.get(i) or observations[i] for i in range(len(cases))]
             (index,) = jobs
             observations[index] = jobs[index].observation(Error("runtime", message(failed)))
@@ -294,14 +297,24 @@ def run_together(cases: Sequence[Case]) -> list[Observation]:
 CASES_PER_RUN = 10
 
 
-def run_cases(cases: Sequence[Case]) -> list[Observation]:
-    out: list[Observation] = []
+def in_runs(cases: Sequence, build: Callable, rejected: Callable[[str], Any]) -> list:
+    """`run_together` on the cases, `CASES_PER_RUN` at a time."""
+    out: list = []
     for start in range(0, len(cases), CASES_PER_RUN):
         chunk = cases[start:start + CASES_PER_RUN]
         print(f"pathway: {len(chunk)} cases", file=sys.stderr, flush=True)
-        out.extend(run_together(chunk))
+        out.extend(run_together(chunk, build, rejected))
     return out
 
 
+def run_cases(cases: Sequence[Case]) -> list[Observation]:
+    return in_runs(cases, build, Observation.invalid_spec)
+
+
+def main() -> None:
+    from engines.pathway_joins import JOIN_FEATURES, run_joins  # builds on this module's windows and runs
+    serve(NAME, FEATURES | JOIN_FEATURES, run_cases, run_joins=run_joins)
+
+
 if __name__ == "__main__":
-    serve(NAME, FEATURES, run_cases)
+    main()
