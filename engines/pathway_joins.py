@@ -50,11 +50,10 @@ What Pathway emits and how it is read, never corrected (as the windows' adapter 
   then computed alone); a record in more than `WINDOWS_PER_ELEMENT_LIMIT` sliding windows stops the case before it,
   with no end of input, as in the windows' adapter.
 
-Not declared: the window coGroup (Pathway has no coGroup function: a user groups an outer window join's rows, which
-drops a window whose two sides are empty of each other's key only when... it is no translation, so it is left out),
-Flink SQL's window join (Pathway's window join has no semi or anti join), and the window features the windows'
-adapter leaves out (triggers but the event-time one, evictors, allowed lateness, channels), which a window join
-needs as a window does.
+Not declared: the window coGroup (Pathway has no coGroup function: its outer window join pads rows one by one, where
+a coGroup is called once a window with both lists), Flink SQL's window join (Pathway's window join has no semi or
+anti join), and what the windows' adapter leaves out (triggers but the event-time one, evictors, allowed lateness,
+channels), which a window join needs as a window does.
 """
 
 from __future__ import annotations

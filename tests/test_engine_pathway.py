@@ -9,6 +9,8 @@ its porting page's prose (`about.md`).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from engine_under_test import (
     assert_batches_answer_as_each_case_alone,
@@ -23,7 +25,19 @@ from window_contract import Case, record, session, sliding, tumbling, watermark
 from window_contract.case import BoundedOutOfOrdernessTimestampExtractor, BoundedOutOfOrdernessWatermarks
 from window_contract.difference import difference
 from window_contract.facts import TOO_MANY_WINDOWS
+from window_contract.join_case import JoinCase
+from window_contract.join_case_json import load_join_cases
+from window_contract.join_observation import (
+    JoinObservation,
+    Pair,
+    SideRecord,
+    SqlRow,
+    join_difference,
+    join_equivalent,
+)
 from window_contract.observation import Error, LateRecord, Observation, TimeWindow
+
+ROOT = Path(__file__).resolve().parents[1]
 
 engine, reference = engine_fixtures("pathway")
 
@@ -134,3 +148,57 @@ def test_a_heartbeat_that_no_window_holds_moves_the_time_from_the_next_windows_s
     case = Case(window=sliding(2, 15), events=[record("b", 1, ts=-29), watermark(-7), record("a", 2, ts=-15)])
     assert observe(engine, case) == Observation(firings=(fired(TimeWindow(-30, -28), (1,), key="b"),),
                                                 dropped=(LateRecord(None, "a", 2, -15),))
+
+
+# --- joins: engines/pathway_joins.py ------------------------------------------------------------------------------
+
+def test_declares_the_joins_pathway_writes_and_not_the_cogroup_nor_sqls_window_join(engine):
+    assert {"join.interval", "join.sql_interval", "join.window"} <= engine.features
+    assert not {"join.cogroup", "join.sql_window"} & engine.features
+
+
+def join_cases(*paths: str) -> list[JoinCase]:
+    return [c for path in paths for c in load_join_cases(ROOT / path)]
+
+
+def test_flinks_bounds_exclusivity_and_watermarks_are_pathways_interval_and_heartbeats(engine):
+    """Where Flink's rules and Pathway's meet, the engine gives Flink's observation: inclusive and exclusive bounds,
+    a late record behind both watermarks dropped, sliding window joins once a window, a SQL left join's padding."""
+    cases = [c for c in join_cases("cases/joins/interval_bounds.join.json", "cases/joins/window_join.join.json",
+                                   "cases/joins/sql/interval_join.join.json")
+             if c.name.startswith(("exclusive bounds", "sliding windows", "left join: left 10 without a partner"))]
+    assert len(cases) == 3
+    for case, got in zip(cases, engine.run_joins(cases), strict=True):
+        assert join_difference(case.expected, got, positions=False) == "", case.name
+
+
+#: What Pathway gives for each of its join divergence cases (cases/engines/pathway/*.join.json, whose `expected` is
+#: Flink's): outputs, dropped records, error; no positions, no watermarks.
+PATHWAY_GIVES = {
+    "join_stream_time": JoinObservation(dropped=(SideRecord(None, "left", "a", 2, 8),)),
+    "join_side_time": JoinObservation(dropped=(SideRecord(None, "left", "a", 1, 10),)),
+    "join_no_late_output": JoinObservation(dropped=(SideRecord(None, "left", "a", 1, 10),)),
+    "join_forgotten_at_cutoff": JoinObservation(),
+    "join_empty_interval": JoinObservation(error=Error(
+        "invalid_spec", "ValueError: lower_bound has to be less than or equal to the upper_bound in the "
+                        "Table.interval_join().")),
+    "join_long_min": JoinObservation(),
+    "sql_join_drops_behind_time": JoinObservation(dropped=(SideRecord(None, "left", "a", 2, 8),)),
+    "sql_join_padded_at_once": JoinObservation((SqlRow(None, "a", None, 1, None), SqlRow(None, "a", None, 1, 2))),
+    "window_join_drops_nothing": JoinObservation((Pair(None, "a", 9, None, 1, 2), Pair(None, "a", 9, None, 3, 2))),
+    "window_join_without_end": JoinObservation((Pair(None, "a", 9, None, 1, 2),)),
+    "window_join_session_grows": JoinObservation((Pair(None, "a", 2, None, 1, 2), Pair(None, "a", 4, None, 1, 2),
+                                                  Pair(None, "a", 4, None, 3, 2))),
+}
+
+
+def test_each_join_divergence_case_gives_what_pathway_gives_and_differs_from_flink(engine):
+    """One request for the engine's join divergence cases (one computation, ten cases to it): each observation is
+    Pathway's as its sentence in about.md says, and differs from the case's `expected`, Flink's."""
+    files = sorted((ROOT / "cases" / "engines" / "pathway").glob("*.join.json"))
+    assert {f.name.removesuffix(".join.json") for f in files} == set(PATHWAY_GIVES)
+    cases = [c for f in files for c in load_join_cases(f)]
+    for path, case, got in zip(files, cases, engine.run_joins(cases), strict=True):
+        stem = path.name.removesuffix(".join.json")
+        assert join_equivalent(got, PATHWAY_GIVES[stem], positions=False), (stem, got)
+        assert not join_equivalent(case.expected, got, positions=False), stem
