@@ -24,7 +24,9 @@ The rules, each from the class that makes it:
   input has sent, so one input's watermark holds the other's back.
 
 The brute force takes the operator's watermarks from the observation (the differential rule checks them against
-the reference's, the last rule against the inputs').
+the reference's, the last rule against the inputs'). The rules that read positions or the operator's watermarks are
+marked `positions`: not applicable to a position-free implementation, whose observations have neither (the
+differential rule and the committed cases compare its outputs over whole cases).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -260,6 +263,7 @@ def test_sql_join_matches_reference(data, join_suite, tally):
 
 
 @join_property
+@pytest.mark.positions
 @property_settings(share=0.3)
 @given(data=st.data())
 def test_sql_window_join_makes_each_windows_rows_once(data, join_suite, tally):
@@ -268,6 +272,7 @@ def test_sql_window_join_makes_each_windows_rows_once(data, join_suite, tally):
 
 
 @join_property
+@pytest.mark.positions
 @property_settings(share=0.3)
 @given(data=st.data())
 def test_sql_window_join_emits_a_window_when_the_watermark_passes_it(data, join_suite, tally):
@@ -276,6 +281,7 @@ def test_sql_window_join_emits_a_window_when_the_watermark_passes_it(data, join_
 
 
 @join_property
+@pytest.mark.positions
 @property_settings(share=0.3)
 @given(data=st.data())
 def test_sql_interval_join_pads_a_row_once_and_only_without_a_partner(data, join_suite, tally):
@@ -284,6 +290,7 @@ def test_sql_interval_join_pads_a_row_once_and_only_without_a_partner(data, join
 
 
 @join_property
+@pytest.mark.positions
 @property_settings(share=0.3)
 @given(data=st.data())
 def test_sql_interval_join_pads_a_row_only_when_no_partner_can_come(data, join_suite, tally):
@@ -300,6 +307,7 @@ def test_sql_interval_join_pairs_lie_within_the_bounds(data, join_suite, tally):
 
 
 @join_property
+@pytest.mark.positions
 @property_settings(share=0.3)
 @given(data=st.data())
 def test_interval_join_pairs_every_partner_exactly_once(data, join_suite, tally):
@@ -324,6 +332,7 @@ def test_interval_join_pair_timestamp_is_the_larger(data, join_suite, tally):
 
 
 @join_property
+@pytest.mark.positions
 @property_settings(share=0.3)
 @given(data=st.data())
 def test_interval_join_late_record_goes_to_its_sides_late_output(data, join_suite, tally):
@@ -332,6 +341,7 @@ def test_interval_join_late_record_goes_to_its_sides_late_output(data, join_suit
 
 
 @join_property
+@pytest.mark.positions
 @property_settings(share=0.3)
 @given(data=st.data())
 def test_cogroup_emits_every_window_also_with_one_side_empty(data, join_suite, tally):
@@ -340,6 +350,7 @@ def test_cogroup_emits_every_window_also_with_one_side_empty(data, join_suite, t
 
 
 @join_property
+@pytest.mark.positions
 @property_settings(share=0.3)
 @given(data=st.data())
 def test_join_watermark_is_held_back_by_either_input(data, join_suite, tally):
