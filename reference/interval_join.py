@@ -17,6 +17,11 @@ How the rules follow from the operator's code (2.3 bytecode):
   timestamp. A partner at exactly that time still arrives on time (it equals the watermark) and finds the bucket
   gone: Flink loses that pair.
 - A record at `Long.MIN_VALUE` (Flink's "no timestamp") fails the job.
+
+The dialect's switches (`reference.dialects.joins`) change what lateness is judged by (`interval_join_time`), when a
+buffered element goes (`interval_join_buffer_cleanup`), whether the late side outputs exist and whether
+`Long.MIN_VALUE` fails; with `event_time_ends="never"` an input's `Long.MAX_VALUE` is a time one past the largest
+record timestamp so far (at least 0), where an engine without an end of time puts its last heartbeat.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from typing import Protocol
 
 from reference.dialects import FLINK, Dialect
 from reference.errors import InvalidSpec, JobFailure
-from reference.javalong import LONG_MIN, ladd, lsub, wrap
+from reference.javalong import LONG_MAX, LONG_MIN, ladd, lsub, wrap
 from reference.timers import InternalTimer
 from reference.two_input import TwoInputStreamOperator
 from window_contract.join_observation import Side
@@ -62,8 +67,13 @@ class IntervalJoinOperator(TwoInputStreamOperator):
         self.upper_bound = upper if upper_inclusive else lsub(upper, 1)
         self.late_outputs = {"left": left_late_output, "right": right_late_output}
         self.output = output
+        self.dialect = dialect
         self.left_buffer: Buffer = {}
         self.right_buffer: Buffer = {}
+        #: Each input's largest record timestamp so far (`interval_join_time="own_input_largest"`).
+        self.record_time: dict[Side, int] = {"left": LONG_MIN, "right": LONG_MIN}
+        #: The largest record timestamp of either input so far, at least 0 (`event_time_ends="never"`).
+        self.latest = 0
 
     # --- elements --------------------------------------------------------------------------------
 
@@ -79,9 +89,13 @@ class IntervalJoinOperator(TwoInputStreamOperator):
                         relative_lower_bound: int, relative_upper_bound: int, side: Side) -> None:
         """`IntervalJoinOperator.processElement`: buffer the element, join it with the other side's buffered
         elements in bounds, and register its cleanup timer; a late element goes to the side output instead."""
-        if our_timestamp == LONG_MIN:
+        if our_timestamp == LONG_MIN and self.dialect.interval_join_rejects_no_timestamp:
             raise JobFailure(NO_TIMESTAMP_MESSAGE, "record.no_timestamp")
-        if self.is_late(our_timestamp):
+        self.forget_behind(side)
+        late = self.is_late(our_timestamp, side)
+        self.record_time[side] = max(self.record_time[side], our_timestamp)
+        self.latest = max(self.latest, our_timestamp)
+        if late:
             self.side_output(side, key, value, our_timestamp)
             return
         our_buffer.setdefault(key, {}).setdefault(our_timestamp, []).append(value)
@@ -94,16 +108,41 @@ class IntervalJoinOperator(TwoInputStreamOperator):
                     self.collect(key, value, other, our_timestamp, timestamp)
                 else:
                     self.collect(key, other, value, timestamp, our_timestamp)
-        cleanup_time = ladd(our_timestamp, relative_upper_bound) if relative_upper_bound > 0 else our_timestamp
-        self.timers.event_time_timers.add(cleanup_time, key, CLEANUP_LEFT if side == "left" else CLEANUP_RIGHT)
+        if self.dialect.interval_join_buffer_cleanup == "cleanup_timer":
+            cleanup_time = ladd(our_timestamp, relative_upper_bound) if relative_upper_bound > 0 else our_timestamp
+            self.timers.event_time_timers.add(cleanup_time, key, CLEANUP_LEFT if side == "left" else CLEANUP_RIGHT)
 
-    def is_late(self, timestamp: int) -> bool:
-        """`IntervalJoinOperator.isLate`: `timestamp < currentWatermark` (an element at the watermark is not)."""
-        return timestamp < self.timers.current_watermark
+    def is_late(self, timestamp: int, side: Side) -> bool:
+        """`IntervalJoinOperator.isLate`: `timestamp < currentWatermark` (an element at the watermark is not); in
+        the dialect's `interval_join_time`."""
+        return timestamp < self.time_of(side)
+
+    def time_of(self, side: Side) -> int:
+        """The time an element of `side` is judged by: the operator's watermark, or its input's own largest time."""
+        if self.dialect.interval_join_time == "combined_watermark":
+            return self.timers.current_watermark
+        own = self.combined_watermark.partial_watermarks[0 if side == "left" else 1].watermark
+        return max(own, self.record_time[side])
+
+    def forget_behind(self, side: Side) -> None:
+        """`interval_join_buffer_cleanup="behind_own_input"`: the input's buffered elements behind its time go."""
+        if self.dialect.interval_join_buffer_cleanup == "behind_own_input":
+            time = self.time_of(side)
+            for buckets in (self.left_buffer if side == "left" else self.right_buffer).values():
+                for timestamp in [t for t in buckets if t < time]:
+                    del buckets[timestamp]
+
+    def process_watermark(self, index: int, watermark: int) -> None:
+        """`processWatermark1/2`, after the input's buffered elements behind its time go (in a dialect that forgets
+        them so); `Long.MAX_VALUE` one past the largest record so far where event time never ends."""
+        self.forget_behind("left" if index == 0 else "right")
+        if watermark == LONG_MAX and self.dialect.event_time_ends == "never":
+            watermark = self.latest + 1
+        super().process_watermark(index, watermark)
 
     def side_output(self, side: Side, key: str, value: int, timestamp: int) -> None:
         """`sideOutput`: to the input's late output tag, or nowhere (no counter) without one."""
-        if self.late_outputs[side]:
+        if self.late_outputs[side] and self.dialect.interval_join_late_side_outputs:
             self.output.side_output(side, key, value, timestamp)
         else:
             self.output.drop(side, key, value, timestamp)

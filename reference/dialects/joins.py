@@ -6,7 +6,10 @@ interval join's `IntervalJoinOperator`, Flink SQL's `WindowJoinOperator` and `Ti
 here, each the hook of one rule:
 
 - `combined_watermark_status`: the class that combines the two inputs' watermarks and statuses
-  (`IndexedCombinedWatermarkStatus`, `reference.watermarks.combined`).
+  (`IndexedCombinedWatermarkStatus`, `reference.watermarks.combined`);
+- `interval_join_time`, `interval_join_buffer_cleanup`, `interval_join_late_side_outputs`,
+  `interval_join_rejects_no_timestamp`: what `IntervalJoinOperator` (`reference.interval_join`) judges an element's
+  lateness by, when it removes a buffered element, where a late one goes, and whether `Long.MIN_VALUE` fails the job.
 """
 
 from __future__ import annotations
@@ -26,6 +29,22 @@ class JoinSwitches:
     #: it takes nothing while every input is idle, and the watermark stays where the active inputs left it (the
     #: condition `!allIdle && minimum > combinedWatermark`, as Flink 1.x writes it).
     watermark_when_all_inputs_idle: Literal["highest", "kept"] = "highest"
+    #: What an interval join judges an element's lateness by (`IntervalJoinOperator.isLate`, `ts < time`):
+    #: "combined_watermark" (Flink: the operator's watermark, both inputs' combined, so one input's watermark holds
+    #: the other's back) or "own_input_largest" (the time of the element's own input alone: the largest timestamp of
+    #: its elements and watermarks before this one, so a record moves its input's time, and the other input's
+    #: watermark holds nothing back).
+    interval_join_time: Literal["combined_watermark", "own_input_largest"] = "combined_watermark"
+    #: When an interval join stops joining a buffered element: "cleanup_timer" (Flink: its bucket's cleanup timer,
+    #: when the watermark reaches the last time a partner can come) or "behind_own_input" (once it is behind the time
+    #: `interval_join_time` judges its input by, at that input's next element or watermark; no timer).
+    interval_join_buffer_cleanup: Literal["cleanup_timer", "behind_own_input"] = "cleanup_timer"
+    #: Whether an interval join has the late side outputs a job asks for (`sideOutputLeftLateData`,
+    #: `sideOutputRightLateData`); False: every late element is dropped.
+    interval_join_late_side_outputs: bool = True
+    #: Whether an element at `Long.MIN_VALUE` (Flink's "no timestamp") fails an interval join's job; False: it is a
+    #: time like any other.
+    interval_join_rejects_no_timestamp: bool = True
 
     def combined_watermark_status(self, inputs: int) -> IndexedCombinedWatermarkStatus:
         """The combination of `inputs` inputs' watermarks that a two-input operator of this dialect keeps."""
