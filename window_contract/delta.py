@@ -16,7 +16,12 @@ import json
 from typing import Any
 
 from window_contract.equivalence import as_compared, equivalent
-from window_contract.join_observation import JoinObservation, join_equivalent, join_observation_to_json
+from window_contract.join_observation import (
+    JoinObservation,
+    join_as_compared,
+    join_equivalent,
+    join_observation_to_json,
+)
 from window_contract.observation import Observation
 from window_contract.observation_json import observation_to_json
 
@@ -32,10 +37,12 @@ def delta(expected: Observation, actual: Observation, positions: bool = True) ->
     return _deep_diff(a, b)
 
 
-def join_delta(expected: JoinObservation, actual: JoinObservation) -> dict[str, Any]:
-    """What `actual` changes of `expected`, two join observations, as DeepDiff's JSON; `{}` when equivalent."""
-    if join_equivalent(expected, actual):
+def join_delta(expected: JoinObservation, actual: JoinObservation, positions: bool = True) -> dict[str, Any]:
+    """What `actual` changes of `expected`, two join observations, as DeepDiff's JSON; `{}` when equivalent (compared
+    without positions when either is position-free, or not `positions`)."""
+    if join_equivalent(expected, actual, positions):
         return {}
+    expected, actual = join_as_compared(expected, actual, positions)
     return _deep_diff(join_observation_to_json(expected), join_observation_to_json(actual))
 
 
