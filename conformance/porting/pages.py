@@ -21,12 +21,15 @@ from typing import Any
 
 from conformance.causes import CAUSES
 from conformance.divergences import Divergence, completions, dialect_of, engine_divergences, read_as_days
+from conformance.join_causes import JOIN_CAUSES, on_union
 from conformance.porting.areas import AREAS, area
 from reference.dialects import Dialect
 from reference.implementation import simulate
+from reference.joins import simulate_join
 from reports.observations import case_lines, side_by_side
 from window_contract.case import Case, case_to_json
-from window_contract.case_json import load_cases
+from window_contract.join_case import JoinCase, join_case_to_json
+from window_contract.join_observation import JoinObservation, join_observation_to_json
 from window_contract.observation import Observation
 from window_contract.observation_json import observation_to_json
 
@@ -82,7 +85,7 @@ def _divergences(engine: str, divergences: list[Divergence], root: Path, page: P
         title, _ = AREAS[area(d)]
         lines += [f'<a id="{d.id}"></a>', "", f"### {d.title}", "", f"`{d.id}`, {title}: {_form(d)}.", ""]
         dialect = engine_dialect(d, switches)
-        for n, case in enumerate(load_cases(d.case_file)):
+        for n, case in enumerate(d.cases()):
             lines += _case(engine, d, n, case, dialect, d.case_file.relative_to(root), page)
     return lines
 
@@ -113,13 +116,21 @@ def engine_dialect(d: Divergence, switches: list[Divergence]) -> Dialect:
     return dialect_of(completions((d,) if d.is_switch else (), switches)[0])
 
 
-def _case(engine: str, d: Divergence, n: int, case: Case, dialect: Dialect, file: Path, page: Path) -> list[str]:
-    doc = case_to_json(case)
+def _case(engine: str, d: Divergence, n: int, case: Case | JoinCase, dialect: Dialect, file: Path,
+          page: Path) -> list[str]:
+    joined = isinstance(case, JoinCase)
+    doc = join_case_to_json(case) if joined else case_to_json(case)
     named = f": *{case.name}*" if case.name else ""
     lines = [f"[{file.name}]({os.path.relpath(file, page.parent)}), case {n + 1}{named}", "",
              "```text", *case_lines(doc), "```", ""]
-    expected = observation_to_json(case.expected or Observation())
-    if d.is_switch or d.explains["kind"] == "days_wrap":
+    expected = (join_observation_to_json(case.expected or JoinObservation()) if joined
+                else observation_to_json(case.expected or Observation()))
+    if joined and d.is_switch:
+        engine_side = join_observation_to_json(simulate_join(case, dialect))
+        lines += [f"| position | Flink | {engine} (its dialect of the model) |", "|---|---|---|"]
+        for where, left, right in side_by_side(expected, engine_side, len(case.events)):
+            lines.append(f"| {where or 'the job'} | {_cell(left)} | {_cell(right)} |")
+    elif d.is_switch or d.explains["kind"] == "days_wrap":
         predicted = simulate(case, dialect=dialect)
         engine_side = observation_to_json(predicted if d.is_switch else read_as_days(predicted))
         label = "its dialect of the model" + ("" if d.is_switch else ", each window's bounds read back as days")
@@ -138,7 +149,7 @@ def _cell(lines: list[str]) -> str:
     return "<br>".join(line.replace("|", "\\|") for line in lines) or "(nothing)"
 
 
-def _explained(d: Divergence, case: Case, dialect: Dialect) -> str:
+def _explained(d: Divergence, case: Case | JoinCase, dialect: Dialect) -> str:
     """What an explainer says the engine does on `case`, with the cause it checks there (not computed: the model
     has no dialect for it)."""
     e = d.explains
@@ -154,7 +165,12 @@ def _explained(d: Divergence, case: Case, dialect: Dialect) -> str:
     cause = e.get("cause")
     if cause is not None:
         params = dict(cause) if isinstance(cause, dict) else {"name": cause}
-        holds = CAUSES[params.pop("name")](**params)(case, dialect)
+        name = params.pop("name")
+        if isinstance(case, JoinCase):
+            made = JOIN_CAUSES[name](**params) if name in JOIN_CAUSES else on_union(CAUSES[name](**params))
+        else:
+            made = CAUSES[name](**params)
+        holds = made(case, dialect)
         said += f"; the cause it checks holds here: {holds}" if holds else "; the cause it checks does not hold here"
     return said + " (an explainer: the engine's outputs are not computed here)."
 
