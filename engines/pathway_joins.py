@@ -24,7 +24,9 @@ arriving alone at processing time `2 * (i + 1)`, as the windows' adapter does), 
   exactly the rows behind its time. A Flink `Watermark(w)` of an input is a heartbeat row at `w` in that input's
   table, on an instance none of the case's keys has (each side its own, so the heartbeats join nothing, and an outer
   join's padded heartbeats are left out); `Watermark(Long.MAX_VALUE)` (and a channel's end) is a heartbeat just late
-  enough to make every record so far late, one past the largest timestamp so far. The case's records move their
+  enough to make every record so far late, one past the largest timestamp so far. A watermark (or end) that an idle
+  channel sends never reaches Flink's operator (`RecordWriterOutput` drops it while the status is idle): it is no
+  heartbeat either; Pathway has no idleness to translate otherwise. The case's records move their
   side's time too: that is Pathway's rule, not the adapter's. Flink SQL's interval join drops nothing: the same
   behavior makes Pathway drop what comes behind its time there too.
 - **Window join** (`a.join(b).where(..).equalTo(..).window(assigner).apply(JoinFunction)`): `window_join` with the
@@ -65,7 +67,7 @@ from dataclasses import dataclass, field
 import pathway as pw
 
 from engines.pathway import HEARTBEAT, Rows, in_runs, window, windows_of
-from window_contract.case import EndOfChannel, Record, Session, Watermark
+from window_contract.case import EndOfChannel, Record, Session, Watermark, WatermarkStatus
 from window_contract.facts import LONG_MAX, TOO_MANY_WINDOWS, WINDOWS_PER_ELEMENT_LIMIT
 from window_contract.join_case import IntervalJoin, JoinCase, SqlIntervalJoin, WindowJoin
 from window_contract.join_observation import SIDES, JoinObservation, Pair, Side, SideRecord, SqlRow
@@ -107,14 +109,18 @@ def rows(case: JoinCase, heartbeats: dict[Side, str] | None) -> tuple[dict[Side,
     per watermark and channel end (module docstring), cut before a record in too many windows."""
     out: dict[Side, list[tuple]] = {side: [] for side in SIDES}
     latest = 0
+    idle = {side: False for side in SIDES}
     for index, joined in enumerate(case.events):
         event = joined.event
+        if isinstance(event, WatermarkStatus):
+            idle[joined.input] = event.idle
+            continue
         if isinstance(event, Record):
             row = (event.key, event.value, event.ts, index)
             if isinstance(case.join, WindowJoin) and windows_of(case.join.window, event.ts) > WINDOWS_PER_ELEMENT_LIMIT:
                 return out, Error("runtime", TOO_MANY_WINDOWS)
             latest = max(latest, event.ts)
-        elif heartbeats and isinstance(event, Watermark | EndOfChannel):
+        elif heartbeats and isinstance(event, Watermark | EndOfChannel) and not idle[joined.input]:
             at = latest + 1 if isinstance(event, EndOfChannel) or event.timestamp == LONG_MAX else event.timestamp
             row = (heartbeats[joined.input], 0, at, HEARTBEAT)
         else:
