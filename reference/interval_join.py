@@ -51,6 +51,8 @@ class JoinOutput(Protocol):
     def side_output(self, side: Side, key: str, value: int, timestamp: int) -> None: ...
     def drop(self, side: Side, key: str, value: int, timestamp: int) -> None: ...
     def input_watermark(self, watermark: int) -> None: ...
+    def unjoined(self, side: Side, key: str, value: int, timestamp: int) -> None:
+        """An element on time that joined nothing buffered when it arrived (Flink's operator tells nobody)."""
 
 
 class IntervalJoinOperator(TwoInputStreamOperator):
@@ -91,8 +93,9 @@ class IntervalJoinOperator(TwoInputStreamOperator):
         elements in bounds, and register its cleanup timer; a late element goes to the side output instead."""
         if our_timestamp == LONG_MIN and self.dialect.interval_join_rejects_no_timestamp:
             raise JobFailure(NO_TIMESTAMP_MESSAGE, "record.no_timestamp")
-        self.forget_behind(side)
         late = self.is_late(our_timestamp, side)
+        if not late:
+            self.forget_behind(side)
         self.record_time[side] = max(self.record_time[side], our_timestamp)
         self.latest = max(self.latest, our_timestamp)
         if late:
@@ -100,14 +103,18 @@ class IntervalJoinOperator(TwoInputStreamOperator):
             return
         our_buffer.setdefault(key, {}).setdefault(our_timestamp, []).append(value)
         lowest, highest = ladd(our_timestamp, relative_lower_bound), ladd(our_timestamp, relative_upper_bound)
+        joined = False
         for timestamp, values in list(other_buffer.get(key, {}).items()):
             if timestamp < lowest or timestamp > highest:
                 continue
             for other in values:
+                joined = True
                 if side == "left":
                     self.collect(key, value, other, our_timestamp, timestamp)
                 else:
                     self.collect(key, other, value, timestamp, our_timestamp)
+        if not joined:
+            self.output.unjoined(side, key, value, our_timestamp)
         if self.dialect.interval_join_buffer_cleanup == "cleanup_timer":
             cleanup_time = ladd(our_timestamp, relative_upper_bound) if relative_upper_bound > 0 else our_timestamp
             self.timers.event_time_timers.add(cleanup_time, key, CLEANUP_LEFT if side == "left" else CLEANUP_RIGHT)
@@ -125,7 +132,8 @@ class IntervalJoinOperator(TwoInputStreamOperator):
         return max(own, self.record_time[side])
 
     def forget_behind(self, side: Side) -> None:
-        """`interval_join_buffer_cleanup="behind_own_input"`: the input's buffered elements behind its time go."""
+        """`interval_join_buffer_cleanup="behind_own_input"`: the input's buffered elements behind its time go (when
+        an element or a watermark of that input comes that is not itself behind it)."""
         if self.dialect.interval_join_buffer_cleanup == "behind_own_input":
             time = self.time_of(side)
             for buckets in (self.left_buffer if side == "left" else self.right_buffer).values():
@@ -134,10 +142,13 @@ class IntervalJoinOperator(TwoInputStreamOperator):
 
     def process_watermark(self, index: int, watermark: int) -> None:
         """`processWatermark1/2`, after the input's buffered elements behind its time go (in a dialect that forgets
-        them so); `Long.MAX_VALUE` one past the largest record so far where event time never ends."""
-        self.forget_behind("left" if index == 0 else "right")
+        them so, unless the watermark is behind it too); `Long.MAX_VALUE` one past the largest record so far where
+        event time never ends."""
         if watermark == LONG_MAX and self.dialect.event_time_ends == "never":
             watermark = self.latest + 1
+        side: Side = "left" if index == 0 else "right"
+        if not self.is_late(watermark, side):
+            self.forget_behind(side)
         super().process_watermark(index, watermark)
 
     def side_output(self, side: Side, key: str, value: int, timestamp: int) -> None:

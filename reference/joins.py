@@ -15,6 +15,7 @@ from __future__ import annotations
 from reference.dialects import FLINK, Dialect
 from reference.errors import InvalidSpec, JobFailure
 from reference.interval_join import IntervalJoinOperator
+from reference.javalong import wrap
 from reference.simulation import simulate
 from reference.time_interval_join import KeyedCoProcessOperator, TimeIntervalJoin
 from reference.watermarks.inputs import OperatorInputs
@@ -73,9 +74,29 @@ class IntervalJoinCollector:
     def input_watermark(self, watermark: int) -> None:
         self.watermarks.append(InputWatermark(self.at, watermark))
 
+    def unjoined(self, side: Side, key: str, value: int, timestamp: int) -> None:
+        """The DataStream interval join emits nothing for an element that joined nothing."""
+
     def observation(self, error: Error | None = None) -> JoinObservation:
         return JoinObservation(tuple(self.outputs), tuple(self.late), tuple(self.dropped), tuple(self.watermarks),
                                error)
+
+
+class SqlRowsOfPairs(IntervalJoinCollector):
+    """Flink SQL's interval join as `IntervalJoinOperator` runs it (`sql_interval_join_operator="interval_join"`): a
+    pair is a row of both values, and an outer side's element that joined nothing when it arrived a row padded with
+    nulls then; neither carries a timestamp (the table's rows reach the join without one)."""
+
+    def __init__(self, padded: tuple[Side, ...]) -> None:
+        super().__init__()
+        self.padded = padded
+
+    def pair(self, key: str, left: int, right: int, timestamp: int, watermark: int) -> None:
+        self.outputs.append(SqlRow(self.at, key, watermark, left, right))
+
+    def unjoined(self, side: Side, key: str, value: int, timestamp: int) -> None:
+        if side in self.padded:
+            self.sql_row(key, value if side == "left" else None, value if side == "right" else None)
 
 
 class JoinInput(OperatorInputs):
@@ -99,9 +120,13 @@ def simulate_interval_join(case: JoinCase, dialect: Dialect = FLINK) -> JoinObse
                                         join.left_late_output, join.right_late_output, collector, dialect)
     except InvalidSpec as e:
         return JoinObservation(error=Error("invalid_spec", str(e), e.rules))
-    return replay(case, operator, collector,
-                  lambda side, r: (operator.process_element1 if side == "left" else operator.process_element2)(
-                      r.key, r.value, r.ts))
+    return replay(case, operator, collector, records_into(operator))
+
+
+def records_into(operator: IntervalJoinOperator):
+    """How `replay` gives an interval join operator a record of either input (`processElement1/2`)."""
+    return lambda side, r: (operator.process_element1 if side == "left" else operator.process_element2)(
+        r.key, r.value, r.ts)
 
 
 def simulate_sql_window_join(case: JoinCase, dialect: Dialect = FLINK) -> JoinObservation:
@@ -114,9 +139,17 @@ def simulate_sql_window_join(case: JoinCase, dialect: Dialect = FLINK) -> JoinOb
     return replay(case, operator, collector, lambda side, r: operator.process_element(side, r.key, r.value, r.ts))
 
 
+#: The sides Flink SQL's interval join pads with nulls, by its join type.
+PADDED: dict[str, tuple[Side, ...]] = {"inner": (), "left": ("left",), "right": ("right",), "full": SIDES}
+
+
 def simulate_sql_interval_join(case: JoinCase, dialect: Dialect = FLINK) -> JoinObservation:
-    collector = IntervalJoinCollector()
     join = case.join
+    if dialect.sql_interval_join_operator == "interval_join":  # `lower <= l - r <= upper`: r - l in [-upper, -lower]
+        rows = SqlRowsOfPairs(PADDED[join.type])
+        operator = IntervalJoinOperator(wrap(-join.upper), wrap(-join.lower), True, True, False, False, rows, dialect)
+        return replay(case, operator, rows, records_into(operator))
+    collector = IntervalJoinCollector()
     operator = KeyedCoProcessOperator(TimeIntervalJoin(join.lower, join.upper, join.type, collector.interval_row),
                                       collector.input_watermark, dialect)
     return replay(case, operator, collector, lambda side, r: operator.process_element(side, r.key, r.value, r.ts))

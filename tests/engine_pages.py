@@ -20,7 +20,10 @@ from typing import Any
 from conformance.divergences import attribute, engine_divergences
 from conformance.manifest import engine as manifest
 from window_contract.case_json import case_from_json
+from window_contract.join_case import JOIN_CASE_FORMAT
+from window_contract.join_case_json import join_cases_from_json
 from window_contract.observation_json import observation_from_json
+from window_contract.process import read_join_observation
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -68,14 +71,22 @@ def assert_the_suite_finds_what_the_section_names(out: Path, engine: str, sectio
             shown = [name for name, shows in explained.items() if shows(failure)]
             assert shown, f"a divergence the page does not explain: {failure['difference']}"
             continue
-        case = case_from_json(failure["case"])
-        flink = observation_from_json(failure["reference"])
-        actual = observation_from_json(failure["actual"], position_free=impl_position_free(failure["actual"]))
-        found = attribute(case, flink, actual, divergences, positions=not impl_position_free(failure["actual"]))
+        position_free = impl_position_free(failure["actual"])
+        if failure["case"].get("format") == JOIN_CASE_FORMAT:  # a join property's counterexample
+            (case,) = join_cases_from_json(failure["case"])
+            flink = read_join_observation(failure["reference"], "$")
+            actual = read_join_observation(failure["actual"], "$", position_free)
+        else:
+            case = case_from_json(failure["case"])
+            flink = observation_from_json(failure["reference"])
+            actual = observation_from_json(failure["actual"], position_free=position_free)
+        found = attribute(case, flink, actual, divergences, positions=not position_free)
         assert found.explained_by is not None, f"a divergence the list does not explain: {found.unexplained}"
 
 
 def impl_position_free(observation: dict[str, Any]) -> bool:
-    """Whether an observation of the report is a position-free engine's (`"at": null` in its outputs)."""
-    outputs = [x for part in ("firings", "late", "dropped", "watermarks") for x in observation.get(part) or ()]
+    """Whether an observation of the report (a window or a join observation) is a position-free engine's (`"at":
+    null` in its outputs)."""
+    parts = ("firings", "outputs", "late", "dropped", "watermarks")
+    outputs = [x for part in parts for x in observation.get(part) or ()]
     return any(x.get("at") is None for x in outputs)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from reference.dialects import Dialect
 from reference.joins import simulate_join
 from window_contract import record, watermark
-from window_contract.join_case import IntervalJoin, JoinCase, JoinEvent
+from window_contract.join_case import IntervalJoin, JoinCase, JoinEvent, SqlIntervalJoin
 
 LONG_MAX, LONG_MIN = 2**63 - 1, -(2**63)
 
@@ -71,3 +71,18 @@ def test_time_that_never_ends_puts_long_max_one_past_the_largest_record_so_far()
                                          left(record("a", 2, 4)), right(record("a", 3, 5))))
     assert pairs(case) == [] and dropped(case) == [2, 3]
     assert pairs(case, event_time_ends="never") == [(1, 3), (2, 3)]  # both inputs at 3 + 1: 4 and 5 are on time
+
+
+def test_sql_interval_join_run_as_the_interval_join_drops_late_rows_and_pads_outer_rows_as_they_arrive():
+    late = JoinCase(SqlIntervalJoin(-5, 0, "left"), (
+        left(watermark(20)), right(watermark(20)), left(record("a", 1, 10)), right(record("a", 2, 12)),
+        right(record("a", 3, 25)), left(record("a", 4, 25))))
+    flink = simulate_join(late)
+    assert not flink.dropped and {(r.left, r.right) for r in flink.outputs} == {(1, None), (4, 3)}
+    as_interval = simulate_join(late, Dialect(sql_interval_join_operator="interval_join"))
+    assert [r.value for r in as_interval.dropped] == [1, 2]
+    assert [(r.left, r.right, r.timestamp) for r in as_interval.outputs] == [(4, 3, None)]
+    full = JoinCase(SqlIntervalJoin(0, 0, "full"), (left(record("a", 1, 10)), right(record("a", 2, 10))))
+    assert [(r.left, r.right) for r in simulate_join(full).outputs] == [(1, 2)]
+    assert [(r.left, r.right) for r in simulate_join(full, Dialect(sql_interval_join_operator="interval_join")).outputs
+            ] == [(1, None), (1, 2)]

@@ -9,7 +9,8 @@ here, each the hook of one rule:
   (`IndexedCombinedWatermarkStatus`, `reference.watermarks.combined`);
 - `interval_join_time`, `interval_join_buffer_cleanup`, `interval_join_late_side_outputs`,
   `interval_join_rejects_no_timestamp`: what `IntervalJoinOperator` (`reference.interval_join`) judges an element's
-  lateness by, when it removes a buffered element, where a late one goes, and whether `Long.MIN_VALUE` fails the job.
+  lateness by, when it removes a buffered element, where a late one goes, and whether `Long.MIN_VALUE` fails the job;
+- `sql_interval_join_operator`: which operator runs Flink SQL's interval join (`reference.joins`).
 """
 
 from __future__ import annotations
@@ -45,6 +46,12 @@ class JoinSwitches:
     #: Whether an element at `Long.MIN_VALUE` (Flink's "no timestamp") fails an interval join's job; False: it is a
     #: time like any other.
     interval_join_rejects_no_timestamp: bool = True
+    #: Which operator runs Flink SQL's interval join: "time_interval_join" (Flink: `RowTimeIntervalJoin`, which drops
+    #: nothing and pads an outer side's row once the operator's time has passed the last time a partner can come) or
+    #: "interval_join" (the DataStream's `IntervalJoinOperator`, in this dialect's interval join switches: a late row
+    #: is dropped, and an outer side's row that joins nothing buffered when it arrives is padded with nulls then, a
+    #: row that stays emitted when a partner comes later).
+    sql_interval_join_operator: Literal["time_interval_join", "interval_join"] = "time_interval_join"
 
     def combined_watermark_status(self, inputs: int) -> IndexedCombinedWatermarkStatus:
         """The combination of `inputs` inputs' watermarks that a two-input operator of this dialect keeps."""
