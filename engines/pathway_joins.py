@@ -26,7 +26,8 @@ arriving alone at processing time `2 * (i + 1)`, as the windows' adapter does), 
   join's padded heartbeats are left out); `Watermark(Long.MAX_VALUE)` (and a channel's end) is a heartbeat just late
   enough to make every record so far late, one past the largest timestamp so far. A watermark (or end) that an idle
   channel sends never reaches Flink's operator (`RecordWriterOutput` drops it while the status is idle): it is no
-  heartbeat either; Pathway has no idleness to translate otherwise. The case's records move their
+  heartbeat either, nor one that does not rise above what its input sent before (the input's valve lets only a
+  rise through); Pathway has no idleness to translate otherwise. The case's records move their
   side's time too: that is Pathway's rule, not the adapter's. Flink SQL's interval join drops nothing: the same
   behavior makes Pathway drop what comes behind its time there too.
 - **Window join** (`a.join(b).where(..).equalTo(..).window(assigner).apply(JoinFunction)`): `window_join` with the
@@ -68,7 +69,7 @@ import pathway as pw
 
 from engines.pathway import HEARTBEAT, Rows, in_runs, window, windows_of
 from window_contract.case import EndOfChannel, Record, Session, Watermark, WatermarkStatus
-from window_contract.facts import LONG_MAX, TOO_MANY_WINDOWS, WINDOWS_PER_ELEMENT_LIMIT
+from window_contract.facts import LONG_MAX, LONG_MIN, TOO_MANY_WINDOWS, WINDOWS_PER_ELEMENT_LIMIT
 from window_contract.join_case import IntervalJoin, JoinCase, SqlIntervalJoin, WindowJoin
 from window_contract.join_observation import SIDES, JoinObservation, Pair, Side, SideRecord, SqlRow
 from window_contract.observation import Error
@@ -110,6 +111,7 @@ def rows(case: JoinCase, heartbeats: dict[Side, str] | None) -> tuple[dict[Side,
     out: dict[Side, list[tuple]] = {side: [] for side in SIDES}
     latest = 0
     idle = {side: False for side in SIDES}
+    highest = {side: LONG_MIN for side in SIDES}  # what each input's valve let through so far
     for index, joined in enumerate(case.events):
         event = joined.event
         if isinstance(event, WatermarkStatus):
@@ -121,8 +123,11 @@ def rows(case: JoinCase, heartbeats: dict[Side, str] | None) -> tuple[dict[Side,
                 return out, Error("runtime", TOO_MANY_WINDOWS)
             latest = max(latest, event.ts)
         elif heartbeats and isinstance(event, Watermark | EndOfChannel) and not idle[joined.input]:
-            at = latest + 1 if isinstance(event, EndOfChannel) or event.timestamp == LONG_MAX else event.timestamp
-            row = (heartbeats[joined.input], 0, at, HEARTBEAT)
+            sent = LONG_MAX if isinstance(event, EndOfChannel) else event.timestamp
+            if sent <= highest[joined.input]:
+                continue
+            highest[joined.input] = sent
+            row = (heartbeats[joined.input], 0, latest + 1 if sent == LONG_MAX else sent, HEARTBEAT)
         else:
             continue
         out[joined.input].append((*row, 2 * (index + 1), 1))
