@@ -32,7 +32,8 @@ import windowconformance.protocol.JoinCase;
  *       pairs as Flink's {@code between(lower, upper)} ({@code l + lower <= r <= l + upper}) with {@code before =
  *       -lower}, {@code after = upper}. Flink SQL's {@code l.rt BETWEEN r.rt + lower AND r.rt + upper} is
  *       {@code before = upper}, {@code after = -lower}. {@code ofTimeDifferenceWithNoGrace(d)} is the symmetric
- *       window; {@code .before(..)} and {@code .after(..)} make it asymmetric, as a user does for other bounds.</li>
+ *       window; {@code .before(..)} and {@code .after(..)} make it asymmetric, as a user does for other bounds
+ *       (in Java {@code long}s: {@code -Long.MIN_VALUE} is itself, which Kafka then rejects).</li>
  *   <li>Kafka has no exclusive bound: {@code lowerBoundExclusive()} is the lower bound plus 1 ms, as Flink computes
  *       it ({@code upperBoundExclusive()} the upper minus 1), in Java {@code long} arithmetic.</li>
  *   <li>No grace: a case's watermarks come as heartbeat records ({@link JoinDrive}), as for the windows.</li>
@@ -76,30 +77,27 @@ final class KafkaStreamsJoin {
             case "interval_join" -> {
                 long low = join.path("lower_exclusive").asBoolean() ? lower + 1 : lower;
                 long up = join.path("upper_exclusive").asBoolean() ? upper - 1 : upper;
-                yield of("inner", negate(low, "lower"), up);
+                yield of("inner", -low, up);
             }
-            case "sql_interval_join" -> of(join.path("type").asText("inner"), upper, negate(lower, "lower"));
+            case "sql_interval_join" -> of(join.path("type").asText("inner"), upper, -lower);
             default -> throw new UnsupportedOperationException("kafka-streams does not declare " + c.operation());
         };
     }
 
     private static KafkaStreamsJoin of(String type, long before, long after) {
-        boolean symmetric = before == after;
-        JoinWindows windows = JoinWindows.ofTimeDifferenceWithNoGrace(Duration.ofMillis(Math.max(before, after)));
-        if (!symmetric) {
-            windows = windows.before(Duration.ofMillis(before)).after(Duration.ofMillis(after));
-        }
-        return new KafkaStreamsJoin(windows, type, before, after);
+        return new KafkaStreamsJoin(windows(before, after), type, before, after);
     }
 
-    /** {@code -bound}: a Kafka user writes the bound's opposite as a {@code Duration}, which Long.MIN_VALUE has
-     * not. */
-    private static long negate(long bound, String name) {
-        if (bound == Long.MIN_VALUE) {
-            throw new IllegalArgumentException("the " + name + " bound " + bound + " has no opposite in a Duration "
-                    + "of milliseconds (Java long)");
+    /** {@code ofTimeDifferenceWithNoGrace(d)} for a symmetric window, else the asymmetric one built from a window of
+     * 0, its non-negative side first, so that no intermediate window is rejected (nor overflows) where the final
+     * one is not: {@code JoinWindows} checks {@code before + after >= 0} at every step. */
+    private static JoinWindows windows(long before, long after) {
+        if (before == after) {
+            return JoinWindows.ofTimeDifferenceWithNoGrace(Duration.ofMillis(before));
         }
-        return -bound;
+        JoinWindows none = JoinWindows.ofTimeDifferenceWithNoGrace(Duration.ZERO);
+        return after >= 0 ? none.after(Duration.ofMillis(after)).before(Duration.ofMillis(before))
+                : none.before(Duration.ofMillis(before)).after(Duration.ofMillis(after));
     }
 
     /**
@@ -130,8 +128,6 @@ final class KafkaStreamsJoin {
 
     /** The window from the right stream's side: its records look {@code after} back and {@code before} ahead. */
     private JoinWindows mirrored() {
-        return before == after ? windows : JoinWindows.ofTimeDifferenceWithNoGrace(
-                Duration.ofMillis(Math.max(before, after))).before(Duration.ofMillis(after))
-                .after(Duration.ofMillis(before));
+        return windows(after, before);
     }
 }
