@@ -88,7 +88,6 @@ public final class KafkaStreamsEngine implements Engine {
             KafkaStreamsJoin job;
             try {
                 job = KafkaStreamsJoin.of(c);
-                job.topology();
             } catch (IllegalArgumentException rejected) {
                 observations.add(JoinObservation.invalidSpec(rejected.getMessage()));
                 continue;

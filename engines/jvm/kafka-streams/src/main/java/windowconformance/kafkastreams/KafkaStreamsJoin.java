@@ -55,16 +55,14 @@ final class KafkaStreamsJoin {
     static final String RIGHT = "right";
     static final String OUTPUT = "joined";
 
-    private final JoinWindows windows;
-    private final String type;
     private final long before;
     private final long after;
+    private final Topology topology;
 
-    private KafkaStreamsJoin(JoinWindows windows, String type, long before, long after) {
-        this.windows = windows;
-        this.type = type;
+    private KafkaStreamsJoin(String type, long before, long after) {
         this.before = before;
         this.after = after;
+        this.topology = topology(type);
     }
 
     /** The job for {@code c}; {@code IllegalArgumentException} (Kafka's words) when Kafka Streams rejects its
@@ -85,7 +83,7 @@ final class KafkaStreamsJoin {
     }
 
     private static KafkaStreamsJoin of(String type, long before, long after) {
-        return new KafkaStreamsJoin(windows(before, after), type, before, after);
+        return new KafkaStreamsJoin(type, before, after);
     }
 
     /** {@code ofTimeDifferenceWithNoGrace(d)} for a symmetric window, else the asymmetric one built from a window of
@@ -109,6 +107,11 @@ final class KafkaStreamsJoin {
     }
 
     Topology topology() {
+        return topology;
+    }
+
+    private Topology topology(String type) {
+        JoinWindows windows = windows(before, after);
         StreamsBuilder builder = new StreamsBuilder();
         KStream<String, Long> left = builder.stream(LEFT, Consumed.with(Serdes.String(), Serdes.Long()));
         KStream<String, Long> right = builder.stream(RIGHT, Consumed.with(Serdes.String(), Serdes.Long()));
@@ -119,15 +122,10 @@ final class KafkaStreamsJoin {
             case "inner" -> left.join(right, pair, windows, stores);
             case "left" -> left.leftJoin(right, pair, windows, stores);
             case "full" -> left.outerJoin(right, pair, windows, stores);
-            case "right" -> right.leftJoin(left, (Long r, Long l) -> l + "," + r, mirrored(), stores);
+            case "right" -> right.leftJoin(left, (Long r, Long l) -> l + "," + r, windows(after, before), stores);
             default -> throw new UnsupportedOperationException("kafka-streams does not declare a " + type + " join");
         };
         joined.to(OUTPUT, Produced.with(Serdes.String(), Serdes.String()));
         return builder.build();
-    }
-
-    /** The window from the right stream's side: its records look {@code after} back and {@code before} ahead. */
-    private JoinWindows mirrored() {
-        return windows(after, before);
     }
 }
