@@ -132,7 +132,7 @@ class StreamTimeJoin:
                  emit: Callable[[object, int | None, int | None, int, int], None],
                  watermark: Callable[[int], None]) -> None:
         self.window, self.outer, self.from_zero, self.emit, self.watermark = window, outer, from_zero, emit, watermark
-        self.stores = {side: WindowStore(window.retention) for side in ("left", "right")}
+        self.stores = {side: WindowStore(window.retention) for side in SIDES}
         self.stream_time = -1  # ConsumerRecord.NO_TIMESTAMP
         self.min_time = LONG_MAX
         #: (timestamp, side, key) -> values: the outer store, in its serialized order (timestamp, right before left).
