@@ -3,7 +3,6 @@ package windowconformance.kafkastreams;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Properties;
 import java.util.Set;
 import org.apache.kafka.common.serialization.LongSerializer;
@@ -89,7 +88,7 @@ final class JoinDrive {
                 }
             } catch (RuntimeException failed) {
                 collect(at);
-                observation.error("runtime", innermost(failed).toString());
+                observation.error("runtime", CaseDrive.innermost(failed).toString());
             }
         }
         return observation;
@@ -132,12 +131,9 @@ final class JoinDrive {
         return "null".equals(text) ? null : Long.valueOf(text);
     }
 
+    /** {@link CaseDrive#config}, and an outer join's padded records emitted whenever they are due (class comment). */
     private static Properties config(Path stateDir) {
-        Properties config = new Properties();
-        config.put(StreamsConfig.APPLICATION_ID_CONFIG, "window-conformance-join");
-        config.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        config.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0L);
-        config.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+        Properties config = CaseDrive.config(stateDir);
         config.put(StreamsConfig.InternalConfig.EMIT_INTERVAL_MS_KSTREAMS_OUTER_JOIN_SPURIOUS_RESULTS_FIX, 0L);
         return config;
     }
@@ -147,14 +143,6 @@ final class JoinDrive {
         Set<String> keys = new HashSet<>();
         c.events().stream().map(JoinCase.Event::event).filter(WindowCase.Record.class::isInstance)
                 .forEach(r -> keys.add(((WindowCase.Record) r).key()));
-        String key = "heartbeat";
-        while (keys.contains(key)) {
-            key += "'";
-        }
-        return key;
-    }
-
-    private static Throwable innermost(Throwable e) {
-        return e.getCause() == null || e.getCause() == e ? e : innermost(e.getCause());
+        return CaseDrive.heartbeatKey(keys);
     }
 }
