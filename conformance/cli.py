@@ -290,7 +290,12 @@ def _property_broken(impl: Implementation, case: Case, answer: Observation, time
 def explain(args: argparse.Namespace) -> int:
     from reference.explain import explain_case  # the reference is loaded only for this command
 
-    for path, index, case in _load_all(args.files):
+    loaded = _load_all(args.files)
+    joins = [_label(path, index, case) for path, index, case in loaded if isinstance(case, JoinCase)]
+    if joins:
+        raise UsageError(f"explain narrates window cases; {joins[0]} is a join case (join-case/1): python -m "
+                         "conformance replay FILE --impl reference gives Flink's observation of it")
+    for path, index, case in loaded:
         print(f"== {_label(path, index, case)}")
         lines = (line for step in explain_case(case) for line in step.splitlines())
         for n, line in enumerate(lines):

@@ -57,7 +57,7 @@ from typing import Any
 
 from conformance.causes import CAUSES, Cause
 from conformance.committed import committed
-from conformance.join_causes import JOIN_CAUSES, on_union
+from conformance.join_causes import JOIN_CAUSES, JoinCause, on_union
 from conformance.usage import UsageError
 from reference.dialects import FLINK, Dialect
 from reference.implementation import simulate
@@ -336,18 +336,26 @@ def _parameters(params: dict[str, Any], where: str, join: bool = False) -> dict[
     if unknown:
         raise DivergenceListError(f"{where}: explains.rules: {', '.join(unknown)} is no rule of window_contract.rules")
     if "cause" in params:
-        cause = params["cause"]
-        cause = dict(cause) if isinstance(cause, dict) else {"name": cause}
-        name = cause.pop("name", None)
-        known = {**JOIN_CAUSES, **CAUSES} if join else CAUSES
-        if name not in known:
-            raise DivergenceListError(f"{where}: explains.cause must name one of {', '.join(known)}")
         try:
-            made = known[name](**cause)
+            params = {**params, "cause": listed_cause(params["cause"], join)}
+        except LookupError as e:
+            raise DivergenceListError(f"{where}: explains.cause must name one of {e.args[0]}") from None
         except TypeError as e:
             raise DivergenceListError(f"{where}: explains.cause: {e}") from None
-        params = {**params, "cause": on_union(made) if join and name not in JOIN_CAUSES else made}
     return params
+
+
+def listed_cause(cause: str | dict[str, Any], join: bool = False) -> Cause | JoinCause:
+    """The cause a list names (`name` or `{ name = ..., parameters }`): a window divergence's of
+    `conformance.causes`, a join divergence's of `conformance.join_causes` or a window cause on a window join's
+    union. An unknown name raises `LookupError` with the names known, wrong parameters `TypeError`."""
+    params = dict(cause) if isinstance(cause, dict) else {"name": cause}
+    name = params.pop("name", None)
+    known = {**JOIN_CAUSES, **CAUSES} if join else CAUSES
+    if name not in known:
+        raise LookupError(", ".join(known))
+    made = known[name](**params)
+    return on_union(made) if join and name not in JOIN_CAUSES else made
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from window_contract.difference import time_text
@@ -37,20 +38,8 @@ def kind_text(kind: dict[str, Any]) -> str:
     return f"{tag[1]}(" + ", ".join(f"{k}={kind_text(v) if isinstance(v, dict) else v}" for k, v in fields) + ")"
 
 
-def join_text(join: dict[str, Any]) -> str:
-    """A join case's join as it reads: its operation, then its fields (a window as a kind)."""
-    fields = [f"{k}={kind_text(v) if k == 'window' else v}" for k, v in join.items()
-              if k != "operation" and v is not None and v is not False]
-    return f"{join['operation']}(" + ", ".join(fields) + ")"
-
-
 def case_lines(case: dict[str, Any]) -> list[str]:
-    """The case: its window specification (or its join), then its events by arrival position (a join case's with
-    their input)."""
-    if "join" in case:
-        lines = [join_text(case["join"])] + [f"{i}: {e['input']} {event_text(e)}" for i, e in enumerate(case["events"])]
-        return lines + ([f"{len(case['events'])}: end of input (watermark +inf)"] if case.get("end_of_input", True)
-                        else [])
+    """The case: its window specification, then its events by arrival position."""
     extras = [
         f"trigger {kind_text(case['trigger'])}" if case.get("trigger") else "",
         f"evictor {kind_text(case['evictor'])}" if case.get("evictor") else "",
@@ -73,35 +62,27 @@ def output_lines(observation: dict[str, Any]) -> list[tuple[int | None, str]]:
     (the order of firings within one position is a rule of its own: timers fire in timestamp order)."""
     lines = [(w["at"], f"the operator's watermark becomes {time_text(w['watermark'])}")
              for w in observation.get("watermarks", ())]
-    for x in observation.get("outputs", ()):  # a join observation's
-        lines.append((x["at"], _join_output_text(x)))
-    for f in observation.get("firings", ()):
+    for f in observation["firings"]:
         watermark = "not observed" if f["watermark"] is None else time_text(f["watermark"])
         lines.append((f["at"], f"fire {f['key']} {window_text(f['window'])} values {f['values']} "
                                f"ts {time_text(f['timestamp'])} (watermark {watermark})"))
     for part in ("late", "dropped"):
-        lines += [(r["at"], f"{part} {r.get('input', '')} {r['key']}={r['value']} @ {time_text(r['ts'])}".replace(
-            "  ", " ")) for r in observation[part]]
+        lines += [(r["at"], f"{part} {r['key']}={r['value']} @ {time_text(r['ts'])}") for r in observation[part]]
     return sorted(lines, key=lambda line: -1 if line[0] is None else line[0])
 
 
-def _join_output_text(x: dict[str, Any]) -> str:
-    """A join's output: a pair, a coGroup call or a SQL row, with its timestamp where it has one."""
-    if "left_values" in x:
-        what = f"coGroup {x['key']} {x['left_values']} {x['right_values']}"
-    else:
-        what = f"{'pair' if 'window' not in x else 'row'} {x['key']} ({x['left']}, {x['right']})"
-    return what + (f" ts {time_text(x['timestamp'])}" if x.get("timestamp") is not None else "")
-
-
-def side_by_side(left: dict[str, Any] | None, right: dict[str, Any] | None,
-                 events: int) -> list[tuple[str, list[str], list[str]]]:
+def side_by_side(left: dict[str, Any] | None, right: dict[str, Any] | None, events: int,
+                 lines: Callable[[dict[str, Any]], list[tuple[int | None, str]]] | None = None,
+                 ) -> list[tuple[str, list[str], list[str]]]:
     """Two observations of one case row by row, one row per position where either emitted something, so that
     what each emitted at the same position stands side by side: `(where, left's outputs, right's outputs)`;
-    an error, or an observation missing, comes first."""
+    an error, or an observation missing, comes first. `lines` reads an observation's outputs (`output_lines`, or
+    `reports.joins.join_output_lines` for a join's)."""
+    lines = lines or output_lines
+
     def by_position(observation: dict[str, Any] | None) -> dict[int | None, list[str]]:
         rows: dict[int | None, list[str]] = {}
-        for at, text in [] if observation is None else output_lines(observation):
+        for at, text in [] if observation is None else lines(observation):
             rows.setdefault(at, []).append(text)
         return rows
 

@@ -236,3 +236,21 @@ def test_replay_without_check_prints_join_observations_and_agrees_on_flinks_hand
     assert done.returncode == 0 and first["observation"]["format"] == "join-observation/1"
     checked = replay(str(folder), "--impl", "reference", "--check")
     assert checked.returncode == 0 and "join.sql_window" in checked.stdout, checked.stdout + checked.stderr
+
+
+# --- the porting pages ------------------------------------------------------------------------------------------
+
+
+def test_the_porting_pages_show_a_join_divergence_in_the_joins_area_with_its_join_cases():
+    """Flink 1.20's page shows its join divergence's cases as joins, the engine's side its dialect's join model; the
+    matrix puts it in the column of the joins of two streams."""
+    from conformance.porting.matrix import matrix_page
+    from conformance.porting.pages import engine_page
+
+    page = engine_page("flink-1.20", ROOT)
+    assert "joins of two streams: the switch `watermark_when_all_inputs_idle = \"kept\"`" in page
+    assert "5: left: record a=2 @ 4" in page
+    assert "| at 5 | dropped left a=2 @ 4 | pair a left 2 right 1 ts 4 (watermark 3) |" in page
+    [row] = [line for line in matrix_page(ROOT).splitlines() if line.startswith("| [`flink-1.20`]")]
+    entry = "watermark-kept-when-inputs-idle"
+    assert row.endswith(f"| [{entry}](flink-1.20.md#flink-1.20.{entry}) |")

@@ -10,6 +10,8 @@ of the engine's dialect of the reference (`reference.implementation.simulate` wi
 engine's rules at once; `tests/test_divergences.py` checks that the real engine agrees with its dialect on each
 case). An explainer is no dialect: the page says what it accounts for, and the cause it checks on the case; only
 `days_wrap` says what the engine emits, the dialect's firings with their bounds read back as Flink SQL reads them.
+A join divergence's cases are join cases: the engine's side is the join model's in the dialect
+(`reference.joins.simulate_join`), its outputs the join's pairs, coGroups or rows (`reports.joins`).
 """
 
 from __future__ import annotations
@@ -19,14 +21,19 @@ import re
 from pathlib import Path
 from typing import Any
 
-from conformance.causes import CAUSES
-from conformance.divergences import Divergence, completions, dialect_of, engine_divergences, read_as_days
-from conformance.join_causes import JOIN_CAUSES, on_union
+from conformance.divergences import (
+    Divergence,
+    completions,
+    dialect_of,
+    engine_divergences,
+    listed_cause,
+    model_of,
+    read_as_days,
+)
 from conformance.porting.areas import AREAS, area
 from reference.dialects import Dialect
-from reference.implementation import simulate
-from reference.joins import simulate_join
-from reports.observations import case_lines, side_by_side
+from reports.joins import join_case_lines, join_output_lines
+from reports.observations import case_lines, output_lines, side_by_side
 from window_contract.case import Case, case_to_json
 from window_contract.join_case import JoinCase, join_case_to_json
 from window_contract.join_observation import JoinObservation, join_observation_to_json
@@ -122,24 +129,19 @@ def _case(engine: str, d: Divergence, n: int, case: Case | JoinCase, dialect: Di
     doc = join_case_to_json(case) if joined else case_to_json(case)
     named = f": *{case.name}*" if case.name else ""
     lines = [f"[{file.name}]({os.path.relpath(file, page.parent)}), case {n + 1}{named}", "",
-             "```text", *case_lines(doc), "```", ""]
-    expected = (join_observation_to_json(case.expected or JoinObservation()) if joined
-                else observation_to_json(case.expected or Observation()))
-    if joined and d.is_switch:
-        engine_side = join_observation_to_json(simulate_join(case, dialect))
-        lines += [f"| position | Flink | {engine} (its dialect of the model) |", "|---|---|---|"]
-        for where, left, right in side_by_side(expected, engine_side, len(case.events)):
-            lines.append(f"| {where or 'the job'} | {_cell(left)} | {_cell(right)} |")
-    elif d.is_switch or d.explains["kind"] == "days_wrap":
-        predicted = simulate(case, dialect=dialect)
-        engine_side = observation_to_json(predicted if d.is_switch else read_as_days(predicted))
+             "```text", *(join_case_lines if joined else case_lines)(doc), "```", ""]
+    to_json, outputs = (join_observation_to_json, join_output_lines) if joined else (observation_to_json, output_lines)
+    expected = to_json(case.expected or (JoinObservation() if joined else Observation()))
+    if d.is_switch or d.explains["kind"] == "days_wrap":
+        predicted = model_of(case).predict(dialect)
+        engine_side = to_json(predicted if d.is_switch else read_as_days(predicted))
         label = "its dialect of the model" + ("" if d.is_switch else ", each window's bounds read back as days")
         lines += [f"| position | Flink | {engine} ({label}) |", "|---|---|---|"]
-        for where, left, right in side_by_side(expected, engine_side, len(case.events)):
+        for where, left, right in side_by_side(expected, engine_side, len(case.events), outputs):
             lines.append(f"| {where or 'the job'} | {_cell(left)} | {_cell(right)} |")
     else:
         lines += ["| position | Flink |", "|---|---|"]
-        for where, left, _ in side_by_side(expected, expected, len(case.events)):  # its rows, one column
+        for where, left, _ in side_by_side(expected, expected, len(case.events), outputs):  # its rows, one column
             lines.append(f"| {where or 'the job'} | {_cell(left)} |")
         lines += ["", f"{engine}: {_explained(d, case, dialect)}"]
     return lines + [""]
@@ -164,27 +166,22 @@ def _explained(d: Divergence, case: Case | JoinCase, dialect: Dialect) -> str:
     }[e["kind"]]
     cause = e.get("cause")
     if cause is not None:
-        params = dict(cause) if isinstance(cause, dict) else {"name": cause}
-        name = params.pop("name")
-        if isinstance(case, JoinCase):
-            made = JOIN_CAUSES[name](**params) if name in JOIN_CAUSES else on_union(CAUSES[name](**params))
-        else:
-            made = CAUSES[name](**params)
-        holds = made(case, dialect)
+        holds = listed_cause(cause, d.is_join)(case, dialect)
         said += f"; the cause it checks holds here: {holds}" if holds else "; the cause it checks does not hold here"
     return said + " (an explainer: the engine's outputs are not computed here)."
 
 
 def _commands(engine: str, divergences: list[Divergence]) -> list[str]:
-    first = divergences[0].case_file.name
+    first = next((d.case_file.name for d in divergences if not d.is_join), None)  # `explain` narrates windows
+    explain = ["# what Flink does with a case, step by step",
+               f"python -m conformance explain cases/engines/{engine}/{first}"] if first else []
     return [
         "## Ask the suite about your own job", "",
         "Write the job and a stream as a case (`window-case/1`, [docs/format.md](../format.md)), then:", "",
         "```sh",
         "# this page's cases, each difference named by the divergences that explain it",
         f"python -m conformance replay cases/engines/{engine} --impl {engine} --check --divergences",
-        "# what Flink does with a case, step by step",
-        f"python -m conformance explain cases/engines/{engine}/{first}",
+        *explain,
         "# what Flink emits for your job (the model; --impl flink runs Flink 2.3 itself), and what the engine emits",
         "python -m conformance replay my_job.json --impl reference",
         f"python -m conformance replay my_job.json --impl {engine}",
