@@ -19,7 +19,8 @@ arriving alone at processing time `2 * (i + 1)`, as the windows' adapter does), 
 - **Watermarks and lateness**: Pathway has no watermark. Each side of an interval join keeps its own time, the
   largest time of its rows so far, updated after each batch of input; `common_behavior(cutoff=c)` ignores a row whose
   time is at most its side's time minus `c`, and forgets a buffered row of a side (it joins nothing more) once that
-  side's time reaches the row's time plus `c` and that side receives a row again. Flink's interval join drops an
+  side's time reaches the row's time plus `c` and that side receives a row it does not ignore (`_freeze` comes before
+  `_forget`). Flink's interval join drops an
   element behind the watermark (`ts < watermark`, `IntervalJoinOperator.isLate`): with `cutoff=1` Pathway ignores
   exactly the rows behind its time. A Flink `Watermark(w)` of an input is a heartbeat row at `w` in that input's
   table, on an instance none of the case's keys has (each side its own, so the heartbeats join nothing, and an outer
