@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from window_contract.observation import Error, InputWatermark
-from window_contract.observation_json import read_error, watermark_to_json
+from window_contract.observation_json import PositionsReader, read_error, watermark_to_json
 from window_contract.validation import MISSING, Fields, Problems, is_long
 
 JOIN_OBSERVATION_FORMAT = "join-observation/1"
@@ -193,19 +193,9 @@ def join_observation_from_json(doc: Any, path: str, problems: Problems, position
     return JoinObservation(tuple(outputs), tuple(late), tuple(dropped), tuple(watermarks), error)
 
 
-class _Reader:
+class _Reader(PositionsReader):
     """The parts of a join observation, with the positions its implementation gives: an integer `at` and
     `watermark`, or (position-free) a null `at` and a `watermark` that may be null."""
-
-    def __init__(self, problems: Problems, position_free: bool) -> None:
-        self.problems, self.position_free = problems, position_free
-
-    def at(self, f: Fields) -> int | None:
-        if not self.position_free:
-            return f.take_long("at", minimum=0)
-        if f.take("at") not in (None, MISSING):
-            self.problems.add(f.at("at"), "must be null: the implementation is position-free")
-        return None
 
     def output_watermark(self, f: Fields) -> int | None:
         if self.position_free and f.obj.get("watermark", 0) is None:
@@ -245,12 +235,6 @@ class _Reader:
                             f.take_long("value"), f.take_long("ts"))
         f.done()
         return record
-
-    def watermark(self, doc: Any, path: str) -> InputWatermark:
-        f = Fields(doc, path, self.problems)
-        received = InputWatermark(self.at(f), f.take_long("watermark"))
-        f.done()
-        return received
 
 
 def _take_nullable_long(f: Fields, name: str) -> int | None:

@@ -52,8 +52,9 @@ def _read_window(doc: Any, path: str, problems: Problems) -> Window:
     return window
 
 
-class _Reader:
-    """Reads the outputs of one observation, positioned or position-free."""
+class PositionsReader:
+    """Reads the positions of an observation's outputs (a window or a join observation's), and the watermarks its
+    operator received: an integer `at`, or a null one from a position-free implementation."""
 
     def __init__(self, problems: Problems, position_free: bool) -> None:
         self.problems, self.position_free = problems, position_free
@@ -70,6 +71,10 @@ class _Reader:
         received = InputWatermark(self.at(f), f.take_long("watermark"))
         f.done()
         return received
+
+
+class _Reader(PositionsReader):
+    """Reads the outputs of one observation, positioned or position-free."""
 
     def firing(self, doc: Any, path: str) -> Firing:
         f = Fields(doc, path, self.problems)

@@ -11,9 +11,9 @@ line.
 It declares the reference's features, the joins' among them, and answers `run_joins` requests (join cases) with
 the reference's join observations, under the same faults. Mode `windows_only` declares the window features only,
 as a process written before the joins does. Some modes are no fault: `position_free` says it is position-free
-and answers without positions, firing watermarks and input watermarks; `retry_once` leaves its first request's last
-case to retry, as real Flink does with the cases after one that never ends; `exiting` ends after each answer, saying
-so.
+and answers without positions, firing watermarks and input watermarks (its join observations too); `retry_once`
+leaves its first request's last case to retry, as real Flink does with the cases after one that never ends;
+`exiting` ends after each answer, saying so.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from window_contract.equivalence import without_positions
 from window_contract.features import ALL_FEATURES
 from window_contract.join_case_json import join_cases_from_json
 from window_contract.join_observation import join_observation_to_json
+from window_contract.join_observation import without_positions as join_without_positions
 from window_contract.observation_json import observation_to_json
 
 fault = sys.argv[1] if len(sys.argv) > 1 else "none"
@@ -51,7 +52,10 @@ for line in sys.stdin:
     request = json.loads(line)
     if request["type"] == "run_joins":
         cases = join_cases_from_json({"cases": request["cases"]})
-        observations = [join_observation_to_json(o) for o in reference.run_joins(cases)]
+        joined = reference.run_joins(cases)
+        if fault == "position_free":
+            joined = [join_without_positions(o) for o in joined]
+        observations = [join_observation_to_json(o) for o in joined]
     else:
         cases = cases_from_json({"cases": request["cases"]})
         observed = reference.run(cases)
