@@ -19,7 +19,9 @@ from typing import Any
 
 from conformance.divergences import attribute, engine_divergences
 from conformance.manifest import engine as manifest
+from reports.joins import is_join_failure
 from window_contract.case_json import case_from_json
+from window_contract.join_case_json import join_cases_from_json
 from window_contract.observation_json import observation_from_json
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -68,9 +70,14 @@ def assert_the_suite_finds_what_the_section_names(out: Path, engine: str, sectio
             shown = [name for name, shows in explained.items() if shows(failure)]
             assert shown, f"a divergence the page does not explain: {failure['difference']}"
             continue
-        case = case_from_json(failure["case"])
-        flink = observation_from_json(failure["reference"])
-        actual = observation_from_json(failure["actual"], position_free=impl_position_free(failure["actual"]))
+        if is_join_failure(failure):  # a join property's: its case a join case, attributed to the join divergences
+            [case] = join_cases_from_json(failure["case"] | {"expected": failure["reference"]})
+            [engines] = join_cases_from_json(failure["case"] | {"expected": failure["actual"]})
+            flink, actual = case.expected, engines.expected
+        else:
+            case = case_from_json(failure["case"])
+            flink = observation_from_json(failure["reference"])
+            actual = observation_from_json(failure["actual"], position_free=impl_position_free(failure["actual"]))
         found = attribute(case, flink, actual, divergences, positions=not impl_position_free(failure["actual"]))
         assert found.explained_by is not None, f"a divergence the list does not explain: {found.unexplained}"
 

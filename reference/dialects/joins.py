@@ -6,15 +6,20 @@ interval join's `IntervalJoinOperator`, Flink SQL's `WindowJoinOperator` and `Ti
 here, each the hook of one rule:
 
 - `combined_watermark_status`: the class that combines the two inputs' watermarks and statuses
-  (`IndexedCombinedWatermarkStatus`, `reference.watermarks.combined`).
+  (`IndexedCombinedWatermarkStatus`, `reference.watermarks.combined`);
+- `table_function_class`: the class of a SQL window join's table function
+  (`reference.window_join_operator.AlignedWindowTableFunctionOperator`), with the mixins of the switches that change
+  it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
+from reference.javalong import labs
 from reference.watermarks.combined import IndexedCombinedWatermarkStatus
+from window_contract.case import Tumbling, WindowSpec
 
 
 @dataclass(frozen=True)
@@ -26,12 +31,32 @@ class JoinSwitches:
     #: it takes nothing while every input is idle, and the watermark stays where the active inputs left it (the
     #: condition `!allIdle && minimum > combinedWatermark`, as Flink 1.x writes it).
     watermark_when_all_inputs_idle: Literal["highest", "kept"] = "highest"
+    #: A SQL window join's `TUMBLE` table function refuses an offset of its size or more in magnitude (Flink 2.x's
+    #: planner: "TUMBLE table function parameters must satisfy abs(offset) < size"); False: it takes any offset, its
+    #: windows aligned on it modulo the size (`TimeWindow.getWindowStartWithOffset` of the table runtime's
+    #: `TumblingWindowAssigner`, which checks no offset).
+    tumble_offset_checked: bool = True
 
     def combined_watermark_status(self, inputs: int) -> IndexedCombinedWatermarkStatus:
         """The combination of `inputs` inputs' watermarks that a two-input operator of this dialect keeps."""
         if self.watermark_when_all_inputs_idle == "kept":
             return KeptWhenAllIdle(inputs)
         return IndexedCombinedWatermarkStatus(inputs)
+
+
+    def table_function_class(self, base: type) -> type:
+        """`base` (`AlignedWindowTableFunctionOperator`), with the mixin of `tumble_offset_checked` when it is off."""
+        return base if self.tumble_offset_checked else type(base.__name__, (AnyTumbleOffset, base), {})
+
+
+class AnyTumbleOffset:
+    """`tumble_offset_checked=False`: a `TUMBLE` whose offset is its size or more in magnitude is the `TUMBLE` of that
+    offset modulo the size (`getWindowStartWithOffset` aligns on it so), which the model's check lets through."""
+
+    def __init__(self, window: WindowSpec) -> None:
+        if isinstance(window, Tumbling) and labs(window.offset) >= window.size:
+            window = replace(window, offset=window.offset % window.size)
+        super().__init__(window)
 
 
 class KeptWhenAllIdle(IndexedCombinedWatermarkStatus):
