@@ -43,7 +43,8 @@ SWITCHES: dict[str, str] = {
     **dict.fromkeys(("interval_limit", "sliding_size_multiple_of_slide", "sliding_panes_fit_an_int",
                      "sliding_offset_checked", "sliding_window_count_checked", "sessions_take_allowed_lateness"),
                     "validation"),
-    **dict.fromkeys(("watermark_when_all_inputs_idle", "tumble_offset_checked"), "joins"),
+    **dict.fromkeys(("watermark_when_all_inputs_idle", "tumble_offset_checked", "join_time", "join_range_from_zero"),
+                    "joins"),
 }
 
 #: The area of each explainer kind (`conformance.divergences.EXPLAINERS`); `fails` goes by its cause.

@@ -9,7 +9,9 @@ here, each the hook of one rule:
   (`IndexedCombinedWatermarkStatus`, `reference.watermarks.combined`);
 - `table_function_class`: the class of a SQL window join's table function
   (`reference.window_join_operator.AlignedWindowTableFunctionOperator`), with the mixins of the switches that change
-  it.
+  it;
+- `on_stream_time`: whether an interval join (DataStream's or Flink SQL's) runs on stream time instead
+  (`reference.stream_time_join`), and with which of its rules.
 """
 
 from __future__ import annotations
@@ -36,6 +38,21 @@ class JoinSwitches:
     #: windows aligned on it modulo the size (`TimeWindow.getWindowStartWithOffset` of the table runtime's
     #: `TumblingWindowAssigner`, which checks no offset).
     tumble_offset_checked: bool = True
+    #: What an interval join's time is. "watermarks" (Flink's): the operator's watermark, the least of its inputs',
+    #: makes a record late and fires the cleanup (and Flink SQL's padding) timers. "stream_time": the largest
+    #: timestamp the join has processed on either input, which every record moves (a listed watermark is a heartbeat
+    #: record one millisecond later), and with it the rules of a join that has no watermark, as
+    #: `reference.stream_time_join` derives them from `KStreamKStreamJoin`: no record is late, each input's records
+    #: are kept while they lie within `before + after` of the largest timestamp that input has shown (a window of 0
+    #: keeps nothing), the bounds are checked after an exclusive one has moved, a SQL row carries the timestamp of its
+    #: record (`max` of a pair's), and an outer side's row without a partner is padded, with its own timestamp, at
+    #: the first record at stream time that finds its window closed (at once when it arrives behind it). The
+    #: observation's watermark is stream time less one.
+    join_time: Literal["watermarks", "stream_time"] = "watermarks"
+    #: With `join_time = "stream_time"`: the range a record looks up in the other input, `[t - before, t + after]`,
+    #: has both ends clamped at 0 (`Math.max(0L, ...)`), so a record whose range lies wholly before 0 joins the other
+    #: input's records at 0.
+    join_range_from_zero: bool = False
 
     def combined_watermark_status(self, inputs: int) -> IndexedCombinedWatermarkStatus:
         """The combination of `inputs` inputs' watermarks that a two-input operator of this dialect keeps."""
@@ -43,6 +60,9 @@ class JoinSwitches:
             return KeptWhenAllIdle(inputs)
         return IndexedCombinedWatermarkStatus(inputs)
 
+    def on_stream_time(self) -> bool:
+        """Whether an interval join runs on stream time (`join_time`), `reference.stream_time_join`."""
+        return self.join_time == "stream_time"
 
     def table_function_class(self, base: type) -> type:
         """`base` (`AlignedWindowTableFunctionOperator`), with the mixin of `tumble_offset_checked` when it is off."""
