@@ -58,8 +58,9 @@ from __future__ import annotations
 
 import uuid
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from window_contract.case import (
     BoundedOutOfOrdernessWatermarks,
@@ -72,8 +73,12 @@ from window_contract.case import (
     Watermark,
 )
 from window_contract.facts import LONG_MAX, TOO_MANY_WINDOWS, WINDOWS_PER_ELEMENT_LIMIT
+from window_contract.join_case import JoinCase
+from window_contract.join_observation import JoinObservation
 from window_contract.observation import Error, Firing, InputWatermark, LateRecord, Observation, TimeWindow
 
+#: The joins (`engines.spark_streaming_joins`, which says why these).
+JOIN_FEATURES = frozenset({"join.interval", "join.sql_interval"})
 FEATURES = frozenset({
     "assigner.tumbling", "assigner.sliding", "assigner.session", "offset", "negative_timestamps",
     "watermark.bounded_out_of_orderness", "watermark.monotonous", "watermark.punctuated",
@@ -278,16 +283,17 @@ def spark_message(error: Exception) -> str:
     return message.splitlines()[0].split(" terminated with exception: ", 1)[-1]
 
 
-def run_pooled(spark, cases: Sequence[Case]) -> list[Observation]:
-    """Runs `cases` as queries, `CONCURRENT_QUERIES` at a time, in lock step: each round sends every running
-    query its next micro-batch, then waits for them all; a query that has sent its last one makes room."""
+def run_pooled(spark, cases: Sequence, query: Callable = CaseQuery) -> list:
+    """Runs `cases` as queries (`query(spark, case)`: `CaseQuery`, or a join's), `CONCURRENT_QUERIES` at a time,
+    in lock step: each round sends every running query its next micro-batch, then waits for them all; a query
+    that has sent its last one makes room."""
     waiting = iter(enumerate(cases))
-    running: list[tuple[int, CaseQuery, int]] = []  # (index in cases, query, next micro-batch)
-    observations: list[Observation | None] = [None] * len(cases)
+    running: list[tuple[int, Any, int]] = []  # (index in cases, query, next micro-batch)
+    observations: list = [None] * len(cases)
     try:
         while True:
             while len(running) < CONCURRENT_QUERIES and (item := next(waiting, None)) is not None:
-                running.append((item[0], CaseQuery(spark, item[1]), 0))
+                running.append((item[0], query(spark, item[1]), 0))
             if not running:
                 return observations
             for _, q, step in running:
@@ -311,7 +317,7 @@ class SparkStreamingImplementation:
     """Spark Structured Streaming's `window` / `session_window` with `withWatermark`, append mode."""
 
     name = "spark-streaming"
-    features = FEATURES
+    features = FEATURES | JOIN_FEATURES
     costly_calls = True
     position_free = True
 
@@ -322,3 +328,10 @@ class SparkStreamingImplementation:
         for name, value in SESSION_CONF.items():  # SQL settings: a session already running takes them too
             spark.conf.set(name, value)
         return run_pooled(spark, cases)
+
+    def run_joins(self, cases: Sequence[JoinCase]) -> list[JoinObservation]:
+        """Flink's interval joins as Spark's stream-stream joins (`engines.spark_streaming_joins`)."""
+        from engines.spark_streaming_joins import run_joins
+        from spark_impl.session import get_session
+
+        return run_joins(get_session(), cases)
