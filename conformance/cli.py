@@ -30,17 +30,21 @@ from conformance.runner.verdict import EXIT_STATUS, USAGE_ERROR
 from conformance.usage import UsageError, add_guard_options, guard_limits, seconds
 from window_contract.answers import checked_observations
 from window_contract.case import Case
-from window_contract.case_json import case_files, load_cases
+from window_contract.case_json import JOIN_CASES_SUFFIX, case_files, join_case_files, load_cases
 from window_contract.difference import difference
-from window_contract.features import required_features
+from window_contract.features import needed_features
 from window_contract.implementation import (
     REQUEST_TIMEOUT,
     Implementation,
     ImplementationFailure,
     ImplementationNotFound,
+    RunJoins,
     failure_to_run,
     run_within,
 )
+from window_contract.join_case import JoinCase
+from window_contract.join_case_json import load_join_cases
+from window_contract.join_observation import JoinObservation, join_difference, join_observation_to_json
 from window_contract.observation import Observation
 from window_contract.observation_json import observation_to_json
 from window_contract.registry import load_implementation, registered_names
@@ -50,8 +54,8 @@ COULD_NOT_RUN = EXIT_STATUS["could_not_run"]
 #: Lines `explain` prints per case unless told otherwise (one endless case traced 1.5 million).
 EXPLAIN_LINES = 200
 
-FILES_HELP = ("case files (window-case/1 JSON: one case, or {\"cases\": [...]}), or folders, searched "
-              "for *.json files")
+FILES_HELP = ("case files (window-case/1 JSON: one case, or {\"cases\": [...]}; join-case/1 in files named "
+              "*.join.json), or folders, searched for *.json files")
 EPILOG = """\
 exit status:
   0  every case (or property) agrees
@@ -73,10 +77,12 @@ class NothingChecked(Exception):
     pass
 
 
-def _load_all(paths: Sequence[str]) -> list[tuple[Path, int, Case]]:
-    """Every case of every file, with where it came from; all format problems reported at once."""
+def _load_all(paths: Sequence[str]) -> list[tuple[Path, int, Case | JoinCase]]:
+    """Every case of every file, window cases and join cases (a `.join.json` file's), with where it came from; all
+    format problems reported at once."""
     loaded, errors = [], []
     files = [path for path in case_files(list(paths)) if not is_corpus_index(path) and not is_run_file(path)]
+    files += join_case_files(list(paths))
     if not files:
         raise UsageError("no case files found in " + ", ".join(paths))
     for path in files:
@@ -84,8 +90,9 @@ def _load_all(paths: Sequence[str]) -> list[tuple[Path, int, Case]]:
         if missing:
             errors.append(f"{path}: {missing}")
             continue
+        load = load_join_cases if path.name.endswith(JOIN_CASES_SUFFIX) else load_cases
         try:
-            loaded += [(path, i, case) for i, case in enumerate(load_cases(path))]
+            loaded += [(path, i, case) for i, case in enumerate(load(path))]
         except CaseFormatError as e:
             errors.append(str(e))
     if errors:
@@ -107,7 +114,7 @@ def _missing(path: Path) -> str | None:
     return f"a symbolic link to {os.readlink(path)}, which does not exist"
 
 
-def _label(path: Path, index: int, case: Case) -> str:
+def _label(path: Path, index: int, case: Case | JoinCase) -> str:
     return f"{path}#{index}" + (f" ({case.name})" if case.name else "")
 
 
@@ -131,13 +138,13 @@ def _call(impl: Implementation, batch: list[Case], timeout: float) -> list[Obser
         raise
 
 
-def _observe(impl: Implementation, cases: list[Case], timeout: float) -> list[Observation | Unanswered]:
-    """An observation per case, or what `run` did instead for that case alone (a bug of the plug-in:
-    it differs). A failure to run raises `ImplementationFailure`."""
+def _observe(impl: Implementation, cases: list, timeout: float, call=_call) -> list:
+    """An observation per case, or what `run` (`call`: `_call`, or `_call_joins` for join cases) did instead for
+    that case alone (a bug of the plug-in: it differs). A failure to run raises `ImplementationFailure`."""
     if not cases:
         return []
     try:
-        observations = _call(impl, cases, timeout)
+        observations = call(impl, cases, timeout)
         if len(observations) == len(cases):
             return observations
     except ImplementationFailure:
@@ -147,7 +154,7 @@ def _observe(impl: Implementation, cases: list[Case], timeout: float) -> list[Ob
     answers: list[Observation | Unanswered] = []
     for case in cases:
         try:
-            observations = _call(impl, [case], timeout)
+            observations = call(impl, [case], timeout)
         except ImplementationFailure:
             raise
         except Exception as e:
@@ -157,6 +164,31 @@ def _observe(impl: Implementation, cases: list[Case], timeout: float) -> list[Ob
         answers.append(observations[0] if len(observations) == 1 else Unanswered(
             f"run gave {len(observations)} observations for 1 case", "one observation per case, in order"))
     return answers
+
+
+def _call_joins(impl: Implementation, batch: list[JoinCase], timeout: float) -> list[JoinObservation]:
+    """One `run_joins` call within `timeout`, its answer held to the join observation's type, as `_call`."""
+    try:
+        answer = run_within(RunJoins(impl), batch, timeout)
+    except Exception as e:
+        reason = failure_to_run(e)
+        if reason is not None:
+            raise ImplementationFailure(f"{impl.name} could not run: {reason}") from e
+        raise
+    if not isinstance(answer, list | tuple) or not all(isinstance(o, JoinObservation) for o in answer):
+        raise ImplementationFailure(f"{impl.name} could not run: run_joins answered {answer!r:.200}, not a list of "
+                                    "join observations")
+    return list(answer)
+
+
+def _observe_all(impl: Implementation, cases: list[Case | JoinCase],
+                 timeout: float) -> list[Observation | JoinObservation | Unanswered]:
+    """`_observe` of the window cases through `run`, and of the join cases through `run_joins`, in `cases`' order."""
+    windows = [c for c in cases if not isinstance(c, JoinCase)]
+    joins = [c for c in cases if isinstance(c, JoinCase)]
+    answers = dict(zip(map(id, windows), _observe(impl, windows, timeout, _call), strict=True))
+    answers |= zip(map(id, joins), _observe(impl, joins, timeout, _call_joins), strict=True)
+    return [answers[id(c)] for c in cases]
 
 
 def replay(args: argparse.Namespace) -> int:
@@ -171,11 +203,11 @@ def replay(args: argparse.Namespace) -> int:
     with contextlib.redirect_stdout(sys.stderr):
         impl = load_implementation((args.impl or ["reference"])[0], args.request_timeout,
                                    guard_limits(args.case_timeout, args.memory_limit))
-        supported = [(p, i, c) for p, i, c in loaded if required_features(c) <= impl.features]
+        supported = [(p, i, c) for p, i, c in loaded if needed_features(c) <= impl.features]
         if impl.costly_calls:  # an engine that starts a job (Spark, Flink) is silent for a while: say what it does
             print(f"replay: {impl.name} starts its engine and runs {counted(len(supported), 'case')} in one run "
                   "call", file=sys.stderr, flush=True)
-        answers = _observe(impl, [c for _, _, c in supported], args.request_timeout)
+        answers = _observe_all(impl, [c for _, _, c in supported], args.request_timeout)
     by_case = {id(c): o for (_, _, c), o in zip(supported, answers, strict=True)}
     unsupported = [c for _, _, c in loaded if id(c) not in by_case]
     if unsupported:
@@ -191,10 +223,12 @@ def replay(args: argparse.Namespace) -> int:
             differing.add(id(case))
             print(f"DIFFERS {label}: {answer}")
             continue
+        joined = isinstance(case, JoinCase)
         if not args.check:
-            print(json.dumps({"case": label, "observation": observation_to_json(answer)}))
+            print(json.dumps({"case": label, "observation": (join_observation_to_json if joined
+                                                             else observation_to_json)(answer)}))
             continue
-        broken = _property_broken(impl, case, answer, args.request_timeout, label)
+        broken = None if joined else _property_broken(impl, case, answer, args.request_timeout, label)
         if broken:
             differing.add(id(case))
             print(f"DIFFERS {label}: {case.violates.property}: " + broken.replace("\n", "\n  "))
@@ -203,7 +237,8 @@ def replay(args: argparse.Namespace) -> int:
             differing.add(id(case))
             print(f"DIFFERS {label}: the case has no expected observation to check against")
             continue
-        diff = difference(case.expected, answer, len(case.events), positions=not impl.position_free)
+        diff = (join_difference(case.expected, answer) if joined
+                else difference(case.expected, answer, len(case.events), positions=not impl.position_free))
         if diff and divergences is not None:
             found = attribute(case, case.expected, answer, divergences, positions=not impl.position_free)
             (differing if found.explained_by is None else explained_ones).add(id(case))
@@ -214,7 +249,7 @@ def replay(args: argparse.Namespace) -> int:
     if args.check:
         checked = len(supported)
         differ = "differ" if divergences is None else "unexplained"
-        outcomes = [(required_features(c), "unsupported" if id(c) not in by_case else differ if id(c) in differing
+        outcomes = [(needed_features(c), "unsupported" if id(c) not in by_case else differ if id(c) in differing
                      else "explained" if id(c) in explained_ones else "agree") for _, _, c in loaded]
         if loaded:  # the table feature by feature, then the verdict as the last line
             print("\n".join(feature_summary(outcomes, OUTCOMES if divergences is None else WITH_DIVERGENCES)))
@@ -228,9 +263,9 @@ def replay(args: argparse.Namespace) -> int:
     return 1 if differing else 0
 
 
-def _unsupported(impl: Implementation, cases: list[Case]) -> str:
+def _unsupported(impl: Implementation, cases: list[Case | JoinCase]) -> str:
     """One line for the cases the implementation does not support, counted by the features they need."""
-    missing = Counter(f for case in cases for f in required_features(case) - impl.features)
+    missing = Counter(f for case in cases for f in needed_features(case) - impl.features)
     needs = ", ".join(f"{feature} ({n})" for feature, n in sorted(missing.items(), key=lambda item: -item[1]))
     return f"replay: {counted(len(cases), 'case')} unsupported by {impl.name}, not run; they need {needs}"
 
@@ -255,7 +290,12 @@ def _property_broken(impl: Implementation, case: Case, answer: Observation, time
 def explain(args: argparse.Namespace) -> int:
     from reference.explain import explain_case  # the reference is loaded only for this command
 
-    for path, index, case in _load_all(args.files):
+    loaded = _load_all(args.files)
+    joins = [_label(path, index, case) for path, index, case in loaded if isinstance(case, JoinCase)]
+    if joins:
+        raise UsageError(f"explain narrates window cases; {joins[0]} is a join case (join-case/1): python -m "
+                         "conformance replay FILE --impl reference gives Flink's observation of it")
+    for path, index, case in loaded:
         print(f"== {_label(path, index, case)}")
         lines = (line for step in explain_case(case) for line in step.splitlines())
         for n, line in enumerate(lines):

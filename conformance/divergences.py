@@ -10,6 +10,15 @@ dialect leaves), where the list's other switches change nothing on the case (the
 once, so a bug that looks like the engine less one of them is no divergence of it), and `attribute` reports the
 smallest such set, or the part left unexplained, as a delta.
 
+A list holds the engine's joins of two streams beside its windows: an entry whose `case` is a file of join cases
+(`<name>.join.json`, `join-case/1`) is a *join divergence*. A join case is attributed to the list's join
+divergences, a window case to its window divergences: an engine's join is an operator of its own, whose rules the
+list states on join cases. A join divergence's switches make the dialect the join model runs in
+(`reference.joins.simulate_join`): those of `reference.dialects.joins` change the two-input operators (the interval
+join's, Flink SQL's), the others the window operator a window join or coGroup runs over the union of its inputs.
+Its explainer is `accepts`, `rejects`, `message` or `fails`, over the join's observations (`join-observation/1`),
+with a cause of `conformance.join_causes`.
+
 The explainers, each over the case, the observation a dialect predicts (Flink's, with no switch), the engine's
 and the dialect, each checking a cause on the case before it explains anything, and answering with that cause in
 words (`None` where it does not explain):
@@ -48,14 +57,20 @@ from typing import Any
 
 from conformance.causes import CAUSES, Cause
 from conformance.committed import committed
+from conformance.join_causes import JOIN_CAUSES, JoinCause, on_union
 from conformance.usage import UsageError
 from reference.dialects import FLINK, Dialect
 from reference.implementation import simulate
 from reference.javalong import l2i, ldiv, lrem
+from reference.joins import simulate_join
 from window_contract.case import Case, Kind, ProcessingTime, Record, Watermark
-from window_contract.delta import delta
+from window_contract.case_json import JOIN_CASES_SUFFIX, load_cases
+from window_contract.delta import delta, join_delta
 from window_contract.equivalence import OUTPUTS, as_compared, comparable, equivalent
 from window_contract.facts import LONG_MAX
+from window_contract.join_case import JoinCase
+from window_contract.join_case_json import load_join_cases
+from window_contract.join_observation import JoinObservation, join_equivalent
 from window_contract.observation import Observation, TimeWindow
 from window_contract.rules import RULES
 
@@ -68,11 +83,12 @@ DEFAULT_LIST = Path(LIST)
 @dataclass(frozen=True)
 class Difference:
     """What an engine observed of `case` (`actual`) beside what a dialect of the model predicts (`expected`);
-    `positions`: whether the engine tells when it emits (not position-free)."""
+    `positions`: whether the engine tells when it emits (not position-free). A join divergence's explainer is
+    given a join case and its observations."""
 
-    case: Case
-    expected: Observation
-    actual: Observation
+    case: Case | JoinCase
+    expected: Observation | JoinObservation
+    actual: Observation | JoinObservation
     dialect: Dialect = FLINK
     positions: bool = True
     #: Every rule of Flink's that the engine's list says it accepts (its `accepts` entries together).
@@ -200,6 +216,8 @@ def days_wrap() -> Explainer:
 EXPLAINERS: dict[str, Callable[..., Explainer]] = {
     "accepts": accepts, "rejects": rejects, "message": message, "fails": fails, "beyond": beyond}
 EXPLAINERS["days_wrap"] = days_wrap
+#: Those a join divergence may name: the ones that read only the observations' errors (and a cause on the case).
+JOIN_EXPLAINERS = ("accepts", "rejects", "message", "fails")
 
 
 def parameters(case: Case) -> Iterable[int]:
@@ -241,6 +259,15 @@ class Divergence:
     def is_switch(self) -> bool:
         return bool(self.switches)
 
+    @property
+    def is_join(self) -> bool:
+        """Whether its case is a file of join cases: a divergence of the engine's joins."""
+        return self.case_file.name.endswith(JOIN_CASES_SUFFIX)
+
+    def cases(self) -> list[Case] | list[JoinCase]:
+        """The cases of its file: join cases for a join divergence."""
+        return load_join_cases(self.case_file) if self.is_join else load_cases(self.case_file)
+
 
 class DivergenceListError(UsageError):
     """A divergence list that does not follow its format, naming the entry and the rule."""
@@ -281,14 +308,17 @@ def read_divergences(path: Path) -> list[Divergence]:
         bad = set(entry.get("switches", {})) - switches
         if bad:
             raise DivergenceListError(f"{where}: {', '.join(sorted(bad))} is no switch of reference.dialects.Dialect")
+        join = str(entry["case"]).endswith(JOIN_CASES_SUFFIX)
         explainer, kind = None, None
         if "explains" in entry:
             params = dict(entry["explains"])
             kind = params.pop("kind", None)
-            if kind not in EXPLAINERS:
-                raise DivergenceListError(f"{where}: explains.kind must be one of {', '.join(EXPLAINERS)}")
+            kinds = JOIN_EXPLAINERS if join else tuple(EXPLAINERS)
+            if kind not in kinds:
+                raise DivergenceListError(f"{where}: explains.kind must be one of {', '.join(kinds)}"
+                                          + (" (a join divergence's, its case a join case file)" if join else ""))
             try:
-                explainer = EXPLAINERS[kind](**_parameters(params, where))
+                explainer = EXPLAINERS[kind](**_parameters(params, where, join))
             except TypeError as e:
                 raise DivergenceListError(f"{where}: explains: {e}") from None
         found.append(Divergence(entry["id"], entry["title"], path.parent / entry["case"],
@@ -298,23 +328,34 @@ def read_divergences(path: Path) -> list[Divergence]:
     return found
 
 
-def _parameters(params: dict[str, Any], where: str) -> dict[str, Any]:
-    """An explainer's parameters as the list writes them, its `cause` made a `conformance.causes.Cause` and its
-    `rules` checked against `window_contract.rules`."""
+def _parameters(params: dict[str, Any], where: str, join: bool = False) -> dict[str, Any]:
+    """An explainer's parameters as the list writes them, its `cause` made a `conformance.causes.Cause` (for a join
+    divergence, one of `conformance.join_causes`, or a window cause on a window join's union) and its `rules`
+    checked against `window_contract.rules`."""
     unknown = [rule for rule in params.get("rules", ()) if rule not in RULES]
     if unknown:
         raise DivergenceListError(f"{where}: explains.rules: {', '.join(unknown)} is no rule of window_contract.rules")
     if "cause" in params:
-        cause = params["cause"]
-        cause = dict(cause) if isinstance(cause, dict) else {"name": cause}
-        name = cause.pop("name", None)
-        if name not in CAUSES:
-            raise DivergenceListError(f"{where}: explains.cause must name one of {', '.join(CAUSES)}")
         try:
-            params = {**params, "cause": CAUSES[name](**cause)}
+            params = {**params, "cause": listed_cause(params["cause"], join)}
+        except LookupError as e:
+            raise DivergenceListError(f"{where}: explains.cause must name one of {e.args[0]}") from None
         except TypeError as e:
             raise DivergenceListError(f"{where}: explains.cause: {e}") from None
     return params
+
+
+def listed_cause(cause: str | dict[str, Any], join: bool = False) -> Cause | JoinCause:
+    """The cause a list names (`name` or `{ name = ..., parameters }`): a window divergence's of
+    `conformance.causes`, a join divergence's of `conformance.join_causes` or a window cause on a window join's
+    union. An unknown name raises `LookupError` with the names known, wrong parameters `TypeError`."""
+    params = dict(cause) if isinstance(cause, dict) else {"name": cause}
+    name = params.pop("name", None)
+    known = {**JOIN_CAUSES, **CAUSES} if join else CAUSES
+    if name not in known:
+        raise LookupError(", ".join(known))
+    made = known[name](**params)
+    return on_union(made) if join and name not in JOIN_CAUSES else made
 
 
 @dataclass(frozen=True)
@@ -322,7 +363,7 @@ class Attribution:
     """Which listed divergences explain how the engine's observation of `case` differs from Flink's: the
     smallest set (`()` when they agree), or `None` and what is left (`unexplained`, a delta from Flink's)."""
 
-    case: Case
+    case: Case | JoinCase
     explained_by: tuple[str, ...] | None
     unexplained: dict[str, Any] | None = None
     #: The cause that held on the case, in words, for the explainer among `explained_by` (none for switches).
@@ -384,14 +425,36 @@ def dialect_of(chosen: Iterable[Divergence]) -> Dialect:
     return Dialect(**{name: value for d in chosen for name, value in d.switches.items()})
 
 
-def attribute(case: Case, flink: Observation, actual: Observation, divergences: Sequence[Divergence],
-              positions: bool = True, prefer: str | None = None,
+@dataclass(frozen=True)
+class Model:
+    """How a kind of case is predicted and compared: `predict(dialect)` the model's observation of the case in a
+    dialect, `same` equivalence, `delta` what is left unexplained."""
+
+    predict: Callable[[Dialect], Any]
+    same: Callable[[Any, Any], bool]
+    delta: Callable[[Any, Any], dict[str, Any]]
+
+
+def model_of(case: Case | JoinCase, positions: bool = True) -> Model:
+    """The window model for a window case (`simulate`, compared with or without positions), the join model for a
+    join case (`simulate_join`; a join observation always has its positions)."""
+    if isinstance(case, JoinCase):
+        return Model(lambda dialect: simulate_join(case, dialect), join_equivalent, join_delta)
+    return Model(lambda dialect: simulate(case, dialect=dialect), lambda a, b: equivalent(a, b, positions),
+                 lambda a, b: delta(a, b, positions))
+
+
+def attribute(case: Case | JoinCase, flink: Observation | JoinObservation, actual: Observation | JoinObservation,
+              divergences: Sequence[Divergence], positions: bool = True, prefer: str | None = None,
               predicted: dict[tuple[str, ...], tuple[Dialect, Observation]] | None = None) -> Attribution:
     """The smallest set of `divergences` that explains `actual` (the engine's observation of `case`), where
-    `flink` is Flink's; `positions`: whether the engine tells when it emits (not position-free). Of sets of
+    `flink` is Flink's; `positions`: whether the engine tells when it emits (not position-free). A window case
+    is attributed to the list's window divergences, a join case to its join divergences. Of sets of
     one size, one with the divergence `prefer` (a divergence's own case: the one it documents) is chosen.
     `predicted` keeps the dialects and their observations of `case` (by the ids of their switch divergences) for
     the next call on the same case and list, as the engine mutants make many (`conformance.mutation.engines`)."""
+    model = model_of(case, positions)
+    divergences = [d for d in divergences if d.is_join == isinstance(case, JoinCase)]
     accepted = frozenset(rule for d in divergences for rule in d.accepted)
     switch_divergences = [d for d in divergences if d.is_switch]
     # the model's own predictions, Flink's included: they name the rules an error comes from
@@ -401,7 +464,7 @@ def attribute(case: Case, flink: Observation, actual: Observation, divergences: 
         switches = tuple(sorted(d.id for d in chosen if d.is_switch))
         if switches not in predicted:
             dialect = dialect_of(chosen)
-            predicted[switches] = dialect, simulate(case, dialect=dialect)
+            predicted[switches] = dialect, model.predict(dialect)
         return predicted[switches]
 
     def whole(chosen: Sequence[Divergence]) -> bool:
@@ -412,20 +475,20 @@ def attribute(case: Case, flink: Observation, actual: Observation, divergences: 
         own = prediction(chosen)[1]
         for every in completions(chosen, switch_divergences):
             theirs = prediction(every)[1]
-            if equivalent(own, theirs, positions) or (
+            if model.same(own, theirs) or (
                     theirs.error is not None and "merge.behind_watermark" in theirs.error.rules
                     and (own.error is None or "merge.behind_watermark" not in own.error.rules)):
                 return True
         return False
 
-    if equivalent(flink, actual, positions) and whole(()):
+    if model.same(flink, actual) and whole(()):
         return Attribution(case, ())
     for chosen in candidates(divergences, prefer):
         dialect, expected = prediction(chosen)
         explainer = next((d for d in chosen if d.explainer is not None), None)
         if explainer is None:
-            if equivalent(expected, actual, positions) and whole(chosen):
+            if model.same(expected, actual) and whole(chosen):
                 return Attribution(case, tuple(d.id for d in chosen))
         elif cause := explainer.explainer(Difference(case, expected, actual, dialect, positions, accepted)):
             return Attribution(case, tuple(d.id for d in chosen), cause=cause)
-    return Attribution(case, None, delta(flink, actual, positions))
+    return Attribution(case, None, model.delta(flink, actual))

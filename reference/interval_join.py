@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from reference.dialects import FLINK, Dialect
 from reference.errors import InvalidSpec, JobFailure
 from reference.javalong import LONG_MIN, ladd, lsub, wrap
 from reference.timers import InternalTimer
@@ -49,13 +50,14 @@ class JoinOutput(Protocol):
 
 class IntervalJoinOperator(TwoInputStreamOperator):
     """`IntervalJoinOperator(lowerBound, upperBound, lowerBoundInclusive, upperBoundInclusive, leftLateDataOutputTag,
-    rightLateDataOutputTag, ...)`: raises `InvalidSpec` with Flink's message when `lower > upper`."""
+    rightLateDataOutputTag, ...)`: raises `InvalidSpec` with Flink's message when `lower > upper`; `dialect` as for
+    every two-input operator (`reference.two_input`)."""
 
     def __init__(self, lower: int, upper: int, lower_inclusive: bool, upper_inclusive: bool, left_late_output: bool,
-                 right_late_output: bool, output: JoinOutput) -> None:
+                 right_late_output: bool, output: JoinOutput, dialect: Dialect = FLINK) -> None:
         if lower > upper:
             raise InvalidSpec(BOUNDS_MESSAGE, "join.bounds")
-        super().__init__(output.input_watermark)
+        super().__init__(output.input_watermark, dialect)
         self.lower_bound = lower if lower_inclusive else ladd(lower, 1)
         self.upper_bound = upper if upper_inclusive else lsub(upper, 1)
         self.late_outputs = {"left": left_late_output, "right": right_late_output}

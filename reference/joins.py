@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+from reference.dialects import FLINK, Dialect
 from reference.errors import InvalidSpec, JobFailure
 from reference.interval_join import IntervalJoinOperator
 from reference.simulation import simulate
@@ -29,15 +30,17 @@ from window_contract.observation import Error, InputWatermark
 TwoInputOperator = IntervalJoinOperator | WindowJoinOperator | KeyedCoProcessOperator
 
 
-def simulate_join(case: JoinCase) -> JoinObservation:
-    """The observation Flink gives for `case`."""
+def simulate_join(case: JoinCase, dialect: Dialect = FLINK) -> JoinObservation:
+    """The observation Flink gives for `case`. With another `dialect` (`reference.dialects`), what an engine that
+    changes some of Flink's rules gives: a window join's union runs in its window rules, a two-input operator in
+    its join rules (`reference.dialects.joins`)."""
     if isinstance(case.join, IntervalJoin):
-        return simulate_interval_join(case)
+        return simulate_interval_join(case, dialect)
     if isinstance(case.join, SqlWindowJoin):
-        return simulate_sql_window_join(case)
+        return simulate_sql_window_join(case, dialect)
     if isinstance(case.join, SqlIntervalJoin):
-        return simulate_sql_interval_join(case)
-    return join_observation(case, simulate(union_case(case)))
+        return simulate_sql_interval_join(case, dialect)
+    return join_observation(case, simulate(union_case(case), dialect=dialect))
 
 
 class IntervalJoinCollector:
@@ -88,12 +91,12 @@ class JoinInput(OperatorInputs):
         self.operator.process_watermark_status(self.index, idle)
 
 
-def simulate_interval_join(case: JoinCase) -> JoinObservation:
+def simulate_interval_join(case: JoinCase, dialect: Dialect = FLINK) -> JoinObservation:
     join = case.join
     collector = IntervalJoinCollector()
     try:
         operator = IntervalJoinOperator(join.lower, join.upper, not join.lower_exclusive, not join.upper_exclusive,
-                                        join.left_late_output, join.right_late_output, collector)
+                                        join.left_late_output, join.right_late_output, collector, dialect)
     except InvalidSpec as e:
         return JoinObservation(error=Error("invalid_spec", str(e), e.rules))
     return replay(case, operator, collector,
@@ -101,21 +104,21 @@ def simulate_interval_join(case: JoinCase) -> JoinObservation:
                       r.key, r.value, r.ts))
 
 
-def simulate_sql_window_join(case: JoinCase) -> JoinObservation:
+def simulate_sql_window_join(case: JoinCase, dialect: Dialect = FLINK) -> JoinObservation:
     collector = IntervalJoinCollector()
     try:
         operator = WindowJoinOperator(case.join.window, case.join.type, collector.sql_row, collector.drop,
-                                      collector.input_watermark)
+                                      collector.input_watermark, dialect)
     except InvalidSpec as e:
         return JoinObservation(error=Error("invalid_spec", str(e), e.rules))
     return replay(case, operator, collector, lambda side, r: operator.process_element(side, r.key, r.value, r.ts))
 
 
-def simulate_sql_interval_join(case: JoinCase) -> JoinObservation:
+def simulate_sql_interval_join(case: JoinCase, dialect: Dialect = FLINK) -> JoinObservation:
     collector = IntervalJoinCollector()
     join = case.join
     operator = KeyedCoProcessOperator(TimeIntervalJoin(join.lower, join.upper, join.type, collector.interval_row),
-                                      collector.input_watermark)
+                                      collector.input_watermark, dialect)
     return replay(case, operator, collector, lambda side, r: operator.process_element(side, r.key, r.value, r.ts))
 
 

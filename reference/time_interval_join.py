@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from reference.dialects import FLINK, Dialect
 from reference.javalong import ladd, lsub
 from reference.timers import InternalTimer, InternalTimerService
 from reference.two_input import TwoInputStreamOperator
@@ -177,8 +178,9 @@ class KeyedCoProcessOperator(TwoInputStreamOperator):
     """The operator around the function: its timers (one per key and time, fired in time order as the combined
     watermark rises) and the two inputs' watermarks combined."""
 
-    def __init__(self, function: TimeIntervalJoin, input_watermark: Callable[[int], None]) -> None:
-        super().__init__(input_watermark)
+    def __init__(self, function: TimeIntervalJoin, input_watermark: Callable[[int], None],
+                 dialect: Dialect = FLINK) -> None:
+        super().__init__(input_watermark, dialect)
         self.function = function
 
     def process_element(self, side: str, key: str, value: int, timestamp: int) -> None:

@@ -6,18 +6,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from reference.dialects import FLINK, Dialect
 from reference.timers import InternalTimer, InternalTimerService
-from reference.watermarks.combined import IndexedCombinedWatermarkStatus
 
 
 class TwoInputStreamOperator:
     """The watermark half of a two-input operator: `received(watermark)` hears each combined watermark before its
-    timers fire; a subclass's `on_event_time` fires them."""
+    timers fire; a subclass's `on_event_time` fires them. The `dialect` (`reference.dialects.joins`) chooses how the
+    two inputs' watermarks combine."""
 
-    def __init__(self, received: Callable[[int], None]) -> None:
+    def __init__(self, received: Callable[[int], None], dialect: Dialect = FLINK) -> None:
         self.received = received
         self.timers = InternalTimerService()
-        self.combined_watermark = IndexedCombinedWatermarkStatus(2)
+        self.combined_watermark = dialect.combined_watermark_status(2)
 
     def process_watermark(self, index: int, watermark: int) -> None:
         """`processWatermark1/2`: the combined watermark, when it rises, advances time."""

@@ -30,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from reference.assigners import get_window_start_with_offset
+from reference.dialects import FLINK, Dialect
 from reference.errors import InvalidSpec
 from reference.javalong import labs, lsub
 from reference.kinds import build
@@ -110,8 +111,9 @@ class WindowJoinOperator(TwoInputStreamOperator):
     """`WindowJoinOperator` of one join type, both inputs' window table functions in front of it."""
 
     def __init__(self, window: WindowSpec, join_type: str, collect: Collect,
-                 drop: Callable[[Side, str, int, int], None], input_watermark: Callable[[int], None]) -> None:
-        super().__init__(input_watermark)
+                 drop: Callable[[Side, str, int, int], None], input_watermark: Callable[[int], None],
+                 dialect: Dialect = FLINK) -> None:
+        super().__init__(input_watermark, dialect)
         self.table_function = AlignedWindowTableFunctionOperator(window)
         self.join = JOINS[join_type]
         self.collect, self.drop = collect, drop

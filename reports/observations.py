@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from window_contract.difference import time_text
@@ -70,14 +71,18 @@ def output_lines(observation: dict[str, Any]) -> list[tuple[int | None, str]]:
     return sorted(lines, key=lambda line: -1 if line[0] is None else line[0])
 
 
-def side_by_side(left: dict[str, Any] | None, right: dict[str, Any] | None,
-                 events: int) -> list[tuple[str, list[str], list[str]]]:
+def side_by_side(left: dict[str, Any] | None, right: dict[str, Any] | None, events: int,
+                 lines: Callable[[dict[str, Any]], list[tuple[int | None, str]]] | None = None,
+                 ) -> list[tuple[str, list[str], list[str]]]:
     """Two observations of one case row by row, one row per position where either emitted something, so that
     what each emitted at the same position stands side by side: `(where, left's outputs, right's outputs)`;
-    an error, or an observation missing, comes first."""
+    an error, or an observation missing, comes first. `lines` reads an observation's outputs (`output_lines`, or
+    `reports.joins.join_output_lines` for a join's)."""
+    lines = lines or output_lines
+
     def by_position(observation: dict[str, Any] | None) -> dict[int | None, list[str]]:
         rows: dict[int | None, list[str]] = {}
-        for at, text in [] if observation is None else output_lines(observation):
+        for at, text in [] if observation is None else lines(observation):
             rows.setdefault(at, []).append(text)
         return rows
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from conformance.divergences import dialect_of, engine_divergences
 from reference.dialects import Dialect
 from reference.implementation import ReferenceImplementation
+from reference.joins import simulate_join
 
 
 def touching_sessions_stay_apart() -> ReferenceImplementation:
@@ -29,3 +30,19 @@ class Counting(ReferenceImplementation):
     def run(self, cases):
         Counting.RUNS.append(len(cases))
         return super().run(cases)
+
+
+class JoinsInDialect(ReferenceImplementation):
+    """The reference, its windows Flink's and its joins (`reference.joins`) in `dialect`: an engine whose joins
+    the tests know exactly."""
+
+    def __init__(self, dialect: Dialect, name: str) -> None:
+        super().__init__(name=name)
+        self.join_dialect = dialect
+
+    def run_joins(self, cases):
+        return [simulate_join(case, self.join_dialect) for case in cases]
+
+
+def inputs_idle_keep_the_watermark() -> JoinsInDialect:
+    return JoinsInDialect(Dialect(watermark_when_all_inputs_idle="kept"), "idle-kept")

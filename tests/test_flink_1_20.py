@@ -5,8 +5,8 @@ The same runner, compiled against Flink 1.20.3's jars from Maven Central (`flink
 difference must be one that 1.20's list of divergences explains (`cases/engines/flink-1.20/divergences.toml`, which
 its porting page's prose (`cases/engines/flink-1.20/about.md`) says in words; `tests/test_divergences.py` holds the
 list and `flink-sql-1.20`'s to their engines). Its DataStream joins (`flink_impl/joins.py` on 1.20's jars) give what
-2.3 gave for every hand join case and agree with the model on generated ones, but for one difference of the
-releases: when every input of an interval join is idle, 2.3's operator watermark rises to the highest of its inputs'
+2.3 gave for every hand join case and agree with the model on generated ones, but where the list's join divergence
+says: when every input of an interval join is idle, 2.3's operator watermark rises to the highest of its inputs'
 (`CombinedWatermarkStatus`), 1.20's stays where it was.
 """
 
@@ -24,12 +24,11 @@ from flink_impl.toolchain import find_build
 from reference.joins import simulate_join
 from strategies.joins import join_cases
 from window_contract import load_implementation
-from window_contract.case import WatermarkStatus
 from window_contract.case_json import case_files, load_cases
 from window_contract.features import ALL_FEATURES, JOIN_NAMES, join_required_features, required_features
-from window_contract.join_case import IntervalJoin, join_case_to_json
+from window_contract.join_case import join_case_to_json
 from window_contract.join_case_json import load_join_cases
-from window_contract.join_observation import join_difference, join_equivalent
+from window_contract.join_observation import join_difference
 
 #: The whole file is Flink 1.20's step of `./dev test` (its manifest's [ci]).
 pytestmark = [pytest.mark.flink, pytest.mark.engine_suite]
@@ -54,28 +53,18 @@ def test_declares_every_feature_but_the_table_runtimes_and_the_datastream_joins(
                                                    "trigger.after_end_of_window.delay"}) | JOIN_NAMES
 
 
-#: The hand join case whose 1.20 observation differs from 2.3's: the watermark 2.3 emits once every input is idle.
-ALL_IDLE = "every input idle: the operator's watermark rises to the highest of its inputs' (Flink 2.x; 1.20 keeps it)"
-
-
-def test_its_joins_give_what_flink_2_3_gave_for_each_hand_join_case_but_when_every_input_is_idle(flink_1_20):
+def test_its_joins_differ_from_flink_2_3_on_the_hand_join_cases_only_as_its_list_says(flink_1_20):
+    """Every hand join case of the DataStream joins (`cases/joins/`, and the list's own) gives 2.3's observation on
+    1.20 or differs as the list's join divergence explains; some do differ (the list's case among them)."""
     cases = [c for p in sorted((ROOT / "cases").rglob("*.join.json")) for c in load_join_cases(p)
              if join_required_features(c) <= flink_1_20.features]  # the SQL joins' are flink-sql's
     assert len(cases) >= 30
-    differing = {c.name: join_difference(c.expected, o)
-                 for c, o in zip(cases, flink_1_20.run_joins(cases), strict=True) if not join_equivalent(o, c.expected)}
-    assert differing == {ALL_IDLE: "watermarks: expected [(1, 3), (3, 5)], got [(1, 3)]"}
-
-
-def every_input_idle(case) -> bool:
-    """Whether the case's statuses make every channel of both inputs idle at once, at some event."""
-    idle = {(side, c): False for side in ("left", "right") for c in range(case.channels(side))}
-    for e in case.events:
-        if isinstance(e.event, WatermarkStatus):
-            idle[e.input, e.event.channel] = e.event.idle
-            if all(idle.values()):
-                return True
-    return False
+    divergences = engine_divergences("flink-1.20")
+    found = [attribute(c, c.expected, o, divergences) for c, o in zip(cases, flink_1_20.run_joins(cases), strict=True)]
+    assert [f"{a.case.name}: {a.unexplained}" for a in found if a.explained_by is None] == []
+    differing = {a.case.name for a in found if a.explained_by}
+    assert len(differing) >= 3 and all(a.explained_by == ("flink-1.20.watermark-kept-when-inputs-idle",)
+                                       for a in found if a.explained_by)
 
 
 @settings(max_examples=1, deadline=None, phases=(Phase.explicit, Phase.reuse, Phase.generate), suppress_health_check=[
@@ -83,11 +72,11 @@ def every_input_idle(case) -> bool:
 @given(cases=st.lists(join_cases(), min_size=60, max_size=60))
 def test_its_joins_agree_with_the_model_on_generated_cases(flink_1_20, cases):
     """One batch (two jobs: the window joins on the runner, the interval joins on `JoinRunner`), not shrunk: the
-    note names the smallest case that disagrees. An interval join whose inputs are all idle at once may differ
+    note names the smallest case that disagrees. Where it differs from the model (Flink 2.3), its list explains it
     (the module's docstring)."""
+    divergences = engine_divergences("flink-1.20")
     disagreeing = [(c, o) for c, o in zip(cases, flink_1_20.run_joins(cases), strict=True)
-                   if not join_equivalent(simulate_join(c), o)
-                   and not (isinstance(c.join, IntervalJoin) and every_input_idle(c))]
+                   if attribute(c, simulate_join(c), o, divergences).explained_by is None]
     for case, flink in sorted(disagreeing, key=lambda d: len(d[0].events))[:1]:
         note(f"case: {join_case_to_json(case)}\n{join_difference(simulate_join(case), flink)}")
     assert disagreeing == []
@@ -95,8 +84,9 @@ def test_its_joins_agree_with_the_model_on_generated_cases(flink_1_20, cases):
 
 @pytest.mark.parametrize("folder", ["cases", "corpus"])
 def test_it_differs_from_2_3_exactly_where_its_list_says(flink_1_20, folder):
-    """Every hand case (or corpus case) of the features it declares whose 1.20 observation differs from 2.3's shows
-    divergences of 1.20's list (`cases/engines/flink-1.20/divergences.toml`); the hand cases show each of them."""
+    """Every hand window case (or corpus case) of the features it declares whose 1.20 observation differs from 2.3's
+    shows divergences of 1.20's list (`cases/engines/flink-1.20/divergences.toml`); the hand cases show each of its
+    window divergences (the join divergence, the hand join cases above)."""
     files = [p for p in case_files([ROOT / folder]) if not is_corpus_index(p) and not is_run_file(p)]
     cases = [c for p in files for c in load_cases(p)
              if c.expected is not None and required_features(c) <= flink_1_20.features]
@@ -108,7 +98,7 @@ def test_it_differs_from_2_3_exactly_where_its_list_says(flink_1_20, folder):
             unexplained.append(f"{case.name}: {found.unexplained}")
         shown |= set(found.explained_by or ())
     assert not unexplained, "\n".join(unexplained)
-    assert shown == {d.id for d in divergences} or folder == "corpus"
+    assert shown == {d.id for d in divergences if not d.is_join} or folder == "corpus"
 
 
 def test_flink_sql_1_20_answers_as_flink_sql_but_for_the_words_of_its_rejections():

@@ -13,7 +13,7 @@ import pytest
 from engine_pages import ROOT
 
 from conformance import causes, divergences
-from conformance.divergences import engine_divergences
+from conformance.divergences import engine_divergences, model_of
 from conformance.porting import expected
 from conformance.porting.__main__ import main
 from conformance.porting.areas import AREAS, CAUSES, EXPLAINERS, SWITCHES, area
@@ -21,9 +21,6 @@ from conformance.porting.declared import declared_features
 from conformance.porting.matrix import engines
 from conformance.porting.pages import engine_dialect, relinked
 from reference.dialects import Dialect
-from reference.implementation import simulate
-from window_contract.case_json import load_cases
-from window_contract.equivalence import equivalent
 
 ENGINES = engines(ROOT)
 
@@ -80,8 +77,9 @@ def test_each_switch_divergence_shows_the_engines_dialect_differing_from_flink(e
     listed = engine_divergences(engine)
     switches = [d for d in listed if d.is_switch]
     for d in switches:
-        for n, case in enumerate(load_cases(d.case_file)):
-            assert not equivalent(simulate(case, dialect=engine_dialect(d, switches)), case.expected), (d.id, n)
+        for n, case in enumerate(d.cases()):
+            model = model_of(case)
+            assert not model.same(model.predict(engine_dialect(d, switches)), case.expected), (d.id, n)
 
 
 def test_the_declared_features_are_the_adapters_own():

@@ -128,8 +128,19 @@ def case_files(paths: list[str | Path]) -> Iterator[Path]:
     for p in map(Path, paths):
         if p.is_dir():
             yield from sorted(f for f in p.rglob("*.json") if not f.name.endswith(JOIN_CASES_SUFFIX))
-        else:
+        elif not p.name.endswith(JOIN_CASES_SUFFIX):
             yield p
+
+
+def join_case_files(paths: list[str | Path]) -> list[Path]:
+    """The files of join cases named, and those found (sorted) in the folders named."""
+    found: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            found += sorted(p.rglob(f"*{JOIN_CASES_SUFFIX}"))
+        elif p.name.endswith(JOIN_CASES_SUFFIX):
+            found.append(p)
+    return found
 
 
 def _read_case(doc: Any, path: str, problems: Problems) -> Case:

@@ -54,7 +54,9 @@ def declared_engine(name: str) -> Engine:
     finally:
         getattr(impl, "close", lambda: None)()
     path = ENGINES / name / LIST
-    return Engine(name, tuple(read_divergences(path)), listed_explanations(path), positions, frozenset(features))
+    windows = tuple(d for d in read_divergences(path) if not d.is_join)  # the mutants are bugs of its windows
+    explains = {id: params for id, params in listed_explanations(path).items() if any(d.id == id for d in windows)}
+    return Engine(name, windows, explains, positions, frozenset(features))
 
 
 def reported(observed: Observation, engine: Engine) -> Observation:

@@ -4,6 +4,8 @@ A switch divergence changes the rule its switch names (a field of `reference.dia
 area follows from its kind: a job Flink rejects or runs (`accepts`, `rejects`, `message`) is validation, a time
 the engine cannot hold (`beyond`, `days_wrap`) is time arithmetic, and a failure at run time (`fails`) belongs to
 the rule its cause names (`conformance.causes`). A divergence of several switches takes its first switch's area.
+A join divergence (its case a join case file) is in the area of the joins of two streams, whatever its form: a
+reader porting a join looks for it there, and its window switches (the window a window join runs) are its join's.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ AREAS: dict[str, tuple[str, str]] = {
     "time": ("time arithmetic", "window bounds and starts, Java `long` overflow, where time ends"),
     "emission": ("emission and timestamps", "what a firing carries (its window, its timestamp), how often it comes"),
     "validation": ("validation and messages", "which jobs are rejected, and in whose words"),
+    "joins": ("joins of two streams", "window joins, coGroup, interval joins and Flink SQL's: which pairs, when, "
+                                      "what is late, the joined operator's watermark"),
 }
 
 #: The area of each switch of `reference.dialects.Dialect`, as the model groups its rules: lateness; merging; firing,
@@ -39,6 +43,7 @@ SWITCHES: dict[str, str] = {
     **dict.fromkeys(("interval_limit", "sliding_size_multiple_of_slide", "sliding_panes_fit_an_int",
                      "sliding_offset_checked", "sliding_window_count_checked", "sessions_take_allowed_lateness"),
                     "validation"),
+    "watermark_when_all_inputs_idle": "joins",
 }
 
 #: The area of each explainer kind (`conformance.divergences.EXPLAINERS`); `fails` goes by its cause.
@@ -56,6 +61,8 @@ CAUSES: dict[str, str] = {
 
 def area(divergence: Divergence) -> str:
     """The area of `divergence` (a key of `AREAS`)."""
+    if divergence.is_join:
+        return "joins"
     if divergence.switches:
         return SWITCHES[next(iter(divergence.switches))]
     kind = divergence.explains["kind"]

@@ -10,6 +10,8 @@ of the engine's dialect of the reference (`reference.implementation.simulate` wi
 engine's rules at once; `tests/test_divergences.py` checks that the real engine agrees with its dialect on each
 case). An explainer is no dialect: the page says what it accounts for, and the cause it checks on the case; only
 `days_wrap` says what the engine emits, the dialect's firings with their bounds read back as Flink SQL reads them.
+A join divergence's cases are join cases: the engine's side is the join model's in the dialect
+(`reference.joins.simulate_join`), its outputs the join's pairs, coGroups or rows (`reports.joins`).
 """
 
 from __future__ import annotations
@@ -19,14 +21,22 @@ import re
 from pathlib import Path
 from typing import Any
 
-from conformance.causes import CAUSES
-from conformance.divergences import Divergence, completions, dialect_of, engine_divergences, read_as_days
+from conformance.divergences import (
+    Divergence,
+    completions,
+    dialect_of,
+    engine_divergences,
+    listed_cause,
+    model_of,
+    read_as_days,
+)
 from conformance.porting.areas import AREAS, area
 from reference.dialects import Dialect
-from reference.implementation import simulate
-from reports.observations import case_lines, side_by_side
+from reports.joins import join_case_lines, join_output_lines
+from reports.observations import case_lines, output_lines, side_by_side
 from window_contract.case import Case, case_to_json
-from window_contract.case_json import load_cases
+from window_contract.join_case import JoinCase, join_case_to_json
+from window_contract.join_observation import JoinObservation, join_observation_to_json
 from window_contract.observation import Observation
 from window_contract.observation_json import observation_to_json
 
@@ -82,7 +92,7 @@ def _divergences(engine: str, divergences: list[Divergence], root: Path, page: P
         title, _ = AREAS[area(d)]
         lines += [f'<a id="{d.id}"></a>', "", f"### {d.title}", "", f"`{d.id}`, {title}: {_form(d)}.", ""]
         dialect = engine_dialect(d, switches)
-        for n, case in enumerate(load_cases(d.case_file)):
+        for n, case in enumerate(d.cases()):
             lines += _case(engine, d, n, case, dialect, d.case_file.relative_to(root), page)
     return lines
 
@@ -113,22 +123,25 @@ def engine_dialect(d: Divergence, switches: list[Divergence]) -> Dialect:
     return dialect_of(completions((d,) if d.is_switch else (), switches)[0])
 
 
-def _case(engine: str, d: Divergence, n: int, case: Case, dialect: Dialect, file: Path, page: Path) -> list[str]:
-    doc = case_to_json(case)
+def _case(engine: str, d: Divergence, n: int, case: Case | JoinCase, dialect: Dialect, file: Path,
+          page: Path) -> list[str]:
+    joined = isinstance(case, JoinCase)
+    doc = join_case_to_json(case) if joined else case_to_json(case)
     named = f": *{case.name}*" if case.name else ""
     lines = [f"[{file.name}]({os.path.relpath(file, page.parent)}), case {n + 1}{named}", "",
-             "```text", *case_lines(doc), "```", ""]
-    expected = observation_to_json(case.expected or Observation())
+             "```text", *(join_case_lines if joined else case_lines)(doc), "```", ""]
+    to_json, outputs = (join_observation_to_json, join_output_lines) if joined else (observation_to_json, output_lines)
+    expected = to_json(case.expected or (JoinObservation() if joined else Observation()))
     if d.is_switch or d.explains["kind"] == "days_wrap":
-        predicted = simulate(case, dialect=dialect)
-        engine_side = observation_to_json(predicted if d.is_switch else read_as_days(predicted))
+        predicted = model_of(case).predict(dialect)
+        engine_side = to_json(predicted if d.is_switch else read_as_days(predicted))
         label = "its dialect of the model" + ("" if d.is_switch else ", each window's bounds read back as days")
         lines += [f"| position | Flink | {engine} ({label}) |", "|---|---|---|"]
-        for where, left, right in side_by_side(expected, engine_side, len(case.events)):
+        for where, left, right in side_by_side(expected, engine_side, len(case.events), outputs):
             lines.append(f"| {where or 'the job'} | {_cell(left)} | {_cell(right)} |")
     else:
         lines += ["| position | Flink |", "|---|---|"]
-        for where, left, _ in side_by_side(expected, expected, len(case.events)):  # its rows, one column
+        for where, left, _ in side_by_side(expected, expected, len(case.events), outputs):  # its rows, one column
             lines.append(f"| {where or 'the job'} | {_cell(left)} |")
         lines += ["", f"{engine}: {_explained(d, case, dialect)}"]
     return lines + [""]
@@ -138,7 +151,7 @@ def _cell(lines: list[str]) -> str:
     return "<br>".join(line.replace("|", "\\|") for line in lines) or "(nothing)"
 
 
-def _explained(d: Divergence, case: Case, dialect: Dialect) -> str:
+def _explained(d: Divergence, case: Case | JoinCase, dialect: Dialect) -> str:
     """What an explainer says the engine does on `case`, with the cause it checks there (not computed: the model
     has no dialect for it)."""
     e = d.explains
@@ -153,22 +166,22 @@ def _explained(d: Divergence, case: Case, dialect: Dialect) -> str:
     }[e["kind"]]
     cause = e.get("cause")
     if cause is not None:
-        params = dict(cause) if isinstance(cause, dict) else {"name": cause}
-        holds = CAUSES[params.pop("name")](**params)(case, dialect)
+        holds = listed_cause(cause, d.is_join)(case, dialect)
         said += f"; the cause it checks holds here: {holds}" if holds else "; the cause it checks does not hold here"
     return said + " (an explainer: the engine's outputs are not computed here)."
 
 
 def _commands(engine: str, divergences: list[Divergence]) -> list[str]:
-    first = divergences[0].case_file.name
+    first = next((d.case_file.name for d in divergences if not d.is_join), None)  # `explain` narrates windows
+    explain = ["# what Flink does with a case, step by step",
+               f"python -m conformance explain cases/engines/{engine}/{first}"] if first else []
     return [
         "## Ask the suite about your own job", "",
         "Write the job and a stream as a case (`window-case/1`, [docs/format.md](../format.md)), then:", "",
         "```sh",
         "# this page's cases, each difference named by the divergences that explain it",
         f"python -m conformance replay cases/engines/{engine} --impl {engine} --check --divergences",
-        "# what Flink does with a case, step by step",
-        f"python -m conformance explain cases/engines/{engine}/{first}",
+        *explain,
         "# what Flink emits for your job (the model; --impl flink runs Flink 2.3 itself), and what the engine emits",
         "python -m conformance replay my_job.json --impl reference",
         f"python -m conformance replay my_job.json --impl {engine}",

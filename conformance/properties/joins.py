@@ -26,7 +26,14 @@ from hypothesis import note, seed, settings
 from conformance.evidence import FeatureTally, JoinPropertyViolation
 from conformance.properties.harness import Breakdown
 from window_contract.features import ALL_JOIN_NAMES, join_required_features
-from window_contract.implementation import REQUEST_TIMEOUT, CouldNotRun, Implementation, failure_to_run, run_within
+from window_contract.implementation import (
+    REQUEST_TIMEOUT,
+    CouldNotRun,
+    Implementation,
+    RunJoins,
+    failure_to_run,
+    run_within,
+)
 from window_contract.join_case import JoinCase, join_case_to_json
 from window_contract.join_observation import JoinObservation, join_difference
 
@@ -41,13 +48,6 @@ def join_property(test: Callable) -> Callable:
     """Mark a Hypothesis test as a join property (prefetched with the others: the module's docstring)."""
     JOIN_PROPERTIES.append(test)
     return test
-
-
-class RunJoins:
-    """An implementation's `run_joins` as a `run`, so that `run_within` keeps the request timeout over it."""
-
-    def __init__(self, impl: Implementation) -> None:
-        self.name, self.run = impl.name, impl.run_joins
 
 
 class JoinSuite:

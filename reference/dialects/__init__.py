@@ -20,7 +20,8 @@ the rule of Flink they change, one module an area, each switch documented beside
 - `time_arithmetic`: Java's `long` and truncating `%`, or Python's integers;
 - `windows`: which windows an assigner gives a record;
 - `job_checks`: which window parameters a job may state (Flink SQL's and Flink 1.20's checks);
-- `pre_aggregation`: Flink SQL's two-phase window aggregate, which holds records until a watermark.
+- `pre_aggregation`: Flink SQL's two-phase window aggregate, which holds records until a watermark;
+- `joins`: the two-input operators of the joins of two streams (a window join's union runs the window rules above).
 
 `dialect` composes them: `Dialect` is every area's switches, and `MIXINS` the order in which the operator's class
 takes their mixins.

@@ -28,6 +28,7 @@ from reference.dialects.firing import (
     with_grace,
 )
 from reference.dialects.job_checks import JobCheckSwitches
+from reference.dialects.joins import JoinSwitches
 from reference.dialects.keys import KeyedParts, KeySwitches
 from reference.dialects.lateness import (
     DropsWhatNoWindowTakes,
@@ -67,7 +68,8 @@ from window_contract.facts import LONG_MIN
 
 @dataclass(frozen=True)
 class Dialect(LatenessSwitches, MergingSwitches, FiringSwitches, EmissionSwitches, WatermarkSwitches, KeySwitches,
-              ArithmeticSwitches, WindowSwitches, JobCheckSwitches, PreAggregationSwitches, WatermarkClauseSwitches):
+              ArithmeticSwitches, WindowSwitches, JobCheckSwitches, PreAggregationSwitches, WatermarkClauseSwitches,
+              JoinSwitches):
     """The rules of the model an engine changes; every default is Flink's. Each switch is a field of the class of
     its rule area, documented there (`reference.dialects`)."""
 
