@@ -52,7 +52,9 @@ from window_contract.join_observation import SIDES, JoinObservation, JoinOutput,
 from window_contract.observation import Error, InputWatermark
 
 #: How far above the records a watermark row sits: `withWatermark("ts", SHIFT)` makes an input's watermark `w` from
-#: a row at `w + SHIFT`, and a record (far below) never raises it.
+#: a row at `w + SHIFT`, and a record (far below) never raises it. About 31,700 years: a record beyond `SHIFT` ms
+#: (and within Spark's microseconds, about 9.2e15 ms) would raise its input's watermark; the cases' times stay far
+#: below it, or beyond Spark's time altogether.
 SHIFT = 1_000_000_000_000_000
 #: The end of an input, a watermark row at `END_OF_INPUT + SHIFT`: within Spark's microseconds.
 JOIN_END_OF_INPUT = END_OF_INPUT - SHIFT
@@ -79,21 +81,23 @@ class Row:
     text: str
 
 
-def event_rows(case: JoinCase, keys: dict[str, int]) -> list[list[Row]]:
-    """Each event's rows (one micro-batch each), then the end of a bounded input's."""
+def event_rows(case: JoinCase, keys: dict[str, int]) -> list[tuple[int, list[Row]]]:
+    """The micro-batches of the case, each with the position it is observed at: each event's rows, then the end of a
+    bounded input, one input after the other (Flink's end of input reaches the left input first: the combined
+    watermark may rise twice at the end)."""
     batches = []
     for at, e in enumerate(case.events):
         event = e.event
         if isinstance(event, Record):
-            batches.append([Row(e.input, f"{keys[event.key]},{at},{event.ts}")])
+            batches.append((at, [Row(e.input, f"{keys[event.key]},{at},{event.ts}")]))
         elif isinstance(event, Watermark):
-            batches.append([watermark_row(e.input, event.timestamp)])
+            batches.append((at, [watermark_row(e.input, event.timestamp)]))
         elif isinstance(event, EndOfChannel):
-            batches.append([watermark_row(e.input, JOIN_END_OF_INPUT)])
+            batches.append((at, [watermark_row(e.input, JOIN_END_OF_INPUT)]))
         else:  # a watermark status: Spark's sources have none
-            batches.append([])
+            batches.append((at, []))
     if case.end_of_input:
-        batches.append([watermark_row(side, JOIN_END_OF_INPUT) for side in SIDES])
+        batches += [(len(case.events), [watermark_row(side, JOIN_END_OF_INPUT)]) for side in SIDES]
     return batches
 
 
@@ -137,7 +141,7 @@ class JoinQuery:
         self.watermark = 0
         self.emitted: Counter = Counter()
         self.progress_seen = 0  # how many of the query's progress reports have been read
-        self.step = 0
+        self.at = 0  # the position of the micro-batch sent last
         self.table = f"spark_streaming_join_{uuid.uuid4().hex}"
         self.query = None
         try:
@@ -172,7 +176,8 @@ class JoinQuery:
                             F.col("r.record").alias("right"))
         self.query = out.writeStream.format("memory").queryName(self.table).outputMode("append").start()
 
-    def send(self, rows: list[Row]) -> None:
+    def send(self, batch: tuple[int, list[Row]]) -> None:
+        self.at, rows = batch
         as_seq = self.spark._jvm.scala.jdk.javaapi.CollectionConverters.asScala
         for side in SIDES:
             texts = [r.text for r in rows if r.side == side]
@@ -181,8 +186,7 @@ class JoinQuery:
 
     def settle(self, last: bool) -> None:
         """Waits for the micro-batches of the event just sent, then reads what they emitted."""
-        at = self.step
-        self.step += 1
+        at = self.at
         try:
             self.query.processAllAvailable()
         except Exception as e:

@@ -64,12 +64,15 @@ def test_declares_the_interval_joins_not_the_window_joins(engine):
 
 
 def test_every_event_is_a_micro_batch_and_a_watermark_a_row_shifted_above_the_records():
+    """A record is a row, a watermark a row `SHIFT` above it with its input's key, a status nothing; the end of input
+    is a watermark row at `JOIN_END_OF_INPUT` on each input, one after the other, both at the end's position."""
     case = JoinCase(IntervalJoin(0, 1), (left(a(1, 5)), right(Watermark(-3)), right(WatermarkStatus(0, True)),
                                          left(EndOfChannel(0)), left(Watermark(LONG_MAX))))
+    end = JOIN_END_OF_INPUT + SHIFT
     assert event_rows(case, {"a": 0}) == [
-        [Row("left", "0,0,5")], [Row("right", f"{WATERMARK_KEYS['right']},,{SHIFT - 3}")], [],
-        [Row("left", f"-1,,{JOIN_END_OF_INPUT + SHIFT}")], [Row("left", f"-1,,{LONG_MAX}")],
-        [Row("left", f"-1,,{JOIN_END_OF_INPUT + SHIFT}"), Row("right", f"-2,,{JOIN_END_OF_INPUT + SHIFT}")]]
+        (0, [Row("left", "0,0,5")]), (1, [Row("right", f"{WATERMARK_KEYS['right']},,{SHIFT - 3}")]), (2, []),
+        (3, [Row("left", f"-1,,{end}")]), (4, [Row("left", f"-1,,{LONG_MAX}")]), (5, [Row("left", f"-1,,{end}")]),
+        (5, [Row("right", f"-2,,{end}")])]
 
 
 @pytest.mark.parametrize("index", range(len(AGREEING)))
