@@ -8,6 +8,11 @@ explains is shrunk to a minimal case (events removed and parts of the specificat
 difference stays unexplained), confirmed on real Flink, and saved in the census's folder: a new divergence
 to list, an adapter's bug, or the engine's own (a crash or a stall is its bug report).
 
+An engine that declares joins of two streams (`join.window`, `join.cogroup`, `join.interval`, `join.sql_window`,
+`join.sql_interval`) is sent join cases too (`--join-cases`, a quarter of `--cases` unless told), drawn from the
+join strategies (`strategies.joins`) of the kinds it declares only, each attributed to the list's join divergences;
+a minimal unexplained join case is saved as a join case file (`unexplained-N.join.json`).
+
 The folder keeps every case's attribution as it is made (`census.jsonl`), so a census of a slow engine
 stopped half-way goes on from there when run again with the same options; the cases left unexplained are run
 again then, against the list as it is by now (one that has grown since explains them).
@@ -30,14 +35,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from conformance.divergences import Attribution, attribute, engine_divergences, read_divergences
+from conformance.divergences import Attribution, attribute, engine_divergences, model_of, read_divergences
 from conformance.profiles import without_local_constants
-from conformance.simplest import simplifications
+from conformance.simplest import join_simplifications, simplifications
 from conformance.usage import UsageError
 from window_contract.case import Case, case_to_json
-from window_contract.equivalence import equivalent
-from window_contract.features import required_features
-from window_contract.implementation import Implementation, failure_to_run, run_within
+from window_contract.features import (
+    JOIN_COGROUP,
+    JOIN_INTERVAL,
+    JOIN_SQL_INTERVAL,
+    JOIN_SQL_WINDOW,
+    JOIN_WINDOW,
+    needed_features,
+)
+from window_contract.implementation import Implementation, RunJoins, failure_to_run, run_within
+from window_contract.join_case import JoinCase, join_case_to_json
+from window_contract.join_observation import JoinObservation, join_observation_to_json
 from window_contract.observation import Observation
 from window_contract.observation_json import observation_to_json
 from window_contract.registry import load_implementation
@@ -73,7 +86,39 @@ def drawn_cases(features: frozenset[str], count: int, seed: int) -> list[Case]:
     @hypothesis_seed(seed ^ zlib.crc32(b"census"))
     @given(weighted(*branches) if len(branches) > 1 else branches[0][1])
     def collect(case: Case) -> None:
-        if len(found) < count and required_features(case) <= features:
+        if len(found) < count and needed_features(case) <= features:
+            found.append(case)
+        if len(found) >= count:
+            raise _Enough
+
+    with contextlib.suppress(_Enough), without_local_constants():
+        collect()
+    return found
+
+
+def drawn_join_cases(features: frozenset[str], count: int, seed: int) -> list[JoinCase]:
+    """`count` join cases of the kinds of join among `features` that need only `features`, drawn by Hypothesis from
+    `seed` as `drawn_cases` draws (none for an engine that declares no join)."""
+    from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+    from hypothesis import seed as hypothesis_seed
+    from hypothesis import strategies as st
+
+    from strategies.joins import interval_joins, join_cases, sql_interval_joins, sql_window_joins, window_joins
+
+    kinds = {JOIN_INTERVAL.name: interval_joins(), JOIN_WINDOW.name: window_joins().filter(lambda j: not j.cogroup),
+             JOIN_COGROUP.name: window_joins().filter(lambda j: j.cogroup),
+             JOIN_SQL_WINDOW.name: sql_window_joins(), JOIN_SQL_INTERVAL.name: sql_interval_joins()}
+    specs = [spec for name, spec in kinds.items() if name in features]
+    found: list[JoinCase] = []
+    if not specs or count < 1:
+        return found
+
+    @settings(database=None, max_examples=count * 4, phases=[Phase.generate], deadline=None, derandomize=False,
+              suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet)
+    @hypothesis_seed(seed ^ zlib.crc32(b"census joins"))
+    @given(join_cases(specs=st.one_of(specs)))
+    def collect(case: JoinCase) -> None:
+        if len(found) < count and needed_features(case) <= features:
             found.append(case)
         if len(found) >= count:
             raise _Enough
@@ -87,8 +132,12 @@ class _Enough(Exception):
     pass
 
 
-def digest(case: Case) -> str:
-    return hashlib.sha256(json.dumps(case_to_json(case), sort_keys=True).encode()).hexdigest()[:16]
+def case_json(case: Case | JoinCase) -> dict[str, Any]:
+    return join_case_to_json(case) if isinstance(case, JoinCase) else case_to_json(case)
+
+
+def digest(case: Case | JoinCase) -> str:
+    return hashlib.sha256(json.dumps(case_json(case), sort_keys=True).encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -129,11 +178,12 @@ class Census:
         self.reference = ReferenceImplementation()
         self.positions = not impl.position_free
 
-    def observe(self, cases: Sequence[Case]) -> list[Observation | str]:
-        """The engine's observation of each case, or why it could not run it (a batch that fails is run
-        case by case, so one crash or stall costs only its own case)."""
+    def observe(self, cases: Sequence[Case] | Sequence[JoinCase]) -> list[Observation | JoinObservation | str]:
+        """The engine's observation of each case (window cases, or join cases through `run_joins`), or why it could
+        not run it (a batch that fails is run case by case, so one crash or stall costs only its own case)."""
+        joins = bool(cases) and isinstance(cases[0], JoinCase)
         try:
-            observations = run_within(self.impl, list(cases), self.timeout)
+            observations = run_within(RunJoins(self.impl) if joins else self.impl, list(cases), self.timeout)
             if len(observations) == len(cases):
                 return list(observations)
         except Exception as e:  # noqa: BLE001 - the engine's own failure: each case alone tells which
@@ -143,22 +193,27 @@ class Census:
             return [f"{len(observations)} observations for one case"]
         return [answer for case in cases for answer in self.observe([case])]
 
-    def attribute(self, case: Case, answer: Observation | str) -> Attribution | str:
+    def attribute(self, case: Case | JoinCase, answer: Observation | JoinObservation | str) -> Attribution | str:
         if isinstance(answer, str):
             return answer
-        [flink] = self.reference.run([case])
-        return attribute(case, flink, answer, self.divergences, self.positions)
+        return attribute(case, self.flink([case])[0], answer, self.divergences, self.positions)
 
-    def unexplained(self, case: Case) -> bool:
+    def flink(self, cases: Sequence[Case] | Sequence[JoinCase]) -> list[Observation] | list[JoinObservation]:
+        """The reference's observations (Flink's) of window cases, or of join cases."""
+        joins = bool(cases) and isinstance(cases[0], JoinCase)
+        return (self.reference.run_joins if joins else self.reference.run)(list(cases))
+
+    def unexplained(self, case: Case | JoinCase) -> bool:
         [answer] = self.observe([case])
         found = self.attribute(case, answer)
         return not isinstance(found, str) and found.explained_by is None
 
-    def shrink(self, case: Case) -> Case:
+    def shrink(self, case: Case | JoinCase) -> Case | JoinCase:
         """A smaller case whose difference stays unexplained: events removed (the engine runs every
         candidate of a round in one batch), then parts of the specification back to their defaults."""
+        simpler = join_simplifications if isinstance(case, JoinCase) else simplifications
         while True:
-            smaller = [c for c in simplifications(case) if required_features(c) <= self.impl.features]
+            smaller = [c for c in simpler(case) if needed_features(c) <= self.impl.features]
             if not smaller:
                 return case
             answers = self.observe(smaller)
@@ -174,21 +229,29 @@ class Census:
 def census(args: argparse.Namespace) -> int:
     if args.cases < 1:
         raise UsageError("--cases must be at least 1")
+    if args.join_cases is not None and args.join_cases < 0:
+        raise UsageError("--join-cases must be at least 0")
     impl = load_implementation(args.impl, limits=None)  # engines under test; a plug-in runs here unguarded
     divergences = read_divergences(args.divergences) if args.divergences else engine_divergences(args.impl)
     out: Path = args.out or Path("census") / args.impl.replace("/", "-").replace(":", "-")
     out.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
+    joins = args.cases // 4 if args.join_cases is None else args.join_cases
     say(f"census of {impl.name}: {len(divergences)} listed divergences; drawing {args.cases} cases (seed {args.seed})")
-    cases = drawn_cases(impl.features, args.cases, args.seed)
+    cases: list[Case | JoinCase] = [*drawn_cases(impl.features, args.cases, args.seed),
+                                    *drawn_join_cases(impl.features, joins, args.seed)]
+    if len(cases) > args.cases:
+        say(f"census: and {len(cases) - args.cases} join cases of the joins it declares")
     done = _resumed(out / RESULTS, cases)
     if done:
         say(f"census: {len(done)} cases attributed before, going on from there")
     engine = Census(impl, divergences, args.request_timeout)
     todo = [i for i in range(len(cases)) if i not in done]
+    # a batch is of one kind: window cases go through `run`, join cases through `run_joins`
+    kinds = [[i for i in todo if isinstance(cases[i], JoinCase) == joined] for joined in (False, True)]
+    batches = [kind[start:start + args.batch] for kind in kinds for start in range(0, len(kind), args.batch)]
     with (out / RESULTS).open("a", encoding="utf-8") as results:
-        for start in range(0, len(todo), args.batch):
-            chunk = todo[start:start + args.batch]
+        for chunk in batches:
             for i, answer in zip(chunk, engine.observe([cases[i] for i in chunk]), strict=True):
                 found = engine.attribute(cases[i], answer)
                 outcome = (Outcome(i, digest(cases[i]), None, could_not_run=found) if isinstance(found, str)
@@ -210,7 +273,7 @@ def say(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
-def _resumed(path: Path, cases: Sequence[Case]) -> dict[int, Outcome]:
+def _resumed(path: Path, cases: Sequence[Case | JoinCase]) -> dict[int, Outcome]:
     """The outcomes an earlier run of the same census wrote (a line of another case is ignored), but those
     unexplained: the engine runs them again, and the divergences listed now attribute them."""
     done: dict[int, Outcome] = {}
@@ -226,40 +289,49 @@ def _resumed(path: Path, cases: Sequence[Case]) -> dict[int, Outcome]:
     return done
 
 
-def _shrunk(engine: Census, cases: Sequence[Case], done: dict[int, Outcome], out: Path, most: int,
+def _shrunk(engine: Census, cases: Sequence[Case | JoinCase], done: dict[int, Outcome], out: Path, most: int,
             confirm: str) -> list[dict[str, Any]]:
     """Each of the first `most` unexplained cases shrunk, the distinct minimal cases saved with their
-    expected observation (confirmed on `confirm`, unless `none`)."""
+    expected observation (confirmed on `confirm`, unless `none`); a join case as a join case file."""
     kinds: dict[str, list[int]] = {}
     for i, o in sorted(done.items()):
         if o.is_unexplained:
-            kinds.setdefault(signature(o.unexplained), []).append(i)
-    minimal: dict[str, tuple[Case, list[int]]] = {}
+            joined = "join " if isinstance(cases[i], JoinCase) else ""
+            kinds.setdefault(joined + signature(o.unexplained), []).append(i)
+    minimal: dict[str, tuple[Case | JoinCase, list[int]]] = {}
     for origins in list(kinds.values())[:most]:
         say(f"census: shrinking case {origins[0]} (and {len(origins) - 1} more unexplained the same way)")
         small = engine.shrink(cases[origins[0]])
         minimal.setdefault(digest(small), (small, []))[1].extend(origins)
-    if not minimal:
-        return []
-    found = [small for small, _ in minimal.values()]
-    expected = engine.reference.run(found)
-    notes = [""] * len(found)
-    if confirm != "none":
-        confirmed = load_implementation(confirm).run(found)
-        for n, (ours, theirs) in enumerate(zip(expected, confirmed, strict=True)):
-            if not equivalent(ours, theirs):
-                notes[n] = f"the reference differs from {confirm} here: {confirm}'s observation is expected"
-        expected = confirmed
     saved = []
-    for n, ((small, origins), observation) in enumerate(zip(minimal.values(), expected, strict=True)):
-        name = f"unexplained-{n + 1}.json"
+    for n, (small, origins) in enumerate(minimal.values()):
+        observation, note = _confirmed(engine, small, confirm)
+        joined = isinstance(small, JoinCase)
+        name = f"unexplained-{n + 1}" + (".join.json" if joined else ".json")
         named = dataclasses.replace(small, name=f"census of {engine.impl.name}: unexplained #{n + 1}",
                                     expected=observation)
-        (out / name).write_text(json.dumps(case_to_json(named), indent=2) + "\n", encoding="utf-8")
+        (out / name).write_text(json.dumps(case_json(named), indent=2) + "\n", encoding="utf-8")
         [answer] = engine.observe([small])
-        saved.append({"file": name, "from_cases": origins, "note": notes[n],
-                      "engine": answer if isinstance(answer, str) else observation_to_json(answer)})
+        saved.append({"file": name, "from_cases": origins, "note": note,
+                      "engine": answer if isinstance(answer, str)
+                      else (join_observation_to_json if joined else observation_to_json)(answer)})
     return saved
+
+
+def _confirmed(engine: Census, case: Case | JoinCase, confirm: str) -> tuple[Observation | JoinObservation, str]:
+    """Flink's observation of a minimal case: `confirm`'s (real Flink by default), with a note where the reference
+    differs from it; the reference's where `confirm` is `none` or does not run the case (a join it does not
+    declare: `flink` runs no Flink SQL join, `flink-sql` those)."""
+    [ours] = engine.flink([case])
+    if confirm == "none":
+        return ours, ""
+    confirming = load_implementation(confirm)
+    if not needed_features(case) <= confirming.features:
+        return ours, f"not confirmed: {confirm} does not run this case; the reference's observation is expected"
+    [theirs] = confirming.run_joins([case]) if isinstance(case, JoinCase) else confirming.run([case])
+    model = model_of(case)
+    same = model.same(ours, theirs)
+    return theirs, "" if same else f"the reference differs from {confirm} here: {confirm}'s observation is expected"
 
 
 def signature(delta: dict[str, Any]) -> str:
@@ -276,9 +348,10 @@ def signature(delta: dict[str, Any]) -> str:
     return json.dumps(sorted(errors) if errors else sorted(shapes))
 
 
-def _summary(name: str, cases: Sequence[Case], done: dict[int, Outcome], minimal: list[dict[str, Any]],
+def _summary(name: str, cases: Sequence[Case | JoinCase], done: dict[int, Outcome], minimal: list[dict[str, Any]],
              seconds: float) -> dict[str, Any]:
     total = len(cases)
+    joins = [i for i, case in enumerate(cases) if isinstance(case, JoinCase)]
     by_divergence: Counter[str] = Counter()
     example: dict[str, int] = {}
     causes: Counter[str] = Counter()
@@ -290,6 +363,8 @@ def _summary(name: str, cases: Sequence[Case], done: dict[int, Outcome], minimal
             causes[o.explained_by[-1]] += 1  # the explainer is the last of a set
     return {
         "engine": name, "cases": total, "seconds": round(seconds, 1),
+        "join_cases": {"cases": len(joins), "agree": sum(done[i].explained_by == () for i in joins if i in done),
+                       "unexplained": sum(done[i].is_unexplained for i in joins if i in done)},
         "agree": sum(o.explained_by == () for o in done.values()),
         "unexplained": {"cases": sum(o.is_unexplained for o in done.values()), "minimal": minimal},
         "could_not_run": {"cases": sum(o.could_not_run is not None for o in done.values()),
@@ -315,6 +390,10 @@ def table(summary: dict[str, Any]) -> list[str]:
                   + ("; MORE THAN A FIFTH of the cases: it may hide several divergences" if v["cases"] * 5 > total
                      else "")) for d, v in summary["divergences"].items()]
     lines.append(row("agree with Flink", summary["agree"]))
+    joins = summary["join_cases"]
+    if joins["cases"]:
+        lines.append(row("of them join cases", joins["cases"],
+                         f"{joins['agree']} agree, {joins['unexplained']} unexplained"))
     lines.append(f"{summary['engine']}: {total} cases in {summary['seconds']:.0f} s")
     return lines
 
@@ -327,6 +406,9 @@ def add_census_command(sub: argparse._SubParsersAction) -> None:
                    help="the engine: a registered name, module:factory or exec:COMMAND")
     c.add_argument("--cases", type=int, default=DEFAULT_CASES, metavar="N",
                    help=f"cases to draw (default {DEFAULT_CASES})")
+    c.add_argument("--join-cases", type=int, default=None, metavar="N",
+                   help="join cases to draw besides, of the joins the engine declares (default a quarter of --cases; "
+                        "none for an engine that declares no join)")
     c.add_argument("--seed", type=int, default=0, metavar="S", help="the drawing's seed (default 0)")
     c.add_argument("--out", type=Path, default=None, metavar="DIR",
                    help="where the census keeps its results and minimal cases (default census/<impl>); run again "

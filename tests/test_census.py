@@ -14,9 +14,16 @@ import pytest
 from dialect_impls import Counting
 from engine_pages import ROOT
 
+from conformance.census import table
 from conformance.cli import main
 from conformance.divergences import LIST
+from reference.dialects import Dialect
+from reference.joins import simulate_join
 from window_contract.case_json import load_cases
+from window_contract.join_case_json import load_join_cases
+from window_contract.join_observation import join_equivalent
+
+KEPT = Dialect(watermark_when_all_inputs_idle="kept")
 
 BEAM_LIST = ROOT / "cases" / "engines" / "beam" / LIST
 
@@ -72,3 +79,38 @@ def test_a_census_run_again_attributes_what_was_unexplained_anew_with_the_list_a
     Counting.RUNS.clear()
     assert main([*args, "--divergences", str(BEAM_LIST)]) == 0
     assert sum(Counting.RUNS) == left > 0
+
+
+@pytest.fixture
+def kept_list(tmp_path):
+    path = tmp_path / "joins" / LIST
+    path.parent.mkdir()
+    path.write_text('[[divergence]]\nid = "x.kept"\ntitle = "t"\ncase = "idle.join.json"\n'
+                    'switches = { watermark_when_all_inputs_idle = "kept" }\n')
+    return path
+
+
+def test_an_engine_that_declares_joins_is_sent_join_cases_its_join_divergences_explain(tmp_path, kept_list):
+    """The reference whose two-input operators keep their watermark while every input is idle: its join cases (of
+    every kind it declares) are explained by the list's join divergence, some by it; its window cases agree."""
+    impl = "dialect_impls:inputs_idle_keep_the_watermark"
+    assert census(tmp_path / "census", kept_list, "--join-cases", "60", impl=impl) == 0
+    summary = json.loads((tmp_path / "census" / "census.json").read_text())
+    assert summary["cases"] == 100 and summary["join_cases"]["cases"] == 60
+    assert summary["unexplained"]["cases"] == 0 and summary["divergences"]["x.kept"]["cases"] > 0
+    assert all(v["example_case"] >= 40 for v in summary["divergences"].values())  # only join cases differ
+    assert any(line.startswith("of them join cases") and "60" in line for line in table(summary))
+
+
+def test_a_join_case_its_list_does_not_explain_is_shrunk_and_saved_as_a_join_case_file(tmp_path):
+    """Without the join divergence (an empty list), what the engine's joins do differently is unexplained: its
+    minimal case is a join case file whose `expected` is the reference's, and the engine differs on it."""
+    impl = "dialect_impls:inputs_idle_keep_the_watermark"
+    (tmp_path / LIST).write_text("")
+    assert census(tmp_path / "census", tmp_path / LIST, "--join-cases", "60", "--shrink", "1", impl=impl) == 1
+    summary = json.loads((tmp_path / "census" / "census.json").read_text())
+    [minimal] = summary["unexplained"]["minimal"]
+    assert minimal["file"] == "unexplained-1.join.json" and min(minimal["from_cases"]) >= 40
+    [case] = load_join_cases(tmp_path / "census" / minimal["file"])
+    assert case.expected == simulate_join(case) and not join_equivalent(case.expected, simulate_join(case, KEPT))
+    assert len(case.events) <= 5

@@ -10,7 +10,6 @@ import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Metric;
 import org.apache.flink.metrics.groups.OperatorMetricGroup;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
-import org.apache.flink.runtime.event.WatermarkEvent;
 import org.apache.flink.runtime.jobgraph.OperatorID;
 import org.apache.flink.runtime.metrics.groups.AbstractMetricGroup;
 import org.apache.flink.runtime.state.CheckpointStreamFactory;
@@ -19,7 +18,6 @@ import org.apache.flink.streaming.api.operators.ChainingStrategy;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperatorFactory;
 import org.apache.flink.streaming.api.operators.OperatorSnapshotFutures;
-import org.apache.flink.streaming.api.operators.Output;
 import org.apache.flink.streaming.api.operators.StreamOperator;
 import org.apache.flink.streaming.api.operators.StreamOperatorFactory;
 import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
@@ -29,9 +27,11 @@ import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.LatencyMarker;
 import org.apache.flink.streaming.runtime.streamrecord.RecordAttributes;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.runtime.tasks.ProcessingTimeServiceAware;
 import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.util.OutputTag;
+import windowconformance.OutputShim;
 
 /**
  * The join operator the planner made of a case's query ({@code WindowJoinOperator}, or the interval join's
@@ -240,6 +240,11 @@ final class HostedJoin implements OneInputStreamOperator<Tagged, Void> {
             StreamOperatorParameters<RowData> hosted = new StreamOperatorParameters<>(parameters.getContainingTask(),
                     parameters.getStreamConfig(), new Recorder(caseId, rows), parameters::getProcessingTimeService,
                     parameters.getOperatorEventDispatcher(), parameters.getMailboxExecutor());
+            if (planned instanceof ProcessingTimeServiceAware) {
+                // Flink 2.x's SimpleOperatorFactory takes the service from the parameters, Flink 1.20's from its own
+                // field, which the task sets only on the factory it sees: this one.
+                ((ProcessingTimeServiceAware) planned).setProcessingTimeService(parameters.getProcessingTimeService());
+            }
             TwoInputStreamOperator<RowData, RowData, RowData> join = planned.createStreamOperator(hosted);
             return (T) new HostedJoin(caseId, join, keys, rows);
         }
@@ -250,8 +255,11 @@ final class HostedJoin implements OneInputStreamOperator<Tagged, Void> {
         }
     }
 
-    /** What the join emits: its rows, recorded; its watermarks (the combined ones are recorded on arrival). */
-    static final class Recorder implements Output<StreamRecord<RowData>> {
+    /**
+     * What the join emits: its rows, recorded; its watermarks (the combined ones are recorded on arrival). Its
+     * generalized watermarks (2.x's {@code WatermarkEvent}) are the release's shim's ({@link OutputShim}).
+     */
+    static final class Recorder extends OutputShim<StreamRecord<RowData>> {
         private final int caseId;
         private final JoinRows rows;
 
@@ -282,9 +290,6 @@ final class HostedJoin implements OneInputStreamOperator<Tagged, Void> {
 
         @Override
         public void emitRecordAttributes(RecordAttributes attributes) {}
-
-        @Override
-        public void emitWatermark(WatermarkEvent event) {}
 
         @Override
         public void close() {}
