@@ -20,7 +20,8 @@ stream of its records and of watermark rows, `withWatermark("ts", SHIFT)`: `Wate
 (with a key of its own, `WATERMARK_KEYS`), which makes that input's watermark `w`, while the records' own times, far
 below, never raise it. The watermark rows are filtered out before the join (by a filter that reads `ts`, so Spark
 keeps it above `withWatermark`). The end of an input (its channel's end, or the end of a bounded case) is a
-watermark row at `JOIN_END_OF_INPUT`, reported as Flink's `Long.MAX_VALUE`.
+watermark row at `JOIN_END_OF_INPUT`, reported as Flink's `Long.MAX_VALUE`; a bounded case ends its left input, then
+its right one, each a micro-batch, as Flink's end reaches them (the combined watermark may rise twice).
 
 The driving: every event of the case is a micro-batch of its own, so what Spark emits is observed at the event
 whose batch emitted it (`processAllAvailable` also runs the batch without data that a risen watermark starts: the
