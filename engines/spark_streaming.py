@@ -153,6 +153,23 @@ def planned_windows(case: Case) -> int:
     return 1
 
 
+def memory_stream(spark, delay: int):
+    """A memory stream of rows `key index, record index, ts` as text (so no key needs quoting), and its rows as
+    `key`, `record` (integers, null where empty) and `ts` (a timestamp of milliseconds), `withWatermark("ts",
+    delay ms)`: the source to add rows to, and the frame."""
+    from pyspark.sql import DataFrame
+    from pyspark.sql import functions as F
+
+    jvm = spark._jvm
+    source = jvm.org.apache.spark.sql.execution.streaming.runtime.MemoryStream.apply(
+        jvm.org.apache.spark.sql.Encoders.STRING(), spark._jsparkSession)
+    fields = F.split("value", ",")
+    rows = DataFrame(source.toDF(), spark).select(
+        fields[0].try_cast("int").alias("key"), fields[1].try_cast("int").alias("record"),
+        F.timestamp_millis(fields[2].cast("long")).alias("ts"))
+    return source, rows.withWatermark("ts", milliseconds(delay))
+
+
 def spark_window(case: Case, ts):
     """The window column: `window(ts, size, slide, startTime)` or `session_window(ts, gap)`."""
     from pyspark.sql import functions as F
@@ -192,22 +209,10 @@ class CaseQuery:
             self.error = Error("invalid_spec", spark_message(e))
 
     def start(self) -> None:
-        from pyspark.sql import DataFrame
         from pyspark.sql import functions as F
 
-        jvm = self.spark._jvm
-        memory_stream = jvm.org.apache.spark.sql.execution.streaming.runtime.MemoryStream
-
-        def stream(delay: int):
-            source = memory_stream.apply(jvm.org.apache.spark.sql.Encoders.STRING(), self.spark._jsparkSession)
-            fields = F.split("value", ",")
-            rows = DataFrame(source.toDF(), self.spark).select(
-                fields[0].try_cast("int").alias("key"), fields[1].try_cast("int").alias("record"),
-                F.timestamp_millis(fields[2].cast("long")).alias("ts"))
-            return source, rows.withWatermark("ts", milliseconds(delay))
-
-        self.records, records = stream(records_delay(self.case))
-        self.listed, listed = stream(0)
+        self.records, records = memory_stream(self.spark, records_delay(self.case))
+        self.listed, listed = memory_stream(self.spark, 0)
         # A watermark row has no key. Spark pushes a filter that does not read the event-time column below
         # withWatermark, where it would hide the row from the watermark: this one reads `ts`.
         rows = records.unionByName(listed).where(F.col("key").isNotNull() | F.col("ts").isNull())
@@ -230,12 +235,10 @@ class CaseQuery:
     def settle(self, last: bool) -> None:
         """Waits for the micro-batches of what was sent, then reads what they emitted."""
         try:
-            self.query.processAllAvailable()
+            watermark = processed_watermark(self.query)
         except Exception as e:
             self.error = Error("runtime", spark_message(e))
             return
-        execution = self.query._jsq.streamingQuery().lastExecution()
-        watermark = execution.offsetSeqMetadata().batchWatermarkMs() if execution is not None else 0
         if watermark <= self.watermark and not last:
             return  # Spark emits in append mode only when its watermark rises
         if watermark > self.watermark:
@@ -272,6 +275,15 @@ class CaseQuery:
             dropped = tuple(LateRecord(None, r.key, r.value, r.ts) for at, r in enumerate(self.case.events)
                             if isinstance(r, Record) and at not in emitted)
         return Observation(tuple(self.firings), (), dropped, self.error, watermarks)
+
+
+def processed_watermark(query) -> int:
+    """Runs the micro-batches of what `query` was sent (`processAllAvailable`, with the batch without data that a
+    risen watermark starts) and answers Spark's watermark after them (0 before any); what fails a micro-batch is
+    raised."""
+    query.processAllAvailable()
+    execution = query._jsq.streamingQuery().lastExecution()
+    return execution.offsetSeqMetadata().batchWatermarkMs() if execution is not None else 0
 
 
 def spark_message(error: Exception) -> str:

@@ -45,7 +45,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engines.spark_streaming import END_OF_INPUT, milliseconds, spark_message
+from engines.spark_streaming import END_OF_INPUT, memory_stream, processed_watermark, spark_message
 from window_contract.case import EndOfChannel, Record, Watermark
 from window_contract.facts import LONG_MAX
 from window_contract.join_case import IntervalJoin, JoinCase
@@ -151,18 +151,10 @@ class JoinQuery:
             self.error = Error("invalid_spec", spark_message(e))
 
     def start(self) -> None:
-        from pyspark.sql import DataFrame
         from pyspark.sql import functions as F
 
-        jvm = self.spark._jvm
-        memory_stream = jvm.org.apache.spark.sql.execution.streaming.runtime.MemoryStream
-
         def stream():
-            source = memory_stream.apply(jvm.org.apache.spark.sql.Encoders.STRING(), self.spark._jsparkSession)
-            fields = F.split("value", ",")
-            rows = DataFrame(source.toDF(), self.spark).select(
-                fields[0].try_cast("int").alias("key"), fields[1].try_cast("int").alias("record"),
-                F.timestamp_millis(fields[2].cast("long")).alias("ts")).withWatermark("ts", milliseconds(SHIFT))
+            source, rows = memory_stream(self.spark, SHIFT)
             # This filter reads `ts`, so Spark keeps it above withWatermark, which sees the watermark rows.
             return source, rows.where((F.col("key") >= 0) | F.col("ts").isNull())
 
@@ -189,12 +181,10 @@ class JoinQuery:
         """Waits for the micro-batches of the event just sent, then reads what they emitted."""
         at = self.at
         try:
-            self.query.processAllAvailable()
+            watermark = processed_watermark(self.query)
         except Exception as e:
             self.error = Error("runtime", spark_message(e))
             return
-        execution = self.query._jsq.streamingQuery().lastExecution()
-        watermark = execution.offsetSeqMetadata().batchWatermarkMs() if execution is not None else 0
         if watermark > self.watermark:
             self.watermark = watermark
             self.watermarks.append(InputWatermark(at, reported(watermark)))

@@ -10,29 +10,15 @@ through the engine and checks that its entry explains what Spark gives.
 from __future__ import annotations
 
 import pytest
+from join_events import a, both, left, right
 
 from engines.spark_streaming_joins import JOIN_END_OF_INPUT, SHIFT, WATERMARK_KEYS, Row, event_rows
 from window_contract import load_implementation
 from window_contract.case import EndOfChannel, Record, Watermark, WatermarkStatus
 from window_contract.facts import LONG_MAX
 from window_contract.features import join_required_features
-from window_contract.join_case import IntervalJoin, JoinCase, JoinEvent, SqlIntervalJoin
+from window_contract.join_case import IntervalJoin, JoinCase, SqlIntervalJoin
 from window_contract.join_observation import Pair, join_difference, join_equivalent
-
-
-def left(event):
-    return JoinEvent("left", event)
-
-
-def right(event):
-    return JoinEvent("right", event)
-
-
-def both(w: int) -> tuple[JoinEvent, JoinEvent]:
-    return left(Watermark(w)), right(Watermark(w))
-
-
-a = lambda value, ts: Record("a", value, ts)  # noqa: E731
 
 #: Cases on which Spark agrees with Flink: both watermarks above 0 before the first record, no record at or behind
 #: the watermark, no padded row (whose timestamp Spark's rows do not carry).

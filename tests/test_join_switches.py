@@ -6,28 +6,14 @@ from __future__ import annotations
 
 import dataclasses
 
+from join_events import a, both, left, right
+
 from reference.dialects import FLINK
 from reference.joins import simulate_join
-from window_contract.case import Record, Watermark, WatermarkStatus
+from window_contract.case import Watermark, WatermarkStatus
 from window_contract.facts import LONG_MAX, LONG_MIN
-from window_contract.join_case import IntervalJoin, JoinCase, JoinEvent, SqlIntervalJoin
+from window_contract.join_case import IntervalJoin, JoinCase, SqlIntervalJoin
 from window_contract.join_observation import Pair, SideRecord, SqlRow
-
-
-def left(event):
-    return JoinEvent("left", event)
-
-
-def right(event):
-    return JoinEvent("right", event)
-
-
-def both(w: int) -> tuple[JoinEvent, JoinEvent]:
-    return left(Watermark(w)), right(Watermark(w))
-
-
-def a(value: int, ts: int) -> Record:
-    return Record("a", value, ts)
 
 
 def switched(**switches):
