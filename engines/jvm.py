@@ -48,7 +48,8 @@ def command(module: str, main: str, *args: str) -> str:
 
 def kafka_streams() -> ProcessImplementation:
     """`kafka-streams`: each case as a Kafka Streams 4.4 job with `suppress(untilWindowCloses)` (one result per
-    window), on a `TopologyTestDriver` (engines/jvm/kafka-streams/)."""
+    window), on a `TopologyTestDriver` (engines/jvm/kafka-streams/); each interval join as `KStream#join`,
+    `leftJoin` or `outerJoin` with `JoinWindows` (`run_joins`)."""
     return ProcessImplementation(command("kafka-streams", "windowconformance.kafkastreams.KafkaStreamsEngine"))
 
 

@@ -16,6 +16,7 @@ from reference.dialects import FLINK, Dialect
 from reference.errors import InvalidSpec, JobFailure
 from reference.interval_join import IntervalJoinOperator
 from reference.simulation import simulate
+from reference.stream_time_join import simulate_stream_time_join
 from reference.time_interval_join import KeyedCoProcessOperator, TimeIntervalJoin
 from reference.watermarks.inputs import OperatorInputs
 from reference.window_join_operator import WindowJoinOperator
@@ -34,6 +35,8 @@ def simulate_join(case: JoinCase, dialect: Dialect = FLINK) -> JoinObservation:
     """The observation Flink gives for `case`. With another `dialect` (`reference.dialects`), what an engine that
     changes some of Flink's rules gives: a window join's union runs in its window rules, a two-input operator in
     its join rules (`reference.dialects.joins`)."""
+    if isinstance(case.join, IntervalJoin | SqlIntervalJoin) and dialect.on_stream_time():
+        return simulate_stream_time_join(case, IntervalJoinCollector(), dialect.join_range_from_zero)
     if isinstance(case.join, IntervalJoin):
         return simulate_interval_join(case, dialect)
     if isinstance(case.join, SqlWindowJoin):

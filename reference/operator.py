@@ -29,6 +29,9 @@ class WindowOutput(Protocol):
     def emit(self, key: str, window: Window, values: list[int], watermark: int) -> None: ...
     def side_output(self, key: str, value: int, timestamp: int) -> None: ...
     def drop(self, key: str, value: int, timestamp: int) -> None: ...
+    def remaining(self, key: str) -> int:
+        """How many more outputs `key` may emit before the contract stops the case (`TOO_MANY_OUTPUTS`)."""
+        ...
 
 
 class Context:
@@ -102,6 +105,8 @@ class WindowOperator:
 
     #: Whether the window state keeps `(value, timestamp)` rather than the value alone.
     keeps_timestamps = False
+    #: Whether an evictor may change the contents when the window fires.
+    evicts = False
 
     def __init__(self, assigner: WindowAssigner, trigger: Trigger, allowed_lateness: int,
                  late_data_output: bool, output: WindowOutput, listener: TraceListener = NO_TRACE) -> None:
@@ -301,6 +306,7 @@ class WindowOperator:
         ctx.key, ctx.window = key, window
         if self.skipped_empty_firings(key, window, state_window, "event", time, self.timers.event_time_due):
             return
+        self.stop_a_runaway_chain(key, window, state_window, "event", time, self.timers.event_time_due)
         result = self.trigger.on_event_time(time, window, ctx)
         if result is not CONTINUE:
             self.act_on(result, key, window, state_window)
@@ -320,6 +326,7 @@ class WindowOperator:
         if self.skipped_empty_firings(key, window, state_window, "processing", time,
                                       self.timers.processing_time_due()):
             return
+        self.stop_a_runaway_chain(key, window, state_window, "processing", time, self.timers.processing_time_due())
         result = self.trigger.on_processing_time(time, window, ctx)
         if result is not CONTINUE:
             self.act_on(result, key, window, state_window)
@@ -339,6 +346,23 @@ class WindowOperator:
             return False
         self.listener.empty_firings(key, window, time, fired, domain)
         return True
+
+    def stop_a_runaway_chain(self, key: str, window: Window, state_window: Hashable, domain: str, time: int,
+                             bound: int) -> None:
+        """Not Flink's, its outcome in one move: when the timer at `time` starts a chain of the trigger's periodic
+        timers up to `bound` that FIREs the window's contents, unchanged (no evictor), more often than the key
+        may still emit (`Trigger.fires_past`), emit them until the contract stops the key (`TOO_MANY_OUTPUTS`),
+        without stepping the trigger through each. Other windows' timers that Flink would fire between them
+        emit later in ours, but the contract does not compare the outputs of the event it stops in
+        (`window_contract.equivalence`)."""
+        contents = self.window_state.get((key, state_window))
+        if self.evicts or contents is None:
+            return
+        if self.trigger.fires_past(self.output.remaining(key), domain, time, bound, window, self.trigger_context):
+            values, watermark = list(contents), self.timers.current_watermark
+            while True:  # the output raises TOO_MANY_OUTPUTS once the key has emitted its last
+                self.listener.fired(key, window, values)
+                self.output.emit(key, window, values, watermark)
 
     def state_window_for_timer(self, key: str, window: Window) -> tuple[MergingWindowSet | None, Hashable | None]:
         """The key's `MergingWindowSet` (None for a non-merging assigner) and the window whose state
@@ -384,6 +408,7 @@ class EvictingWindowOperator(WindowOperator):
     """
 
     keeps_timestamps = True  # the evictors need them: Flink keeps the `StreamRecord`s
+    evicts = True
 
     def __init__(self, assigner, trigger, evictor: Evictor, allowed_lateness, late_data_output, output,
                  listener: TraceListener = NO_TRACE) -> None:

@@ -50,14 +50,22 @@ class Collector:
             raise JobFailure(TOO_MANY_OUTPUTS, "contract.too_many_outputs")
         self.outputs[key] += 1
 
+    def remaining(self, key) -> int:
+        return OUTPUT_LIMIT - self.outputs[key]
+
     def input_watermark(self, watermark):
         if self.watermarks is not None:
             self.watermarks.append((self.at, watermark))
 
     def observation(self, error: Error | None = None) -> Observation:
         windows: dict[model_windows.Window, tuple[TimeWindow | GlobalWindow, int]] = {}
-        firings = []
-        for at, key, window, values, wm in self.firings:
+        firings: list[Firing] = []
+        previous = None
+        for output in self.firings:
+            if output == previous:  # a window that fires again, unchanged, in one event: converted once
+                firings.append(firings[-1])
+                continue
+            at, key, window, values, wm = previous = output
             fired = windows.get(window)
             if fired is None:  # one window fires for many keys: converted once
                 fired = windows[window] = (_fired_window(window), window.max_timestamp())

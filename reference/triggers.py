@@ -8,7 +8,7 @@ Each class names the kind of the format it models (`@models`, `reference.kinds`)
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Literal, Protocol
 
 from reference.delta import DELTA_FUNCTIONS
 from reference.errors import JobFailure
@@ -99,6 +99,12 @@ class Trigger:
         (`reference.timer_chains` says why), and return how many fired; a chain that never gets past
         `bound` fails with `NEVER_ENDS`. None: it is not one, the timer fires as usual."""
         return None
+
+    def fires_past(self, limit: int, domain: str, time: int, bound: int, window: Window, ctx: TriggerContext) -> bool:
+        """Not Flink's: whether the timer at `time` is one of the trigger's periodic timers whose chain up to
+        `bound` FIREs more than `limit` times, each alike (FIRE without PURGE, so a window without an evictor
+        emits the same contents every time), or never ends. The state is left as it is."""
+        return False
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}.create()"
@@ -230,17 +236,30 @@ class _ContinuousTrigger(Trigger):
             return TriggerResult.FIRE
         return TriggerResult.CONTINUE
 
-    def skip_empty_firings(self, domain, time, bound, window, ctx):
+    def chain(self, domain: str, time: int, bound: int, window: Window,
+              ctx: TriggerContext) -> tuple[int, int] | None | Literal["never ends"]:
+        """The chain of periodic timers that the timer at `time` starts, up to `bound`: `(firings, next fire
+        time)` as `reference.timer_chains.chain_end` finds it, "never ends", or None when the timer is not
+        one of the trigger's periodic timers."""
         max_timestamp = window.max_timestamp()
         if domain != self.domain or time == max_timestamp or ctx.get_state(self.STATE) != time:
             return None
-        end = chain_end(time, self.interval, max_timestamp, bound)
-        if end is None:  # `time + interval` wraps back below the bound for ever
+        return chain_end(time, self.interval, max_timestamp, bound) or "never ends"
+
+    def skip_empty_firings(self, domain, time, bound, window, ctx):
+        end = self.chain(domain, time, bound, window, ctx)
+        if end is None:
+            return None
+        if end == "never ends":  # `time + interval` wraps back below the bound for ever
             raise JobFailure(NEVER_ENDS, "contract.never_ends")
         firings, next_fire = end
         ctx.set_state(self.STATE, next_fire)
         self.register(ctx, next_fire)
         return firings
+
+    def fires_past(self, limit, domain, time, bound, window, ctx):
+        end = self.chain(domain, time, bound, window, ctx)
+        return end is not None and (end == "never ends" or end[0] > limit)
 
     def on_merge(self, window, ctx):
         ctx.merge_state(self.STATE, min)
@@ -439,6 +458,10 @@ class ProcessingTimeoutTrigger(Trigger):
         if self.should_clear_on_timeout:
             return None
         return self.nested.skip_empty_firings(domain, time, bound, window, ctx)
+
+    def fires_past(self, limit, domain, time, bound, window, ctx):
+        # Every timer of the nested chain FIREs (`_on_timer`), unless the first one clears the chain.
+        return not self.should_clear_on_timeout and self.nested.fires_past(limit, domain, time, bound, window, ctx)
 
     def clear(self, window, ctx):
         timeout = ctx.get_state(self.STATE)

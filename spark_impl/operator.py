@@ -210,10 +210,14 @@ class KeyedWindowOperator:
             late = LateRecord(self.at, self.key, value, ts)
             (self.out.late if self.spec.late_side_output else self.out.dropped).append(late)
 
+    def _left(self) -> int:
+        """How many more outputs the key may emit before the job stops (`OUTPUT_LIMIT`)."""
+        out = self.out
+        return OUTPUT_LIMIT - (out.earlier + len(out.firings) + len(out.late) + len(out.dropped))
+
     def _count_output(self) -> None:
         """The key's next output: past `OUTPUT_LIMIT` of them the job stops instead (`TOO_MANY_OUTPUTS`)."""
-        out = self.out
-        if out.earlier + len(out.firings) + len(out.late) + len(out.dropped) >= OUTPUT_LIMIT:
+        if self._left() <= 0:
             raise JobFailure(TOO_MANY_OUTPUTS)
 
     def _trigger(self, method, time: int, window) -> tuple[bool, bool]:
@@ -260,6 +264,9 @@ class KeyedWindowOperator:
                     return  # nothing emitted, and before maxTimestamp: not the cleanup timer
             except TriggerFailure as e:
                 raise JobFailure(str(e)) from None
+        elif self.evictor is None and not self.spec.produce_updates and self.trigger.runs_past(
+                self, self._left(), domain, time, bound, window):
+            self._fire_to_the_limit(window, state_window)
         event_time = domain == "event"
         method = self.trigger.on_event_time if event_time else self.trigger.on_processing_time
         cleans_up = self.spec.is_event_time == event_time
@@ -270,6 +277,16 @@ class KeyedWindowOperator:
             self.contents.pop(state_window, None)
         if cleans_up and time == self.cleanup_time(window):
             self._clear_all_state(window, state_window)
+
+    def _fire_to_the_limit(self, window, state_window) -> None:
+        """A chain of periodic FIREs longer than the key's outputs left, each emitting the same contents (no
+        evictor changes them): the key's last outputs at once, then the job stops (`TOO_MANY_OUTPUTS`). Timers
+        of other windows that Flink fires between them would come later here; the outputs of the event a key
+        stops in are not compared (`window_contract.equivalence`)."""
+        values = tuple(v for v, _ in self.contents[state_window])
+        firing = Firing(self.at, self.key, window, max_timestamp(window), values, self.watermark)
+        self.out.firings.extend([firing] * self._left())
+        raise JobFailure(TOO_MANY_OUTPUTS)
 
     def _clear_all_state(self, window, state_window) -> None:
         self.contents.pop(state_window, None)

@@ -86,6 +86,11 @@ class Trigger(OfKind):
         that never stops fails the job with `NEVER_ENDS`."""
         return None
 
+    def runs_past(self, ctx: TriggerContext, limit: int, domain: str, time: int, bound: int, window) -> bool:
+        """Whether the timer at `time` is one of this trigger's periodic timers and the chain of them up to
+        `bound` answers FIRE (no purge) more than `limit` times or for ever; nothing is changed."""
+        return False
+
 
 def decisions(trigger) -> Trigger:
     """The decisions of the trigger a case names (`trigger`, a kind of `window_contract.case`)."""
@@ -217,16 +222,27 @@ class _Continuous(Trigger):
         if fire_time is not None:
             self.register_timer(ctx, fire_time, window)
 
-    def skip_empty(self, ctx, domain, time, bound, window):
+    def _chain(self, ctx, domain, time, bound, window) -> tuple[int, int] | None | bool:
+        """`skip_to`'s answer for the periodic timer at `time`, False when the chain never stops, None when the
+        timer is not one of them."""
         m = max_timestamp(window)
         if domain != self.domain or time == m or ctx.get_state(FIRE_TIME, window) != time:
             return None
-        stop = skip_to(time, self.interval, m, bound)
+        return skip_to(time, self.interval, m, bound) or False
+
+    def skip_empty(self, ctx, domain, time, bound, window):
+        stop = self._chain(ctx, domain, time, bound, window)
         if stop is None:
+            return None
+        if stop is False:
             raise TriggerFailure(NEVER_ENDS)
         ctx.set_state(FIRE_TIME, window, stop[1])
         self.register_timer(ctx, stop[1], window)
         return stop[0]
+
+    def runs_past(self, ctx, limit, domain, time, bound, window):
+        stop = self._chain(ctx, domain, time, bound, window)
+        return stop is False or (stop is not None and stop[0] > limit)
 
 
 class ContinuousEventTimeTrigger(_Continuous):
@@ -373,6 +389,10 @@ class ProcessingTimeoutTrigger(Trigger):
     def skip_empty(self, ctx, domain, time, bound, window):
         # Clearing on timeout ends the nested trigger's chain at its first timer; otherwise it runs as alone.
         return None if self.should_clear_on_timeout else self.inner.skip_empty(ctx, domain, time, bound, window)
+
+    def runs_past(self, ctx, limit, domain, time, bound, window):
+        # Every timer FIREs (`onEventTime` / `onProcessingTime` answer FIRE whatever the nested one answers).
+        return not self.should_clear_on_timeout and self.inner.runs_past(ctx, limit, domain, time, bound, window)
 
 
 # --- Flink SQL's emit strategy ----------------------------------------------------------------------------------

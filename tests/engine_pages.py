@@ -19,8 +19,12 @@ from typing import Any
 
 from conformance.divergences import attribute, engine_divergences
 from conformance.manifest import engine as manifest
+from window_contract.case import Case
 from window_contract.case_json import case_from_json
+from window_contract.join_case import JOIN_CASE_FORMAT, JoinCase
+from window_contract.join_case_json import join_cases_from_json
 from window_contract.observation_json import observation_from_json
+from window_contract.process import read_join_observation
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -68,11 +72,18 @@ def assert_the_suite_finds_what_the_section_names(out: Path, engine: str, sectio
             shown = [name for name, shows in explained.items() if shows(failure)]
             assert shown, f"a divergence the page does not explain: {failure['difference']}"
             continue
-        case = case_from_json(failure["case"])
-        flink = observation_from_json(failure["reference"])
-        actual = observation_from_json(failure["actual"], position_free=impl_position_free(failure["actual"]))
-        found = attribute(case, flink, actual, divergences, positions=not impl_position_free(failure["actual"]))
+        found = attribute(*counterexample(failure), divergences, positions=not impl_position_free(failure["actual"]))
         assert found.explained_by is not None, f"a divergence the list does not explain: {found.unexplained}"
+
+
+def counterexample(failure: dict[str, Any]) -> tuple[Case | JoinCase, Any, Any]:
+    """A counterexample of the report: its case, the reference's observation and the engine's (a join case's
+    `join-observation/1`s, which always have their positions)."""
+    if failure["case"]["format"] == JOIN_CASE_FORMAT:
+        (case,) = join_cases_from_json(failure["case"])
+        return case, *(read_join_observation(failure[part], part) for part in ("reference", "actual"))
+    actual = observation_from_json(failure["actual"], position_free=impl_position_free(failure["actual"]))
+    return case_from_json(failure["case"]), observation_from_json(failure["reference"]), actual
 
 
 def impl_position_free(observation: dict[str, Any]) -> bool:

@@ -167,3 +167,28 @@ def test_stepping_over_empty_timers_observes_what_firing_each_observes(case):
     with without_the_move():
         each = observe(case)
     assert equivalent(moved, each)
+
+
+@settings(max_examples=60, deadline=None)
+@given(burst_cases(max_burst=300))
+def test_a_chain_emitted_to_the_output_limit_in_one_move_observes_what_firing_each_observes(case):
+    """With a limit of 8 outputs a key, a burst of a trigger that keeps its contents (up to 20 firings) passes it:
+    emitted up to the limit at once, the same observation as firing each timer, up to the event the key stops in
+    (whose outputs the contract does not compare)."""
+    with mock.patch.object(output, "OUTPUT_LIMIT", 8):
+        moved = observe(case)
+        with mock.patch.object(WindowOperator, "stop_a_runaway_chain", lambda self, *args: None):
+            each = observe(case)
+    assert equivalent(moved, each)
+
+
+def test_a_runaway_chain_emits_the_keys_last_outputs_at_once_and_stops_it():
+    """The case of the committed `cases/triggers/continuous.json`: a chain round the long range, stopped
+    after the key's 100,000th output, its firings alike: the same observation as firing each timer."""
+    case = Case(window=Global(), trigger=ContinuousEventTimeTrigger(5), events=[record("a", 1, ts=1), watermark(12)])
+    moved = observe(case)
+    assert moved.error == Error("runtime", TOO_MANY_OUTPUTS)
+    assert len(moved.firings) == 100_000 and {f.values for f in moved.firings} == {(1,)}
+    assert [f.at for f in moved.firings].count(1) == 2  # Watermark(12) fires at 5 and 10; the end of input the rest
+    with mock.patch.object(WindowOperator, "stop_a_runaway_chain", lambda self, *args: None):
+        assert observe(case) == moved

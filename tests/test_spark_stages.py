@@ -400,3 +400,30 @@ def test_stepping_over_empty_timers_replays_what_firing_each_replays(case):
     with mock.patch.object(_Continuous, "skip_empty", lambda *args: None):
         each = _replay(case, case.end_of_input)
     assert outputs(_replay(case, case.end_of_input)) == outputs(each)
+
+
+@settings(max_examples=40, deadline=None)
+@given(burst_cases(max_burst=300))
+def test_a_chain_fired_to_the_output_limit_at_once_replays_what_firing_each_replays(case):
+    """With a limit of 8 outputs a key, a burst of a trigger that keeps its contents (up to 20 firings) passes it:
+    the same outputs up to the event the key stops in (whose outputs the contract does not compare), the same
+    error."""
+    def before_the_stop(out):
+        stop = out.error[0] if out.error else len(case.events) + 1
+        return sorted(repr(o) for o in out.firings + out.late + out.dropped if o.at < stop), out.error
+
+    with mock.patch.object(spark_operator, "OUTPUT_LIMIT", 8):
+        at_once = _replay(case, case.end_of_input)
+        with mock.patch.object(_Continuous, "runs_past", lambda *args: False):
+            each = _replay(case, case.end_of_input)
+    assert before_the_stop(at_once) == before_the_stop(each)
+
+
+def test_a_runaway_chain_fires_the_keys_last_outputs_at_once_and_stops_it():
+    """`cases/triggers/continuous.json`'s case: a chain round the long range on unchanged contents."""
+    case = Case(window=Global(), trigger=ContinuousEventTimeTrigger(5), events=[record("a", 1, 1), watermark(12)])
+    at_once = _replay(case)
+    assert len(at_once.firings) == 100_000 and {f.values for f in at_once.firings} == {(1,)}
+    assert at_once.error == (2, TOO_MANY_OUTPUTS)
+    with mock.patch.object(_Continuous, "runs_past", lambda *args: False):
+        assert _replay(case) == at_once

@@ -6,9 +6,10 @@ The rules, each from the class that makes it:
 - the implementation observes what the reference observes (the differential rule);
 - `IntervalJoinOperator`: every pair of partners is joined exactly once, found by brute force over the two inputs
   (the same key, `right.ts - left.ts` within the bounds made inclusive, neither late, the earlier one not yet
-  removed by its cleanup timer when the later arrives); no pair lies outside the bounds; a pair's timestamp is the
-  larger of its two; a record behind the operator's watermark is late: never joined, on its input's late output
-  when that input has one, else dropped, and a record that is not late is neither;
+  removed by its cleanup timer when the later arrives: the timer fires when the watermark advances to it); no pair
+  lies outside the bounds; a pair's timestamp is the larger of its two; a record behind the operator's watermark is
+  late: never joined, on its input's late output when that input has one, else dropped, and a record that is not
+  late is neither;
 - `CoGroupedStreams` over tumbling windows: every window of a key that holds an element fires once, with both
   lists, also when one of them is empty;
 - every committed join case (`cases/**/*.join.json`, with the observation real Flink gave) gives its expected
@@ -48,6 +49,7 @@ from conformance.properties.sql_joins import (
     window_rows_exactly_once,
     window_rows_when_the_watermark_passes,
 )
+from conformance.properties.timeline import java_add
 from strategies.joins import cogroup_tumbling_joins, interval_joins, join_cases, sql_interval_joins, sql_window_joins
 from window_contract.case import EndOfChannel, Record, Watermark, WatermarkStatus
 from window_contract.case_json import JOIN_CASES_SUFFIX
@@ -94,22 +96,31 @@ def within_bounds(join: IntervalJoin, left: Arrival, right: Arrival) -> bool:
 
 
 def cleanup_time(join: IntervalJoin, element: Arrival) -> int:
-    """When `onEventTime` removes a buffered element: `ts + relativeUpper` when that is positive, else `ts`."""
+    """When `onEventTime` removes a buffered element: `ts + relativeUpper` (in Java `long`, which wraps) when that
+    is positive, else `ts`."""
     lower, upper = inclusive_bounds(join)
     relative_upper = upper if element.input == "left" else -lower
-    return element.ts + relative_upper if relative_upper > 0 else element.ts
+    return java_add(element.ts, relative_upper) if relative_upper > 0 else element.ts
+
+
+def still_buffered(join: IntervalJoin, observation: JoinObservation, earlier: Arrival, later: Arrival) -> bool:
+    """Whether `earlier` is still in its buffer when `later` arrives: its cleanup timer fires only when the
+    operator's watermark advances (`InternalTimerServiceImpl.advanceWatermark`) to its cleanup time after it came,
+    so an element whose cleanup time the watermark has already reached stays until the next advance."""
+    cleanup = cleanup_time(join, earlier)
+    return not any(earlier.at < w.at < later.at and w.watermark >= cleanup for w in observation.watermarks)
 
 
 def expected_pairs(case: JoinCase, observation: JoinObservation) -> Counter[tuple[int, int]]:
     """Every pair of partners, by brute force over both inputs: neither late, within the bounds, and the earlier
-    one still buffered when the later one arrives (its cleanup timer fires once the watermark reaches it)."""
+    one still buffered when the later one arrives."""
     records = arrivals(case, observation).values()
     on_time = {side: [r for r in records if r.input == side and r.ts >= r.watermark] for side in ("left", "right")}
     pairs: Counter[tuple[int, int]] = Counter()
     for left in on_time["left"]:
         for right in on_time["right"]:
             earlier, later = sorted((left, right), key=lambda r: r.at)
-            if within_bounds(case.join, left, right) and later.watermark < cleanup_time(case.join, earlier):
+            if within_bounds(case.join, left, right) and still_buffered(case.join, observation, earlier, later):
                 pairs[left.value, right.value] += 1
     return pairs
 

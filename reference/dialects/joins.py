@@ -8,6 +8,8 @@ here, each the hook of one rule:
 - `combined_watermark_status`: the class that combines the two inputs' watermarks and statuses
   (`IndexedCombinedWatermarkStatus`, `reference.watermarks.combined`), and the watermark it starts from;
 - `is_late`: whether an element is behind the operator's watermark (`IntervalJoinOperator.isLate`);
+- `on_stream_time`: whether an interval join (DataStream's or Flink SQL's) runs on stream time instead
+  (`reference.stream_time_join`), and with which of its rules;
 - the other switches are read where their rule is (`reference.interval_join`, `reference.time_interval_join`,
   `reference.joins.replay`).
 """
@@ -53,6 +55,22 @@ class JoinSwitches:
     #: is not cached (and padded at once if it joined nothing).
     sql_rows_evicted: Literal["cleanup_timers", "watermark"] = "cleanup_timers"
 
+    #: What an interval join's time is. "watermarks" (Flink's): the operator's watermark, the least of its inputs',
+    #: makes a record late and fires the cleanup (and Flink SQL's padding) timers. "stream_time": the largest
+    #: timestamp the join has processed on either input, which every record moves (a listed watermark is a heartbeat
+    #: record one millisecond later), and with it the rules of a join that has no watermark, as
+    #: `reference.stream_time_join` derives them from `KStreamKStreamJoin`: no record is late, each input's records
+    #: are kept while they lie within `before + after` of the largest timestamp that input has shown (a window of 0
+    #: keeps nothing), the bounds are checked after an exclusive one has moved, a SQL row carries the timestamp of its
+    #: record (`max` of a pair's), and an outer side's row without a partner is padded, with its own timestamp, at
+    #: the first record at stream time that finds its window closed (at once when it arrives behind it). The
+    #: observation's watermark is stream time less one.
+    join_time: Literal["watermarks", "stream_time"] = "watermarks"
+    #: With `join_time = "stream_time"`: the range a record looks up in the other input, `[t - before, t + after]`,
+    #: has both ends clamped at 0 (`Math.max(0L, ...)`), so a record whose range lies wholly before 0 joins the other
+    #: input's records at 0.
+    join_range_from_zero: bool = False
+
     def combined_watermark_status(self, inputs: int) -> IndexedCombinedWatermarkStatus:
         """The combination of `inputs` inputs' watermarks that a two-input operator of this dialect keeps."""
         combined = KeptWhenAllIdle(inputs) if self.watermark_when_all_inputs_idle == "kept" else (
@@ -64,6 +82,10 @@ class JoinSwitches:
     def is_late(self, timestamp: int, watermark: int) -> bool:
         """Whether an element at `timestamp` is late at the operator's `watermark` (`late_at_watermark`)."""
         return timestamp <= watermark if self.late_at_watermark else timestamp < watermark
+
+    def on_stream_time(self) -> bool:
+        """Whether an interval join runs on stream time (`join_time`), `reference.stream_time_join`."""
+        return self.join_time == "stream_time"
 
 
 class KeptWhenAllIdle(IndexedCombinedWatermarkStatus):

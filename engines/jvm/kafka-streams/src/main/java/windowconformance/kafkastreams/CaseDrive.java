@@ -149,7 +149,9 @@ final class CaseDrive {
         }
     }
 
-    private static Properties config(Path stateDir) {
+    /** The driver's configuration: no record cache, so every update is forwarded at once; state under
+     * {@code stateDir}. */
+    static Properties config(Path stateDir) {
         Properties config = new Properties();
         config.put(StreamsConfig.APPLICATION_ID_CONFIG, "window-conformance");
         config.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
@@ -162,6 +164,11 @@ final class CaseDrive {
     private static String heartbeatKey(WindowCase c) {
         Set<String> keys = new HashSet<>();
         c.records().forEach(r -> keys.add(r.key()));
+        return heartbeatKey(keys);
+    }
+
+    /** A key none of {@code keys} is: a heartbeat's, whose results are left out. */
+    static String heartbeatKey(Set<String> keys) {
         String key = "heartbeat";
         while (keys.contains(key)) {
             key += "'";
@@ -169,7 +176,8 @@ final class CaseDrive {
         return key;
     }
 
-    private static Throwable innermost(Throwable e) {
+    /** The innermost cause of a failure: what the job's error reports. */
+    static Throwable innermost(Throwable e) {
         return e.getCause() == null || e.getCause() == e ? e : innermost(e.getCause());
     }
 }

@@ -5,11 +5,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
 import windowconformance.protocol.Contract;
 import windowconformance.protocol.Engine;
+import windowconformance.protocol.JoinCase;
+import windowconformance.protocol.JoinObservation;
 import windowconformance.protocol.Observation;
 import windowconformance.protocol.Server;
 import windowconformance.protocol.WindowCase;
@@ -18,7 +21,9 @@ import windowconformance.protocol.WindowCase;
  * Kafka Streams 4.4 as an engine under test, a process speaking {@code window-process/1}: each case is the job a
  * Kafka Streams user writes for it ({@link KafkaStreamsJob}), run on a {@code TopologyTestDriver} of its own
  * ({@link CaseDrive}). {@code --emit=updates} runs the same jobs without {@code suppress} (the engine
- * {@code kafka-streams-updates}): Kafka's default, a result on every update.
+ * {@code kafka-streams-updates}): Kafka's default, a result on every update. {@code kafka-streams} also runs Flink's
+ * interval joins, DataStream's and SQL's, as {@code KStream#join}, {@code leftJoin} and {@code outerJoin}
+ * ({@link KafkaStreamsJoin}, {@link JoinDrive}).
  */
 public final class KafkaStreamsEngine implements Engine {
 
@@ -52,7 +57,11 @@ public final class KafkaStreamsEngine implements Engine {
 
     @Override
     public Set<String> features() {
-        return KafkaStreamsJob.TRANSLATED.features();
+        Set<String> features = new HashSet<>(KafkaStreamsJob.TRANSLATED.features());
+        if (emit == KafkaStreamsJob.Emit.FINAL) {
+            features.addAll(KafkaStreamsJoin.FEATURES);
+        }
+        return features;
     }
 
     @Override
@@ -67,6 +76,23 @@ public final class KafkaStreamsEngine implements Engine {
                 continue;
             }
             observations.add(CaseDrive.run(c, job, contract, stateDir));
+        }
+        return observations;
+    }
+
+    /** Each join case as its Kafka Streams join ({@link KafkaStreamsJoin}) on a driver of its own ({@link JoinDrive}). */
+    @Override
+    public List<JoinObservation> runJoins(List<JoinCase> cases) {
+        List<JoinObservation> observations = new ArrayList<>();
+        for (JoinCase c : cases) {
+            KafkaStreamsJoin job;
+            try {
+                job = KafkaStreamsJoin.of(c);
+            } catch (IllegalArgumentException rejected) {
+                observations.add(JoinObservation.invalidSpec(rejected.getMessage()));
+                continue;
+            }
+            observations.add(JoinDrive.run(c, job, stateDir));
         }
         return observations;
     }

@@ -16,4 +16,10 @@ public interface Engine {
      * engine's words, a job that fails while it runs a {@code runtime} one. An exception means the engine could
      * not run the cases at all (the request is answered with an error). */
     List<Observation> run(List<WindowCase> cases) throws Exception;
+
+    /** One join observation per join case, in order, as {@link #run}: the suite sends join cases only to an engine
+     * that declares a join feature ({@code join.interval}, ...), and only of the joins it declares. */
+    default List<JoinObservation> runJoins(List<JoinCase> cases) throws Exception {
+        throw new UnsupportedOperationException(name() + " declares no join");
+    }
 }

@@ -15,7 +15,8 @@ import java.util.List;
 /**
  * The process side of {@code window-process/1} (docs/protocol.md): a hello with the engine's name and features
  * (position-free, costly calls: the suite sends each property's cases in a few large requests), then one answer per
- * run request, until stdin ends. Stdout carries only the protocol: whatever the engine prints goes to stderr.
+ * run or run_joins request (docs/protocol.md), until stdin ends. Stdout carries only the protocol: whatever the engine
+ * prints goes to stderr.
  */
 public final class Server {
 
@@ -57,20 +58,18 @@ public final class Server {
         return hello.put("position_free", true).put("costly_calls", true);
     }
 
-    /** The observations of one run request, or an error when the cases could not be read or run. */
+    /** The observations of one run (or run_joins) request, or an error when the cases could not be read or run. */
     private ObjectNode answer(JsonNode request) {
         JsonNode id = request.get("id");
         ObjectNode answer = JSON.createObjectNode();
         try {
-            if (!"run".equals(request.path("type").asText()) || !request.path("cases").isArray()) {
-                throw new IllegalArgumentException("a request must be {type: run, id, cases: [...]}");
+            String type = request.path("type").asText();
+            if (!("run".equals(type) || "run_joins".equals(type)) || !request.path("cases").isArray()) {
+                throw new IllegalArgumentException("a request must be {type: run or run_joins, id, cases: [...]}");
             }
-            List<WindowCase> cases = new ArrayList<>();
-            request.get("cases").forEach(doc -> cases.add(WindowCase.fromJson(doc)));
-            List<Observation> observations = engine.run(cases);
+            List<ObjectNode> observations = "run".equals(type) ? runs(request.get("cases")) : joins(request.get("cases"));
             answer.put("type", "observations").set("id", id);
-            ArrayNode list = answer.putArray("observations");
-            observations.forEach(o -> list.add(o.toJson()));
+            answer.putArray("observations").addAll(observations);
         } catch (Exception | StackOverflowError e) {
             e.printStackTrace();
             answer.removeAll();
@@ -78,6 +77,18 @@ public final class Server {
             answer.put("message", engine.name() + " could not run the cases: " + e);
         }
         return answer;
+    }
+
+    private List<ObjectNode> runs(JsonNode docs) throws Exception {
+        List<WindowCase> cases = new ArrayList<>();
+        docs.forEach(doc -> cases.add(WindowCase.fromJson(doc)));
+        return engine.run(cases).stream().map(Observation::toJson).toList();
+    }
+
+    private List<ObjectNode> joins(JsonNode docs) throws Exception {
+        List<JoinCase> cases = new ArrayList<>();
+        docs.forEach(doc -> cases.add(JoinCase.fromJson(doc)));
+        return engine.runJoins(cases).stream().map(JoinObservation::toJson).toList();
     }
 
     private void send(ObjectNode message) throws Exception {

@@ -64,7 +64,8 @@ public record WindowCase(String name, Window window, JsonNode trigger, JsonNode 
                 doc.path("end_of_input").asBoolean(true), doc.path("channels").asInt(1), generator);
     }
 
-    private static Event event(JsonNode e) {
+    /** One event of a stream (a join case's events are the same, each with its input). */
+    static Event event(JsonNode e) {
         if (e.has("record")) {
             JsonNode r = e.get("record");
             return new Record(r.get("key").asText(), r.get("value").asLong(), r.get("ts").asLong(),
