@@ -8,6 +8,9 @@ here, each the hook of one rule:
 - `combined_watermark_status`: the class that combines the two inputs' watermarks and statuses
   (`IndexedCombinedWatermarkStatus`, `reference.watermarks.combined`), and the watermark it starts from;
 - `is_late`: whether an element is behind the operator's watermark (`IntervalJoinOperator.isLate`);
+- `table_function_class`: the class of a SQL window join's table function
+  (`reference.window_join_operator.AlignedWindowTableFunctionOperator`), with the mixins of the switches that change
+  it;
 - `on_stream_time`: whether an interval join (DataStream's or Flink SQL's) runs on stream time instead
   (`reference.stream_time_join`), and with which of its rules;
 - the other switches are read where their rule is (`reference.interval_join`, `reference.time_interval_join`,
@@ -16,10 +19,12 @@ here, each the hook of one rule:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
+from reference.javalong import labs
 from reference.watermarks.combined import IndexedCombinedWatermarkStatus
+from window_contract.case import Tumbling, WindowSpec
 
 
 @dataclass(frozen=True)
@@ -55,6 +60,11 @@ class JoinSwitches:
     #: is not cached (and padded at once if it joined nothing).
     sql_rows_evicted: Literal["cleanup_timers", "watermark"] = "cleanup_timers"
 
+    #: A SQL window join's `TUMBLE` table function refuses an offset of its size or more in magnitude (Flink 2.x's
+    #: planner: "TUMBLE table function parameters must satisfy abs(offset) < size"); False: it takes any offset, its
+    #: windows aligned on it modulo the size (`TimeWindow.getWindowStartWithOffset` of the table runtime's
+    #: `TumblingWindowAssigner`, which checks no offset).
+    tumble_offset_checked: bool = True
     #: What an interval join's time is. "watermarks" (Flink's): the operator's watermark, the least of its inputs',
     #: makes a record late and fires the cleanup (and Flink SQL's padding) timers. "stream_time": the largest
     #: timestamp the join has processed on either input, which every record moves (a listed watermark is a heartbeat
@@ -86,6 +96,20 @@ class JoinSwitches:
     def on_stream_time(self) -> bool:
         """Whether an interval join runs on stream time (`join_time`), `reference.stream_time_join`."""
         return self.join_time == "stream_time"
+
+    def table_function_class(self, base: type) -> type:
+        """`base` (`AlignedWindowTableFunctionOperator`), with the mixin of `tumble_offset_checked` when it is off."""
+        return base if self.tumble_offset_checked else type(base.__name__, (AnyTumbleOffset, base), {})
+
+
+class AnyTumbleOffset:
+    """`tumble_offset_checked=False`: a `TUMBLE` whose offset is its size or more in magnitude is the `TUMBLE` of that
+    offset modulo the size (`getWindowStartWithOffset` aligns on it so), which the model's check lets through."""
+
+    def __init__(self, window: WindowSpec) -> None:
+        if isinstance(window, Tumbling) and labs(window.offset) >= window.size:
+            window = replace(window, offset=window.offset % window.size)
+        super().__init__(window)
 
 
 class KeptWhenAllIdle(IndexedCombinedWatermarkStatus):
