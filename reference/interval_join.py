@@ -98,12 +98,14 @@ class IntervalJoinOperator(TwoInputStreamOperator):
         self.timers.event_time_timers.add(cleanup_time, key, CLEANUP_LEFT if side == "left" else CLEANUP_RIGHT)
 
     def is_late(self, timestamp: int) -> bool:
-        """`IntervalJoinOperator.isLate`: `timestamp < currentWatermark` (an element at the watermark is not)."""
-        return timestamp < self.timers.current_watermark
+        """`IntervalJoinOperator.isLate`: `timestamp < currentWatermark` (an element at the watermark is not; the
+        dialect's `late_at_watermark` makes it late)."""
+        return self.dialect.is_late(timestamp, self.timers.current_watermark)
 
     def side_output(self, side: Side, key: str, value: int, timestamp: int) -> None:
-        """`sideOutput`: to the input's late output tag, or nowhere (no counter) without one."""
-        if self.late_outputs[side]:
+        """`sideOutput`: to the input's late output tag, or nowhere (no counter) without one (or without late side
+        outputs in the dialect)."""
+        if self.late_outputs[side] and self.dialect.late_side_outputs:
             self.output.side_output(side, key, value, timestamp)
         else:
             self.output.drop(side, key, value, timestamp)

@@ -49,8 +49,10 @@ def simulate_join(case: JoinCase, dialect: Dialect = FLINK) -> JoinObservation:
 class IntervalJoinCollector:
     """The interval join's outputs, stamped with the position of the event being processed."""
 
-    def __init__(self) -> None:
+    def __init__(self, dialect: Dialect = FLINK) -> None:
         self.at = 0
+        #: The operator's watermark before any input's (the dialect's `join_initial_watermark`).
+        self.initial_watermark = LONG_MIN if dialect.join_initial_watermark is None else dialect.join_initial_watermark
         self.outputs: list[Pair | SqlRow] = []
         self.late: list[SideRecord] = []
         self.dropped: list[SideRecord] = []
@@ -61,7 +63,7 @@ class IntervalJoinCollector:
 
     def sql_row(self, key: str, left: int | None, right: int | None, window: tuple[int, int] | None = None,
                 timestamp: int | None = None) -> None:
-        watermark = self.watermarks[-1].watermark if self.watermarks else LONG_MIN
+        watermark = self.watermarks[-1].watermark if self.watermarks else self.initial_watermark
         self.outputs.append(SqlRow(self.at, key, watermark, left, right, window, timestamp))
 
     def interval_row(self, key: str, left: int | None, right: int | None, timestamp: int | None) -> None:
@@ -96,7 +98,7 @@ class JoinInput(OperatorInputs):
 
 def simulate_interval_join(case: JoinCase, dialect: Dialect = FLINK) -> JoinObservation:
     join = case.join
-    collector = IntervalJoinCollector()
+    collector = IntervalJoinCollector(dialect)
     try:
         operator = IntervalJoinOperator(join.lower, join.upper, not join.lower_exclusive, not join.upper_exclusive,
                                         join.left_late_output, join.right_late_output, collector, dialect)
@@ -108,7 +110,7 @@ def simulate_interval_join(case: JoinCase, dialect: Dialect = FLINK) -> JoinObse
 
 
 def simulate_sql_window_join(case: JoinCase, dialect: Dialect = FLINK) -> JoinObservation:
-    collector = IntervalJoinCollector()
+    collector = IntervalJoinCollector(dialect)
     try:
         operator = WindowJoinOperator(case.join.window, case.join.type, collector.sql_row, collector.drop,
                                       collector.input_watermark, dialect)
@@ -118,10 +120,10 @@ def simulate_sql_window_join(case: JoinCase, dialect: Dialect = FLINK) -> JoinOb
 
 
 def simulate_sql_interval_join(case: JoinCase, dialect: Dialect = FLINK) -> JoinObservation:
-    collector = IntervalJoinCollector()
+    collector = IntervalJoinCollector(dialect)
     join = case.join
-    operator = KeyedCoProcessOperator(TimeIntervalJoin(join.lower, join.upper, join.type, collector.interval_row),
-                                      collector.input_watermark, dialect)
+    function = TimeIntervalJoin(join.lower, join.upper, join.type, collector.interval_row, collector.drop, dialect)
+    operator = KeyedCoProcessOperator(function, collector.input_watermark, dialect)
     return replay(case, operator, collector, lambda side, r: operator.process_element(side, r.key, r.value, r.ts))
 
 
@@ -138,7 +140,8 @@ def replay(case: JoinCase, operator: TwoInputOperator, collector: IntervalJoinCo
             elif isinstance(event, Watermark):
                 inputs_of_side.process_watermark(event)
             elif isinstance(event, WatermarkStatus):
-                inputs_of_side.process_watermark_status(event)
+                if operator.dialect.watermark_statuses:
+                    inputs_of_side.process_watermark_status(event)
             elif isinstance(event, EndOfChannel):
                 inputs_of_side.end_channel(event.channel)
         collector.at = len(case.events)

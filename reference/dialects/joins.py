@@ -6,12 +6,15 @@ interval join's `IntervalJoinOperator`, Flink SQL's `WindowJoinOperator` and `Ti
 here, each the hook of one rule:
 
 - `combined_watermark_status`: the class that combines the two inputs' watermarks and statuses
-  (`IndexedCombinedWatermarkStatus`, `reference.watermarks.combined`);
+  (`IndexedCombinedWatermarkStatus`, `reference.watermarks.combined`), and the watermark it starts from;
+- `is_late`: whether an element is behind the operator's watermark (`IntervalJoinOperator.isLate`);
 - `table_function_class`: the class of a SQL window join's table function
   (`reference.window_join_operator.AlignedWindowTableFunctionOperator`), with the mixins of the switches that change
   it;
 - `on_stream_time`: whether an interval join (DataStream's or Flink SQL's) runs on stream time instead
-  (`reference.stream_time_join`), and with which of its rules.
+  (`reference.stream_time_join`), and with which of its rules;
+- the other switches are read where their rule is (`reference.interval_join`, `reference.time_interval_join`,
+  `reference.joins.replay`).
 """
 
 from __future__ import annotations
@@ -33,6 +36,30 @@ class JoinSwitches:
     #: it takes nothing while every input is idle, and the watermark stays where the active inputs left it (the
     #: condition `!allIdle && minimum > combinedWatermark`, as Flink 1.x writes it).
     watermark_when_all_inputs_idle: Literal["highest", "kept"] = "highest"
+    #: The two-input operator's watermark before its inputs raise it: `None` is Flink's `Long.MIN_VALUE`; 0 an
+    #: engine whose watermark starts at 0 (an element behind 0 is late from the start, an output before any
+    #: watermark carries 0, and a watermark at or below 0 is no rise).
+    join_initial_watermark: int | None = None
+    #: Whether an element at the operator's watermark is late: Flink's `isLate` is `timestamp < currentWatermark`
+    #: (False); True: `timestamp <= currentWatermark`, an element at the watermark is late too.
+    late_at_watermark: bool = False
+    #: Whether an interval join sends the late records of an input to its side output (`sideOutputLeftLateData`,
+    #: `sideOutputRightLateData`): False, an engine without one drops them all.
+    late_side_outputs: bool = True
+    #: Whether a join's inputs go idle (`WatermarkStatus`): False, an engine whose sources have no idleness ignores
+    #: the statuses, and an idle input holds the combined watermark back as any other.
+    watermark_statuses: bool = True
+    #: Whether Flink SQL's interval join drops a row behind the watermark (`is_late`): Flink's joins it with what is
+    #: cached and drops nothing (False); True, it is dropped, as late.
+    sql_interval_join_drops_late_rows: bool = False
+    #: When Flink SQL's interval join evicts a cached row, padding it with nulls in an outer join if it never
+    #: joined: "cleanup_timers", as `RowTimeIntervalJoin` does (one cleanup timer per cache, which stamps the rows
+    #: it pads with its time, and a row's scan of the other cache); "watermark": at every rise of the watermark,
+    #: each row whose last partner's time (a left row's `tl - lower`, a right one's `tr + upper`) lies behind it,
+    #: with no timer and so no timestamp; a row whose last partner's time lies behind the watermark when it arrives
+    #: is not cached (and padded at once if it joined nothing).
+    sql_rows_evicted: Literal["cleanup_timers", "watermark"] = "cleanup_timers"
+
     #: A SQL window join's `TUMBLE` table function refuses an offset of its size or more in magnitude (Flink 2.x's
     #: planner: "TUMBLE table function parameters must satisfy abs(offset) < size"); False: it takes any offset, its
     #: windows aligned on it modulo the size (`TimeWindow.getWindowStartWithOffset` of the table runtime's
@@ -56,9 +83,15 @@ class JoinSwitches:
 
     def combined_watermark_status(self, inputs: int) -> IndexedCombinedWatermarkStatus:
         """The combination of `inputs` inputs' watermarks that a two-input operator of this dialect keeps."""
-        if self.watermark_when_all_inputs_idle == "kept":
-            return KeptWhenAllIdle(inputs)
-        return IndexedCombinedWatermarkStatus(inputs)
+        combined = KeptWhenAllIdle(inputs) if self.watermark_when_all_inputs_idle == "kept" else (
+            IndexedCombinedWatermarkStatus(inputs))
+        if self.join_initial_watermark is not None:
+            combined.combined_watermark = self.join_initial_watermark
+        return combined
+
+    def is_late(self, timestamp: int, watermark: int) -> bool:
+        """Whether an element at `timestamp` is late at the operator's `watermark` (`late_at_watermark`)."""
+        return timestamp <= watermark if self.late_at_watermark else timestamp < watermark
 
     def on_stream_time(self) -> bool:
         """Whether an interval join runs on stream time (`join_time`), `reference.stream_time_join`."""
