@@ -67,9 +67,6 @@ def drawn_cases(features: frozenset[str], count: int, seed: int) -> list[Case]:
     """`count` cases that need only `features`, drawn by Hypothesis from `seed` (the same arguments draw
     the same cases): a case of the general strategy mostly; one with watermarks that Flink makes, and one
     at the ends of the `long` range, where the engine declares them."""
-    from hypothesis import HealthCheck, Phase, Verbosity, given, settings
-    from hypothesis import seed as hypothesis_seed
-
     from strategies import cases, extreme_cases
     from strategies.watermarks import generated_watermark_cases
     from strategies.weights import weighted
@@ -79,28 +76,13 @@ def drawn_cases(features: frozenset[str], count: int, seed: int) -> list[Case]:
         branches.append((2, generated_watermark_cases(features)))
     if "extreme_values" in features:
         branches.append((1, extreme_cases(features)))
-    found: list[Case] = []
-
-    @settings(database=None, max_examples=count * 4, phases=[Phase.generate], deadline=None, derandomize=False,
-              suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet)
-    @hypothesis_seed(seed ^ zlib.crc32(b"census"))
-    @given(weighted(*branches) if len(branches) > 1 else branches[0][1])
-    def collect(case: Case) -> None:
-        if len(found) < count and needed_features(case) <= features:
-            found.append(case)
-        if len(found) >= count:
-            raise _Enough
-
-    with contextlib.suppress(_Enough), without_local_constants():
-        collect()
-    return found
+    return _drawn(weighted(*branches) if len(branches) > 1 else branches[0][1], features, count,
+                  seed ^ zlib.crc32(b"census"))
 
 
 def drawn_join_cases(features: frozenset[str], count: int, seed: int) -> list[JoinCase]:
     """`count` join cases of the kinds of join among `features` that need only `features`, drawn by Hypothesis from
     `seed` as `drawn_cases` draws (none for an engine that declares no join)."""
-    from hypothesis import HealthCheck, Phase, Verbosity, given, settings
-    from hypothesis import seed as hypothesis_seed
     from hypothesis import strategies as st
 
     from strategies.joins import interval_joins, join_cases, sql_interval_joins, sql_window_joins, window_joins
@@ -109,15 +91,23 @@ def drawn_join_cases(features: frozenset[str], count: int, seed: int) -> list[Jo
              JOIN_COGROUP.name: window_joins().filter(lambda j: j.cogroup),
              JOIN_SQL_WINDOW.name: sql_window_joins(), JOIN_SQL_INTERVAL.name: sql_interval_joins()}
     specs = [spec for name, spec in kinds.items() if name in features]
-    found: list[JoinCase] = []
     if not specs or count < 1:
-        return found
+        return []
+    return _drawn(join_cases(specs=st.one_of(specs)), features, count, seed ^ zlib.crc32(b"census joins"))
+
+
+def _drawn(strategy, features: frozenset[str], count: int, seed: int) -> list:
+    """The first `count` examples of `strategy` that need only `features`, drawn from `seed`."""
+    from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+    from hypothesis import seed as hypothesis_seed
+
+    found: list = []
 
     @settings(database=None, max_examples=count * 4, phases=[Phase.generate], deadline=None, derandomize=False,
               suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet)
-    @hypothesis_seed(seed ^ zlib.crc32(b"census joins"))
-    @given(join_cases(specs=st.one_of(specs)))
-    def collect(case: JoinCase) -> None:
+    @hypothesis_seed(seed)
+    @given(strategy)
+    def collect(case) -> None:
         if len(found) < count and needed_features(case) <= features:
             found.append(case)
         if len(found) >= count:

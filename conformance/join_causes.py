@@ -52,4 +52,17 @@ def late_side_output() -> JoinCause:
     return holds
 
 
-JOIN_CAUSES: dict[str, Callable[..., JoinCause]] = {f.__name__: f for f in (exclusive_bound, late_side_output)}
+def time_beyond(limit: int) -> JoinCause:
+    """A time of larger magnitude than `limit` in the join case: a record's, a listed watermark's (`Long.MAX_VALUE`
+    too: only the end of input is none), or an interval join's bound; an engine whose time ends at `limit`."""
+    def holds(case: JoinCase, dialect: Dialect) -> str | None:
+        times = [t for e in case.events
+                 for t in (getattr(e.event, "ts", None), getattr(e.event, "timestamp", None)) if t is not None]
+        times += [case.join.lower, case.join.upper] if hasattr(case.join, "lower") else []
+        far = [t for t in times if abs(t) > limit]
+        return f"the time {far[0]:,} lies beyond {limit:,}" if far else None
+    return holds
+
+
+JOIN_CAUSES: dict[str, Callable[..., JoinCause]] = {f.__name__: f for f in (exclusive_bound, late_side_output,
+                                                                              time_beyond)}

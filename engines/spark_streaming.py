@@ -58,8 +58,9 @@ from __future__ import annotations
 
 import uuid
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from window_contract.case import (
     BoundedOutOfOrdernessWatermarks,
@@ -72,8 +73,12 @@ from window_contract.case import (
     Watermark,
 )
 from window_contract.facts import LONG_MAX, TOO_MANY_WINDOWS, WINDOWS_PER_ELEMENT_LIMIT
+from window_contract.join_case import JoinCase
+from window_contract.join_observation import JoinObservation
 from window_contract.observation import Error, Firing, InputWatermark, LateRecord, Observation, TimeWindow
 
+#: The joins (`engines.spark_streaming_joins`, which says why these).
+JOIN_FEATURES = frozenset({"join.interval", "join.sql_interval"})
 FEATURES = frozenset({
     "assigner.tumbling", "assigner.sliding", "assigner.session", "offset", "negative_timestamps",
     "watermark.bounded_out_of_orderness", "watermark.monotonous", "watermark.punctuated",
@@ -148,6 +153,23 @@ def planned_windows(case: Case) -> int:
     return 1
 
 
+def memory_stream(spark, delay: int):
+    """A memory stream of rows `key index, record index, ts` as text (so no key needs quoting), and its rows as
+    `key`, `record` (integers, null where empty) and `ts` (a timestamp of milliseconds), `withWatermark("ts",
+    delay ms)`: the source to add rows to, and the frame."""
+    from pyspark.sql import DataFrame
+    from pyspark.sql import functions as F
+
+    jvm = spark._jvm
+    source = jvm.org.apache.spark.sql.execution.streaming.runtime.MemoryStream.apply(
+        jvm.org.apache.spark.sql.Encoders.STRING(), spark._jsparkSession)
+    fields = F.split("value", ",")
+    rows = DataFrame(source.toDF(), spark).select(
+        fields[0].try_cast("int").alias("key"), fields[1].try_cast("int").alias("record"),
+        F.timestamp_millis(fields[2].cast("long")).alias("ts"))
+    return source, rows.withWatermark("ts", milliseconds(delay))
+
+
 def spark_window(case: Case, ts):
     """The window column: `window(ts, size, slide, startTime)` or `session_window(ts, gap)`."""
     from pyspark.sql import functions as F
@@ -187,22 +209,10 @@ class CaseQuery:
             self.error = Error("invalid_spec", spark_message(e))
 
     def start(self) -> None:
-        from pyspark.sql import DataFrame
         from pyspark.sql import functions as F
 
-        jvm = self.spark._jvm
-        memory_stream = jvm.org.apache.spark.sql.execution.streaming.runtime.MemoryStream
-
-        def stream(delay: int):
-            source = memory_stream.apply(jvm.org.apache.spark.sql.Encoders.STRING(), self.spark._jsparkSession)
-            fields = F.split("value", ",")
-            rows = DataFrame(source.toDF(), self.spark).select(
-                fields[0].try_cast("int").alias("key"), fields[1].try_cast("int").alias("record"),
-                F.timestamp_millis(fields[2].cast("long")).alias("ts"))
-            return source, rows.withWatermark("ts", milliseconds(delay))
-
-        self.records, records = stream(records_delay(self.case))
-        self.listed, listed = stream(0)
+        self.records, records = memory_stream(self.spark, records_delay(self.case))
+        self.listed, listed = memory_stream(self.spark, 0)
         # A watermark row has no key. Spark pushes a filter that does not read the event-time column below
         # withWatermark, where it would hide the row from the watermark: this one reads `ts`.
         rows = records.unionByName(listed).where(F.col("key").isNotNull() | F.col("ts").isNull())
@@ -225,12 +235,10 @@ class CaseQuery:
     def settle(self, last: bool) -> None:
         """Waits for the micro-batches of what was sent, then reads what they emitted."""
         try:
-            self.query.processAllAvailable()
+            watermark = processed_watermark(self.query)
         except Exception as e:
             self.error = Error("runtime", spark_message(e))
             return
-        execution = self.query._jsq.streamingQuery().lastExecution()
-        watermark = execution.offsetSeqMetadata().batchWatermarkMs() if execution is not None else 0
         if watermark <= self.watermark and not last:
             return  # Spark emits in append mode only when its watermark rises
         if watermark > self.watermark:
@@ -269,6 +277,15 @@ class CaseQuery:
         return Observation(tuple(self.firings), (), dropped, self.error, watermarks)
 
 
+def processed_watermark(query) -> int:
+    """Runs the micro-batches of what `query` was sent (`processAllAvailable`, with the batch without data that a
+    risen watermark starts) and answers Spark's watermark after them (0 before any); what fails a micro-batch is
+    raised."""
+    query.processAllAvailable()
+    execution = query._jsq.streamingQuery().lastExecution()
+    return execution.offsetSeqMetadata().batchWatermarkMs() if execution is not None else 0
+
+
 def spark_message(error: Exception) -> str:
     """Spark's own message, its first line (the JVM's stack trace is not part of it)."""
     message = (getattr(error, "getMessage", lambda: None)() or str(error)).strip()
@@ -278,16 +295,17 @@ def spark_message(error: Exception) -> str:
     return message.splitlines()[0].split(" terminated with exception: ", 1)[-1]
 
 
-def run_pooled(spark, cases: Sequence[Case]) -> list[Observation]:
-    """Runs `cases` as queries, `CONCURRENT_QUERIES` at a time, in lock step: each round sends every running
-    query its next micro-batch, then waits for them all; a query that has sent its last one makes room."""
+def run_pooled(spark, cases: Sequence, query: Callable = CaseQuery) -> list:
+    """Runs `cases` as queries (`query(spark, case)`: `CaseQuery`, or a join's), `CONCURRENT_QUERIES` at a time,
+    in lock step: each round sends every running query its next micro-batch, then waits for them all; a query
+    that has sent its last one makes room."""
     waiting = iter(enumerate(cases))
-    running: list[tuple[int, CaseQuery, int]] = []  # (index in cases, query, next micro-batch)
-    observations: list[Observation | None] = [None] * len(cases)
+    running: list[tuple[int, Any, int]] = []  # (index in cases, query, next micro-batch)
+    observations: list = [None] * len(cases)
     try:
         while True:
             while len(running) < CONCURRENT_QUERIES and (item := next(waiting, None)) is not None:
-                running.append((item[0], CaseQuery(spark, item[1]), 0))
+                running.append((item[0], query(spark, item[1]), 0))
             if not running:
                 return observations
             for _, q, step in running:
@@ -311,7 +329,7 @@ class SparkStreamingImplementation:
     """Spark Structured Streaming's `window` / `session_window` with `withWatermark`, append mode."""
 
     name = "spark-streaming"
-    features = FEATURES
+    features = FEATURES | JOIN_FEATURES
     costly_calls = True
     position_free = True
 
@@ -322,3 +340,10 @@ class SparkStreamingImplementation:
         for name, value in SESSION_CONF.items():  # SQL settings: a session already running takes them too
             spark.conf.set(name, value)
         return run_pooled(spark, cases)
+
+    def run_joins(self, cases: Sequence[JoinCase]) -> list[JoinObservation]:
+        """Flink's interval joins as Spark's stream-stream joins (`engines.spark_streaming_joins`)."""
+        from engines.spark_streaming_joins import run_joins
+        from spark_impl.session import get_session
+
+        return run_joins(get_session(), cases)

@@ -87,8 +87,9 @@ class FlinkSqlImplementation(FlinkImplementation):
         return run_sql_joins(cases, self.variant.release)
 
 
-class FlinkSql120Implementation(FlinkImplementation):
-    """Flink 1.20's SQL window table functions."""
+class FlinkSql120Implementation(FlinkSqlImplementation):
+    """Flink 1.20's SQL window table functions, and its window join and interval join (the same runner on 1.20's
+    jars)."""
 
     variant = FLINK_SQL_1_20
 

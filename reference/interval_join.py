@@ -120,9 +120,9 @@ class IntervalJoinOperator(TwoInputStreamOperator):
             self.timers.event_time_timers.add(cleanup_time, key, CLEANUP_LEFT if side == "left" else CLEANUP_RIGHT)
 
     def is_late(self, timestamp: int, side: Side) -> bool:
-        """`IntervalJoinOperator.isLate`: `timestamp < currentWatermark` (an element at the watermark is not); in
-        the dialect's `interval_join_time`."""
-        return timestamp < self.time_of(side)
+        """`IntervalJoinOperator.isLate`: `timestamp < currentWatermark` (an element at the watermark is not; the
+        dialect's `late_at_watermark` makes it late), in the dialect's `interval_join_time`."""
+        return self.dialect.is_late(timestamp, self.time_of(side))
 
     def time_of(self, side: Side) -> int:
         """The time an element of `side` is judged by: the operator's watermark, or its input's own largest time."""
@@ -152,8 +152,9 @@ class IntervalJoinOperator(TwoInputStreamOperator):
         super().process_watermark(index, watermark)
 
     def side_output(self, side: Side, key: str, value: int, timestamp: int) -> None:
-        """`sideOutput`: to the input's late output tag, or nowhere (no counter) without one."""
-        if self.late_outputs[side] and self.dialect.interval_join_late_side_outputs:
+        """`sideOutput`: to the input's late output tag, or nowhere (no counter) without one (or without late side
+        outputs in the dialect)."""
+        if self.late_outputs[side] and self.dialect.late_side_outputs:
             self.output.side_output(side, key, value, timestamp)
         else:
             self.output.drop(side, key, value, timestamp)

@@ -50,8 +50,10 @@ def simulate_join(case: JoinCase, dialect: Dialect = FLINK) -> JoinObservation:
 class IntervalJoinCollector:
     """The interval join's outputs, stamped with the position of the event being processed."""
 
-    def __init__(self) -> None:
+    def __init__(self, dialect: Dialect = FLINK) -> None:
         self.at = 0
+        #: The operator's watermark before any input's (the dialect's `join_initial_watermark`).
+        self.initial_watermark = LONG_MIN if dialect.join_initial_watermark is None else dialect.join_initial_watermark
         self.outputs: list[Pair | SqlRow] = []
         self.late: list[SideRecord] = []
         self.dropped: list[SideRecord] = []
@@ -62,7 +64,7 @@ class IntervalJoinCollector:
 
     def sql_row(self, key: str, left: int | None, right: int | None, window: tuple[int, int] | None = None,
                 timestamp: int | None = None) -> None:
-        watermark = self.watermarks[-1].watermark if self.watermarks else LONG_MIN
+        watermark = self.watermarks[-1].watermark if self.watermarks else self.initial_watermark
         self.outputs.append(SqlRow(self.at, key, watermark, left, right, window, timestamp))
 
     def interval_row(self, key: str, left: int | None, right: int | None, timestamp: int | None) -> None:
@@ -90,8 +92,8 @@ class SqlRowsOfPairs(IntervalJoinCollector):
     pair is a row of both values, and an outer side's element that joined nothing when it arrived a row padded with
     nulls then; neither carries a timestamp (the table's rows reach the join without one)."""
 
-    def __init__(self, padded: tuple[Side, ...]) -> None:
-        super().__init__()
+    def __init__(self, padded: tuple[Side, ...], dialect: Dialect) -> None:
+        super().__init__(dialect)
         self.padded = padded
 
     def pair(self, key: str, left: int, right: int, timestamp: int, watermark: int) -> None:
@@ -117,7 +119,7 @@ class JoinInput(OperatorInputs):
 
 def simulate_interval_join(case: JoinCase, dialect: Dialect = FLINK) -> JoinObservation:
     join = case.join
-    collector = IntervalJoinCollector()
+    collector = IntervalJoinCollector(dialect)
     try:
         operator = IntervalJoinOperator(join.lower, join.upper, not join.lower_exclusive, not join.upper_exclusive,
                                         join.left_late_output, join.right_late_output, collector, dialect)
@@ -133,7 +135,7 @@ def records_into(operator: IntervalJoinOperator):
 
 
 def simulate_sql_window_join(case: JoinCase, dialect: Dialect = FLINK) -> JoinObservation:
-    collector = IntervalJoinCollector()
+    collector = IntervalJoinCollector(dialect)
     try:
         operator = WindowJoinOperator(case.join.window, case.join.type, collector.sql_row, collector.drop,
                                       collector.input_watermark, dialect)
@@ -149,12 +151,12 @@ PADDED: dict[str, tuple[Side, ...]] = {"inner": (), "left": ("left",), "right": 
 def simulate_sql_interval_join(case: JoinCase, dialect: Dialect = FLINK) -> JoinObservation:
     join = case.join
     if dialect.sql_interval_join_operator == "interval_join":  # `lower <= l - r <= upper`: r - l in [-upper, -lower]
-        rows = SqlRowsOfPairs(PADDED[join.type])
+        rows = SqlRowsOfPairs(PADDED[join.type], dialect)
         operator = IntervalJoinOperator(wrap(-join.upper), wrap(-join.lower), True, True, False, False, rows, dialect)
         return replay(case, operator, rows, records_into(operator))
-    collector = IntervalJoinCollector()
-    operator = KeyedCoProcessOperator(TimeIntervalJoin(join.lower, join.upper, join.type, collector.interval_row),
-                                      collector.input_watermark, dialect)
+    collector = IntervalJoinCollector(dialect)
+    function = TimeIntervalJoin(join.lower, join.upper, join.type, collector.interval_row, collector.drop, dialect)
+    operator = KeyedCoProcessOperator(function, collector.input_watermark, dialect)
     return replay(case, operator, collector, lambda side, r: operator.process_element(side, r.key, r.value, r.ts))
 
 
@@ -171,7 +173,8 @@ def replay(case: JoinCase, operator: TwoInputOperator, collector: IntervalJoinCo
             elif isinstance(event, Watermark):
                 inputs_of_side.process_watermark(event)
             elif isinstance(event, WatermarkStatus):
-                inputs_of_side.process_watermark_status(event)
+                if operator.dialect.watermark_statuses:
+                    inputs_of_side.process_watermark_status(event)
             elif isinstance(event, EndOfChannel):
                 inputs_of_side.end_channel(event.channel)
         collector.at = len(case.events)

@@ -44,6 +44,8 @@ from window_contract.java_hash import spread
 
 #: Where a joined row goes: key, left value or None, right value or None, the output record's timestamp or None.
 Collect = Callable[[str, int | None, int | None, int | None], None]
+#: Where a row dropped as late goes: side, key, value, timestamp.
+Drop = Callable[[str, str, int, int], None]
 TIMER = "interval-join"
 
 
@@ -67,12 +69,15 @@ class JavaLongHashMap:
 
 
 class TimeIntervalJoin:
-    """`RowTimeIntervalJoin` of one join type: `outer` says which sides an outer join pads."""
+    """`RowTimeIntervalJoin` of one join type: `outer` says which sides an outer join pads. The `dialect`'s
+    `sql_interval_join_drops_late_rows` drops a row behind the watermark to `drop`, its `sql_rows_evicted` evicts by
+    the watermark instead of by cleanup timers (`reference.dialects.joins`)."""
 
-    def __init__(self, lower: int, upper: int, join_type: str, collect: Collect) -> None:
+    def __init__(self, lower: int, upper: int, join_type: str, collect: Collect, drop: Drop | None = None,
+                 dialect: Dialect = FLINK) -> None:
         self.left_relative_size, self.right_relative_size = -lower, upper
         self.left_outer, self.right_outer = join_type in ("left", "full"), join_type in ("right", "full")
-        self.collect = collect
+        self.collect, self.drop, self.dialect = collect, drop, dialect
         self.left_expiration_time = self.right_expiration_time = 0
         self.operator_time = 0
         self.caches: dict[tuple[str, str], JavaLongHashMap] = {}
@@ -88,10 +93,16 @@ class TimeIntervalJoin:
     def process_element(self, side: str, key: str, value: int, time: int, timers: InternalTimerService) -> None:
         """`processElement1` (a left row) / `processElement2` (a right one)."""
         self.update_operator_time(timers.current_watermark)
+        if self.dialect.sql_interval_join_drops_late_rows and self.dialect.is_late(time, timers.current_watermark):
+            self.drop(side, key, value, time)
+            return
         other = "right" if side == "left" else "left"
         own_size, other_size = ((self.left_relative_size, self.right_relative_size) if side == "left"
                                 else (self.right_relative_size, self.left_relative_size))
         lower, upper = lsub(time, other_size), ladd(time, own_size)
+        if self.dialect.sql_rows_evicted == "watermark":
+            self.join_until_watermark_passes(side, key, value, time, lower, upper, timers.current_watermark)
+            return
         emitted = False
         if self.expiration_time(other) < upper:
             self.set_expiration_time(other, self.cal_expiration_time(other_size))
@@ -112,6 +123,32 @@ class TimeIntervalJoin:
                 self.register_cleanup_timer(side, key, time, timers)
         elif not emitted and self.is_outer(side):
             self.emit_padded(side, key, value, None)
+
+    def join_until_watermark_passes(self, side: str, key: str, value: int, time: int, lower: int, upper: int,
+                                    watermark: int) -> None:
+        """`sql_rows_evicted="watermark"`: join the other side's cached rows in bounds, and cache the row until the
+        watermark passes `upper`, its last partner's time (`evict_passed`)."""
+        other, emitted = ("right" if side == "left" else "left"), False
+        cache = self.cache(other, key)
+        for other_time in cache.iterate():
+            if lower <= other_time <= upper:
+                for row in cache.entries[other_time]:
+                    self.emit(side, key, value, row[0], None)
+                    emitted, row[1] = True, True
+        if upper >= watermark:
+            own = self.cache(side, key)
+            own.put(time, [*own.entries.get(time, []), [value, emitted]])
+        elif not emitted and self.is_outer(side):
+            self.emit_padded(side, key, value, None)
+
+    def evict_passed(self, watermark: int) -> None:
+        """`sql_rows_evicted="watermark"`: every cached row whose last partner's time lies behind `watermark` goes,
+        padded if it never joined."""
+        for (side, key), cache in self.caches.items():
+            size = self.left_relative_size if side == "left" else self.right_relative_size
+            for time in list(cache.iterate()):
+                if ladd(time, size) < watermark:
+                    self.pad_unjoined(side, key, cache.entries.pop(time), None)
 
     def on_timer(self, key: str, timestamp: int, timers: InternalTimerService) -> None:
         """`onTimer`: the cache whose pending timer this is loses its expired rows."""
@@ -185,6 +222,11 @@ class KeyedCoProcessOperator(TwoInputStreamOperator):
 
     def process_element(self, side: str, key: str, value: int, timestamp: int) -> None:
         self.function.process_element(side, key, value, timestamp, self.timers)
+
+    def advance_watermark(self, watermark: int) -> None:
+        super().advance_watermark(watermark)
+        if self.dialect.sql_rows_evicted == "watermark":
+            self.function.evict_passed(watermark)
 
     def on_event_time(self, timer: InternalTimer) -> None:
         time, key, _ = timer

@@ -13,12 +13,14 @@ from reference.timers import InternalTimer, InternalTimerService
 class TwoInputStreamOperator:
     """The watermark half of a two-input operator: `received(watermark)` hears each combined watermark before its
     timers fire; a subclass's `on_event_time` fires them. The `dialect` (`reference.dialects.joins`) chooses how the
-    two inputs' watermarks combine."""
+    two inputs' watermarks combine, and where the operator's watermark starts."""
 
     def __init__(self, received: Callable[[int], None], dialect: Dialect = FLINK) -> None:
         self.received = received
+        self.dialect = dialect
         self.timers = InternalTimerService()
         self.combined_watermark = dialect.combined_watermark_status(2)
+        self.timers.current_watermark = self.combined_watermark.combined_watermark
 
     def process_watermark(self, index: int, watermark: int) -> None:
         """`processWatermark1/2`: the combined watermark, when it rises, advances time."""

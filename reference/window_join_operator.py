@@ -114,7 +114,7 @@ class WindowJoinOperator(TwoInputStreamOperator):
                  drop: Callable[[Side, str, int, int], None], input_watermark: Callable[[int], None],
                  dialect: Dialect = FLINK) -> None:
         super().__init__(input_watermark, dialect)
-        self.table_function = AlignedWindowTableFunctionOperator(window)
+        self.table_function = dialect.table_function_class(AlignedWindowTableFunctionOperator)(window)
         self.join = JOINS[join_type]
         self.collect, self.drop = collect, drop
         self.states: dict[Side, WindowLists] = {"left": {}, "right": {}}

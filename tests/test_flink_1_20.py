@@ -113,3 +113,16 @@ def test_flink_sql_1_20_answers_as_flink_sql_but_for_the_words_of_its_rejections
             before, now = before.firings, now.firings
         assert before == now
     assert reworded == 4  # the messages, and a negative table.exec.source.idle-timeout
+
+
+def test_flink_sql_1_20_runs_the_sql_joins_and_differs_from_2_3_only_as_its_list_says():
+    """Flink SQL's window and interval joins on 1.20 (the SQL join runner on its jars): every hand SQL join case gives
+    2.3's observation or differs as `flink-sql-1.20`'s join divergences explain, and the list's join cases differ."""
+    engine = load_implementation("flink-sql-1.20")
+    assert {"join.sql_window", "join.sql_interval"} <= engine.features
+    divergences = [d for d in engine_divergences("flink-sql-1.20") if d.is_join]
+    cases = [c for p in sorted((ROOT / "cases" / "joins" / "sql").glob("*.join.json")) for c in load_join_cases(p)]
+    cases += [c for d in divergences for c in d.cases()]
+    found = [attribute(c, c.expected, o, divergences) for c, o in zip(cases, engine.run_joins(cases), strict=True)]
+    assert [f"{a.case.name}: {a.unexplained}" for a in found if a.explained_by is None] == []
+    assert {d for a in found for d in a.explained_by} == {d.id for d in divergences}

@@ -55,7 +55,7 @@ def test_a_buffer_forgotten_behind_its_inputs_time_goes_at_that_inputs_next_even
 def test_without_late_side_outputs_a_late_record_is_dropped():
     case = JoinCase(IntervalJoin(0, 5, left_late_output=True),
                     (left(watermark(20)), right(watermark(20)), left(record("a", 1, 10))))
-    flink, none = (simulate_join(case, Dialect(interval_join_late_side_outputs=kept)) for kept in (True, False))
+    flink, none = (simulate_join(case, Dialect(late_side_outputs=kept)) for kept in (True, False))
     assert [r.value for r in flink.late] == [1] and not flink.dropped
     assert [r.value for r in none.dropped] == [1] and not none.late
 

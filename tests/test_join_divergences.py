@@ -254,3 +254,13 @@ def test_the_porting_pages_show_a_join_divergence_in_the_joins_area_with_its_joi
     [row] = [line for line in matrix_page(ROOT).splitlines() if line.startswith("| [`flink-1.20`]")]
     entry = "watermark-kept-when-inputs-idle"
     assert row.endswith(f"| [{entry}](flink-1.20.md#flink-1.20.{entry}) |")
+
+
+def test_a_tumble_window_join_that_takes_any_offset_aligns_its_windows_on_it_modulo_the_size():
+    """Flink 2.3 refuses `TUMBLE(10)` with an offset of 13 in a window join; unchecked, its windows are `[3, 13)`."""
+    case = join_case({"operation": "sql_window_join", "type": "inner",
+                      "window": {"assigner": "tumbling", "size": 10, "offset": 13}},
+                     [rec("left", 1, 5), rec("right", 2, 4), rec("right", 3, 2)], end_of_input=True)
+    assert case.expected.error is not None and case.expected.error.rules == ("sql.tumble_offset",)
+    unchecked = simulate_join(case, Dialect(tumble_offset_checked=False))
+    assert unchecked.error is None and [(r.left, r.right, r.window) for r in unchecked.outputs] == [(1, 2, (3, 13))]

@@ -8,6 +8,8 @@ assigner's feature. The names of the kinds' own features stand next to their cla
 
 from __future__ import annotations
 
+import functools
+
 from window_contract.case import (
     ASSIGNERS,
     EVENTS,
@@ -72,8 +74,10 @@ ALL_JOIN_NAMES = JOIN_NAMES | frozenset(SQL_JOIN_FEATURES)
 DECLARABLE_FEATURES = ALL_FEATURES | ALL_JOIN_NAMES
 
 
+@functools.lru_cache(maxsize=4096)
 def required_features(case: Case) -> frozenset[str]:
-    """The features an implementation must support to be held to this case."""
+    """The features an implementation must support to be held to this case (a case is immutable: asked again, as
+    the strategies, the suite and its tally each ask, the answer is remembered)."""
     parts = [p for p in (case.window, case.trigger, case.evictor, case.watermark_generator) if p is not None]
     needed = {name for part in parts for name in part.needs()}
     needed |= {e.feature.name for e in case.events if e.feature}

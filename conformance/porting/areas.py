@@ -43,9 +43,11 @@ SWITCHES: dict[str, str] = {
     **dict.fromkeys(("interval_limit", "sliding_size_multiple_of_slide", "sliding_panes_fit_an_int",
                      "sliding_offset_checked", "sliding_window_count_checked", "sessions_take_allowed_lateness"),
                     "validation"),
-    **dict.fromkeys(("watermark_when_all_inputs_idle", "join_time", "join_range_from_zero", "interval_join_time",
-                     "interval_join_buffer_cleanup", "interval_join_late_side_outputs",
-                     "interval_join_rejects_no_timestamp", "sql_interval_join_operator"), "joins"),
+    **dict.fromkeys(("watermark_when_all_inputs_idle", "tumble_offset_checked", "join_time", "join_range_from_zero",
+                     "join_initial_watermark", "late_at_watermark", "late_side_outputs", "watermark_statuses",
+                     "sql_interval_join_drops_late_rows", "sql_rows_evicted", "interval_join_time",
+                     "interval_join_buffer_cleanup", "interval_join_rejects_no_timestamp",
+                     "sql_interval_join_operator"), "joins"),
 }
 
 #: The area of each explainer kind (`conformance.divergences.EXPLAINERS`); `fails` goes by its cause.

@@ -7,20 +7,29 @@ here, each the hook of one rule:
 
 - `combined_watermark_status`: the class that combines the two inputs' watermarks and statuses
   (`IndexedCombinedWatermarkStatus`, `reference.watermarks.combined`);
-- `interval_join_time`, `interval_join_buffer_cleanup`, `interval_join_late_side_outputs`,
-  `interval_join_rejects_no_timestamp`: what `IntervalJoinOperator` (`reference.interval_join`) judges an element's
-  lateness by, when it removes a buffered element, where a late one goes, and whether `Long.MIN_VALUE` fails the job;
+- `interval_join_time`, `interval_join_buffer_cleanup`, `interval_join_rejects_no_timestamp`: what
+  `IntervalJoinOperator` (`reference.interval_join`) judges an element's lateness by, when it removes a buffered
+  element, and whether `Long.MIN_VALUE` fails the job;
 - `sql_interval_join_operator`: which operator runs Flink SQL's interval join (`reference.joins`);
+  (`IndexedCombinedWatermarkStatus`, `reference.watermarks.combined`), and the watermark it starts from;
+- `is_late`: whether an element is behind the operator's watermark (`IntervalJoinOperator.isLate`);
+- `table_function_class`: the class of a SQL window join's table function
+  (`reference.window_join_operator.AlignedWindowTableFunctionOperator`), with the mixins of the switches that change
+  it;
 - `on_stream_time`: whether an interval join (DataStream's or Flink SQL's) runs on stream time instead
-  (`reference.stream_time_join`), and with which of its rules.
+  (`reference.stream_time_join`), and with which of its rules;
+- the other switches are read where their rule is (`reference.interval_join`, `reference.time_interval_join`,
+  `reference.joins.replay`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
+from reference.javalong import labs
 from reference.watermarks.combined import IndexedCombinedWatermarkStatus
+from window_contract.case import Tumbling, WindowSpec
 
 
 @dataclass(frozen=True)
@@ -42,9 +51,6 @@ class JoinSwitches:
     #: when the watermark reaches the last time a partner can come) or "behind_own_input" (once it is behind the time
     #: `interval_join_time` judges its input by, at that input's next element or watermark; no timer).
     interval_join_buffer_cleanup: Literal["cleanup_timer", "behind_own_input"] = "cleanup_timer"
-    #: Whether an interval join has the late side outputs a job asks for (`sideOutputLeftLateData`,
-    #: `sideOutputRightLateData`); False: every late element is dropped.
-    interval_join_late_side_outputs: bool = True
     #: Whether an element at `Long.MIN_VALUE` (Flink's "no timestamp") fails an interval join's job; False: it is a
     #: time like any other.
     interval_join_rejects_no_timestamp: bool = True
@@ -54,7 +60,35 @@ class JoinSwitches:
     #: is dropped, and an outer side's row that joins nothing buffered when it arrives is padded with nulls then, a
     #: row that stays emitted when a partner comes later).
     sql_interval_join_operator: Literal["time_interval_join", "interval_join"] = "time_interval_join"
+    #: The two-input operator's watermark before its inputs raise it: `None` is Flink's `Long.MIN_VALUE`; 0 an
+    #: engine whose watermark starts at 0 (an element behind 0 is late from the start, an output before any
+    #: watermark carries 0, and a watermark at or below 0 is no rise).
+    join_initial_watermark: int | None = None
+    #: Whether an element at the operator's watermark is late: Flink's `isLate` is `timestamp < currentWatermark`
+    #: (False); True: `timestamp <= currentWatermark`, an element at the watermark is late too.
+    late_at_watermark: bool = False
+    #: Whether an interval join sends the late records of an input to its side output (`sideOutputLeftLateData`,
+    #: `sideOutputRightLateData`): False, an engine without one drops them all.
+    late_side_outputs: bool = True
+    #: Whether a join's inputs go idle (`WatermarkStatus`): False, an engine whose sources have no idleness ignores
+    #: the statuses, and an idle input holds the combined watermark back as any other.
+    watermark_statuses: bool = True
+    #: Whether Flink SQL's interval join drops a row behind the watermark (`is_late`): Flink's joins it with what is
+    #: cached and drops nothing (False); True, it is dropped, as late.
+    sql_interval_join_drops_late_rows: bool = False
+    #: When Flink SQL's interval join evicts a cached row, padding it with nulls in an outer join if it never
+    #: joined: "cleanup_timers", as `RowTimeIntervalJoin` does (one cleanup timer per cache, which stamps the rows
+    #: it pads with its time, and a row's scan of the other cache); "watermark": at every rise of the watermark,
+    #: each row whose last partner's time (a left row's `tl - lower`, a right one's `tr + upper`) lies behind it,
+    #: with no timer and so no timestamp; a row whose last partner's time lies behind the watermark when it arrives
+    #: is not cached (and padded at once if it joined nothing).
+    sql_rows_evicted: Literal["cleanup_timers", "watermark"] = "cleanup_timers"
 
+    #: A SQL window join's `TUMBLE` table function refuses an offset of its size or more in magnitude (Flink 2.x's
+    #: planner: "TUMBLE table function parameters must satisfy abs(offset) < size"); False: it takes any offset, its
+    #: windows aligned on it modulo the size (`TimeWindow.getWindowStartWithOffset` of the table runtime's
+    #: `TumblingWindowAssigner`, which checks no offset).
+    tumble_offset_checked: bool = True
     #: What an interval join's time is. "watermarks" (Flink's): the operator's watermark, the least of its inputs',
     #: makes a record late and fires the cleanup (and Flink SQL's padding) timers. "stream_time": the largest
     #: timestamp the join has processed on either input, which every record moves (a listed watermark is a heartbeat
@@ -73,13 +107,33 @@ class JoinSwitches:
 
     def combined_watermark_status(self, inputs: int) -> IndexedCombinedWatermarkStatus:
         """The combination of `inputs` inputs' watermarks that a two-input operator of this dialect keeps."""
-        if self.watermark_when_all_inputs_idle == "kept":
-            return KeptWhenAllIdle(inputs)
-        return IndexedCombinedWatermarkStatus(inputs)
+        combined = KeptWhenAllIdle(inputs) if self.watermark_when_all_inputs_idle == "kept" else (
+            IndexedCombinedWatermarkStatus(inputs))
+        if self.join_initial_watermark is not None:
+            combined.combined_watermark = self.join_initial_watermark
+        return combined
+
+    def is_late(self, timestamp: int, watermark: int) -> bool:
+        """Whether an element at `timestamp` is late at the operator's `watermark` (`late_at_watermark`)."""
+        return timestamp <= watermark if self.late_at_watermark else timestamp < watermark
 
     def on_stream_time(self) -> bool:
         """Whether an interval join runs on stream time (`join_time`), `reference.stream_time_join`."""
         return self.join_time == "stream_time"
+
+    def table_function_class(self, base: type) -> type:
+        """`base` (`AlignedWindowTableFunctionOperator`), with the mixin of `tumble_offset_checked` when it is off."""
+        return base if self.tumble_offset_checked else type(base.__name__, (AnyTumbleOffset, base), {})
+
+
+class AnyTumbleOffset:
+    """`tumble_offset_checked=False`: a `TUMBLE` whose offset is its size or more in magnitude is the `TUMBLE` of that
+    offset modulo the size (`getWindowStartWithOffset` aligns on it so), which the model's check lets through."""
+
+    def __init__(self, window: WindowSpec) -> None:
+        if isinstance(window, Tumbling) and labs(window.offset) >= window.size:
+            window = replace(window, offset=window.offset % window.size)
+        super().__init__(window)
 
 
 class KeptWhenAllIdle(IndexedCombinedWatermarkStatus):

@@ -121,10 +121,11 @@ public final class SqlJoinRunner {
             if (planned instanceof PartitionTransformation) {
                 planned = (Transformation<RowData>) planned.getInputs().get(0);
             }
-            chainAll(planned);
-            new DataStream<>(replayed.getExecutionEnvironment(), planned)
+            // the sink too: Flink 1.20's AbstractStreamOperator is a chain's head unless told (2.x's chains by default)
+            chainAll(new DataStream<>(replayed.getExecutionEnvironment(), planned)
                     .transform("case-" + id + "-" + names[input] + "-join", Types.VOID, new SideSink(id, input,
-                            new RowDataSerializer(rowType(input == 0 ? join.getInputType1() : join.getInputType2()))));
+                            new RowDataSerializer(rowType(input == 0 ? join.getInputType1() : join.getInputType2()))))
+                    .getTransformation());
         }
         KeySelector<RowData, ?>[] keys = new KeySelector[] {join.getStateKeySelector1(), join.getStateKeySelector2()};
         JoinRows rows = new JoinRows(rowType(join.getInputType1()), rowType(join.getInputType2()),
@@ -154,7 +155,8 @@ public final class SqlJoinRunner {
         return findJoin(t.getInputs().get(0));
     }
 
-    /** The planner's operators of one input, chained down to the replay (one thread keeps the case's order). */
+    /** An input's sink and the planner's operators before it, chained down to the replay (one thread keeps the case's
+     * order). */
     private static void chainAll(Transformation<?> t) {
         if (t instanceof PhysicalTransformation) {
             ((PhysicalTransformation<?>) t).setChainingStrategy(ChainingStrategy.ALWAYS);
