@@ -436,11 +436,10 @@ class Model:
 
 
 def model_of(case: Case | JoinCase, positions: bool = True) -> Model:
-    """The window model for a window case (`simulate`), the join model for a join case (`simulate_join`), each
-    compared with or without positions."""
+    """The window model for a window case (`simulate`, compared with or without positions), the join model for a
+    join case (`simulate_join`; a position-free engine's join observation says so itself: no watermarks)."""
     if isinstance(case, JoinCase):
-        return Model(lambda dialect: simulate_join(case, dialect), lambda a, b: join_equivalent(a, b, positions),
-                     lambda a, b: join_delta(a, b, positions))
+        return Model(lambda dialect: simulate_join(case, dialect), join_equivalent, join_delta)
     return Model(lambda dialect: simulate(case, dialect=dialect), lambda a, b: equivalent(a, b, positions),
                  lambda a, b: delta(a, b, positions))
 

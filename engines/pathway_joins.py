@@ -164,11 +164,11 @@ class JoinJob:
         outputs = tuple(self.output(*row[1:]) for row in self.emitted
                         if self.stop is None or row[0] <= self.last_time)
         if error is not None or isinstance(self.case.join, WindowJoin):
-            return JoinObservation(outputs, error=error or self.stop)
+            return JoinObservation(outputs, watermarks=None, error=error or self.stop)
         dropped = tuple(SideRecord(None, e.input, e.event.key, e.event.value, e.event.ts)
                         for i, e in enumerate(self.case.events)
                         if isinstance(e.event, Record) and i not in self.taken)
-        return JoinObservation(outputs, (), dropped, (), self.stop)
+        return JoinObservation(outputs, (), dropped, None, self.stop)
 
 
 def build(case: JoinCase) -> JoinJob:
@@ -208,4 +208,4 @@ def build(case: JoinCase) -> JoinJob:
 
 
 def run_joins(cases: Sequence[JoinCase]) -> list[JoinObservation]:
-    return in_runs(cases, build, lambda refused: JoinObservation(error=Error("invalid_spec", refused)))
+    return in_runs(cases, build, lambda refused: JoinObservation(watermarks=None, error=Error("invalid_spec", refused)))

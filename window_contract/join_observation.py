@@ -19,10 +19,11 @@ inputs' watermarks). Equivalence is the window observation's: the same error, th
 every position the same outputs, late and dropped records as multisets.
 
 A position-free implementation (an engine that cannot tell at which input event it emitted something) gives `at`
-`None` everywhere, and `None` for what it cannot observe either: an output's `watermark`, and a SQL row's
-`timestamp` (the time of the timer that emitted it). It reports no `watermarks`. Compared with one, both observations
-lose their positions and those fields, and the watermarks are left out: outputs, late and dropped records are equal
-as multisets over the whole case (`window_contract.equivalence` does the same for windows).
+`None` everywhere, and `None` for what it cannot observe either: an output's `watermark`, a SQL row's `timestamp`
+(the time of the timer that emitted it), and the `watermarks` (`None`, no field in JSON), which tells it apart even
+without outputs. Compared with one, both observations lose their positions and those fields, and the watermarks are
+left out: outputs, late and dropped records are equal as multisets over the whole case (`window_contract.equivalence`
+does the same for windows).
 """
 
 from __future__ import annotations
@@ -105,20 +106,24 @@ class JoinObservation:
     outputs: tuple[JoinOutput, ...] = ()
     late: tuple[SideRecord, ...] = ()
     dropped: tuple[SideRecord, ...] = ()
-    watermarks: tuple[InputWatermark, ...] = ()
+    #: Every watermark the join's operator received, in order; `None` where not observed (a position-free engine).
+    watermarks: tuple[InputWatermark, ...] | None = ()
     error: Error | None = None
 
     def __post_init__(self) -> None:
-        for name in ("outputs", "late", "dropped", "watermarks"):
+        for name in ("outputs", "late", "dropped"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
+        if self.watermarks is not None:
+            object.__setattr__(self, "watermarks", tuple(self.watermarks))
 
 
 PARTS = ("outputs", "late", "dropped")
 
 
 def join_position_free(o: JoinObservation) -> bool:
-    """Whether `o` comes from a position-free implementation: an output or a late or dropped record without `at`."""
-    return any(x.at is None for part in PARTS for x in getattr(o, part))
+    """Whether `o` comes from a position-free implementation: its watermarks not observed, or an output or a late or
+    dropped record without `at`."""
+    return o.watermarks is None or any(x.at is None for part in PARTS for x in getattr(o, part))
 
 
 def without_positions(o: JoinObservation) -> JoinObservation:
@@ -129,7 +134,7 @@ def without_positions(o: JoinObservation) -> JoinObservation:
 
     return JoinObservation(tuple(unplaced(x) for x in o.outputs),
                            *(tuple(replace(r, at=None) for r in getattr(o, part)) for part in ("late", "dropped")),
-                           (), o.error)
+                           None, o.error)
 
 
 def join_as_compared(a: JoinObservation, b: JoinObservation,
@@ -157,8 +162,8 @@ def join_observation_to_json(o: JoinObservation) -> dict[str, Any]:
             "outputs": [_output_to_json(x) for x in o.outputs],
             "late": [_side_record_to_json(r) for r in o.late],
             "dropped": [_side_record_to_json(r) for r in o.dropped],
-            "watermarks": [watermark_to_json(w) for w in o.watermarks],
-            "error": None if o.error is None else {"kind": o.error.kind, "message": o.error.message}}
+            "error": None if o.error is None else {"kind": o.error.kind, "message": o.error.message}} | (
+        {} if o.watermarks is None else {"watermarks": [watermark_to_json(w) for w in o.watermarks]})
 
 
 def _output_to_json(x: JoinOutput) -> dict[str, Any]:
@@ -187,10 +192,10 @@ def join_observation_from_json(doc: Any, path: str, problems: Problems, position
     outputs = f.take_list("outputs", reader.output, [])
     late = f.take_list("late", reader.side_record, [])
     dropped = f.take_list("dropped", reader.side_record, [])
-    watermarks = f.take_list("watermarks", reader.watermark, [])
+    watermarks = f.take_list("watermarks", reader.watermark, None if position_free else [])
     error = read_error(f.take("error", None), f.at("error"), problems)
     f.done()
-    return JoinObservation(tuple(outputs), tuple(late), tuple(dropped), tuple(watermarks), error)
+    return JoinObservation(tuple(outputs), tuple(late), tuple(dropped), watermarks, error)
 
 
 class _Reader(PositionsReader):

@@ -71,11 +71,6 @@ class JoinSuite:
     def fits(self, case: JoinCase) -> bool:
         return join_required_features(case) <= self.impl.features
 
-    @property
-    def position_free(self) -> bool:
-        """Whether the implementation cannot tell when it emitted an output (compared without positions)."""
-        return getattr(self.impl, "position_free", False)
-
     def run(self, cases: Sequence[JoinCase], tally: FeatureTally) -> list[JoinObservation]:
         """One `run_joins` call of the cases the implementation supports (the caller keeps only those)."""
         cases = list(cases)
@@ -165,6 +160,6 @@ def compare_joins_with_reference(suite: JoinSuite, tally: FeatureTally, cases: S
     """The differential rule over join cases: one call; the first case that differs is reported with both."""
     for case, got in zip(cases, suite.run(cases, tally), strict=True):
         expected = suite.expected([case])[0]
-        detail = join_difference(expected, got, positions=not suite.position_free)
+        detail = join_difference(expected, got)
         if detail:
             raise join_violation(JOIN_DIFFERENTIAL_RULE, case, got, detail, expected)

@@ -26,7 +26,7 @@ The rules, each from the class that makes it:
 
 The brute force takes the operator's watermarks from the observation (the differential rule checks them against
 the reference's, the last rule against the inputs'). The rules that read positions or the operator's watermarks are
-marked `positions`: not applicable to a position-free implementation, whose observations have neither (the
+`positional`: not applicable to a position-free implementation's join observations, which have neither (the
 differential rule and the committed cases compare its outputs over whole cases).
 """
 
@@ -42,7 +42,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conformance.committed import committed
-from conformance.evidence import JoinPropertyViolation
+from conformance.evidence import NOT_APPLICABLE, JoinPropertyViolation
 from conformance.properties.harness import property_settings
 from conformance.properties.joins import check_join_cases, compare_joins_with_reference, join_property
 from conformance.properties.sql_joins import (
@@ -59,7 +59,7 @@ from window_contract.case_json import JOIN_CASES_SUFFIX
 from window_contract.facts import LONG_MAX
 from window_contract.join_case import IntervalJoin, JoinCase
 from window_contract.join_case_json import load_join_cases
-from window_contract.join_observation import CoGroup, JoinObservation, Pair, Side, join_difference
+from window_contract.join_observation import CoGroup, JoinObservation, Pair, Side, join_difference, join_position_free
 
 LONG_MIN = -(2**63)
 
@@ -239,12 +239,17 @@ def without_idleness(case: JoinCase) -> bool:
     return not any(isinstance(e.event, WatermarkStatus) for e in case.events)
 
 
-def run_join_rule(data, join_suite, tally, rule: str, check, cases=None, keep=lambda case: True) -> None:
-    """Draw a batch of join cases, send those the implementation supports and `keep` in one call, check `rule`."""
+def run_join_rule(data, join_suite, tally, rule: str, check, cases=None, keep=lambda case: True,
+                  positional: bool = False) -> None:
+    """Draw a batch of join cases, send those the implementation supports and `keep` in one call, check `rule`. A
+    `positional` rule is not applicable to a position-free implementation's join observations."""
     batch = data.draw(st.lists(join_cases() if cases is None else cases, min_size=1, max_size=8), label="batch")
     batch = [c for c in batch if join_suite.fits(c) and keep(c)]
     if batch:
-        check_join_cases(rule, batch, join_suite.run(batch, tally), check)
+        observations = join_suite.run(batch, tally)
+        if positional and any(join_position_free(o) for o in observations):
+            pytest.skip(NOT_APPLICABLE)
+        check_join_cases(rule, batch, observations, check)
 
 
 INTERVAL_CASES = join_cases(specs=interval_joins())
@@ -274,39 +279,37 @@ def test_sql_join_matches_reference(data, join_suite, tally):
 
 
 @join_property
-@pytest.mark.positions
 @property_settings(share=0.3)
 @given(data=st.data())
 def test_sql_window_join_makes_each_windows_rows_once(data, join_suite, tally):
     run_join_rule(data, join_suite, tally, "a SQL window join emits the rows its type makes of each window's on-time "
-                  "records, each once, and drops the late ones", window_rows_exactly_once, SQL_WINDOW_CASES)
+                  "records, each once, and drops the late ones", window_rows_exactly_once, SQL_WINDOW_CASES,
+                  positional=True)
 
 
 @join_property
-@pytest.mark.positions
 @property_settings(share=0.3)
 @given(data=st.data())
 def test_sql_window_join_emits_a_window_when_the_watermark_passes_it(data, join_suite, tally):
     run_join_rule(data, join_suite, tally, "a SQL window join emits a window's rows when the watermark first reaches "
-                  "its last millisecond", window_rows_when_the_watermark_passes, SQL_WINDOW_CASES)
+                  "its last millisecond", window_rows_when_the_watermark_passes, SQL_WINDOW_CASES, positional=True)
 
 
 @join_property
-@pytest.mark.positions
 @property_settings(share=0.3)
 @given(data=st.data())
 def test_sql_interval_join_pads_a_row_once_and_only_without_a_partner(data, join_suite, tally):
     run_join_rule(data, join_suite, tally, "a SQL interval join pads a row with nulls at most once, and never a row "
-                  "it joined", padded_once_and_only_without_a_partner, SQL_INTERVAL_CASES)
+                  "it joined", padded_once_and_only_without_a_partner, SQL_INTERVAL_CASES, positional=True)
 
 
 @join_property
-@pytest.mark.positions
 @property_settings(share=0.3)
 @given(data=st.data())
 def test_sql_interval_join_pads_a_row_only_when_no_partner_can_come(data, join_suite, tally):
     run_join_rule(data, join_suite, tally, "a SQL interval join pads a row only once the operator's time has reached "
-                  "the last time a partner can have", padded_when_no_partner_can_come, SQL_INTERVAL_CASES)
+                  "the last time a partner can have", padded_when_no_partner_can_come, SQL_INTERVAL_CASES,
+                  positional=True)
 
 
 @join_property
@@ -318,12 +321,11 @@ def test_sql_interval_join_pairs_lie_within_the_bounds(data, join_suite, tally):
 
 
 @join_property
-@pytest.mark.positions
 @property_settings(share=0.3)
 @given(data=st.data())
 def test_interval_join_pairs_every_partner_exactly_once(data, join_suite, tally):
     run_join_rule(data, join_suite, tally, "an interval join emits every pair of partners exactly once",
-                  pairs_joined_exactly_once, INTERVAL_CASES)
+                  pairs_joined_exactly_once, INTERVAL_CASES, positional=True)
 
 
 @join_property
@@ -343,30 +345,29 @@ def test_interval_join_pair_timestamp_is_the_larger(data, join_suite, tally):
 
 
 @join_property
-@pytest.mark.positions
 @property_settings(share=0.3)
 @given(data=st.data())
 def test_interval_join_late_record_goes_to_its_sides_late_output(data, join_suite, tally):
     run_join_rule(data, join_suite, tally, "a late record is never joined and goes to its own input's late output "
-                  "only when that input has one", late_records_go_to_their_sides_output, INTERVAL_CASES)
+                  "only when that input has one", late_records_go_to_their_sides_output, INTERVAL_CASES,
+                  positional=True)
 
 
 @join_property
-@pytest.mark.positions
 @property_settings(share=0.3)
 @given(data=st.data())
 def test_cogroup_emits_every_window_also_with_one_side_empty(data, join_suite, tally):
     run_join_rule(data, join_suite, tally, "a coGroup emits every window of a key once, also with one side empty",
-                  every_window_cogrouped_once, join_cases(specs=cogroup_tumbling_joins()), one_side_empty)
+                  every_window_cogrouped_once, join_cases(specs=cogroup_tumbling_joins()), one_side_empty,
+                  positional=True)
 
 
 @join_property
-@pytest.mark.positions
 @property_settings(share=0.3)
 @given(data=st.data())
 def test_join_watermark_is_held_back_by_either_input(data, join_suite, tally):
     run_join_rule(data, join_suite, tally, "a join's watermark is never ahead of either input's",
-                  watermark_held_back_by_either_input, keep=without_idleness)
+                  watermark_held_back_by_either_input, keep=without_idleness, positional=True)
 
 
 @functools.cache
@@ -387,6 +388,6 @@ def test_committed_join_cases_give_their_expected_observations(data, join_suite,
     nothing: it runs once)."""
     cases = [c for c in committed_join_cases() if join_suite.fits(c)]
     for case, got in zip(cases, join_suite.run(cases, tally) if cases else (), strict=True):
-        detail = join_difference(case.expected, got, positions=not join_suite.position_free)
+        detail = join_difference(case.expected, got)
         if detail:
             raise JoinPropertyViolation(COMMITTED_RULE, case, got, detail, case.expected)
