@@ -75,7 +75,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engines.serving import serve
 from window_contract.case import (
     AscendingTimestampExtractor,
     BoundedOutOfOrdernessTimestampExtractor,
@@ -309,12 +308,3 @@ def in_runs(cases: Sequence, build: Callable, rejected: Callable[[str], Any]) ->
 
 def run_cases(cases: Sequence[Case]) -> list[Observation]:
     return in_runs(cases, build, Observation.invalid_spec)
-
-
-def main() -> None:
-    from engines.pathway_joins import JOIN_FEATURES, run_joins  # builds on this module's windows and runs
-    serve(NAME, FEATURES | JOIN_FEATURES, run_cases, run_joins=run_joins)
-
-
-if __name__ == "__main__":
-    main()

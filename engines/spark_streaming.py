@@ -58,10 +58,17 @@ from __future__ import annotations
 
 import uuid
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from engines.spark_streaming_queries import (
+    END_OF_INPUT,
+    memory_stream,
+    milliseconds,
+    processed_watermark,
+    run_pooled,
+    spark_message,
+)
 from window_contract.case import (
     BoundedOutOfOrdernessWatermarks,
     Case,
@@ -84,15 +91,9 @@ FEATURES = frozenset({
     "watermark.bounded_out_of_orderness", "watermark.monotonous", "watermark.punctuated",
 })
 
-#: The time of the watermark row that ends a bounded input: far beyond any record the adapter is sent,
-#: and within Spark's timestamps (microseconds in a `long`, up to about 9.2e15 ms).
-END_OF_INPUT = 9_000_000_000_000_000
 #: The delay of the records' own watermark in a case whose watermarks are listed: so large that it stays
 #: below 0, where Spark's watermark starts (it keeps the highest of its watermarks, `MultipleWatermarkPolicy.max`).
 RECORDS_DELAY_WHEN_LISTED = END_OF_INPUT
-#: How many queries run side by side in one session.
-CONCURRENT_QUERIES = 4
-
 SESSION_CONF = {
     "spark.sql.streaming.multipleWatermarkPolicy": "max",
     "spark.sql.streaming.forceDeleteTempCheckpointLocation": "true",
@@ -140,10 +141,6 @@ def records_delay(case: Case) -> int:
     return RECORDS_DELAY_WHEN_LISTED
 
 
-def milliseconds(n: int) -> str:
-    return f"{n} milliseconds"
-
-
 def planned_windows(case: Case) -> int:
     """How many windows Spark's `window()` plans for every row: `ceil(size / slide)` for a sliding window
     (one projection of `TimeWindowing`'s `Expand` each), 1 otherwise (or when Spark rejects the parameters)."""
@@ -153,21 +150,6 @@ def planned_windows(case: Case) -> int:
     return 1
 
 
-def memory_stream(spark, delay: int):
-    """A memory stream of rows `key index, record index, ts` as text (so no key needs quoting), and its rows as
-    `key`, `record` (integers, null where empty) and `ts` (a timestamp of milliseconds), `withWatermark("ts",
-    delay ms)`: the source to add rows to, and the frame."""
-    from pyspark.sql import DataFrame
-    from pyspark.sql import functions as F
-
-    jvm = spark._jvm
-    source = jvm.org.apache.spark.sql.execution.streaming.runtime.MemoryStream.apply(
-        jvm.org.apache.spark.sql.Encoders.STRING(), spark._jsparkSession)
-    fields = F.split("value", ",")
-    rows = DataFrame(source.toDF(), spark).select(
-        fields[0].try_cast("int").alias("key"), fields[1].try_cast("int").alias("record"),
-        F.timestamp_millis(fields[2].cast("long")).alias("ts"))
-    return source, rows.withWatermark("ts", milliseconds(delay))
 
 
 def spark_window(case: Case, ts):
@@ -277,54 +259,6 @@ class CaseQuery:
         return Observation(tuple(self.firings), (), dropped, self.error, watermarks)
 
 
-def processed_watermark(query) -> int:
-    """Runs the micro-batches of what `query` was sent (`processAllAvailable`, with the batch without data that a
-    risen watermark starts) and answers Spark's watermark after them (0 before any); what fails a micro-batch is
-    raised."""
-    query.processAllAvailable()
-    execution = query._jsq.streamingQuery().lastExecution()
-    return execution.offsetSeqMetadata().batchWatermarkMs() if execution is not None else 0
-
-
-def spark_message(error: Exception) -> str:
-    """Spark's own message, its first line (the JVM's stack trace is not part of it)."""
-    message = (getattr(error, "getMessage", lambda: None)() or str(error)).strip()
-    if not message:
-        return type(error).__name__
-    # A failed micro-batch names the query's random ids first: the cause is what follows them.
-    return message.splitlines()[0].split(" terminated with exception: ", 1)[-1]
-
-
-def run_pooled(spark, cases: Sequence, query: Callable = CaseQuery) -> list:
-    """Runs `cases` as queries (`query(spark, case)`: `CaseQuery`, or a join's), `CONCURRENT_QUERIES` at a time,
-    in lock step: each round sends every running query its next micro-batch, then waits for them all; a query
-    that has sent its last one makes room."""
-    waiting = iter(enumerate(cases))
-    running: list[tuple[int, Any, int]] = []  # (index in cases, query, next micro-batch)
-    observations: list = [None] * len(cases)
-    try:
-        while True:
-            while len(running) < CONCURRENT_QUERIES and (item := next(waiting, None)) is not None:
-                running.append((item[0], query(spark, item[1]), 0))
-            if not running:
-                return observations
-            for _, q, step in running:
-                if q.error is None and step < len(q.batches):
-                    q.send(q.batches[step])
-            for _, q, step in running:
-                if q.error is None and step < len(q.batches):
-                    q.settle(last=step == len(q.batches) - 1)
-            advanced = [(i, q, step + 1) for i, q, step in running]
-            for i, q, step in advanced:
-                if q.error is not None or step >= len(q.batches):
-                    observations[i] = q.observation()
-                    q.stop()
-            running = [(i, q, step) for i, q, step in advanced if observations[i] is None]
-    finally:
-        for _, q, _ in running:
-            q.stop()
-
-
 class SparkStreamingImplementation:
     """Spark Structured Streaming's `window` / `session_window` with `withWatermark`, append mode."""
 
@@ -339,7 +273,7 @@ class SparkStreamingImplementation:
         spark = get_session()
         for name, value in SESSION_CONF.items():  # SQL settings: a session already running takes them too
             spark.conf.set(name, value)
-        return run_pooled(spark, cases)
+        return run_pooled(spark, cases, CaseQuery)
 
     def run_joins(self, cases: Sequence[JoinCase]) -> list[JoinObservation]:
         """Flink's interval joins as Spark's stream-stream joins (`engines.spark_streaming_joins`)."""

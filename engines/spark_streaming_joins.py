@@ -45,7 +45,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engines.spark_streaming import END_OF_INPUT, memory_stream, processed_watermark, spark_message
+from engines.spark_streaming_queries import END_OF_INPUT, memory_stream, processed_watermark, run_pooled, spark_message
 from window_contract.case import EndOfChannel, Record, Watermark
 from window_contract.facts import LONG_MAX
 from window_contract.join_case import IntervalJoin, JoinCase
@@ -230,8 +230,6 @@ def reported(watermark: int) -> int:
 
 
 def run_joins(spark, cases: Sequence[JoinCase]) -> list[JoinObservation]:
-    from engines.spark_streaming import run_pooled
-
     for name, value in JOIN_SESSION_CONF.items():
         spark.conf.set(name, value)
     return run_pooled(spark, cases, JoinQuery)
