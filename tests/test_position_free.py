@@ -18,6 +18,7 @@ from window_contract.case_json import load_cases
 from window_contract.difference import difference
 from window_contract.equivalence import equivalent, without_positions
 from window_contract.observation_json import observation_from_json, observation_to_json
+from window_contract.process import read_join_observation
 from window_contract.registry import load_implementation
 from window_contract.validation import CaseFormatError
 
@@ -135,3 +136,19 @@ def test_the_report_tells_a_position_free_difference_without_positions():
     assert lines == ["firing of [0, 15) for key a in the case (values [1, 2]) is missing"]
     at, text = output_lines(observation_to_json(lacking))[0]
     assert at is None and text.startswith("fire ")
+
+
+PLACED_PAIR = {"at": 1, "key": "a", "timestamp": 11, "watermark": 0, "left": 1, "right": 2}
+
+
+def test_a_position_free_process_may_place_its_joins_and_then_places_every_part_of_one():
+    """Kafka Streams' windows cannot tell where they emitted, its joins can: a join observation with an integer `at`
+    is read as placed, from a process whose hello says position-free; then a null `at` in it is an error."""
+    placed = {"format": "join-observation/1", "outputs": [PLACED_PAIR], "watermarks": [{"at": 2, "watermark": 5}]}
+    observation = read_join_observation(placed, "$", position_free=True)
+    assert [o.at for o in observation.outputs] == [1] and [w.at for w in observation.watermarks] == [2]
+    unplaced = {"format": "join-observation/1", "outputs": [{**PLACED_PAIR, "at": None, "watermark": None}]}
+    assert read_join_observation(unplaced, "$", position_free=True).outputs[0].at is None
+    mixed = {**placed, "outputs": [PLACED_PAIR, {**PLACED_PAIR, "at": None}]}
+    with pytest.raises(CaseFormatError, match=r"outputs\[1\]\.at"):
+        read_join_observation(mixed, "$", position_free=True)

@@ -315,11 +315,22 @@ class RequestKind:
 
 
 def read_join_observation(doc: Any, path: str, position_free: bool = False) -> JoinObservation:
-    """A `join-observation/1` of an answer; `CaseFormatError` listing every problem."""
+    """A `join-observation/1` of an answer; `CaseFormatError` listing every problem. A position-free process may
+    still place its joins (an engine whose windows cannot tell their positions, whose joins can): an observation
+    of it with an integer `at` anywhere is read as placed everywhere."""
     problems = Problems()
-    observation = join_observation_from_json(doc, path, problems, position_free)
+    observation = join_observation_from_json(doc, path, problems, position_free and not _places(doc))
     problems.raise_if_any()
     return observation
+
+
+def _places(doc: Any) -> bool:
+    """Whether a join observation's document gives an integer `at` to one of its outputs, records or watermarks."""
+    if not isinstance(doc, dict):
+        return False
+    parts = [doc.get(part) for part in ("outputs", "late", "dropped", "watermarks")]
+    return any(isinstance(x, dict) and type(x.get("at")) is int for part in parts if isinstance(part, list)
+               for x in part)
 
 
 class ProcessImplementation:
