@@ -69,7 +69,6 @@ class IntervalJoinOperator(TwoInputStreamOperator):
         self.upper_bound = upper if upper_inclusive else lsub(upper, 1)
         self.late_outputs = {"left": left_late_output, "right": right_late_output}
         self.output = output
-        self.dialect = dialect
         self.left_buffer: Buffer = {}
         self.right_buffer: Buffer = {}
         #: Each input's largest record timestamp so far (`interval_join_time="own_input_largest"`).

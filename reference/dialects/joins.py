@@ -6,12 +6,11 @@ interval join's `IntervalJoinOperator`, Flink SQL's `WindowJoinOperator` and `Ti
 here, each the hook of one rule:
 
 - `combined_watermark_status`: the class that combines the two inputs' watermarks and statuses
-  (`IndexedCombinedWatermarkStatus`, `reference.watermarks.combined`);
+  (`IndexedCombinedWatermarkStatus`, `reference.watermarks.combined`), and the watermark it starts from;
 - `interval_join_time`, `interval_join_buffer_cleanup`, `interval_join_rejects_no_timestamp`: what
   `IntervalJoinOperator` (`reference.interval_join`) judges an element's lateness by, when it removes a buffered
   element, and whether `Long.MIN_VALUE` fails the job;
 - `sql_interval_join_operator`: which operator runs Flink SQL's interval join (`reference.joins`);
-  (`IndexedCombinedWatermarkStatus`, `reference.watermarks.combined`), and the watermark it starts from;
 - `is_late`: whether an element is behind the operator's watermark (`IntervalJoinOperator.isLate`);
 - `table_function_class`: the class of a SQL window join's table function
   (`reference.window_join_operator.AlignedWindowTableFunctionOperator`), with the mixins of the switches that change
