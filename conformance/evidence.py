@@ -33,6 +33,11 @@ class FeatureTally(Counter):
             self["cases"] += 1
             self.update(needed_features(case))
 
+    def _repr_pretty_(self, printer, cycle: bool) -> None:
+        """How Hypothesis prints the tally among a test's arguments: it does for every example, with observability
+        on (as `run` has it), and the whole Counter cost a fortieth of the suite's time."""
+        printer.text(f"FeatureTally({self['cases']} cases)")
+
 
 #: Why a rule about positions does not run against a position-free implementation: the test skips
 #: with this reason, and the run's report shows it as not applicable (not as a test that could not run).

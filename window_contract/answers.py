@@ -49,14 +49,24 @@ def _problems(o: object, path: str, position_free: bool) -> Iterator[str]:
     check = _Types(position_free)
     for name, kind in (("firings", Firing), ("late", LateRecord), ("dropped", LateRecord)):
         for j, item in enumerate(getattr(o, name)):
-            yield from check.item(item, kind, f"{path}.{name}[{j}]")
+            yield from check.item(item, kind, (path, name, j))
     for j, received in enumerate(o.watermarks or ()):
-        yield from check.item(received, InputWatermark, f"{path}.watermarks[{j}]")
+        yield from check.item(received, InputWatermark, (path, "watermarks", j))
     if o.error is not None:
         if not isinstance(o.error, Error):
             yield f"{path}.error: must be an Error or None, not {_described(o.error)}"
         elif o.error.kind not in ERROR_KINDS or not isinstance(o.error.message, str):
             yield f"{path}.error: must be an Error of kind {' or '.join(ERROR_KINDS)} with a str message"
+
+
+#: Where an item of an observation is: the observation's path, the part and the index (`run(cases)[0].firings[3]`),
+#: put into words only for a problem, since an answer may hold hundreds of thousands of items.
+Place = tuple[str, str, int]
+
+
+def _where(place: Place, field: str = "", index: int | None = None) -> str:
+    path, part, j = place
+    return f"{path}.{part}[{j}]{field}" + ("" if index is None else f"[{index}]")
 
 
 class _Types:
@@ -65,42 +75,42 @@ class _Types:
     def __init__(self, position_free: bool) -> None:
         self.position_free = position_free
 
-    def item(self, item: object, kind: type, path: str) -> Iterator[str]:
+    def item(self, item: object, kind: type, place: Place) -> Iterator[str]:
         if type(item) is not kind:
-            yield f"{path}: must be a {kind.__name__}, not {_described(item)}"
+            yield f"{_where(place)}: must be a {kind.__name__}, not {_described(item)}"
             return
-        yield from self.position(item.at, f"{path}.at")
+        yield from self.position(item.at, place)
         if kind is Firing:
-            yield from _integer(item.timestamp, f"{path}.timestamp")
+            yield from _integer(item.timestamp, place, ".timestamp")
             for k, value in enumerate(item.values):
-                yield from _integer(value, f"{path}.values[{k}]")
+                yield from _integer(value, place, ".values", k)
             if not (self.position_free and item.watermark is None):
-                yield from _integer(item.watermark, f"{path}.watermark")
+                yield from _integer(item.watermark, place, ".watermark")
             if not (type(item.window) is GlobalWindow or type(item.window) is TimeWindow):
-                yield f"{path}.window: must be a TimeWindow or GlobalWindow, not {_described(item.window)}"
+                yield f"{_where(place, '.window')}: must be a TimeWindow or GlobalWindow, not {_described(item.window)}"
             elif type(item.window) is TimeWindow:
-                yield from _integer(item.window.start, f"{path}.window.start")
-                yield from _integer(item.window.end, f"{path}.window.end")
+                yield from _integer(item.window.start, place, ".window.start")
+                yield from _integer(item.window.end, place, ".window.end")
         if kind is InputWatermark:
-            yield from _integer(item.watermark, f"{path}.watermark")
+            yield from _integer(item.watermark, place, ".watermark")
         else:
             if type(item.key) is not str:
-                yield f"{path}.key: must be a str, not {_described(item.key)}"
+                yield f"{_where(place, '.key')}: must be a str, not {_described(item.key)}"
         if kind is LateRecord:
-            yield from _integer(item.value, f"{path}.value")
-            yield from _integer(item.ts, f"{path}.ts")
+            yield from _integer(item.value, place, ".value")
+            yield from _integer(item.ts, place, ".ts")
 
-    def position(self, at: object, path: str) -> Iterator[str]:
+    def position(self, at: object, place: Place) -> Iterator[str]:
         if self.position_free:
             if at is not None:
-                yield f"{path}: must be None: the implementation is position-free, not {_described(at)}"
+                yield f"{_where(place, '.at')}: must be None: the implementation is position-free, not {_described(at)}"
         else:
-            yield from _integer(at, path)
+            yield from _integer(at, place, ".at")
 
 
-def _integer(value: object, path: str) -> Iterator[str]:
+def _integer(value: object, place: Place, field: str, index: int | None = None) -> Iterator[str]:
     if type(value) is not int:
-        yield f"{path}: must be an int, not {_described(value)}"
+        yield f"{_where(place, field, index)}: must be an int, not {_described(value)}"
 
 
 def _described(value: object) -> str:

@@ -13,25 +13,26 @@ from window_contract.difference import firing_text, record_text, time_text
 from window_contract.observation import GlobalWindow, TimeWindow
 
 
-def _firings(case, observation):
-    """Each firing with its words (`the firing of [0, 10) for key a at position 3 (values [1])`)."""
-    return [(f, firing_text(f, len(case.events))) for f in observation.firings]
+def _words(case, f) -> str:
+    """A firing's words (`the firing of [0, 10) for key a at position 3 (values [1])`), put together only for a
+    message: a case may fire hundreds of thousands of times, and the rules read every firing."""
+    return firing_text(f, len(case.events))
 
 
 def fired_values_lie_in_their_window(case, observation):
     arrivals = Timeline(case).by_value()
-    for f, text in _firings(case, observation):
+    for f in observation.firings:
         for value in f.values:
             arrival = arrivals.get(value)
             if arrival is None:
-                return f"{text} fires value {value}, which never arrived"
+                return f"{_words(case, f)} fires value {value}, which never arrived"
             if f.at is not None and arrival.at > f.at:
-                return f"{text} fires value {value}, which had not arrived by then"
+                return f"{_words(case, f)} fires value {value}, which had not arrived by then"
             if arrival.record.key != f.key:
-                return f"{text} fires {record_text(arrival.record)} of another key"
+                return f"{_words(case, f)} fires {record_text(arrival.record)} of another key"
             t = arrival.record.ts if case.time == "event" else arrival.processing_time
             if isinstance(f.window, TimeWindow) and not f.window.start <= t < f.window.end:
-                return f"{text} fires value {value} whose time {t} lies outside {f.window!r}"
+                return f"{_words(case, f)} fires value {value} whose time {t} lies outside {f.window!r}"
     return None
 
 
@@ -46,11 +47,12 @@ def test_fired_values_lie_in_their_window(data, suite, tally):
 
 def firing_timestamp_is_max_timestamp(case, observation):
     global_windows = isinstance(case.window, Global | Count)
-    for f, text in _firings(case, observation):
+    for f in observation.firings:
         if isinstance(f.window, GlobalWindow) != global_windows:
-            return f"{text} has a {type(f.window).__name__} for a {case_to_json(case)['window']['assigner']} assigner"
+            return (f"{_words(case, f)} has a {type(f.window).__name__} for a "
+                    f"{case_to_json(case)['window']['assigner']} assigner")
         if f.timestamp != max_timestamp(f.window):
-            return (f"{text} carries timestamp {time_text(f.timestamp)}, not its maxTimestamp "
+            return (f"{_words(case, f)} carries timestamp {time_text(f.timestamp)}, not its maxTimestamp "
                     f"{time_text(max_timestamp(f.window))}")
     return None
 
@@ -66,10 +68,10 @@ def test_firing_timestamp_is_max_timestamp(data, suite, tally):
 
 def firing_watermark_is_the_current_watermark(case, observation):
     timeline = Timeline(case)
-    for f, text in _firings(case, observation):
+    for f in observation.firings:
         if 0 <= f.at < len(timeline.watermarks) and f.watermark != timeline.watermark_at(f.at):
-            return (f"{text} reports the watermark {time_text(f.watermark)}; the current watermark there is "
-                    f"{time_text(timeline.watermark_at(f.at))} (non-increasing watermarks are ignored)")
+            return (f"{_words(case, f)} reports the watermark {time_text(f.watermark)}; the current watermark there "
+                    f"is {time_text(timeline.watermark_at(f.at))} (non-increasing watermarks are ignored)")
     return None
 
 
@@ -146,9 +148,9 @@ def has_evictor(case) -> bool:
 
 def no_empty_firing_without_evictor(case, observation):
     if not has_evictor(case):
-        for f, text in _firings(case, observation):
+        for f in observation.firings:
             if not f.values:
-                return f"{text} calls the window function with no values and no evictor"
+                return f"{_words(case, f)} calls the window function with no values and no evictor"
     return None
 
 
