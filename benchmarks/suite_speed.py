@@ -4,7 +4,9 @@ start-up, and the phases of Spark's run (recording the tests it draws, fetching 
 few run calls, waiting for the reference's recordings); from one run. With `--clone`, the README's
 first command as a newcomer meets it: a clean clone of this repository's last commit, then
 `./dev conformance` twice in it, the first setting up `.venv` (each setup step's time) and the second
-not. It measures and prints; it asserts nothing (issue 46's targets on a quiet 2-core machine: clone and
+not (the second replays the drawing cache the first filled, `conformance/runner/drawing.py`). The main job is
+measured twice too: drawing every example (`--fresh-drawing`), then again replaying the drawing cache. It
+measures and prints; it asserts nothing (issue 46's targets on a quiet 2-core machine: clone and
 `./dev conformance` within 4 minutes, setup included; after setup within 1 minute).
 
 Machines of the same size differ (the same commit's main job took 225 s on one and 408 s on another),
@@ -54,10 +56,12 @@ def python_loop() -> float:
     return time.perf_counter() - start
 
 
-def conformance_run(impls: list[str], profile: str, out: Path) -> tuple[float, dict]:
-    """`python -m conformance run` on `impls`, as `./dev conformance` runs it: its wall time and report."""
+def conformance_run(impls: list[str], profile: str, out: Path, fresh: bool = True) -> tuple[float, dict]:
+    """`python -m conformance run` on `impls`, as `./dev conformance` runs it: its wall time and report; `fresh`,
+    drawing every example (`--fresh-drawing`), else replaying the drawing cache the run before filled."""
     command = [sys.executable, "-m", "conformance", "run", *(a for i in impls for a in ("--impl", i)),
-               "--jobs", str(os.cpu_count()), "--profile", profile, "--out", str(out), "--force"]
+               "--jobs", str(os.cpu_count()), "--profile", profile, "--out", str(out), "--force",
+               *(["--fresh-drawing"] if fresh else [])]
     start = time.perf_counter()
     subprocess.run(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return time.perf_counter() - start, json.loads((out / "report.json").read_text())
@@ -82,8 +86,10 @@ def spark_phases(out: Path) -> str:
 def clean_clone() -> None:
     """`git clone` of this repository's last commit and `./dev conformance` in it, twice (`--clone`)."""
     folder = Path(tempfile.mkdtemp(prefix="suite-speed-clone-"))
-    # a newcomer's shell: nothing of this checkout's environment (PYTHONPATH, an active virtualenv) leaks in
+    # a newcomer's shell: nothing of this checkout's environment (PYTHONPATH, an active virtualenv) leaks in, nor
+    # its drawing cache (the clone's code is the same, so its key is too)
     newcomer = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    newcomer["XDG_CACHE_HOME"] = str(folder / "cache")
     try:
         start = time.perf_counter()
         subprocess.run(["git", "clone", "--quiet", str(ROOT), str(folder / "clone")], check=True)
@@ -133,8 +139,12 @@ def main() -> None:
     print(f"spark / reference: {spark / ref:.2f} (target <= 3); "
           f"(spark - start-up) / reference: {(spark - start_up) / ref:.2f}")
     print(f"spark's phases: {spark_phases(out)}")
-    print(f"./dev conformance after setup: {wall:.1f} s ({report['verdict']['text']}); "
+    print(f"./dev conformance after setup, drawing: {wall:.1f} s ({report['verdict']['text']}); "
           f"target under 60 s on 2 quiet cores")
+    again, report = conformance_run(["reference", "spark"], args.profile, out, fresh=False)
+    took = {impl["name"]: impl["duration"] for impl in report["implementations"]}
+    print(f"./dev conformance again, replaying the drawing cache: {again:.1f} s (reference {took['reference']:.1f} s, "
+          f"spark {took['spark']:.1f} s; spark's phases: {spark_phases(out)})")
     if alone is not None:
         print(f"./dev conformance / the reference alone: {wall / alone:.2f}")
     if args.clone:

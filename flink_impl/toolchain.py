@@ -22,6 +22,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from window_contract.cache import cache_root
 from window_contract.implementation import EngineUnavailable
 
 #: The Flink release the runner is written against: `pip install apache-flink-libraries==2.3.0`.
@@ -138,11 +139,6 @@ def build_key(build: Build) -> str:
         h.update(f"{jar.resolve()}\0{stat.st_size}\0{stat.st_mtime_ns}".encode())
     h.update(str(build.javac.resolve()).encode())
     return h.hexdigest()[:16]
-
-
-def cache_root() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "window-conformance"
 
 
 def compiled_classes(build: Build) -> Path:

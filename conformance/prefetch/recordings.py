@@ -13,6 +13,8 @@ while its engine starts, so two runs draw about half the tests each, on two core
 
 Correctness never depends on a recording: a case a prefetched run's real pass sends that the
 recording lacks costs a real call, and a replayed example that fails hands the test to Hypothesis.
+A recording already in the folder when a run starts (the drawing cache, `conformance/runner/drawing.py`,
+put it there) is never claimed: every run replays it.
 Runs whose drawing depends on other features share nothing: a recording is kept by test and by the
 features the test's drawing depends on (`drawing_features`), the window features (this plug-in's tests
 draw window cases, which no join feature changes). A test whose claimant ends without writing it is
@@ -89,8 +91,11 @@ def read_recording(folder: Path, nodeid: str, features: frozenset[str]) -> Recor
 
 
 def claim(folder: Path, nodeid: str, features: frozenset[str]) -> bool:
-    """Whether this run draws the test: it is the first to claim it."""
+    """Whether this run draws the test: it is the first to claim it, and no run before this one left its
+    recording (`conformance/runner/drawing.py`, the drawing cache)."""
     _stay_alive(folder)
+    if recording_file(folder, nodeid, features).exists():
+        return False
     path = _claim_file(folder, nodeid, features)
     part = path.with_suffix(f".{os.getpid()}.claiming")
     part.write_text(str(os.getpid()), encoding="utf-8")
@@ -106,6 +111,9 @@ def claim(folder: Path, nodeid: str, features: frozenset[str]) -> bool:
 def wait_for_recording(folder: Path, nodeid: str, features: frozenset[str]) -> Recording | None:
     """The test's recording, waiting for it while the run that claimed it lives; `None` once that
     run has ended without it."""
+    recording = read_recording(folder, nodeid, features)
+    if recording is not None:  # drawn before this run (the drawing cache), or just now
+        return recording
     claimant = int(_claim_file(folder, nodeid, features).read_text(encoding="utf-8"))
     while True:
         gone = not _alive(folder, claimant)

@@ -21,6 +21,7 @@ from pathlib import Path
 from conformance.manifest import REFERENCE
 from conformance.profiles import PROFILES
 from conformance.runner.counterexamples import save_counterexamples, slug
+from conformance.runner.drawing import DrawingCache, drawing_key
 from conformance.runner.events import CollectError, Finished, ProcessExited, RunEvent, Started
 from conformance.runner.matrix import conformance_matrix
 from conformance.runner.output import OutputError, OutputFolder
@@ -135,6 +136,14 @@ def add_run_command(subparsers: argparse._SubParsersAction) -> None:
         "./dev conformance runs as many as there are CPUs); the terminal shows them one after the other",
     )
     p.add_argument(
+        "--fresh-drawing",
+        action="store_true",
+        help="draw every example anew, not from the drawing cache: under a derandomized profile (ci) a run "
+        "with the reference replays the examples the last run of the same code drew, in "
+        "~/.cache/window-conformance/drawing/ (the same examples; each implementation answers and each rule "
+        "checks them afresh)",
+    )
+    p.add_argument(
         "--request-timeout",
         type=seconds,
         metavar="SECONDS",
@@ -171,6 +180,12 @@ def run(args: argparse.Namespace) -> int:
     try:
         progress = Progress(sys.stderr)
         recordings = shared_recordings([spec for spec, _ in implementations], Path(shared.name))
+        drawing = drawing_cache(options, recordings, args.fresh_drawing)
+        if drawing is not None:
+            replayed = drawing.restore(Path(shared.name))
+            if replayed:
+                print(f"replaying the drawing of an earlier run of this code ({counted(replayed, 'test')}, "
+                      f"{drawing.folder}; --fresh-drawing draws anew)", file=sys.stderr)
 
         def start(i: int) -> SuiteRun | None:
             spec, impl = implementations[i]
@@ -187,6 +202,8 @@ def run(args: argparse.Namespace) -> int:
             results.append(unstarted_result(spec, impl, out, progress) if run_ is None
                            else run_implementation(spec, impl, run_, progress))
         report = build_report(save_counterexamples(results, out), options, out.path)
+        if drawing is not None:
+            drawing.keep(Path(shared.name))
 
         from reports import write_reports  # the renderers are needed only once there is something to render
 
@@ -260,6 +277,23 @@ def shared_recordings(specs: list[str], folder: Path) -> list[Path | None]:
         return [None] * len(specs)
     first = specs.index(REFERENCE)
     return [None if i < first else folder for i in range(len(specs))]
+
+
+def drawing_cache(options: SuiteOptions, recordings: list[Path | None], fresh: bool) -> DrawingCache | None:
+    """The drawing cache of this run (`drawing.py`): only where the runs share their drawing (the reference is
+    among them) and the profile draws the same examples every run; with `--fresh-drawing`, one that is written
+    but not read."""
+    if not any(recordings) or not PROFILES[options.profile].derandomize:
+        return None
+    cache = DrawingCache(drawing_key(options.suite, options.profile))
+    return FreshDrawing(cache.folder.name) if fresh else cache
+
+
+class FreshDrawing(DrawingCache):
+    """A drawing cache that gives nothing back (`--fresh-drawing`) but keeps what the run draws."""
+
+    def restore(self, recordings: Path) -> int:
+        return 0
 
 
 def check_suite(paths: list[Path]) -> list[Path]:

@@ -63,12 +63,14 @@ TEST_SEED = ("--seed", "0")
 
 @functools.cache
 def run_once(*args: str, pythonpath: tuple[str, ...] = (), env: tuple[tuple[str, str], ...] = ()) -> Run:
-    """`python -m conformance run ARGS --out <fresh folder>`, run once per test session."""
+    """`python -m conformance run ARGS --out <fresh folder>`, run once per test session, drawing its examples: the
+    drawing cache, which an earlier test's run of the same code may have filled, is not read (`--fresh-drawing`), so
+    that what a test sees of a run's drawing does not depend on the tests before it."""
     out = Path(tempfile.mkdtemp(prefix="conformance-run-"))
     atexit.register(shutil.rmtree, out, ignore_errors=True)
     profile = args[args.index("--profile") + 1] if "--profile" in args else "ci"
     seed = TEST_SEED if profile in ("dev", "thorough") and "--seed" not in args else ()
-    done = conformance("run", *args, *seed, "--out", str(out), pythonpath=pythonpath, env=env)
+    done = conformance("run", *args, *seed, "--fresh-drawing", "--out", str(out), pythonpath=pythonpath, env=env)
     return Run(done.returncode, done.stdout, done.stderr, out)
 
 
