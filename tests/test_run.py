@@ -237,6 +237,20 @@ def test_runs_beside_the_references_draw_each_test_once_between_them(order, prof
     assert (f"Examples drawn with seed {seed} (--seed {seed} draws them again)" in run.stdout) == (profile == "dev")
 
 
+def test_a_prefetched_runs_join_properties_replay_the_examples_their_prefetching_pass_drew():
+    """A costly implementation's join properties are drawn once, in the pass that notes their cases for the one
+    `run_joins` call; the real pass replays those examples (each property's examples and situations are the very
+    ones the reference's own run draws)."""
+    run = run_once("--impl", "reference", "--impl", "fixture_impls:Costly", "--property", "interval_join_pair",
+                   "--jobs", "2", pythonpath=(str(HERE),))
+    assert run.status == 0, run.stderr
+    log = (run.out / run.implementation("costly")["log"]).read_text(encoding="utf-8")
+    assert "replay: 4 tests ran on examples drawn before, 0 of them handed back" in log
+    figures = {impl: {p["property"]: (p["examples"], p["statistics"]["events"])
+                      for p in run.implementation(impl)["properties"]} for impl in ("reference", "costly")}
+    assert len(figures["costly"]) == 4 and figures["costly"] == figures["reference"]
+
+
 def test_a_seed_is_for_the_profiles_that_are_not_derandomized():
     run = run_once("--impl", "reference", "--profile", "ci", "--seed", "7", "--property", "rejected_specification")
     assert run.status == 2 and "--seed: the ci profile draws the same examples every run" in run.stderr

@@ -33,6 +33,7 @@ from conformance.prefetch.cache import Prefetcher
 from conformance.prefetch.recordings import Recording, claim, read_recording, wait_for_recording, write_recording
 from conformance.prefetch.replay import Example, keeping, replaying
 from conformance.properties.harness import Suite
+from conformance.properties.joins import JoinSuite
 
 #: A test marked so sends its batches to the implementation as they are, never from the prefetch
 #: cache of single cases: what it checks is how the implementation treats one `run` call's batch.
@@ -247,13 +248,15 @@ def _prefetcher(config: pytest.Config, suite: Suite) -> Prefetcher:
 @pytest.hookimpl(wrapper=True)
 def pytest_pyfunc_call(pyfuncitem: pytest.Function):
     """A test of the suite: drawn elsewhere and replayed, noted for the other runs, or prefetched (the
-    module's docstring).
+    module's docstring); a join property, replayed on the examples its prefetching pass drew (`JoinSuite.prefetch`).
 
     The recording pass runs before the inner wrappers: the run's collector observes Hypothesis
     only within them (its wrapper is `trylast`), so the recording pass's examples are not counted."""
     suite = pyfuncitem.funcargs.get("suite")
     if not isinstance(suite, Suite):
-        return (yield)
+        joins = pyfuncitem.funcargs.get("join_suite")
+        with _replaying(pyfuncitem, joins.kept.pop(pyfuncitem.obj, None) if isinstance(joins, JoinSuite) else None):
+            return (yield)
     shared = _shared(pyfuncitem.config)
     if not _prefetched(pyfuncitem, suite):
         if shared is None:

@@ -9,8 +9,9 @@ such a case sent nothing, and the run reports it as not applicable, never as pas
 An implementation whose every call costs a job (`costly_calls`: Spark, Flink) is prefetched as the window
 properties are (`conformance.prefetch`), in this suite's own small way: before the first join property runs, every
 join property the session selected runs once with the reference answering, every case it sends is noted, and the
-implementation answers all of them in one `run_joins` call; the properties then run for real from those answers
-(the `ci` profile draws the same examples twice; other profiles get one seed for both passes). A case not fetched
+implementation answers all of them in one `run_joins` call; the properties then run for real from those answers,
+on the examples the first pass drew, given back instead of drawn again (`conformance/prefetch/replay.py`; the `ci`
+profile draws the same examples in both passes, other profiles get one seed for both). A case not fetched
 (Hypothesis shrinking a difference) costs a call of its own.
 """
 
@@ -24,6 +25,7 @@ import pytest
 from hypothesis import note, seed, settings
 
 from conformance.evidence import FeatureTally, JoinPropertyViolation
+from conformance.prefetch.replay import Example, keeping
 from conformance.properties.harness import Breakdown
 from window_contract.features import ALL_JOIN_NAMES, join_required_features
 from window_contract.implementation import (
@@ -62,6 +64,9 @@ class JoinSuite:
         self._expected: dict[JoinCase, JoinObservation] = {}
         self._fetched: dict[JoinCase, JoinObservation] = {}
         self._noted: dict[JoinCase, None] | None = None
+        #: The examples the prefetching pass drew, by test, for the real pass to replay (a test that failed with the
+        #: reference answering has none: it draws again).
+        self.kept: dict[Callable, tuple[Example, ...]] = {}
 
     @property
     def joins(self) -> frozenset[str]:
@@ -110,7 +115,8 @@ class JoinSuite:
         return [self._expected[c] for c in cases]
 
     def prefetch(self, tests: Sequence[Callable]) -> None:
-        """Run `tests` with the reference answering, then fetch every case they sent in one call."""
+        """Run `tests` with the reference answering, keeping their examples, then fetch every case they sent in one
+        call."""
         if not settings.default.derandomize:
             chosen = random.randrange(2**32)
             for test in tests:
@@ -118,8 +124,9 @@ class JoinSuite:
         self._noted = {}
         try:
             for test in tests:
-                with contextlib.suppress(Exception):  # the reference's own failures show in the real pass
+                with contextlib.suppress(Exception), keeping(test) as examples:  # the reference's failures show later
                     test(join_suite=self, tally=FeatureTally())
+                    self.kept[test] = tuple(examples)
             noted = list(self._noted)
         finally:
             self._noted = None
