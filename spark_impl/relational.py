@@ -59,6 +59,8 @@ long_sums`), whose cases are replayed.
 
 from __future__ import annotations
 
+import math
+
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
@@ -72,15 +74,17 @@ SAFE_BOUND = 2**62
 #: in `(-SAFE_BOUND, SAFE_BOUND)` (derived in the module docstring).
 MAX_SIZE_PLUS_SLIDE = SAFE_BOUND + 2
 WINDOW_ID = ["case_id", "key", "start", "end", "max_ts"]
-_PARAMS = ["size", "slide", "step", "offset", "lateness", "side_output"]
+_PARAMS = ["size", "slide", "step", "pane", "offset", "lateness", "side_output"]
 
 
 def window_parameters(assigner) -> dict[str, int]:
-    """The pipeline's `size`, `slide`, `step` and `offset` of a tumbling, sliding or cumulative assigner: a tumbling
-    window is a sliding one with `slide = size`; a cumulative one is the tumbling window of its period (`slide =
-    size`) cut at every `step` (0 for the others)."""
-    return {"size": assigner.size, "slide": getattr(assigner, "slide", assigner.size),
-            "step": getattr(assigner, "step", 0), "offset": assigner.offset}
+    """The pipeline's `size`, `slide`, `step`, `pane` and `offset` of a tumbling, sliding or cumulative assigner: a
+    tumbling window is a sliding one with `slide = size`; a cumulative one is the tumbling window of its period
+    (`slide = size`) cut at every `step` (0 for the others). `pane` is the width of the slices (`SliceAssigners`): a
+    cumulative window's step, `gcd(size, slide)` for the others."""
+    slide, step = getattr(assigner, "slide", assigner.size), getattr(assigner, "step", 0)
+    return {"size": assigner.size, "slide": slide, "step": step, "pane": step or math.gcd(assigner.size, slide),
+            "offset": assigner.offset}
 
 
 def sliding_loop_stays_in_range(size: int, slide: int) -> bool:
@@ -228,16 +232,27 @@ def with_arrival_watermark(rows: DataFrame, steps: DataFrame) -> DataFrame:
             .select(*rows.columns, F.coalesce(F.col("_wm"), F.lit(LONG_MIN)).alias("wm")))
 
 
-def firings(windowed: DataFrame, ends: DataFrame) -> DataFrame:
-    """On-time and late firings of the windows from their (element, window) rows (with `wm` at the arrival
-    of an element that may fire its window late) and their ends' `fire_at`, `fire_wm` and `clean_at`.
+def slices(records: DataFrame) -> DataFrame:
+    """One row per (case, key, slice) of `records` (with `wm` at the arrival of an element that may fire its window
+    late): `ts`, the slice's start (`getWindowStartWithOffset(ts, offset, pane)`, as `SliceAssigners`), and
+    `_slice`, its elements' arrival, value and arrival watermark (in no order)."""
+    start = window_start(F.col("ts"), F.col("offset"), F.col("pane"))
+    return records.groupBy("case_id", "key", start.alias("ts"), *_PARAMS).agg(F.collect_list(F.struct(
+        F.col("at").alias("a"), F.col("value").alias("v"), F.col("wm").alias("w"))).alias("_slice"))
 
-    The rows are grouped by window first, and the windows (an element has a row per window it is in) are
-    joined to their ends: an element arriving at `clean_at` or later was never added (its window was late),
+
+def held_by_window(slice_rows: DataFrame) -> DataFrame:
+    """`WINDOW_ID` and `_held`, every element of a window's slices in arrival order: a slice's windows are those
+    of its start (module docstring), so each (slice, window) row is made and a window's rows are merged."""
+    return assign_windows(slice_rows).groupBy(*WINDOW_ID).agg(
+        F.sort_array(F.flatten(F.collect_list("_slice"))).alias("_held"))
+
+
+def firings(held: DataFrame, ends: DataFrame) -> DataFrame:
+    """On-time and late firings of the windows from their elements (`held_by_window`) and their ends' `fire_at`,
+    `fire_wm` and `clean_at`: an element arriving at `clean_at` or later was never added (its window was late),
     and the elements before `fire_at` are those of the on-time firing."""
     fire_at, clean_at = F.col("fire_at"), F.col("clean_at")
-    held = windowed.groupBy(*WINDOW_ID).agg(F.sort_array(F.collect_list(F.struct(
-        F.col("at").alias("a"), F.col("value").alias("v"), F.col("wm").alias("w")))).alias("_held"))
     added = held.join(ends, ["case_id", "max_ts"]).select(
         *WINDOW_ID, "fire_at", "fire_wm", F.filter("_held", lambda e: clean_at.isNull() | (e["a"] < clean_at))
         .alias("_e"))
@@ -287,7 +302,7 @@ def relational_outputs(events: DataFrame, *, gaps: bool = True) -> DataFrame:
     # window) row stays on its partition (what is joined to them is broadcast, the grouping by window
     # needs no shuffle). Everything else about a record is decided where it was read.
     by_key = records.repartition("case_id", "key").join(arrival_wm, ["case_id", "at"], "left")
-    firing_rows = firings(assign_windows(by_key), ends).select(
+    firing_rows = firings(held_by_window(slices(by_key)), ends).select(
         "case_id", F.lit("firing").alias("kind"), "at", "key", F.col("start").alias("window_start"),
         F.col("end").alias("window_end"), F.col("max_ts").alias("timestamp"), "values", "watermark")
     return (firing_rows.unionByName(skipped, allowMissingColumns=True)
