@@ -8,8 +8,14 @@ question about the watermark into a lookup per *window end*, and those are few:
 
 - the watermark steps are the watermark events that raised the watermark (a running max over the
   case's watermark events only; the initial watermark is `Long.MIN_VALUE`);
-- an element's windows come from exploding `getWindowStartWithOffset` and the sliding loop (or the
-  cumulative one, whose windows share the start of their period and end at every step after the element);
+- an element's windows are its slice's, as in Flink SQL's window aggregation (`SliceAssigners`,
+  `SliceSharedWindowAggProcessor`): the slices are panes of `pane = gcd(size, slide)` aligned on the offset
+  (a tumbling window is one slice, a cumulative window's slices are its steps), the element's slice starts at
+  `P = getWindowStartWithOffset(ts, offset, pane)`, and every window start and end is a multiple of `pane` from
+  the offset, so a window holding `ts` holds all of `[P, P + pane)`: the windows of `P`, from
+  `getWindowStartWithOffset` and the sliding loop (or the cumulative one, whose windows share the start of
+  their period and end at every step after the element), are the element's, none where `size < slide` leaves
+  the slice in a gap;
 - for each distinct window end of a case: `fire_at`, the first step reaching `maxTimestamp`, and
   `clean_at`, the first step reaching `cleanupTime = maxTimestamp + allowedLateness` (saturating).
   Both come from one sort of the window ends with the steps (`first_watermark_reaching`);
@@ -26,19 +32,28 @@ question about the watermark into a lookup per *window end*, and those are few:
   latest-ending window was skipped, so `ts + allowedLateness <= cleanupTime <= watermark` already
   holds; only an element without any window (`size < slide`) needs the watermark at its arrival.
 
-Only the window ends, the watermark steps and the records that may fire a window late are ever
-sorted in arrival order per case. The bulk of the data is shuffled once, by (case, key): the
-(element, window) rows are made, joined to the broadcast window ends and grouped by window on the
-partition where their record landed, so nothing orders all of a case's records in one partition.
+Every decision above is per (element, window), and all of them are taken on a window's contents, the
+elements of its slices merged in arrival order, each with its arrival and the watermark at it: whether the
+element is added (before `clean_at`), fires on time (before `fire_at`) or late (with the window's added
+elements up to it). So no row is made per (element, window). Only the window ends, the watermark steps and
+the records that may fire a window late are ever sorted in arrival order per case. The bulk of the data is
+shuffled once, by (case, key); on the partition where a record landed it is grouped into its slice (one row
+per (case, key, slice)), each slice is made into a row per window it belongs to (`size / slide` rows a
+sliding slice, rounded up or down, one a tumbling one, a cumulative step's as many as its period's steps from
+it on), and a
+window's rows are merged into its contents and joined to the broadcast window ends; nothing orders all of a
+case's records in one partition. (A window's firing still lists each of its elements, so the output holds
+one value per (element, window) fired, as Flink's does.)
 
 Input: events with `case_id, at, kind, key, value, ts` (kind 0 record, 1 watermark; the end of input
 is a watermark `Long.MAX_VALUE` after every other event) and the case's `size, slide, offset,
-lateness, side_output` and `step` (a tumbling window is a sliding one with `slide = size`; a cumulative one
-the tumbling window of its period, `slide = size`, cut at every `step`, which is 0 for the others). `lateness` may be
+lateness, side_output`, `step` and `pane` (a tumbling window is a sliding one with `slide = size`; a cumulative
+one the tumbling window of its period, `slide = size`, cut at every `step`, which is 0 for the others; `pane` the
+width of the slices). `lateness` may be
 anything up to `Long.MAX_VALUE` (`cleanupTime` saturates, `ts + allowedLateness` wraps, both as Flink).
 
 Which cases the pipeline may take. Record times must lie in `(-2^62, 2^62)` (`record_rows` checks),
-`size`, `slide` and `offset` too (`abs(offset) < slide`), and for sliding windows
+`size`, `slide` and `offset` too (`abs(offset) < slide`; `pane <= slide`), and for sliding windows
 `size + slide <= 2^62 + 2` (`MAX_SIZE_PLUS_SLIDE`). The times alone do not decide: the pipeline counts
 an element's windows as `ceil((lastStart - ts + size) / slide)`, which is Flink's loop only while
 `start -= slide` stays in `long` range. Flink's loop yields `start` while `start > ts - size`, so the
@@ -51,10 +66,12 @@ size 4,095,478,782,535,442,554, slide 1,715,769,752,256,965,152 and one record a
 -4,611,686,018,427,387,090: `cases/sliding/wrap_around_band.json`). Within the bounds every other
 sum stays in range: `ts - offset` and `lastStart = ts - (r + slide)` lie above `-2^63` (`|ts|, slide <
 2^62`), `lastStart - ts + size + slide - 1 <= size + slide - 1`, and a window's `end = start + size
-<= ts + size < 2^63`. A tumbling window has no loop: `start >= ts - size + 1` and `end <= ts + size`. Nor has a
-cumulative one here: its ends lie between `firstEnd <= ts + step` and `lastStart + size <= ts + size`, and the one sum
-of Flink's loop that can wrap, `lastEnd + step` past the last window, needs `extreme_values` (`window_contract.
-long_sums`), whose cases are replayed.
+<= ts + size < 2^63`. A slice's start `P` lies in `(ts - pane, ts]`, above `-2^63`, and the windows
+computed from it are `ts`'s with `lastStart - P + size + slide - 1 <= size + slide - 1`. A tumbling window has no
+loop: `start >= ts - size + 1` and `end <= ts + size`. Nor has a cumulative one here: its ends lie between
+`firstEnd <= ts + step` and `lastStart + size <= ts + size`, and the one sum of Flink's loop that can wrap,
+`lastEnd + step` past the last window, needs `extreme_values` (`window_contract.long_sums`), whose cases are
+replayed. A cumulative step `P` is the `firstEnd - step` of its elements, so their windows are its windows.
 """
 
 from __future__ import annotations
@@ -298,9 +315,9 @@ def relational_outputs(events: DataFrame, *, gaps: bool = True) -> DataFrame:
     lost = (timed.filter(F.col("_windowless") & (col_add(F.col("ts"), F.col("lateness")) <= F.col("wm")))
             .select("case_id", "kind", "at", "key", "value", "ts"))
     arrival_wm = F.broadcast(timed.filter(~F.col("_windowless")).select("case_id", "at", "wm"))
-    # Keys are independent: the one shuffle of the records is by key, after which every (element,
-    # window) row stays on its partition (what is joined to them is broadcast, the grouping by window
-    # needs no shuffle). Everything else about a record is decided where it was read.
+    # Keys are independent: the one shuffle of the records is by key, after which every slice and
+    # (slice, window) row stays on its partition (what is joined to them is broadcast, the groupings by
+    # slice and by window need no shuffle). Everything else about a record is decided where it was read.
     by_key = records.repartition("case_id", "key").join(arrival_wm, ["case_id", "at"], "left")
     firing_rows = firings(held_by_window(slices(by_key)), ends).select(
         "case_id", F.lit("firing").alias("kind"), "at", "key", F.col("start").alias("window_start"),
