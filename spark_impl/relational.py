@@ -12,10 +12,10 @@ question about the watermark into a lookup per *window end*, and those are few:
   `SliceSharedWindowAggProcessor`): the slices are panes of `pane = gcd(size, slide)` aligned on the offset
   (a tumbling window is one slice, a cumulative window's slices are its steps), the element's slice starts at
   `P = getWindowStartWithOffset(ts, offset, pane)`, and every window start and end is a multiple of `pane` from
-  the offset, so a window holding `ts` holds all of `[P, P + pane)`: the windows of `P`, from
-  `getWindowStartWithOffset` and the sliding loop (or the cumulative one, whose windows share the start of
-  their period and end at every step after the element), are the element's, none where `size < slide` leaves
-  the slice in a gap;
+  the offset, so a window holding `ts` holds all of `[P, P + pane)`: all elements of a slice have the same
+  windows, computed once a slice from the time of its earliest element by `getWindowStartWithOffset` and the
+  sliding loop (or the cumulative one, whose windows share the start of their period and end at every step
+  after the element), none where `size < slide` leaves the slice in a gap;
 - for each distinct window end of a case: `fire_at`, the first step reaching `maxTimestamp`, and
   `clean_at`, the first step reaching `cleanupTime = maxTimestamp + allowedLateness` (saturating).
   Both come from one sort of the window ends with the steps (`first_watermark_reaching`);
@@ -66,12 +66,12 @@ size 4,095,478,782,535,442,554, slide 1,715,769,752,256,965,152 and one record a
 -4,611,686,018,427,387,090: `cases/sliding/wrap_around_band.json`). Within the bounds every other
 sum stays in range: `ts - offset` and `lastStart = ts - (r + slide)` lie above `-2^63` (`|ts|, slide <
 2^62`), `lastStart - ts + size + slide - 1 <= size + slide - 1`, and a window's `end = start + size
-<= ts + size < 2^63`. A slice's start `P` lies in `(ts - pane, ts]`, above `-2^63`, and the windows
-computed from it are `ts`'s with `lastStart - P + size + slide - 1 <= size + slide - 1`. A tumbling window has no
-loop: `start >= ts - size + 1` and `end <= ts + size`. Nor has a cumulative one here: its ends lie between
-`firstEnd <= ts + step` and `lastStart + size <= ts + size`, and the one sum of Flink's loop that can wrap,
-`lastEnd + step` past the last window, needs `extreme_values` (`window_contract.long_sums`), whose cases are
-replayed. A cumulative step `P` is the `firstEnd - step` of its elements, so their windows are its windows.
+<= ts + size < 2^63`. A slice's start `P` lies in `(ts - pane, ts]`, above `-2^63` (`pane <= slide`), and
+its windows are computed from an element's time, within these bounds (not from `P`, which may lie below
+`-2^62`, where `P - offset` could wrap). A tumbling window has no loop: `start >= ts - size + 1` and `end <= ts +
+size`. Nor has a cumulative one here: its ends lie between `firstEnd <= ts + step` and `lastStart + size <= ts +
+size`, and the one sum of Flink's loop that can wrap, `lastEnd + step` past the last window, needs `extreme_values`
+(`window_contract.long_sums`), whose cases are replayed.
 """
 
 from __future__ import annotations
@@ -251,11 +251,13 @@ def with_arrival_watermark(rows: DataFrame, steps: DataFrame) -> DataFrame:
 
 def slices(records: DataFrame) -> DataFrame:
     """One row per (case, key, slice) of `records` (with `wm` at the arrival of an element that may fire its window
-    late): `ts`, the slice's start (`getWindowStartWithOffset(ts, offset, pane)`, as `SliceAssigners`), and
-    `_slice`, its elements' arrival, value and arrival watermark (in no order)."""
+    late), the slice the one starting at `getWindowStartWithOffset(ts, offset, pane)` (as `SliceAssigners`): `ts`,
+    its earliest element's time, whose windows are the slice's, and `_slice`, its elements' arrival, value and
+    arrival watermark (in no order)."""
     start = window_start(F.col("ts"), F.col("offset"), F.col("pane"))
-    return records.groupBy("case_id", "key", start.alias("ts"), *_PARAMS).agg(F.collect_list(F.struct(
-        F.col("at").alias("a"), F.col("value").alias("v"), F.col("wm").alias("w"))).alias("_slice"))
+    return records.groupBy("case_id", "key", start.alias("_slice_start"), *_PARAMS).agg(
+        F.min("ts").alias("ts"), F.collect_list(F.struct(F.col("at").alias("a"), F.col("value").alias("v"),
+                                                         F.col("wm").alias("w"))).alias("_slice"))
 
 
 def held_by_window(slice_rows: DataFrame) -> DataFrame:

@@ -212,16 +212,12 @@ _EDGES = [("r", -7), ("r", -2), ("w", -4), ("r", -6), ("r", -9), ("w", 0), ("r",
           ("r", -5), ("r", 2), ("r", -11), ("w", 8), ("r", 0), ("r", 6), ("r", 3)]
 
 
-@pytest.mark.parametrize("window", [sliding(10, 4, 1), sliding(7, 3, -2), sliding(3, 5, -2), sliding(9, 3, 2),
-                                    tumbling(7, -3), cumulative(3, 9, 2), cumulative(2, 8, -5)], ids=str)
-@pytest.mark.parametrize("lateness", [0, 3])
-def test_slices_fire_what_the_per_key_replay_fires(spark, window, lateness):
-    # Slices of gcd(size, slide) (2 for 10 / 4, 1 for 7 / 3 and 3 / 5) or of a cumulative step, each window built from
-    # its slices, decide each (element, window) as the per-key replay of the same events does.
+def _relational_and_replayed(spark, window, lateness, edges):
+    """`_outputs` of the relational pipeline on one key's `edges` (("r", ts) a record of value its arrival, ("w", t)
+    a watermark; the end of input after them) and the same of the per-key replay: both with the side output."""
     events = [(at, RECORD, at, ts) if kind == "r" else (at, WATERMARK, None, ts)
-              for at, (kind, ts) in enumerate(_EDGES)] + [(len(_EDGES), WATERMARK, None, LONG_MAX)]
-    case = Case(window=window, allowed_lateness=lateness, late_side_output=True,
-                events=[record("a", 0, ts=0)])
+              for at, (kind, ts) in enumerate(edges)] + [(len(edges), WATERMARK, None, LONG_MAX)]
+    case = Case(window=window, allowed_lateness=lateness, late_side_output=True, events=[record("a", 0, ts=0)])
     replayed = simulate(operator_spec(case), "a", events)
     df = spark.createDataFrame([(0, at, kind, "a" if kind == RECORD else None, value, ts)
                                 for at, kind, value, ts in events],
@@ -232,9 +228,29 @@ def test_slices_fire_what_the_per_key_replay_fires(spark, window, lateness):
     want = ([(f.at, f.window.start, list(f.values), f.watermark)
              for f in sorted(replayed.firings, key=lambda f: (f.at, f.window.start))],
             sorted((r.at, "late", r.value) for r in replayed.late))
+    return got, want, replayed
+
+
+@pytest.mark.parametrize("window", [sliding(10, 4, 1), sliding(7, 3, -2), sliding(3, 5, -2), sliding(9, 3, 2),
+                                    tumbling(7, -3), cumulative(3, 9, 2), cumulative(2, 8, -5)], ids=str)
+@pytest.mark.parametrize("lateness", [0, 3])
+def test_slices_fire_what_the_per_key_replay_fires(spark, window, lateness):
+    # Slices of gcd(size, slide) (2 for 10 / 4, 1 for 7 / 3 and 3 / 5) or of a cumulative step, each window built from
+    # its slices, decide each (element, window) as the per-key replay of the same events does.
+    got, want, replayed = _relational_and_replayed(spark, window, lateness, _EDGES)
     assert got == want
     late_firings = [f for f in replayed.firings if f.at < len(_EDGES) and _EDGES[f.at][0] == "r"]
     assert replayed.late and (lateness == 0 or any(len(f.values) > 1 for f in late_firings))
+
+
+def test_a_slice_starting_below_the_pipelines_times_takes_its_windows_from_its_elements(spark):
+    # ts -2^62 + 1 lies in the slice (a tumbling window) starting at -6,244,548,486,402,855,938, below -2^62:
+    # `getWindowStartWithOffset` of that start would compute start - offset past Long.MIN_VALUE.
+    size = 3_122_274_243_201_427_968
+    window, ts = tumbling(size, size - 2), -R.SAFE_BOUND + 1
+    assert window_start(ts, size - 2, size) - (size - 2) < LONG_MIN
+    got, want, _ = _relational_and_replayed(spark, window, 0, [("r", ts), ("r", ts + 1)])
+    assert got == want == ([(2, window_start(ts, size - 2, size), [0, 1], LONG_MAX)], [])
 
 
 # --- the per-key replay -------------------------------------------------------------------------
