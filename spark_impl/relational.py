@@ -151,8 +151,8 @@ def window_start(ts: Column, offset: Column, size: Column) -> Column:
 
 
 def assign_windows(records: DataFrame) -> DataFrame:
-    """One row per (element, window) with `start`, `end`, `max_ts`, `cleanup` and `k`:
-    `SlidingEventTimeWindows.assignWindows` and `CumulativeWindowAssigner.assignWindows`.
+    """One row per (row, window) of `records`' rows, elements or slices (by an element's `ts`), with `start`, `end`,
+    `max_ts`, `cleanup` and `k`: `SlidingEventTimeWindows.assignWindows` and `CumulativeWindowAssigner.assignWindows`.
 
     Sliding starts are `lastStart - k * slide` for k = 0, 1, ... (0 the latest-ending window) while
     `start > ts - size`, i.e. `k < ceil((lastStart - ts + size) / slide)`; with `size < slide` that can be no
