@@ -32,6 +32,7 @@ from window_contract import (
     CountEvictor,
     DeltaEvictor,
     TimeEvictor,
+    cumulative,
     processing_time,
     purging,
     record,
@@ -143,12 +144,11 @@ def test_cleanup_time_saturates(spark):
 
 # --- relational stages --------------------------------------------------------------------------
 
-def _events(spark, rows, lateness=0, side_output=True, size=10, slide=10):
+def _events(spark, rows, lateness=0, side_output=True, size=10, slide=10, offset=0):
     df = spark.createDataFrame([(0, at, kind, key, value, ts) for at, kind, key, value, ts in rows],
                                "case_id long, at long, kind byte, key string, value long, ts long")
-    return df.select("*", F.lit(size).cast("long").alias("size"), F.lit(slide).cast("long").alias("slide"),
-                     F.lit(0).cast("long").alias("step"), F.lit(0).cast("long").alias("offset"),
-                     F.lit(lateness).cast("long").alias("lateness"),
+    params = {**R.window_parameters(sliding(size, slide, offset)), "lateness": lateness}
+    return df.select("*", *(F.lit(v).cast("long").alias(k) for k, v in params.items()),
                      F.lit(side_output).alias("side_output"))
 
 
@@ -194,6 +194,63 @@ def test_an_element_without_a_window_is_late_only_behind_the_watermark(spark):
     # ts 0 falls in [0, 3), already late at 3 (cleanup 3 <= 5): skipped, so late as well.
     rows = [(0, 0, "a", 1, 4), (1, 1, None, None, 5), (2, 0, "a", 2, 4), (3, 0, "a", 3, 0)]
     assert _outputs(_events(spark, rows, lateness=1, size=3, slide=5)) == ([], [(2, "late", 2), (3, "late", 3)])
+
+
+def test_a_record_late_for_its_earliest_window_is_added_to_its_latest(spark):
+    # size 10, slide 5: slices of 5. The record at ts 7 (at 2) fires [0, 10) late with [1, 2] (cleanup 11 > 9);
+    # after the watermark 11 the one at ts 8 (at 4) is late for [0, 10) but not for [5, 15), which takes it: no
+    # side output, and [5, 15) fires at the end with both.
+    rows = [(0, 0, "a", 1, 2), (1, 1, None, None, 9), (2, 0, "a", 2, 7), (3, 1, None, None, 11), (4, 0, "a", 3, 8),
+            (5, 1, None, None, LONG_MAX)]
+    assert _outputs(_events(spark, rows, lateness=2, size=10, slide=5), gaps=False) == (
+        [(1, -5, [1], 9), (1, 0, [1], 9), (2, 0, [1, 2], 9), (5, 5, [2, 3], LONG_MAX)], [])
+
+
+#: Records and watermarks of one key, negative times among them, in arrival order: some on time, some firing a
+#: window late, some late for their earliest windows only, some late for every window.
+_EDGES = [("r", -7), ("r", -2), ("w", -4), ("r", -6), ("r", -9), ("w", 0), ("r", -3), ("r", 1), ("r", -1), ("w", 3),
+          ("r", -5), ("r", 2), ("r", -11), ("w", 8), ("r", 0), ("r", 6), ("r", 3)]
+
+
+def _relational_and_replayed(spark, window, lateness, edges):
+    """`_outputs` of the relational pipeline on one key's `edges` (("r", ts) a record of value its arrival, ("w", t)
+    a watermark; the end of input after them) and the same of the per-key replay: both with the side output."""
+    events = [(at, RECORD, at, ts) if kind == "r" else (at, WATERMARK, None, ts)
+              for at, (kind, ts) in enumerate(edges)] + [(len(edges), WATERMARK, None, LONG_MAX)]
+    case = Case(window=window, allowed_lateness=lateness, late_side_output=True, events=[record("a", 0, ts=0)])
+    replayed = simulate(operator_spec(case), "a", events)
+    df = spark.createDataFrame([(0, at, kind, "a" if kind == RECORD else None, value, ts)
+                                for at, kind, value, ts in events],
+                               "case_id long, at long, kind byte, key string, value long, ts long")
+    params = {**R.window_parameters(window), "lateness": lateness}
+    got = _outputs(df.select("*", *(F.lit(v).cast("long").alias(k) for k, v in params.items()),
+                             F.lit(True).alias("side_output")))
+    want = ([(f.at, f.window.start, list(f.values), f.watermark)
+             for f in sorted(replayed.firings, key=lambda f: (f.at, f.window.start))],
+            sorted((r.at, "late", r.value) for r in replayed.late))
+    return got, want, replayed
+
+
+@pytest.mark.parametrize("window", [sliding(10, 4, 1), sliding(7, 3, -2), sliding(3, 5, -2), sliding(9, 3, 2),
+                                    tumbling(7, -3), cumulative(3, 9, 2), cumulative(2, 8, -5)], ids=str)
+@pytest.mark.parametrize("lateness", [0, 3])
+def test_slices_fire_what_the_per_key_replay_fires(spark, window, lateness):
+    # Slices of gcd(size, slide) (2 for 10 / 4, 1 for 7 / 3 and 3 / 5) or of a cumulative step, each window built from
+    # its slices, decide each (element, window) as the per-key replay of the same events does.
+    got, want, replayed = _relational_and_replayed(spark, window, lateness, _EDGES)
+    assert got == want
+    late_firings = [f for f in replayed.firings if f.at < len(_EDGES) and _EDGES[f.at][0] == "r"]
+    assert replayed.late and (lateness == 0 or any(len(f.values) > 1 for f in late_firings))
+
+
+def test_a_slice_starting_below_the_pipelines_times_takes_its_windows_from_its_elements(spark):
+    # ts -2^62 + 1 lies in the slice (a tumbling window) starting at -6,244,548,486,402,855,938, below -2^62:
+    # `getWindowStartWithOffset` of that start would compute start - offset past Long.MIN_VALUE.
+    size = 3_122_274_243_201_427_968
+    window, ts = tumbling(size, size - 2), -R.SAFE_BOUND + 1
+    assert window_start(ts, size - 2, size) - (size - 2) < LONG_MIN
+    got, want, _ = _relational_and_replayed(spark, window, 0, [("r", ts), ("r", ts + 1)])
+    assert got == want == ([(2, window_start(ts, size - 2, size), [0, 1], LONG_MAX)], [])
 
 
 # --- the per-key replay -------------------------------------------------------------------------
