@@ -180,8 +180,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         progress = Progress(sys.stderr)
         recordings = shared_recordings([spec for spec, _ in implementations], Path(shared.name))
-        drawing = drawing_cache(options, recordings, args.fresh_drawing)
-        if drawing is not None:
+        drawing = drawing_cache(options, recordings)
+        if drawing is not None and not args.fresh_drawing:
             replayed = drawing.restore(Path(shared.name))
             if replayed:
                 print(f"replaying the drawing of an earlier run of this code ({counted(replayed, 'test')}, "
@@ -279,21 +279,13 @@ def shared_recordings(specs: list[str], folder: Path) -> list[Path | None]:
     return [None if i < first else folder for i in range(len(specs))]
 
 
-def drawing_cache(options: SuiteOptions, recordings: list[Path | None], fresh: bool) -> DrawingCache | None:
+def drawing_cache(options: SuiteOptions, recordings: list[Path | None]) -> DrawingCache | None:
     """The drawing cache of this run (`drawing.py`): only where the runs share their drawing (the reference is
-    among them) and the profile draws the same examples every run; with `--fresh-drawing`, one that is written
-    but not read."""
+    among them) and the profile draws the same examples every run. `--fresh-drawing` does not read it, but the run
+    keeps what it draws there all the same."""
     if not any(recordings) or not PROFILES[options.profile].derandomize:
         return None
-    cache = DrawingCache(drawing_key(options.suite, options.profile))
-    return FreshDrawing(cache.folder.name) if fresh else cache
-
-
-class FreshDrawing(DrawingCache):
-    """A drawing cache that gives nothing back (`--fresh-drawing`) but keeps what the run draws."""
-
-    def restore(self, recordings: Path) -> int:
-        return 0
+    return DrawingCache(drawing_key(options.suite, options.profile))
 
 
 def check_suite(paths: list[Path]) -> list[Path]:
