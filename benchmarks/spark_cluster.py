@@ -85,7 +85,7 @@ def submit(master: str, events: Path, out: Path, bundled: Path, event_log: Path)
 
 def where_the_time_goes(event_log: Path) -> str:
     """One line from a run's event log (one application in the folder): seconds from its start to its first job,
-    in its jobs, and after them; its tasks' seconds summed (run, deserialize, GC, shuffle fetch wait, shuffle
+    while a job ran, and the rest; its tasks' seconds summed (run, deserialize, GC, shuffle fetch wait, shuffle
     write) and the shuffle's bytes read remotely and locally."""
     [log] = event_log.iterdir()  # Spark 4's rolling log: a folder of `events_<n>_<app>` files
     parts = sorted(log.glob("events_*"), key=lambda f: int(f.name.split("_")[1])) if log.is_dir() else [log]
@@ -95,7 +95,10 @@ def where_the_time_goes(event_log: Path) -> str:
             for end in events if end["Event"] == "SparkListenerJobEnd" and end["Job ID"] == e["Job ID"]]
     start, end = at["SparkListenerApplicationStart"], at["SparkListenerApplicationEnd"]
     first = min(submitted for submitted, _ in jobs) - start
-    in_jobs = sum(done - submitted for submitted, done in jobs)
+    in_jobs, until = 0, start  # the time some job ran (jobs may overlap)
+    for submitted, done in sorted(jobs):
+        in_jobs += max(0, done - max(submitted, until))
+        until = max(until, done)
     tasks = Counter()
     for e in events:
         metrics = e.get("Task Metrics") if e["Event"] == "SparkListenerTaskEnd" else None
