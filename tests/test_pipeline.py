@@ -147,21 +147,3 @@ def test_under_dev_test_the_suites_share_their_drawing_and_a_suite_that_replays_
     # reference's drawing of the window tests.
     assert "suite spark" in [step.name for step in suites if step.drawing == "replays"]
     assert "--window-recordings" not in tox_ini()
-
-
-def test_the_longest_unit_tests_run_first_and_name_files_that_exist():
-    """`conftest.LONGEST_FIRST` names test files that are there (a renamed file would silently lose its place), and
-    the collection puts their tests first, in that order."""
-    from conftest import LONGEST_FIRST, pytest_collection_modifyitems
-
-    here = Path(__file__).parent
-    assert all((here / name).is_file() for name in LONGEST_FIRST)
-
-    class Item:
-        def __init__(self, name: str, n: int) -> None:
-            self.path, self.n = here / name, n
-
-    items = [Item("test_a.py", 1), Item(LONGEST_FIRST[1], 2), Item("test_a.py", 3), Item(LONGEST_FIRST[0], 4),
-             Item(LONGEST_FIRST[1], 5)]
-    pytest_collection_modifyitems(items)
-    assert [item.n for item in items] == [4, 2, 5, 1, 3]
