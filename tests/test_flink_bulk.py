@@ -41,7 +41,12 @@ def outputs(folder: Path) -> dict[str, Counter]:
 @pytest.mark.spark
 def test_the_bulk_mode_gives_the_spark_replays_outputs_from_parquet_and_json_lines(tmp_path):
     from spark_impl import replay_job
+    from spark_impl.session import get_session
 
+    # `replay_job.main` takes the active session, as a spark-submit driver does: in this process it must be the
+    # suite's, whose Python workers run this interpreter; one made by `main` first would run `python3` from the PATH
+    # for every later test of this pytest-xdist worker (no pyarrow there).
+    get_session()
     log = trace(2_000)
     pq.write_table(log, tmp_path / "events.parquet")
     (tmp_path / "events.jsonl").write_text("".join(json.dumps(r) + "\n" for r in log.to_pylist()))
