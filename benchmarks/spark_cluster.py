@@ -91,8 +91,8 @@ def where_the_time_goes(event_log: Path) -> str:
     parts = sorted(log.glob("events_*"), key=lambda f: int(f.name.split("_")[1])) if log.is_dir() else [log]
     events = [json.loads(line) for part in parts for line in part.read_text(encoding="utf-8").splitlines()]
     at = {e["Event"]: e.get("Timestamp") for e in events if "Timestamp" in e}
-    jobs = [(e["Submission Time"], end["Completion Time"]) for e in events if e["Event"] == "SparkListenerJobStart"
-            for end in events if end["Event"] == "SparkListenerJobEnd" and end["Job ID"] == e["Job ID"]]
+    ended = {e["Job ID"]: e["Completion Time"] for e in events if e["Event"] == "SparkListenerJobEnd"}
+    jobs = [(e["Submission Time"], ended[e["Job ID"]]) for e in events if e["Event"] == "SparkListenerJobStart"]
     start, end = at["SparkListenerApplicationStart"], at["SparkListenerApplicationEnd"]
     first = min(submitted for submitted, _ in jobs) - start
     in_jobs, until = 0, start  # the time some job ran (jobs may overlap)
