@@ -86,6 +86,53 @@ def test_real_batches_are_fetched_as_requests_and_a_repeated_one_in_a_later_call
     assert (prefetcher.stats.hits, prefetcher.stats.misses) == (10, 3)
 
 
+def test_cases_ride_with_the_first_round_of_requests_each_a_request_of_its_own():
+    impl, tally = Counting(), FeatureTally()
+    prefetcher = prefetched(impl)
+    suite = prefetcher.suite
+    batch = [case(1), case(2)]
+    with prefetcher.recording():
+        suite.run([case(3), case(4)], tally)
+    with prefetcher.recording(real_batches=True):
+        suite.run(batch, tally)
+        suite.run(batch, tally)
+    prefetcher.fetch()
+    assert impl.calls == []
+    assert impl.request_calls == [[(case(3),), (case(4),), tuple(batch)], [tuple(batch)]]
+    with prefetcher.answering():
+        assert suite.run([case(4), case(3)], tally) == ReferenceImplementation().run([case(4), case(3)])
+    with prefetcher.answering(real_batches=True):
+        assert suite.run(batch, tally) == suite.run(batch, tally) == ReferenceImplementation().run(batch)
+    assert impl.calls == [] and prefetcher.stats.misses == 0
+
+
+def test_a_first_round_kept_for_the_next_fetch_takes_the_cases_queued_meanwhile_along():
+    """A run that fetches while other runs still record: its cases go with the second round, and what the
+    others write later goes with the first, in the next fetch."""
+    impl, tally = Counting(), FeatureTally()
+    prefetcher = prefetched(impl)
+    suite = prefetcher.suite
+    batch = [case(1), case(2)]
+    with prefetcher.recording():
+        suite.run([case(3)], tally)
+    with prefetcher.recording(real_batches=True):
+        suite.run(batch, tally)
+        suite.run(batch, tally)
+    prefetcher.fetch(keep_first_round=True)
+    assert impl.request_calls == [[(case(3),), tuple(batch)]] and impl.calls == []
+    with prefetcher.recording():  # written by another run meanwhile
+        suite.run([case(5)], tally)
+    prefetcher.fetch()
+    assert impl.request_calls == [[(case(3),), tuple(batch)], [(case(5),), tuple(batch)]] and impl.calls == []
+    with prefetcher.answering(real_batches=True):
+        first, second = suite.run(batch, tally), suite.run(batch, tally)
+    with prefetcher.answering():
+        assert suite.run([case(5), case(3)], tally) == ReferenceImplementation().run([case(5), case(3)])
+    assert first == second == ReferenceImplementation().run(batch)
+    assert all(a is not b for a, b in zip(first, second, strict=True))  # answered by two jobs
+    assert impl.calls == [] and prefetcher.stats.misses == 0
+
+
 def test_a_request_sent_again_by_another_example_is_answered_by_the_same_rounds():
     """Rounds count a request's calls within one Hypothesis example: examples that send the same
     batch twice cost two jobs in all, not two each, and each example's two calls still get the

@@ -206,9 +206,16 @@ class Prefetcher:
         self.stats.loaded += 1
         self.queue(recording)
 
-    def fetch(self) -> None:
-        """Run the queued cases through the implementation, `chunk` cases per `run` call, and the
-        queued requests through `run_requests`, round by round, about `chunk` cases per call.
+    def fetch(self, keep_first_round: bool = False) -> None:
+        """Run the queued cases and requests through the implementation in as few jobs as it allows.
+
+        Without requests, the cases go `chunk` per `run` call. With requests, each round goes to jobs of
+        its own (two rounds never share one), about `chunk` cases per `run_requests` call, and the cases
+        ride with the first round, each a request of its own: a case's observation alone is the one the
+        cache holds for it in any batch. `keep_first_round` leaves the first round queued for the next
+        fetch, the cases riding with the second round or going alone (the rounds' order is free: each is
+        a job of its own, whichever runs first), so that a run fetching while other runs still record
+        fetches what they write later with that round, not in a job of its own.
 
         A call that fails is split in halves until the failing cases (or requests) stand alone;
         those stay unfetched, so the property meets the failure in the example's own `run` call.
@@ -218,14 +225,20 @@ class Prefetcher:
         started = time.monotonic()
         queued, self._queued = self._queued, _Sent()
         todo = [c for c in queued.cases if c not in self._cache]
-        self.stats.fetched += len(todo) + sum(len(r) for round_ in queued.rounds for r in round_)
-        for start in range(0, len(todo), self.chunk):
-            self._fetch(todo[start:start + self.chunk], self.suite.request, self._store_cases)
-        requests = _Requests(self.suite.impl) if queued.rounds else None
-        for n, round_ in enumerate(queued.rounds):
-            for part in chunked(list(round_), self.chunk):
+        rounds = list(enumerate(queued.rounds))
+        if keep_first_round and rounds:
+            self._queued.rounds.append(rounds.pop(0)[1])
+        self.stats.fetched += len(todo) + sum(len(r) for _, round_ in rounds for r in round_)
+        if not rounds:
+            for start in range(0, len(todo), self.chunk):
+                self._fetch(todo[start:start + self.chunk], self.suite.request, self._store_cases)
+            todo = []
+        requests = _Requests(self.suite.impl)
+        for n, round_ in rounds:
+            riding, todo = [(case,) for case in todo], []
+            for part in chunked(list(dict.fromkeys([*riding, *round_])), self.chunk):
                 self._fetch(part, lambda part: self.suite.request(part, requests),
-                            lambda part, answers, n=n: self._store_answers(n, part, answers))
+                            lambda part, answers, n=n, round_=round_: self._store_answers(n, round_, part, answers))
         self.stats.fetch_seconds += time.monotonic() - started
 
     def _fetch(self, items: list, call: Callable[[list], list], store: Callable[[list, list], None]) -> None:
@@ -245,12 +258,17 @@ class Prefetcher:
     def _store_cases(self, cases: list[Case], observations: list[Observation]) -> None:
         self._cache.update(zip(cases, observations, strict=True))
 
-    def _store_answers(self, round_: int, requests: list[tuple[Case, ...]],
+    def _store_answers(self, n: int, round_: dict[tuple[Case, ...], None], requests: list[tuple[Case, ...]],
                        answers: list[list[Observation]]) -> None:
+        """The answers of a job of requests: a request of `round_` (the `n`-th) for that round, and a
+        request of one case (a case that rode along) for the cache as well."""
         if any(len(a) != len(r) for r, a in zip(requests, answers, strict=True)):
             return  # a wrong answer is left to the request's own call, which reports it
         for request, observations in zip(requests, answers, strict=True):
-            self._answers[request][round_] = list(observations)
+            if request in round_:
+                self._answers[request][n] = list(observations)
+            if len(request) == 1:
+                self._cache.setdefault(request[0], observations[0])
 
 
 class _Sent:

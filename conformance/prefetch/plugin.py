@@ -212,7 +212,9 @@ def _record_or_load(pyfuncitem: pytest.Function, prefetcher: Prefetcher, recorde
             recorded.add(item.nodeid)
             _record(item, prefetcher, _arguments(item, fixtures), shared)
     _load_written(shared, pyfuncitem, prefetcher, recorded)
-    prefetcher.fetch()  # what this run drew and the others wrote, in one job, while the others still draw
+    # what this run drew and the others wrote, while the others still draw; the first round of requests waits for
+    # what they write meanwhile, to take it along in its job
+    prefetcher.fetch(keep_first_round=True)
     if pyfuncitem.nodeid not in recorded:
         recorded.add(pyfuncitem.nodeid)
         started = time.monotonic()
