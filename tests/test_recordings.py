@@ -123,3 +123,24 @@ def test_a_suite_run_after_the_references_ended_replays_its_recordings_and_draws
     assert summary.startswith("prefetch: 0 tests recorded ") and "the cases of 2 tests as another run recorded" in \
         summary and summary.endswith(" 0 missed (0 real calls)"), summary
     assert "replay: 2 tests ran on examples drawn before, 0 of them handed back" in replayed.stdout
+
+
+def test_the_join_properties_are_drawn_once_whichever_run_comes_first(tmp_path):
+    """A join property's examples depend on no feature (`joins.SharedDrawing`): the run that claims it first draws it
+    and writes them, and the other replays them, a prefetched run in its prefetching pass and the reference's in its
+    only one, instead of drawing the property again."""
+    tests = ("-k", "joins_match_reference or cogroup_emits_every_window")
+    for first, then in (("reference", "report_fixture_suite.fixture_impls:Costly"),
+                        ("report_fixture_suite.fixture_impls:Costly", "reference")):
+        folder = tmp_path / first.rsplit(":", 1)[-1]
+        folder.mkdir()
+        drew = pytest_on_the_suite("--window-impl", first, f"--window-recordings={folder}", *tests, profile="ci")
+        assert drew.returncode == 0 and "2 passed" in drew.stdout, drew.stdout[-3000:]
+        written = {path: path.stat().st_mtime_ns for path in folder.glob("*.pickle")}
+        claims = sorted(folder.glob("*.claim"))
+        assert len(written) == len(claims) == 2
+        replayed = pytest_on_the_suite("--window-impl", then, f"--window-recordings={folder}", *tests, profile="ci")
+        assert replayed.returncode == 0 and "2 passed" in replayed.stdout, replayed.stdout[-3000:]
+        assert "replay: 2 tests ran on examples drawn before, 0 of them handed back" in replayed.stdout
+        assert sorted(folder.glob("*.claim")) == claims  # claimed nothing: drew nothing
+        assert {path: path.stat().st_mtime_ns for path in folder.glob("*.pickle")} == written

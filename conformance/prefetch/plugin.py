@@ -52,6 +52,8 @@ RECORDED = pytest.StashKey[set[str]]()
 EXAMPLES = pytest.StashKey[dict[str, tuple[Example, ...]]]()
 #: The seed of a prefetched session's examples, when the session chose one (in the config's stash).
 SEED = pytest.StashKey[int]()
+#: What a join property's drawing depends on, which keys its recordings: no feature (`joins.SharedDrawing`).
+JOIN_DRAWING: frozenset[str] = frozenset()
 #: The session's prefetcher, once a prefetched test has run (in the config's stash).
 PREFETCHER = pytest.StashKey[Prefetcher]()
 
@@ -254,16 +256,19 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function):
 
     The recording pass runs before the inner wrappers: the run's collector observes Hypothesis
     only within them (its wrapper is `trylast`), so the recording pass's examples are not counted."""
-    suite = pyfuncitem.funcargs.get("suite")
+    suite, shared = pyfuncitem.funcargs.get("suite"), _shared(pyfuncitem.config)
     if not isinstance(suite, Suite):
         joins = pyfuncitem.funcargs.get("join_suite")
-        with _replaying(pyfuncitem, joins.kept.pop(pyfuncitem.obj, None) if isinstance(joins, JoinSuite) else None):
+        kept = joins.kept.pop(pyfuncitem.obj, None) if isinstance(joins, JoinSuite) else None
+        if kept is None and isinstance(joins, JoinSuite) and shared is not None:
+            return (yield from _drawn_once(pyfuncitem, shared, JOIN_DRAWING))
+        with _replaying(pyfuncitem, kept):
             return (yield)
-    shared = _shared(pyfuncitem.config)
     if not _prefetched(pyfuncitem, suite):
         if shared is None:
             return (yield)
-        return (yield from _drawn_once(pyfuncitem, shared, _prefetcher(pyfuncitem.config, suite)))
+        prefetcher = _prefetcher(pyfuncitem.config, suite)
+        return (yield from _drawn_once(pyfuncitem, shared, prefetcher.features, prefetcher))
     prefetcher = _prefetcher(pyfuncitem.config, suite)
     prefetcher.stats.reset()
     recorded = pyfuncitem.config.stash.setdefault(RECORDED, set())
@@ -281,21 +286,46 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function):
             pyfuncitem.user_properties.append(("prefetch_seed", pyfuncitem.config.stash[SEED]))
 
 
-def _drawn_once(pyfuncitem: pytest.Function, shared: Path, prefetcher: Prefetcher):
+def _drawn_once(pyfuncitem: pytest.Function, shared: Path, features: frozenset[str],
+                prefetcher: Prefetcher | None = None):
     """A test that is not prefetched, in a run that shares the drawing: replayed from the run that drew
-    it, or drawn here, answered by the implementation, and written for the others."""
-    recording = _drawn_elsewhere(shared, pyfuncitem, prefetcher.features)
+    it, or drawn here, answered by the implementation, and written for the others, with the cases it
+    sent when the `prefetcher` notes them (a window test's)."""
+    recording = _drawn_elsewhere(shared, pyfuncitem, features)
     if recording is not None:
         with _replaying(pyfuncitem, recording.examples):
             return (yield)
     passed = False
+    noting = prefetcher.noting(_real_batches(pyfuncitem)) if prefetcher else contextlib.nullcontext()
     try:
-        with prefetcher.noting(_real_batches(pyfuncitem)), keeping(pyfuncitem.obj) as examples:
+        with noting, keeping(pyfuncitem.obj) as examples:
             result = yield
         passed = True
         return result
     finally:
-        _publish(shared, pyfuncitem, prefetcher.take_recording(), tuple(examples) if passed else None)
+        _publish(shared, pyfuncitem, prefetcher.take_recording() if prefetcher else Recording(features, (), ()),
+                 tuple(examples) if passed else None)
+
+
+class _SharedJoinDrawing:
+    """The join properties' drawing shared with the other runs (`joins.SharedDrawing`), through the
+    recordings folder."""
+
+    def __init__(self, shared: Path) -> None:
+        self.shared = shared
+
+    def examples(self, item: pytest.Item) -> tuple[Example, ...] | None:
+        recording = _drawn_elsewhere(self.shared, item, JOIN_DRAWING)
+        return None if recording is None else recording.examples
+
+    def drawn(self, item: pytest.Item, examples: tuple[Example, ...] | None) -> None:
+        _publish(self.shared, item, Recording(JOIN_DRAWING, (), ()), examples)
+
+
+def shared_join_drawing(config: pytest.Config) -> _SharedJoinDrawing | None:
+    """The join properties' drawing shared with the other runs of the `run` that gave a recordings folder."""
+    shared = _shared(config)
+    return None if shared is None else _SharedJoinDrawing(shared)
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:

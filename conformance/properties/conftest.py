@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from conformance.evidence import NOT_APPLICABLE, FeatureTally
-from conformance.prefetch.plugin import POSITIONS
+from conformance.prefetch.plugin import POSITIONS, shared_join_drawing
 from conformance.profiles import register_profiles, shrink_budget, shrinking_within
 from conformance.properties.harness import Suite
 from conformance.properties.joins import JoinSuite, session_join_suite
@@ -37,7 +37,7 @@ def suite(request: pytest.FixtureRequest) -> Suite:
 @pytest.fixture(scope="session")
 def join_suite(request: pytest.FixtureRequest) -> JoinSuite:
     """The suite's joins (`joins.py`): the implementation's `run_joins` and the reference's."""
-    return session_join_suite(request)
+    return session_join_suite(request, shared_join_drawing(request.config))
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -20,12 +20,13 @@ from __future__ import annotations
 import contextlib
 import random
 from collections.abc import Callable, Sequence
+from typing import Protocol
 
 import pytest
 from hypothesis import note, seed, settings
 
 from conformance.evidence import FeatureTally, JoinPropertyViolation
-from conformance.prefetch.replay import Example, keeping
+from conformance.prefetch.replay import Example, keeping, replaying
 from conformance.properties.harness import Breakdown
 from window_contract.features import ALL_JOIN_NAMES, join_required_features
 from window_contract.implementation import (
@@ -114,34 +115,61 @@ class JoinSuite:
             self._expected.update(zip(missing, self.reference.run_joins(missing), strict=True))
         return [self._expected[c] for c in cases]
 
-    def prefetch(self, tests: Sequence[Callable]) -> None:
+    def prefetch(self, tests: Sequence[pytest.Item], drawing: SharedDrawing | None = None) -> None:
         """Run `tests` with the reference answering, keeping their examples, then fetch every case they sent in one
-        call."""
+        call. A test another run of the same `run` drew (`drawing`) runs on that run's examples instead of drawing
+        them; one drawn here is written for the others."""
         if not settings.default.derandomize:
             chosen = random.randrange(2**32)
-            for test in tests:
-                seed(chosen)(test)
+            for item in tests:
+                seed(chosen)(item.obj)
         self._noted = {}
         try:
-            for test in tests:
-                with contextlib.suppress(Exception), keeping(test) as examples:  # the reference's failures show later
-                    test(join_suite=self, tally=FeatureTally())
-                    self.kept[test] = tuple(examples)
+            for item in tests:
+                self._record(item, drawing)
             noted = list(self._noted)
         finally:
             self._noted = None
         if noted:
             self._fetched.update(zip(noted, self.request(noted), strict=True))
 
+    def _record(self, item: pytest.Item, drawing: SharedDrawing | None) -> None:
+        """The prefetching pass of one test: its cases noted, its examples kept (none when it failed: the reference's
+        failures show later)."""
+        test, fixtures = item.obj, {"join_suite": self, "tally": FeatureTally()}
+        drawn_elsewhere = drawing.examples(item) if drawing is not None else None
+        if drawn_elsewhere is not None:
+            with contextlib.suppress(Exception):
+                replaying(test, drawn_elsewhere, lambda: None)(**fixtures)
+                self.kept[test] = drawn_elsewhere
+            return
+        with contextlib.suppress(Exception), keeping(test) as examples:
+            test(**fixtures)
+            self.kept[test] = tuple(examples)
+        if drawing is not None:
+            drawing.drawn(item, self.kept.get(test))
 
-def session_join_suite(request: pytest.FixtureRequest) -> JoinSuite:
-    """The session's `JoinSuite` over the `suite` fixture's implementation, prefetched when its calls cost a job."""
+
+class SharedDrawing(Protocol):
+    """The drawing the runs of one `python -m conformance run` share (`conformance.prefetch.recordings`), as the
+    join properties' prefetching pass uses it: a join property draws its cases and then keeps those the
+    implementation declares, so its examples depend on no feature, and every run replays the run that drew them."""
+
+    def examples(self, item: pytest.Item) -> tuple[Example, ...] | None:
+        """The examples another run drew for `item` (waited for), or `None`: this run draws them."""
+
+    def drawn(self, item: pytest.Item, examples: tuple[Example, ...] | None) -> None:
+        """`item`'s examples as this run drew them (`None`: it failed), written for the other runs."""
+
+
+def session_join_suite(request: pytest.FixtureRequest, drawing: SharedDrawing | None = None) -> JoinSuite:
+    """The session's `JoinSuite` over the `suite` fixture's implementation, prefetched when its calls cost a job,
+    sharing the drawing of the join properties with the other runs through `drawing`."""
     suite = request.getfixturevalue("suite")
     joins = JoinSuite(suite.impl, suite.reference, suite.timeout, suite.breakdown)
     if joins.joins and suite.impl.costly_calls:
-        selected = [item.obj for item in request.session.items
-                    if getattr(item, "obj", None) in JOIN_PROPERTIES]
-        joins.prefetch(selected)
+        joins.prefetch([item for item in request.session.items if getattr(item, "obj", None) in JOIN_PROPERTIES],
+                       drawing)
     return joins
 
 
