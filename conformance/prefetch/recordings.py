@@ -17,8 +17,9 @@ A recording already in the folder when a run starts (the drawing cache, `conform
 put it there) is never claimed: every run replays it.
 Runs whose drawing depends on other features share nothing: a recording is kept by test and by the
 features the test's drawing depends on (`drawing_features`), the window features (this plug-in's tests
-draw window cases, which no join feature changes). A test whose claimant ends without writing it is
-drawn by whoever waited for it.
+draw window cases, which no join feature changes); a join property's, on none (`plugin.JOIN_DRAWING`:
+it draws its join cases, then keeps those the implementation declares). A test whose claimant ends
+without writing it is drawn by whoever waited for it.
 
 Files: `<test and features>.claim` (the claimant's process id, created whole or not at all),
 `<test and features>.pickle` (written whole, then renamed into place; read only by the runs of the
