@@ -52,8 +52,8 @@ def mutation_profile(profile: str) -> str:
 
 def register_mutation_profiles() -> None:
     register_profiles()
-    no_shrinking = [Phase.explicit, Phase.reuse, Phase.generate, Phase.target]
-    for name, profile in PROFILES.items():
+    for name, profile in PROFILES.items():  # the profile's own phases, but for shrinking
+        no_shrinking = [phase for phase in profile.phases if phase is not Phase.shrink]
         settings.register_profile(mutation_profile(name), settings(profile, phases=no_shrinking))
 
 
