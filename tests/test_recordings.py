@@ -9,9 +9,11 @@ import sys
 import time
 from pathlib import Path
 
+from conformance.prefetch.plugin import LEFT_TO_THE_OTHERS, leaves_to_the_others
 from conformance.prefetch.recordings import (
     Recording,
     claim,
+    claimed,
     read_recording,
     wait_for_recording,
     write_recording,
@@ -52,6 +54,22 @@ def claimant(folder: Path, writes: bool) -> subprocess.Popen:
                              cwd=ROOT, stdout=subprocess.PIPE, text=True)
     assert other.stdout.readline() == "claimed\n"
     return other
+
+
+def test_a_test_is_claimed_once_a_run_claimed_it_or_its_recording_is_there(tmp_path):
+    assert not claimed(tmp_path, "t", ALL_FEATURES)
+    assert claim(tmp_path, "t", ALL_FEATURES) and claimed(tmp_path, "t", ALL_FEATURES)
+    write_recording(tmp_path, "u", RECORDING)  # the drawing cache put it there
+    assert claimed(tmp_path, "u", ALL_FEATURES) and not claimed(tmp_path, "u", frozenset())
+
+
+def test_a_run_drawing_backwards_leaves_the_last_few_tests_to_a_run_drawing_from_the_first():
+    left = LEFT_TO_THE_OTHERS
+    assert not leaves_to_the_others(unclaimed=10, before=10)  # no other run draws: it draws them all
+    assert not leaves_to_the_others(unclaimed=left, before=10)
+    assert leaves_to_the_others(unclaimed=left - 1, before=10)
+    assert leaves_to_the_others(unclaimed=0, before=1)
+    assert not leaves_to_the_others(unclaimed=0, before=0)  # the first test, and no other run drew it
 
 
 def test_waiting_ends_with_the_recording_or_with_the_claimants_end(tmp_path):

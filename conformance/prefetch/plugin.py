@@ -30,7 +30,14 @@ from hypothesis import seed, settings
 
 from conformance.evidence import FeatureTally
 from conformance.prefetch.cache import Prefetcher
-from conformance.prefetch.recordings import Recording, claim, read_recording, wait_for_recording, write_recording
+from conformance.prefetch.recordings import (
+    Recording,
+    claim,
+    claimed,
+    read_recording,
+    wait_for_recording,
+    write_recording,
+)
 from conformance.prefetch.replay import Example, keeping, replaying
 from conformance.properties.harness import Suite
 from conformance.properties.joins import JoinSuite
@@ -52,6 +59,11 @@ RECORDED = pytest.StashKey[set[str]]()
 EXAMPLES = pytest.StashKey[dict[str, tuple[Example, ...]]]()
 #: The seed of a prefetched session's examples, when the session chose one (in the config's stash).
 SEED = pytest.StashKey[int]()
+#: How many tests a prefetched run drawing from the last backwards leaves to a run drawing from the first
+#: when they are about to meet: that run draws them while this one fetches (on two cores, the prefetched
+#: run's fetch and the rest of its work took about 15 s after the meeting, while the reference's run,
+#: replaying, ended 15 s before it).
+LEFT_TO_THE_OTHERS = 3
 #: What a join property's drawing depends on, which keys its recordings: no feature (`joins.SharedDrawing`).
 JOIN_DRAWING: frozenset[str] = frozenset()
 #: The session's prefetcher, once a prefetched test has run (in the config's stash).
@@ -145,6 +157,21 @@ def _drawn_elsewhere(shared: Path, item: pytest.Item, features: frozenset[str]) 
         return None
 
 
+def leaves_to_the_others(unclaimed: int, before: int) -> bool:
+    """Whether a run drawing from the last test backwards stops at a test with `before` tests in front of
+    it, `unclaimed` of them claimed by no run yet: another run draws from the first (it claimed some of
+    them), and at most `LEFT_TO_THE_OTHERS` are left to it."""
+    return unclaimed < min(before, LEFT_TO_THE_OTHERS)
+
+
+def _unclaimed(shared: Path, items: list[pytest.Item], features: frozenset[str]) -> int:
+    """How many of `items` no run has claimed or drawn yet (none when the folder fails us)."""
+    try:
+        return sum(not claimed(shared, item.nodeid, features) for item in items)
+    except OSError:
+        return 0
+
+
 def _claimed(shared: Path, item: pytest.Item, features: frozenset[str]) -> bool:
     """Whether this run claims the test (`recordings.claim`): not when the folder fails us."""
     try:
@@ -208,11 +235,14 @@ def _record_or_load(pyfuncitem: pytest.Function, prefetcher: Prefetcher, recorde
                 recorded.add(item.nodeid)
                 _record(item, prefetcher, _arguments(item, fixtures))
         return
-    for item in reversed(_ahead(pyfuncitem)):
-        if (item.nodeid not in recorded and item is not pyfuncitem and _recordable_ahead(item, suite)
-                and _claimed(shared, item, prefetcher.features)):
-            recorded.add(item.nodeid)
-            _record(item, prefetcher, _arguments(item, fixtures), shared)
+    drawable = [item for item in _ahead(pyfuncitem)
+                if item.nodeid not in recorded and item is not pyfuncitem and _recordable_ahead(item, suite)]
+    for n in reversed(range(len(drawable))):
+        if leaves_to_the_others(_unclaimed(shared, drawable[:n], prefetcher.features), n):
+            break
+        if _claimed(shared, drawable[n], prefetcher.features):
+            recorded.add(drawable[n].nodeid)
+            _record(drawable[n], prefetcher, _arguments(drawable[n], fixtures), shared)
     _load_written(shared, pyfuncitem, prefetcher, recorded)
     # what this run drew and the others wrote, while the others still draw; the first round of requests waits for
     # what they write meanwhile, to take it along in its job

@@ -109,6 +109,11 @@ def claim(folder: Path, nodeid: str, features: frozenset[str]) -> bool:
         part.unlink()
 
 
+def claimed(folder: Path, nodeid: str, features: frozenset[str]) -> bool:
+    """Whether a run has claimed the test, or its recording is there."""
+    return _claim_file(folder, nodeid, features).exists() or recording_file(folder, nodeid, features).exists()
+
+
 def wait_for_recording(folder: Path, nodeid: str, features: frozenset[str]) -> Recording | None:
     """The test's recording, waiting for it while the run that claimed it lives; `None` once that
     run has ended without it."""
