@@ -20,19 +20,26 @@ def case(n: int) -> Case:
     return Case(window=tumbling(10), events=(record("k", n, ts=n), watermark(100)))
 
 
-class Counting(ReferenceImplementation):
-    """The reference, counting its `run` calls and the requests of its `run_requests` calls."""
+class CountingRuns(ReferenceImplementation):
+    """The reference, counting its `run` calls; without `run_requests`, as Flink's implementation is."""
 
     costly_calls = True
 
     def __init__(self) -> None:
         super().__init__()
         self.calls: list[int] = []
-        self.request_calls: list[list[tuple[Case, ...]]] = []
 
     def run(self, cases):
         self.calls.append(len(cases))
         return super().run(cases)
+
+
+class Counting(CountingRuns):
+    """`CountingRuns` that also answers requests, counting those of its `run_requests` calls."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.request_calls: list[list[tuple[Case, ...]]] = []
 
     def run_requests(self, requests):
         self.request_calls.append(list(requests))
@@ -63,6 +70,21 @@ def test_recorded_cases_cost_one_call_a_chunk_and_misses_a_call_each():
     assert answers == [ReferenceImplementation().run(batch) for batch in batches]
     assert impl.calls == [4, 2, 1]
     assert (prefetcher.stats.hits, prefetcher.stats.misses, prefetcher.stats.calls) == (10, 1, 1)
+
+
+def test_an_implementation_without_requests_is_fetched_by_run_calls_alone():
+    impl, tally = CountingRuns(), FeatureTally()
+    assert not hasattr(impl, "run_requests")
+    prefetcher = prefetched(impl, chunk=2)
+    suite = prefetcher.suite
+    with prefetcher.recording():
+        suite.run([case(1), case(2), case(3)], tally)
+    prefetcher.fetch(keep_first_round=True)  # as a run that shares the drawing fetches first
+    prefetcher.fetch()
+    assert impl.calls == [2, 1]
+    with prefetcher.answering():
+        assert suite.run([case(3), case(1)], tally) == ReferenceImplementation().run([case(3), case(1)])
+    assert impl.calls == [2, 1] and prefetcher.stats.misses == 0
 
 
 def test_real_batches_are_fetched_as_requests_and_a_repeated_one_in_a_later_call():

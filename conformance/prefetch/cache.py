@@ -233,7 +233,7 @@ class Prefetcher:
             for start in range(0, len(todo), self.chunk):
                 self._fetch(todo[start:start + self.chunk], self.suite.request, self._store_cases)
             todo = []
-        requests = _Requests(self.suite.impl)
+        requests = _Requests(self.suite.impl) if rounds else None
         for n, round_ in rounds:
             riding, todo = [(case,) for case in todo], []
             for part in chunked(list(dict.fromkeys([*riding, *round_])), self.chunk):
