@@ -27,6 +27,7 @@ import sys
 import tempfile
 import time
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -70,11 +71,13 @@ def spark_class(*args: str, log: Path) -> subprocess.Popen:
                             stderr=subprocess.STDOUT, env=ENV)
 
 
-def submit(master: str, events: Path, out: Path, bundled: Path, event_log: Path) -> float:
+def submit(master: str, events: Path, out: Path, bundled: Path, event_log: Path, driver_memory: str = "1g",
+           conf: Sequence[str] = ()) -> float:
     """The replay application's time on `master`, start to end; Spark's event log of it in `event_log`."""
     event_log.mkdir()
     start = time.perf_counter()
     subprocess.run([str(SPARK_HOME / "bin" / "spark-submit"), "--master", master, "--py-files", str(bundled),
+                    "--driver-memory", driver_memory, *(arg for c in conf for arg in ("--conf", c)),
                     "--conf", "spark.sql.shuffle.partitions=8", "--conf", "spark.ui.enabled=false",
                     "--conf", "spark.eventLog.enabled=true", "--conf", "spark.eventLog.compress=false",
                     "--conf", f"spark.eventLog.dir={event_log.as_uri()}",
@@ -94,17 +97,22 @@ def main() -> None:
     p.add_argument("--worker-memory", default="2g")
     p.add_argument("--local-only", action="store_true", help="only the run on local[2], with its costliest stages")
     p.add_argument("--stages", type=int, default=0, help="list each run's costliest stages (event_log.py)")
+    p.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting for both runs")
+    p.add_argument("--driver-memory", default="1g",
+                   help="local[2]'s memory (its driver runs the tasks): Spark's default 1g; spark_scale.py gives 6g")
     args = p.parse_args()
     with tempfile.TemporaryDirectory(prefix="spark-cluster-") as scratch:
         scratch = Path(scratch)
         events, bundled = scratch / "events.parquet", scratch / "window_conformance.zip"
         write_log(events, args.records)
         bundle(bundled)
-        runs = {"local": submit("local[2]", events, scratch / "local", bundled, scratch / "local-events")}
+        runs = {"local": submit("local[2]", events, scratch / "local", bundled, scratch / "local-events",
+                                args.driver_memory, args.conf)}
         if not args.local_only:
             runs["cluster"] = on_a_cluster(args, scratch)
         logs = {run: read(scratch / f"{run}-events") for run in runs}
-        print(f"{args.records:,} records: local[2] {runs['local']:.1f} s (spark-submit, start to end); "
+        print(f"{args.records:,} records: local[2] ({args.driver_memory}) {runs['local']:.1f} s (spark-submit, start "
+              "to end); "
               f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
         if not args.local_only:
             spark = get_session(java_options=())
@@ -134,7 +142,7 @@ def on_a_cluster(args: argparse.Namespace, scratch: Path) -> float:
                 "--memory", args.worker_memory, "--webui-port", str(free_port()),
                 "--work-dir", str(scratch / f"work-{w}"), master, log=scratch / f"worker-{w}.log"))
         return submit(master, scratch / "events.parquet", scratch / "cluster", scratch / "window_conformance.zip",
-                      scratch / "cluster-events")
+                      scratch / "cluster-events", conf=args.conf)
     finally:
         for daemon in reversed(daemons):
             daemon.terminate()
