@@ -28,7 +28,7 @@ from window_contract.case import Case
 CASES_PER_PARTITION = 1_000
 
 _RELATIONAL_SPEC = pa.schema([("case_id", pa.int64()), ("size", pa.int64()), ("slide", pa.int64()),
-                              ("step", pa.int64()), ("pane", pa.int64()), ("offset", pa.int64()),
+                              ("step", pa.int64()), ("offset", pa.int64()),
                               ("lateness", pa.int64()), ("side_output", pa.bool_())])
 
 

@@ -8,14 +8,9 @@ question about the watermark into a lookup per *window end*, and those are few:
 
 - the watermark steps are the watermark events that raised the watermark (a running max over the
   case's watermark events only; the initial watermark is `Long.MIN_VALUE`);
-- an element's windows are its slice's, as in Flink SQL's window aggregation (`SliceAssigners`,
-  `SliceSharedWindowAggProcessor`): the slices are panes of `pane = gcd(size, slide)` aligned on the offset
-  (a tumbling window is one slice, a cumulative window's slices are its steps), the element's slice starts at
-  `P = getWindowStartWithOffset(ts, offset, pane)`, and every window start and end is a multiple of `pane` from
-  the offset, so a window holding `ts` holds all of `[P, P + pane)`: all elements of a slice have the same
-  windows, computed once a slice from the time of its earliest element by `getWindowStartWithOffset` and the
-  sliding loop (or the cumulative one, whose windows share the start of their period and end at every step
-  after the element), none where `size < slide` leaves the slice in a gap;
+- an element's windows are `getWindowStartWithOffset` and the sliding loop's (or the cumulative one's, whose
+  windows share the start of their period and end at every step after the element), none where `size < slide`
+  leaves the element in a gap; a window holds the elements with `start <= ts < end`;
 - for each distinct window end of a case: `fire_at`, the first step reaching `maxTimestamp`, and
   `clean_at`, the first step reaching `cleanupTime = maxTimestamp + allowedLateness` (saturating).
   Both come from one sort of the window ends with the steps (`first_watermark_reaching`);
@@ -32,28 +27,29 @@ question about the watermark into a lookup per *window end*, and those are few:
   latest-ending window was skipped, so `ts + allowedLateness <= cleanupTime <= watermark` already
   holds; only an element without any window (`size < slide`) needs the watermark at its arrival.
 
-Every decision above is per (element, window), and all of them are taken on a window's contents, the
-elements of its slices merged in arrival order, each with its arrival and the watermark at it: whether the
-element is added (before `clean_at`), fires on time (before `fire_at`) or late (with the window's added
-elements up to it). So no row is made per (element, window). Only the window ends, the watermark steps and
-the records that may fire a window late are ever sorted in arrival order per case. The bulk of the data is
-shuffled once, by (case, key); on the partition where a record landed it is grouped into its slice (one row
-per (case, key, slice)), each slice is made into a row per window it belongs to (`size / slide` rows a
-sliding slice, rounded up or down, one a tumbling one, a cumulative step's as many as its period's steps from
-it on), and a
-window's rows are merged into its contents and joined to the broadcast window ends; nothing orders all of a
-case's records in one partition. (A window's firing still lists each of its elements, so the output holds
-one value per (element, window) fired, as Flink's does.)
+Every decision above is per (element, window), and all of them are taken on a window's contents, its
+elements in arrival order, each with its arrival and the watermark at it: whether the element is added
+(before `clean_at`), fires on time (before `fire_at`) or late (with the window's added elements up to it).
+So no row is made per (element, window). Only the window ends, the watermark steps and the records that may
+fire a window late are ever sorted in arrival order per case. The bulk of the data is shuffled once, by
+(case, key); on the partition where a record landed it goes into one or two *buckets* of its key, intervals
+of `size` (`buckets`: a sliding window starting in a bucket ends in the next one), a bucket's elements are
+collected once in arrival order, and each window starting in the bucket takes its elements from them with a
+filter (`held_by_window`), then is joined to the broadcast window ends; nothing orders all of a case's
+records in one partition. (A window's firing still lists each of its elements, so the output holds one
+value per (element, window) fired, as Flink's does.) Flink SQL's window aggregation slices windows into
+panes of `gcd(size, slide)` (`SliceAssigners`) to merge accumulators; collected values cannot be merged
+more cheaply than they are filtered, and a pane holds few elements in a replayed log (one on average at
+1,000 keys and a slide of 1,000 ms), so the buckets take elements, not panes.
 
 Input: events with `case_id, at, kind, key, value, ts` (kind 0 record, 1 watermark; the end of input
 is a watermark `Long.MAX_VALUE` after every other event) and the case's `size, slide, offset,
-lateness, side_output`, `step` and `pane` (a tumbling window is a sliding one with `slide = size`; a cumulative
-one the tumbling window of its period, `slide = size`, cut at every `step`, which is 0 for the others; `pane` the
-width of the slices). `lateness` may be
+lateness, side_output` and `step` (a tumbling window is a sliding one with `slide = size`; a cumulative one the
+tumbling window of its period, `slide = size`, cut at every `step`, which is 0 for the others). `lateness` may be
 anything up to `Long.MAX_VALUE` (`cleanupTime` saturates, `ts + allowedLateness` wraps, both as Flink).
 
 Which cases the pipeline may take. Record times must lie in `(-2^62, 2^62)` (`record_rows` checks),
-`size`, `slide` and `offset` too (`abs(offset) < slide`; `pane <= slide`), and for sliding windows
+`size`, `slide` and `offset` too (`abs(offset) < slide`), and for sliding windows
 `size + slide <= 2^62 + 2` (`MAX_SIZE_PLUS_SLIDE`). The times alone do not decide: the pipeline counts
 an element's windows as `ceil((lastStart - ts + size) / slide)`, which is Flink's loop only while
 `start -= slide` stays in `long` range. Flink's loop yields `start` while `start > ts - size`, so the
@@ -66,17 +62,16 @@ size 4,095,478,782,535,442,554, slide 1,715,769,752,256,965,152 and one record a
 -4,611,686,018,427,387,090: `cases/sliding/wrap_around_band.json`). Within the bounds every other
 sum stays in range: `ts - offset` and `lastStart = ts - (r + slide)` lie above `-2^63` (`|ts|, slide <
 2^62`), `lastStart - ts + size + slide - 1 <= size + slide - 1`, and a window's `end = start + size
-<= ts + size < 2^63`. A slice's start `P` lies in `(ts - pane, ts]`, above `-2^63` (`pane <= slide`), and
-its windows are computed from an element's time, within these bounds (not from `P`, which may lie below
-`-2^62`, where `P - offset` could wrap). A tumbling window has no loop: `start >= ts - size + 1` and `end <= ts +
+<= ts + size < 2^63`. An element's bucket starts at `getWindowStartWithOffset(ts, offset, size)`, in
+`(ts - size, ts]`, above `-2^63`; the one before it may not, so buckets are named by `floorDiv(ts - offset, size)`,
+and every window a bucket makes starts or ends where one of its elements' windows does, within these bounds.
+A tumbling window has no loop: `start >= ts - size + 1` and `end <= ts +
 size`. Nor has a cumulative one here: its ends lie between `firstEnd <= ts + step` and `lastStart + size <= ts +
 size`, and the one sum of Flink's loop that can wrap, `lastEnd + step` past the last window, needs `extreme_values`
 (`window_contract.long_sums`), whose cases are replayed.
 """
 
 from __future__ import annotations
-
-import math
 
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
@@ -91,17 +86,15 @@ SAFE_BOUND = 2**62
 #: in `(-SAFE_BOUND, SAFE_BOUND)` (derived in the module docstring).
 MAX_SIZE_PLUS_SLIDE = SAFE_BOUND + 2
 WINDOW_ID = ["case_id", "key", "start", "end", "max_ts"]
-_PARAMS = ["size", "slide", "step", "pane", "offset", "lateness", "side_output"]
+_PARAMS = ["size", "slide", "step", "offset", "lateness", "side_output"]
 
 
 def window_parameters(assigner) -> dict[str, int]:
-    """The pipeline's `size`, `slide`, `step`, `pane` and `offset` of a tumbling, sliding or cumulative assigner: a
+    """The pipeline's `size`, `slide`, `step` and `offset` of a tumbling, sliding or cumulative assigner: a
     tumbling window is a sliding one with `slide = size`; a cumulative one is the tumbling window of its period
-    (`slide = size`) cut at every `step` (0 for the others). `pane` is the width of the slices (`SliceAssigners`): a
-    cumulative window's step, `gcd(size, slide)` for the others."""
+    (`slide = size`) cut at every `step` (0 for the others)."""
     slide, step = getattr(assigner, "slide", assigner.size), getattr(assigner, "step", 0)
-    return {"size": assigner.size, "slide": slide, "step": step, "pane": step or math.gcd(assigner.size, slide),
-            "offset": assigner.offset}
+    return {"size": assigner.size, "slide": slide, "step": step, "offset": assigner.offset}
 
 
 def sliding_loop_stays_in_range(size: int, slide: int) -> bool:
@@ -151,7 +144,7 @@ def window_start(ts: Column, offset: Column, size: Column) -> Column:
 
 
 def assign_windows(records: DataFrame) -> DataFrame:
-    """One row per (row, window) of `records`' rows, elements or slices (by an element's `ts`), with `start`, `end`,
+    """One row per (row, window) of `records`' rows (by their `ts`), with `start`, `end`,
     `max_ts`, `cleanup` and `k`: `SlidingEventTimeWindows.assignWindows` and `CumulativeWindowAssigner.assignWindows`.
 
     Sliding starts are `lastStart - k * slide` for k = 0, 1, ... (0 the latest-ending window) while
@@ -249,22 +242,60 @@ def with_arrival_watermark(rows: DataFrame, steps: DataFrame) -> DataFrame:
             .select(*rows.columns, F.coalesce(F.col("_wm"), F.lit(LONG_MIN)).alias("wm")))
 
 
-def slices(records: DataFrame) -> DataFrame:
-    """One row per (case, key, slice) of `records` (with `wm` at the arrival of an element that may fire its window
-    late), the slice the one starting at `getWindowStartWithOffset(ts, offset, pane)` (as `SliceAssigners`): `ts`,
-    its earliest element's time, whose windows are the slice's, and `_slice`, its elements' arrival, value and
-    arrival watermark (in no order)."""
-    start = window_start(F.col("ts"), F.col("offset"), F.col("pane"))
-    return records.groupBy("case_id", "key", start.alias("_slice_start"), *_PARAMS).agg(
-        F.min("ts").alias("ts"), F.collect_list(F.struct(F.col("at").alias("a"), F.col("value").alias("v"),
-                                                         F.col("wm").alias("w"))).alias("_slice"))
+def buckets(records: DataFrame) -> DataFrame:
+    """One row per (case, key, bucket) of `records` (with `wm` at the arrival of an element that may fire its window
+    late): `_elements`, the elements of the windows that start in the bucket, in arrival order (each its arrival,
+    value, arrival watermark and time), and `_lo`, `_hi`, `_start`, which of its windows may hold one.
+
+    A bucket is `[b, b + size)`, `b = getWindowStartWithOffset(ts, offset, size)`. A sliding window starting in it
+    ends before `b + 2 * size`, so an element goes to its own bucket when one of its windows starts at `b` or later
+    and to the bucket before when one starts before `b`; its windows starting in a bucket are a run of starts `last -
+    k * slide` (`last`, its latest-ending window's). A cumulative window starts at its period's start, its bucket.
+    The bucket's windows are those between `_lo` and `_hi`, the first and last of its elements' window starts in it
+    (sliding; a cumulative bucket: the first and last window end, `_start` the period's start), each a start or end
+    of an element's window and so within `long` range (module docstring). A bucket is named by `floorDiv(ts -
+    offset, size)`, not by `b`: the bucket before an element's may start below `Long.MIN_VALUE`.
+    """
+    ts, size, slide, step, n, last, own = (F.col(c) for c in ("ts", "size", "slide", "step", "_n", "_last", "_own"))
+    sliding = ~_cumulative()
+    earliest = last - F.when(sliding, n - 1).otherwise(0) * slide  # a cumulative element's windows all start at last
+    # how many slides separate `last` from the first of the element's starts at or after `own` (`last >= own`)
+    from_own = F.expr("(_last - _own) div slide")
+    mine = F.struct(F.col("_bucket").alias("bucket"),
+                    F.when(sliding, last - from_own * slide).otherwise(F.col("_first_end")).alias("lo"),
+                    F.when(sliding, last).otherwise(F.col("_first_end") + (n - 1) * step).alias("hi"))
+    before = F.struct((F.col("_bucket") - 1).alias("bucket"), earliest.alias("lo"),
+                      F.when(last < own, last).otherwise(last - (from_own + 1) * slide).alias("hi"))
+    into = F.array(F.when((n > 0) & (_cumulative() | (last >= own)), mine),
+                   F.when((n > 0) & (earliest < own), before))
+    floor = F.expr("(ts - offset) div size") - F.when((ts - F.col("offset")) % size < 0, 1).otherwise(0)
+    placed = (records
+              .select("*", window_start(ts, F.col("offset"), slide).alias("_last"), _first_end().alias("_first_end"))
+              .select("*", _window_count().alias("_n"), window_start(ts, F.col("offset"), size).alias("_own"),
+                      floor.alias("_bucket"))
+              .select("case_id", "key", *_PARAMS, "at", "value", "wm", "ts", "_last", F.explode(into).alias("_in"))
+              .filter(F.col("_in").isNotNull()))
+    return placed.groupBy(F.col("_in.bucket").alias("_bucket"), "key", "case_id", *_PARAMS).agg(
+        F.sort_array(F.collect_list(F.struct(F.col("at").alias("a"), F.col("value").alias("v"),
+                                             F.col("wm").alias("w"), F.col("ts").alias("t")))).alias("_elements"),
+        F.min("_in.lo").alias("_lo"), F.max("_in.hi").alias("_hi"), F.max("_last").alias("_start"))
 
 
-def held_by_window(slice_rows: DataFrame) -> DataFrame:
-    """`WINDOW_ID` and `_held`, every element of a window's slices in arrival order: a slice's windows are those
-    of its start (module docstring), so each (slice, window) row is made and a window's rows are merged."""
-    return assign_windows(slice_rows).groupBy(*WINDOW_ID).agg(
-        F.sort_array(F.flatten(F.collect_list("_slice"))).alias("_held"))
+def held_by_window(bucket_rows: DataFrame) -> DataFrame:
+    """`WINDOW_ID` and `_held`, every element of a window in arrival order, for each window that holds one: the
+    windows of each bucket (`buckets`) from `_lo` to `_hi`, each holding the bucket's elements whose time lies in it
+    (`start <= ts < end`: Flink's windows of `ts` within the bounds of the module docstring)."""
+    size = F.col("size")
+    every = F.sequence(F.col("_lo"), F.col("_hi"), F.when(_cumulative(), F.col("step")).otherwise(F.col("slide")))
+    window = F.transform(every, lambda x: F.when(_cumulative(), F.struct(F.col("_start").alias("start"),
+                                                                         x.alias("end")))
+                         .otherwise(F.struct(x.alias("start"), (x + size).alias("end"))))
+    windows = bucket_rows.select("case_id", "key", "_elements", F.explode(window).alias("_w"))
+    start, end = F.col("_w.start"), F.col("_w.end")
+    held = F.filter("_elements", lambda e: (e["t"] >= start) & (e["t"] < end))
+    return (windows.select("case_id", "key", start.alias("start"), end.alias("end"), (end - 1).alias("max_ts"),
+                           held.alias("_held"))
+            .filter(F.size("_held") > 0))
 
 
 def firings(held: DataFrame, ends: DataFrame) -> DataFrame:
@@ -317,11 +348,11 @@ def relational_outputs(events: DataFrame, *, gaps: bool = True) -> DataFrame:
     lost = (timed.filter(F.col("_windowless") & (col_add(F.col("ts"), F.col("lateness")) <= F.col("wm")))
             .select("case_id", "kind", "at", "key", "value", "ts"))
     arrival_wm = F.broadcast(timed.filter(~F.col("_windowless")).select("case_id", "at", "wm"))
-    # Keys are independent: the one shuffle of the records is by key, after which every slice and
-    # (slice, window) row stays on its partition (what is joined to them is broadcast, the groupings by
-    # slice and by window need no shuffle). Everything else about a record is decided where it was read.
+    # Keys are independent: the one shuffle of the records is by key, after which every bucket and window
+    # row stays on its partition (what is joined to them is broadcast, the grouping by bucket needs no
+    # shuffle). Everything else about a record is decided where it was read.
     by_key = records.repartition("case_id", "key").join(arrival_wm, ["case_id", "at"], "left")
-    firing_rows = firings(held_by_window(slices(by_key)), ends).select(
+    firing_rows = firings(held_by_window(buckets(by_key)), ends).select(
         "case_id", F.lit("firing").alias("kind"), "at", "key", F.col("start").alias("window_start"),
         F.col("end").alias("window_end"), F.col("max_ts").alias("timestamp"), "values", "watermark")
     return (firing_rows.unionByName(skipped, allowMissingColumns=True)

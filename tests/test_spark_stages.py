@@ -234,23 +234,36 @@ def _relational_and_replayed(spark, window, lateness, edges):
 @pytest.mark.parametrize("window", [sliding(10, 4, 1), sliding(7, 3, -2), sliding(3, 5, -2), sliding(9, 3, 2),
                                     tumbling(7, -3), cumulative(3, 9, 2), cumulative(2, 8, -5)], ids=str)
 @pytest.mark.parametrize("lateness", [0, 3])
-def test_slices_fire_what_the_per_key_replay_fires(spark, window, lateness):
-    # Slices of gcd(size, slide) (2 for 10 / 4, 1 for 7 / 3 and 3 / 5) or of a cumulative step, each window built from
-    # its slices, decide each (element, window) as the per-key replay of the same events does.
+def test_buckets_fire_what_the_per_key_replay_fires(spark, window, lateness):
+    # Buckets of `size` (an element in its own and, for windows starting before it, the one before), each window
+    # filtered from its bucket, decide each (element, window) as the per-key replay of the same events does: sizes
+    # that are multiples of the slide and not, windows with gaps, negative offsets, cumulative periods.
     got, want, replayed = _relational_and_replayed(spark, window, lateness, _EDGES)
     assert got == want
     late_firings = [f for f in replayed.firings if f.at < len(_EDGES) and _EDGES[f.at][0] == "r"]
     assert replayed.late and (lateness == 0 or any(len(f.values) > 1 for f in late_firings))
 
 
-def test_a_slice_starting_below_the_pipelines_times_takes_its_windows_from_its_elements(spark):
-    # ts -2^62 + 1 lies in the slice (a tumbling window) starting at -6,244,548,486,402,855,938, below -2^62:
+def test_a_bucket_starting_below_the_pipelines_times_takes_its_windows_from_its_elements(spark):
+    # ts -2^62 + 1 lies in the bucket (a tumbling window) starting at -6,244,548,486,402,855,938, below -2^62:
     # `getWindowStartWithOffset` of that start would compute start - offset past Long.MIN_VALUE.
     size = 3_122_274_243_201_427_968
     window, ts = tumbling(size, size - 2), -R.SAFE_BOUND + 1
     assert window_start(ts, size - 2, size) - (size - 2) < LONG_MIN
     got, want, _ = _relational_and_replayed(spark, window, 0, [("r", ts), ("r", ts + 1)])
     assert got == want == ([(2, window_start(ts, size - 2, size), [0, 1], LONG_MAX)], [])
+
+
+def test_the_bucket_before_one_starting_near_long_min_value_is_named_without_wrapping(spark):
+    # size 3 * 2^60 - 1, slide 2^60: ts -2^62 + 1 lies in the bucket starting at -2 * size + 2 (so near -2^63 + 2^61),
+    # and its earliest window starts before it, in the bucket before, which would start below Long.MIN_VALUE.
+    size, slide = 3 * 2**60 - 1, 2**60
+    ts = -R.SAFE_BOUND + 1
+    own = window_start(ts, 0, size)
+    assert own - size < LONG_MIN and min(w.start for w in assign_windows(sliding(size, slide), ts, 0)) < own
+    got, want, _ = _relational_and_replayed(spark, sliding(size, slide), 0, [("r", ts), ("r", ts + 1), ("w", 0),
+                                                                               ("r", ts + slide)])
+    assert got == want and len(got[0]) >= 3
 
 
 # --- the per-key replay -------------------------------------------------------------------------
