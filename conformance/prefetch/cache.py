@@ -260,8 +260,8 @@ class Prefetcher:
 
     def _store_answers(self, n: int, round_: dict[tuple[Case, ...], None], requests: list[tuple[Case, ...]],
                        answers: list[list[Observation]]) -> None:
-        """The answers of a job of requests: a request of `round_` (the `n`-th) for that round, and a
-        request of one case (a case that rode along) for the cache as well."""
+        """The answers of a job of requests: a request of `round_` (the `n`-th) for that round, and any
+        request of one case (of the round, or a case that rode along) for the cache as well."""
         if any(len(a) != len(r) for r, a in zip(requests, answers, strict=True)):
             return  # a wrong answer is left to the request's own call, which reports it
         for request, observations in zip(requests, answers, strict=True):

@@ -172,7 +172,7 @@ def _unclaimed(shared: Path, items: list[pytest.Item], features: frozenset[str])
         return 0
 
 
-def _claimed(shared: Path, item: pytest.Item, features: frozenset[str]) -> bool:
+def _claims(shared: Path, item: pytest.Item, features: frozenset[str]) -> bool:
     """Whether this run claims the test (`recordings.claim`): not when the folder fails us."""
     try:
         return claim(shared, item.nodeid, features)
@@ -240,7 +240,7 @@ def _record_or_load(pyfuncitem: pytest.Function, prefetcher: Prefetcher, recorde
     for n in reversed(range(len(drawable))):
         if leaves_to_the_others(_unclaimed(shared, drawable[:n], prefetcher.features), n):
             break
-        if _claimed(shared, drawable[n], prefetcher.features):
+        if _claims(shared, drawable[n], prefetcher.features):
             recorded.add(drawable[n].nodeid)
             _record(drawable[n], prefetcher, _arguments(drawable[n], fixtures), shared)
     _load_written(shared, pyfuncitem, prefetcher, recorded)
