@@ -77,8 +77,8 @@ def submit(master: str, events: Path, out: Path, bundled: Path, event_log: Path,
     event_log.mkdir()
     start = time.perf_counter()
     subprocess.run([str(SPARK_HOME / "bin" / "spark-submit"), "--master", master, "--py-files", str(bundled),
-                    "--driver-memory", driver_memory, *(arg for c in conf for arg in ("--conf", c)),
-                    "--conf", "spark.sql.shuffle.partitions=8", "--conf", "spark.ui.enabled=false",
+                    "--driver-memory", driver_memory, "--conf", "spark.sql.shuffle.partitions=8",
+                    *(arg for c in conf for arg in ("--conf", c)), "--conf", "spark.ui.enabled=false",
                     "--conf", "spark.eventLog.enabled=true", "--conf", "spark.eventLog.compress=false",
                     "--conf", f"spark.eventLog.dir={event_log.as_uri()}",
                     str(ROOT / "spark_impl" / "replay_job.py"), "--events", str(events), "--out", str(out), *JOB],
