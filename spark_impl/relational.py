@@ -153,8 +153,14 @@ def assign_windows(records: DataFrame) -> DataFrame:
     `firstEnd + k * step` (0 the earliest-ending) up to `lastStart + size`: `(lastStart + size - firstEnd) / step + 1`
     windows, `firstEnd` the end of the element's step.
     """
-    return _explode_windows(records.select("*", window_start(F.col("ts"), F.col("offset"), F.col("slide"))
-                                           .alias("_last")), records.columns)
+    last = records.select("*", window_start(F.col("ts"), F.col("offset"), F.col("slide")).alias("_last"))
+    counted = last.select("*", _first_end().alias("_first_end")).select("*", _window_count().alias("_n"))
+    ks = F.when(F.col("_n") > 0, F.sequence(F.lit(0).cast("long"), F.col("_n") - 1))
+    start = F.when(_cumulative(), F.col("_last")).otherwise(F.col("_last") - F.col("k") * F.col("slide"))
+    end = F.when(_cumulative(), F.col("_first_end") + F.col("k") * F.col("step")).otherwise(start + F.col("size"))
+    return (counted.select("*", F.explode(ks).alias("k"))
+            .select(*records.columns, "k", start.alias("start"), end.alias("end"), (end - 1).alias("max_ts"),
+                    cleanup_time(end - 1).alias("cleanup")))
 
 
 def _cumulative() -> Column:
@@ -167,21 +173,17 @@ def _first_end() -> Column:
     return window_start(F.col("ts"), F.col("offset"), step) + step
 
 
+def _earliest_start(n: Column) -> Column:
+    """The start of the earliest-ending of an element's `n` windows: `lastStart - (n - 1) * slide` of the sliding
+    loop (`SlidingEventTimeWindows.assignWindows`); a cumulative element's windows all start at `lastStart`."""
+    return F.col("_last") - F.when(_cumulative(), 0).otherwise(n - 1) * F.col("slide")
+
+
 def _window_count() -> Column:
     """How many windows hold the element at `ts` (module docstring; `_last` its window's `lastStart`)."""
     # integer division: both operands are positive where it is used, so `div` is the ceiling's floor
     return F.when(_cumulative(), F.expr("(_last + size - _first_end) div step + 1")).otherwise(
         F.expr("(_last - ts + size + slide - 1) div slide"))
-
-
-def _explode_windows(rows: DataFrame, keep: list[str]) -> DataFrame:
-    counted = rows.select("*", _first_end().alias("_first_end")).select("*", _window_count().alias("_n"))
-    ks = F.when(F.col("_n") > 0, F.sequence(F.lit(0).cast("long"), F.col("_n") - 1))
-    start = F.when(_cumulative(), F.col("_last")).otherwise(F.col("_last") - F.col("k") * F.col("slide"))
-    end = F.when(_cumulative(), F.col("_first_end") + F.col("k") * F.col("step")).otherwise(start + F.col("size"))
-    return (counted.select("*", F.explode(ks).alias("k"))
-            .select(*keep, "k", start.alias("start"), end.alias("end"), (end - 1).alias("max_ts"),
-                    cleanup_time(end - 1).alias("cleanup")))
 
 
 def cleanup_time(max_ts: Column) -> Column:
@@ -218,8 +220,8 @@ def window_ends(records: DataFrame, steps: DataFrame) -> DataFrame:
     """
     last = window_start(F.col("ts"), F.col("offset"), F.col("slide")).alias("_last")
     starts = (records.groupBy("case_id", last, "size", "slide", "step", "offset", "lateness")
-              .agg(F.min("ts").alias("ts")))
-    ends = _explode_windows(starts, ["case_id"]).select("case_id", "max_ts", "cleanup").distinct()
+              .agg(F.min("ts").alias("ts")).drop("_last"))
+    ends = assign_windows(starts).select("case_id", "max_ts", "cleanup").distinct()
     thresholds = ends.select("case_id", "max_ts", F.explode(F.array(
         F.struct(F.lit(True).alias("fire"), F.col("max_ts").alias("t")),
         F.struct(F.lit(False).alias("fire"), F.col("cleanup").alias("t")))).alias("_t"))
@@ -257,8 +259,7 @@ def buckets(records: DataFrame) -> DataFrame:
     offset, size)`, not by `b`: the bucket before an element's may start below `Long.MIN_VALUE`.
     """
     ts, size, slide, step, n, last, own = (F.col(c) for c in ("ts", "size", "slide", "step", "_n", "_last", "_own"))
-    sliding = ~_cumulative()
-    earliest = last - F.when(sliding, n - 1).otherwise(0) * slide  # a cumulative element's windows all start at last
+    sliding, earliest = ~_cumulative(), _earliest_start(n)
     # how many slides separate `last` from the first of the element's starts at or after `own` (`last >= own`)
     from_own = F.expr("(_last - _own) div slide")
     mine = F.struct(F.col("_bucket").alias("bucket"),
@@ -284,7 +285,9 @@ def buckets(records: DataFrame) -> DataFrame:
 def held_by_window(bucket_rows: DataFrame) -> DataFrame:
     """`WINDOW_ID` and `_held`, every element of a window in arrival order, for each window that holds one: the
     windows of each bucket (`buckets`) from `_lo` to `_hi`, each holding the bucket's elements whose time lies in it
-    (`start <= ts < end`: Flink's windows of `ts` within the bounds of the module docstring)."""
+    (`start <= ts < end`: the windows `SlidingEventTimeWindows.assignWindows` and
+    `CumulativeWindowAssigner.assignWindows` give `ts`, within the bounds of the module docstring), in the order
+    the window's `ListState` holds them (arrival)."""
     size = F.col("size")
     every = F.sequence(F.col("_lo"), F.col("_hi"), F.when(_cumulative(), F.col("step")).otherwise(F.col("slide")))
     window = F.transform(every, lambda x: F.when(_cumulative(), F.struct(F.col("_start").alias("start"),
@@ -332,7 +335,7 @@ def relational_outputs(events: DataFrame, *, gaps: bool = True) -> DataFrame:
     # ts + allowedLateness reaches the watermark.
     last = window_start(F.col("ts"), F.col("offset"), F.col("slide"))
     earliest = F.when(_cumulative(), F.col("_first_end") - 1).otherwise(
-        F.col("_last") - (_window_count() - 1) * F.col("slide") + F.col("size") - 1)
+        _earliest_start(_window_count()) + F.col("size") - 1)
     bounds = records.select("*", last.alias("_last"), _first_end().alias("_first_end")).select(
         *records.columns, (F.col("_last") + F.col("size") - 1).alias("_latest"), earliest.alias("_earliest"))
     latest = ends.select("case_id", F.col("max_ts").alias("_latest"), "clean_at")
