@@ -35,7 +35,7 @@ fire a window late are ever sorted in arrival order per case. The bulk of the da
 (case, key); on the partition where a record landed it goes into one or two *buckets* of its key, intervals
 of `size` (`buckets`: a sliding window starting in a bucket ends in the next one), a bucket's elements are
 collected once in arrival order, and each window starting in the bucket takes its elements from them with a
-filter (`held_by_window`), then is joined to the broadcast window ends; nothing orders all of a case's
+filter (`added_by_window`), joined to the broadcast window ends; nothing orders all of a case's
 records in one partition. (A window's firing still lists each of its elements, so the output holds one
 value per (element, window) fired, as Flink's does.) Flink SQL's window aggregation slices windows into
 panes of `gcd(size, slide)` (`SliceAssigners`) to merge accumulators; collected values cannot be merged
@@ -282,40 +282,42 @@ def buckets(records: DataFrame) -> DataFrame:
         F.min("_in.lo").alias("_lo"), F.max("_in.hi").alias("_hi"), F.max("_last").alias("_start"))
 
 
-def held_by_window(bucket_rows: DataFrame) -> DataFrame:
-    """`WINDOW_ID` and `_held`, every element of a window in arrival order, for each window that holds one: the
-    windows of each bucket (`buckets`) from `_lo` to `_hi`, each holding the bucket's elements whose time lies in it
-    (`start <= ts < end`: the windows `SlidingEventTimeWindows.assignWindows` and
-    `CumulativeWindowAssigner.assignWindows` give `ts`, within the bounds of the module docstring), in the order
-    the window's `ListState` holds them (arrival)."""
+def added_by_window(bucket_rows: DataFrame, ends: DataFrame) -> DataFrame:
+    """`WINDOW_ID`, the window end's `fire_at` and `fire_wm` (`window_ends`), and `_added`, every element added to
+    the window in arrival order, for each window that was added one: the windows of each bucket (`buckets`) from
+    `_lo` to `_hi`, each taking the bucket's elements whose time lies in it (`start <= ts < end`: the windows
+    `SlidingEventTimeWindows.assignWindows` and `CumulativeWindowAssigner.assignWindows` give `ts`, within the bounds
+    of the module docstring) and that arrived before `clean_at` (later, the window was late and the element not
+    added), in the order the window's `ListState` holds them (arrival)."""
     size = F.col("size")
     every = F.sequence(F.col("_lo"), F.col("_hi"), F.when(_cumulative(), F.col("step")).otherwise(F.col("slide")))
     window = F.transform(every, lambda x: F.when(_cumulative(), F.struct(F.col("_start").alias("start"),
                                                                          x.alias("end")))
                          .otherwise(F.struct(x.alias("start"), (x + size).alias("end"))))
-    windows = bucket_rows.select("case_id", "key", "_elements", F.explode(window).alias("_w"))
-    start, end = F.col("_w.start"), F.col("_w.end")
-    held = F.filter("_elements", lambda e: (e["t"] >= start) & (e["t"] < end))
-    return (windows.select("case_id", "key", start.alias("start"), end.alias("end"), (end - 1).alias("max_ts"),
-                           held.alias("_held"))
-            .filter(F.size("_held") > 0))
+    windows = bucket_rows.select("case_id", "key", "_elements", F.explode(window).alias("_w")).select(
+        "case_id", "key", "_elements", F.col("_w.start").alias("start"), F.col("_w.end").alias("end"),
+        (F.col("_w.end") - 1).alias("max_ts"))
+    start, end, clean_at = F.col("start"), F.col("end"), F.col("clean_at")
+    added = F.filter("_elements", lambda e: (e["t"] >= start) & (e["t"] < end)
+                     & (clean_at.isNull() | (e["a"] < clean_at)))
+    return (windows.join(ends, ["case_id", "max_ts"]).select(*WINDOW_ID, "fire_at", "fire_wm", added.alias("_added"))
+            .filter(F.size("_added") > 0))
 
 
-def firings(held: DataFrame, ends: DataFrame) -> DataFrame:
-    """On-time and late firings of the windows from their elements (`held_by_window`) and their ends' `fire_at`,
-    `fire_wm` and `clean_at`: an element arriving at `clean_at` or later was never added (its window was late),
-    and the elements before `fire_at` are those of the on-time firing."""
-    fire_at, clean_at = F.col("fire_at"), F.col("clean_at")
-    added = held.join(ends, ["case_id", "max_ts"]).select(
-        *WINDOW_ID, "fire_at", "fire_wm", F.filter("_held", lambda e: clean_at.isNull() | (e["a"] < clean_at))
-        .alias("_e"))
-    windows = added.select("*", F.size(F.filter("_e", lambda e: fire_at.isNull() | (e["a"] < fire_at)))
-                           .alias("_early"))
-    elements, values, early = F.col("_e"), F.col("_e.v"), F.col("_early")  # in arrival order, as Flink's list state
+def firings(windows: DataFrame) -> DataFrame:
+    """On-time and late firings of the windows from the elements added to them (`added_by_window`): those
+    that arrived before `fire_at` are the on-time firing's, and each later one fires the window at its arrival
+    with every element added up to it."""
+    fire_at, elements = F.col("fire_at"), F.col("_added")  # in arrival order, as Flink's list state
+    # Arrival order: when the last element came before fire_at, all did, and no pass over them counts them.
+    all_early = fire_at.isNull() | (F.element_at(elements, -1)["a"] < fire_at)
+    early = F.when(all_early, F.size(elements)).otherwise(
+        F.size(F.filter(elements, lambda e: e["a"] < fire_at)))
+    windows = windows.select("*", early.alias("_early"))
+    values, early = F.col("_added.v"), F.col("_early")
     on_time = F.slice(F.array(F.struct(fire_at.alias("at"), F.slice(values, F.lit(1), early).alias("values"),
                                        F.col("fire_wm").alias("watermark"))),
                       1, F.when(fire_at.isNotNull() & (early > 0), 1).otherwise(0))
-    # Each element after fire_at fires the window with every element up to it.
     late = F.transform(F.slice(elements, early + 1, F.size(elements)), lambda e, i: F.struct(
         e["a"].alias("at"), F.slice(values, F.lit(1), early + i + 1).alias("values"), e["w"].alias("watermark")))
     return (windows.select(*WINDOW_ID, F.explode(F.concat(on_time, late)).alias("_f"))
@@ -355,7 +357,7 @@ def relational_outputs(events: DataFrame, *, gaps: bool = True) -> DataFrame:
     # row stays on its partition (what is joined to them is broadcast, the grouping by bucket needs no
     # shuffle). Everything else about a record is decided where it was read.
     by_key = records.repartition("case_id", "key").join(arrival_wm, ["case_id", "at"], "left")
-    firing_rows = firings(held_by_window(buckets(by_key)), ends).select(
+    firing_rows = firings(added_by_window(buckets(by_key), ends)).select(
         "case_id", F.lit("firing").alias("kind"), "at", "key", F.col("start").alias("window_start"),
         F.col("end").alias("window_end"), F.col("max_ts").alias("timestamp"), "values", "watermark")
     return (firing_rows.unionByName(skipped, allowMissingColumns=True)
