@@ -30,8 +30,9 @@ of row hashes per output, then, only where they differ, the rows themselves). `-
 100M records, the floor's run would leave its shuffle files on disk beside the replay's).
 
 The peak memory of the whole process tree (this Python, Spark's JVM, its Python workers; resident set
-sizes summed, sampled twice a second; Linux) is printed at the end: run 10M and 100M records to see
-that it does not grow with the input.
+sizes summed, sampled twice a second; Linux) is printed at the end, in all and, with `--flink`, while the replay
+ran and while real Flink did (its JVM then runs beside Spark's): run 10M and 100M records to see that it does not
+grow with the input.
 
 `--reference N` runs the first N records (and their watermarks) through the reference model as one
 case, prints its records per second for the ratio, and checks that the pipeline's outputs on the
@@ -46,6 +47,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from contextlib import contextmanager
 from pathlib import Path
 
 from pyspark.sql import functions as F
@@ -60,12 +62,23 @@ WARM_UP = 50_000
 
 
 class PeakMemory:
-    """The highest sum of resident set sizes of this process and its descendants, sampled from /proc."""
+    """The highest sum of resident set sizes of this process and its descendants, sampled from /proc, in all and
+    per phase (`phase`): what the replay took apart from real Flink's JVM, which runs after it beside it."""
 
     def __init__(self) -> None:
-        self.peak, self._done = 0, threading.Event()
+        self.peaks: dict[str, int] = {}
+        self._phase, self._done = "", threading.Event()
         self._thread = threading.Thread(target=self._sample, daemon=True)
         self._thread.start()
+
+    @contextmanager
+    def phase(self, name: str):
+        """Samples taken within count for `name` too."""
+        self._phase = name
+        try:
+            yield
+        finally:
+            self._phase = ""
 
     def _sample(self) -> None:
         page = os.sysconf("SC_PAGE_SIZE")
@@ -82,12 +95,16 @@ class PeakMemory:
             while grew:
                 grown = tree | {pid for pid, parent in parents.items() if parent in tree}
                 grew, tree = grown != tree, grown
-            self.peak = max(self.peak, sum(rss.get(pid, 0) for pid in tree))
+            total = sum(rss.get(pid, 0) for pid in tree)
+            for name in {"", self._phase}:
+                self.peaks[name] = max(self.peaks.get(name, 0), total)
 
-    def stop(self) -> int:
+    def stop(self) -> str:
+        """Stops sampling; the peaks in GiB, in all and per phase."""
         self._done.set()
         self._thread.join()
-        return self.peak
+        gib = {name: f"{peak / 2**30:.2f} GiB" for name, peak in self.peaks.items()}
+        return f"{gib.get('', '?')}" + "".join(f"; {name} {value}" for name, value in gib.items() if name)
 
 
 def generated(spark, records: int, keys: int, disorder: int, delay: int):
@@ -143,7 +160,7 @@ def replay_sample(events_df, args, window, n: int):
                          watermarks=BoundedOutOfOrderness(args.disorder, args.every))
 
 
-def flink_run(spark, args, window, events_df) -> None:
+def flink_run(spark, args, window, events_df, memory: PeakMemory) -> None:
     """The first `args.flink` records, written to Parquet in arrival order, through real Flink's bulk mode
     (`flink_impl.bulk`) and through the Spark replay's application (`spark_impl/replay_job.py`), each from
     Parquet to Parquet; both timed, and their outputs compared row for row."""
@@ -157,10 +174,12 @@ def flink_run(spark, args, window, events_df) -> None:
                    "--lateness", str(args.lateness), "--bound", str(args.disorder), "--every", str(args.every),
                    *(["--drop-late"] if args.drop_late else [])]
         start = time.perf_counter()
-        replay_job.main([*options, "--out", f"{scratch}/spark"])
+        with memory.phase("the replay"):
+            replay_job.main([*options, "--out", f"{scratch}/spark"])
         spark_wall = time.perf_counter() - start
-        flink = run_bulk(log, f"{scratch}/flink", window, bound=args.disorder, every=args.every,
-                         allowed_lateness=args.lateness, late_side_output=not args.drop_late)
+        with memory.phase("real Flink (its JVM beside Spark's)"):
+            flink = run_bulk(log, f"{scratch}/flink", window, bound=args.disorder, every=args.every,
+                             allowed_lateness=args.lateness, late_side_output=not args.drop_late)
         differ, sizes = {}, {}
         for name in ("firings", "late", "dropped"):
             ours, theirs = (spark.read.parquet(f"{scratch}/{side}/{name}") for side in ("spark", "flink"))
@@ -271,13 +290,13 @@ def main() -> None:
         p.error("--flink-only needs --flink N: the records for real Flink and replay_job.py")
     memory = PeakMemory()
     try:
-        run(args)
+        run(args, memory)
     finally:
-        print(f"peak memory of the process tree (driver, JVM, Python workers): {memory.stop() / 2**30:.2f} GiB; "
+        print(f"peak memory of the process tree (driver, JVM, Python workers): {memory.stop()}; "
               f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 
-def run(args: argparse.Namespace) -> None:
+def run(args: argparse.Namespace, memory: PeakMemory) -> None:
     # `counts` joins three one-row aggregates; Spark broadcasts one of them, and computing it is the
     # whole replay, longer than the broadcast's default limit (300 s) at 100M records.
     spark = get_session(conf={"spark.sql.shuffle.partitions": str(args.partitions),
@@ -286,7 +305,7 @@ def run(args: argparse.Namespace) -> None:
     window = sliding(10 * args.slide, args.slide)
     delay = 3 * (args.disorder + 10 * args.slide + args.lateness) // 2
     if args.flink_only:
-        flink_run(spark, args, window, generated(spark, args.flink, args.keys, args.disorder, delay))
+        flink_run(spark, args, window, generated(spark, args.flink, args.keys, args.disorder, delay), memory)
         return
     events = generated(spark, args.records, args.keys, args.disorder, delay)
     if args.channels:
@@ -315,7 +334,7 @@ def run(args: argparse.Namespace) -> None:
     print(f"Spark's own window() + groupBy on the same rows: wall {native:.1f} s ({windows:,} windows, "
           f"{values:,} values); the Flink-semantics replay takes {wall / native:.2f} x as long")
     if args.flink:
-        flink_run(spark, args, window, events)
+        flink_run(spark, args, window, events, memory)
     if args.reference:
         reference_check(spark, args, window, events)
 
