@@ -22,7 +22,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from window_contract.cache import cache_root
+from window_contract.cache import cache_root, keep_newest
 from window_contract.implementation import EngineUnavailable
 
 #: The Flink release the runner is written against: `pip install apache-flink-libraries==2.3.0`.
@@ -32,6 +32,8 @@ JAVA_SOURCES = HERE / "java"
 #: The SQL runner's own sources (the `flink-sql` implementations), beside the harness's.
 SQL_SOURCES = HERE / "sql"
 MAIN_CLASS = "windowconformance.Runner"
+#: How many compiled runners the cache keeps, the last used: each release with and without SQL, for two checkouts.
+KEPT_BUILDS = 8
 #: Flink 2.3's table jars in `pyflink/lib`, beside `flink-dist` (which holds no table classes since 1.15); the
 #: planner needs the CEP library too (`MATCH_RECOGNIZE`).
 TABLE_JARS = ("flink-table-api-java-uber", "flink-table-planner-loader", "flink-table-runtime", "flink-cep")
@@ -142,9 +144,11 @@ def build_key(build: Build) -> str:
 
 
 def compiled_classes(build: Build) -> Path:
-    """The directory of the runner's classes, compiling them first if this build is not cached."""
+    """The directory of the runner's classes, compiling them first if this build is not cached. Each use marks its
+    build's folder, and a new build leaves only the `KEPT_BUILDS` last used."""
     target = cache_root() / f"flink-{build_key(build)}" / "classes"
     if target.is_dir():
+        os.utime(target.parent)
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     # Compile aside and rename: concurrent processes (pytest-xdist) never see half a build.
@@ -160,4 +164,5 @@ def compiled_classes(build: Build) -> Path:
         scratch.rename(target)
     except OSError:  # another process finished the same build first
         shutil.rmtree(scratch, ignore_errors=True)
+    keep_newest(cache_root().glob("flink-*"), KEPT_BUILDS)
     return target

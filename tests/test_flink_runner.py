@@ -183,6 +183,26 @@ def test_a_missing_flink_jar_fails_loudly(monkeypatch: pytest.MonkeyPatch) -> No
         toolchain.find_flink_dist()
 
 
+def test_a_new_runner_build_leaves_the_last_used_in_the_cache(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    root = tmp_path / "window-conformance"
+    old = [root / f"flink-old{i}" for i in range(toolchain.KEPT_BUILDS)]
+    for i, folder in enumerate(old):
+        folder.mkdir(parents=True)
+        os.utime(folder, (1_000 + i, 1_000 + i))  # old0 the least recently used
+    source = tmp_path / "src" / "Hello.java"
+    source.parent.mkdir()
+    source.write_text("class Hello {}", encoding="utf-8")
+    build = toolchain.Build(toolchain.find_jdk_tool("java"), toolchain.find_jdk_tool("javac"), (source.parent,), ())
+    monkeypatch.setattr(toolchain, "build_key", lambda build: "new")
+    os.utime(old[0], (9_000, 9_000))  # used again: the least recently used is now old1
+    classes = toolchain.compiled_classes(build)
+    assert (classes / "Hello.class").is_file()
+    assert sorted(p.name for p in root.iterdir()) == sorted(["flink-new", "flink-old0", *(f.name for f in old[2:])])
+    os.utime(classes.parent, (1_000, 1_000))
+    assert toolchain.compiled_classes(build) == classes and classes.parent.stat().st_mtime > 9_000  # a use marks it
+
+
 def test_replay_checks_a_case_file_against_flink(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
     expected = FLINK.run([OK_TUMBLING])[0]
     doc = case_to_json(OK_TUMBLING) | {"expected": observation_to_json(expected)}

@@ -31,7 +31,7 @@ import conformance
 import reference
 import strategies
 import window_contract
-from window_contract.cache import cache_root
+from window_contract.cache import cache_root, keep_newest
 
 #: How many keys' drawings the cache keeps (the newest).
 KEPT = 3
@@ -80,12 +80,6 @@ class DrawingCache:
                     shutil.copyfile(path, aside)
                     os.replace(aside, target)
             os.utime(self.folder)  # the newest key
-            self._prune()
+            keep_newest(self.root.iterdir(), KEPT)
         except OSError:
             return
-
-    def _prune(self) -> None:
-        keys = sorted((p for p in self.root.iterdir() if p.is_dir()),
-                      key=lambda p: p.stat().st_mtime, reverse=True)
-        for old in keys[KEPT:]:
-            shutil.rmtree(old, ignore_errors=True)
