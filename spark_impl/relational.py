@@ -284,11 +284,11 @@ def buckets(records: DataFrame) -> DataFrame:
 
 def added_by_window(bucket_rows: DataFrame, ends: DataFrame) -> DataFrame:
     """`WINDOW_ID`, the window end's `fire_at` and `fire_wm` (`window_ends`), and `_added`, every element added to
-    the window in arrival order, for each window that was added one: the windows of each bucket (`buckets`) from
-    `_lo` to `_hi`, each taking the bucket's elements whose time lies in it (`start <= ts < end`: the windows
-    `SlidingEventTimeWindows.assignWindows` and `CumulativeWindowAssigner.assignWindows` give `ts`, within the bounds
-    of the module docstring) and that arrived before `clean_at` (later, the window was late and the element not
-    added), in the order the window's `ListState` holds them (arrival)."""
+    the window in arrival order (none where every element came late: it fires nothing): the windows of each bucket
+    (`buckets`) from `_lo` to `_hi`, each taking the bucket's elements whose time lies in it (`start <= ts < end`:
+    the windows `SlidingEventTimeWindows.assignWindows` and `CumulativeWindowAssigner.assignWindows` give `ts`,
+    within the bounds of the module docstring) and that arrived before `clean_at` (later, the window was late and
+    the element not added), in the order the window's `ListState` holds them (arrival)."""
     size = F.col("size")
     every = F.sequence(F.col("_lo"), F.col("_hi"), F.when(_cumulative(), F.col("step")).otherwise(F.col("slide")))
     window = F.transform(every, lambda x: F.when(_cumulative(), F.struct(F.col("_start").alias("start"),
@@ -300,8 +300,8 @@ def added_by_window(bucket_rows: DataFrame, ends: DataFrame) -> DataFrame:
     start, end, clean_at = F.col("start"), F.col("end"), F.col("clean_at")
     added = F.filter("_elements", lambda e: (e["t"] >= start) & (e["t"] < end)
                      & (clean_at.isNull() | (e["a"] < clean_at)))
-    return (windows.join(ends, ["case_id", "max_ts"]).select(*WINDOW_ID, "fire_at", "fire_wm", added.alias("_added"))
-            .filter(F.size("_added") > 0))
+    # No filter on `_added` after it: Spark would push it below the projection and filter the elements twice.
+    return windows.join(ends, ["case_id", "max_ts"]).select(*WINDOW_ID, "fire_at", "fire_wm", added.alias("_added"))
 
 
 def firings(windows: DataFrame) -> DataFrame:
@@ -310,7 +310,7 @@ def firings(windows: DataFrame) -> DataFrame:
     with every element added up to it."""
     fire_at, elements = F.col("fire_at"), F.col("_added")  # in arrival order, as Flink's list state
     # Arrival order: when the last element came before fire_at, all did, and no pass over them counts them.
-    all_early = fire_at.isNull() | (F.element_at(elements, -1)["a"] < fire_at)
+    all_early = fire_at.isNull() | (F.try_element_at(elements, F.lit(-1))["a"] < fire_at)
     early = F.when(all_early, F.size(elements)).otherwise(
         F.size(F.filter(elements, lambda e: e["a"] < fire_at)))
     windows = windows.select("*", early.alias("_early"))
