@@ -104,7 +104,7 @@ class PeakMemory:
         self._done.set()
         self._thread.join()
         gib = {name: f"{peak / 2**30:.2f} GiB" for name, peak in self.peaks.items()}
-        return f"{gib.get('', '?')}" + "".join(f"; {name} {value}" for name, value in gib.items() if name)
+        return gib.get("", "?") + "".join(f"; {name} {value}" for name, value in gib.items() if name)
 
 
 def generated(spark, records: int, keys: int, disorder: int, delay: int):

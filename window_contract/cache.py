@@ -15,7 +15,15 @@ def cache_root() -> Path:
 
 
 def keep_newest(folders: Iterable[Path], kept: int) -> None:
-    """Remove all but the `kept` most recently modified of `folders` (a use marks its folder with `os.utime`)."""
-    newest_first = sorted((p for p in folders if p.is_dir()), key=lambda p: p.stat().st_mtime, reverse=True)
-    for old in newest_first[kept:]:
+    """Remove all but the `kept` most recently modified of `folders` (a use marks its folder with `os.utime`). A
+    folder another process removes meanwhile is skipped: pruning never fails what called it."""
+    dated = [(used, folder) for folder in folders if (used := _last_modified(folder)) is not None]
+    for _, old in sorted(dated, reverse=True)[kept:]:
         shutil.rmtree(old, ignore_errors=True)
+
+
+def _last_modified(folder: Path) -> float | None:
+    try:
+        return folder.stat().st_mtime if folder.is_dir() else None
+    except OSError:
+        return None
