@@ -11,12 +11,10 @@ import time
 
 import pytest
 from processes import busy_peer, kill_all, started, stopped, wait_for
-from report_fixture_suite.running import FIXTURE_SUITE, HERE, conformance
+from report_fixture_suite.running import AGREES, HERE, conformance
 
 from conformance.cli import main
 from conformance.runner.output import LOCK, MANIFEST, STAGING
-
-AGREES = ("--profile", "dev", "--property", "agrees", *FIXTURE_SUITE)
 
 
 @pytest.fixture

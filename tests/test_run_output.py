@@ -6,11 +6,9 @@ import fcntl
 import json
 import os
 
-from report_fixture_suite.running import FIXTURE_SUITE, conformance
+from report_fixture_suite.running import AGREES, conformance
 
 from conformance.runner.output import LOCK, MANIFEST
-
-AGREES = ("--profile", "dev", "--property", "agrees", *FIXTURE_SUITE)
 
 
 def run(out, *args):
