@@ -73,8 +73,9 @@ class BoundedOutOfOrderness:
 class WindowOutputs(NamedTuple):
     """What the window operator emitted; `errors` has a row if the Flink job would have failed.
 
-    Each of the four DataFrames runs the whole replay when it is read: to read more than one, `persist()`
-    first, and the replay runs once, for the first of them (the others are split from what it kept).
+    Each of the four DataFrames computes what it needs when it is read: to read more than one, `persist()`
+    first, and what they share is computed once, for the first of them. To read one of them more than once,
+    persist it.
     """
 
     firings: DataFrame
@@ -82,18 +83,24 @@ class WindowOutputs(NamedTuple):
     dropped: DataFrame
     errors: DataFrame
     outputs: DataFrame  # the operator's outputs, one schema for every kind, that the four are split from
+    #: What more than one of the four reads: the relational pipeline's small frames (`RelationalOutputs`), so that
+    #: the firings' windows go straight to where they are written; a replay's outputs, which it computes together.
+    shared: tuple[DataFrame, ...]
 
     def persist(self, level: StorageLevel = StorageLevel.DISK_ONLY) -> WindowOutputs:
-        """Keeps the operator's outputs at `level` once computed (Spark's cache serves the four from them).
+        """Keeps what the four share (`shared`) at `level` once computed.
 
-        On disk by default: each output reads them once, and a partition of them can be larger than the heap can
-        copy. A `MEMORY_AND_DISK` block that went to disk is read back into one heap buffer, so `replay_job.py`
-        ran out of a 6 GB heap at 100M records on 8 partitions; `DISK_ONLY` streams it."""
-        self.outputs.persist(level)
+        On disk by default: a replay's outputs are read once by each of the four, and a partition of them can be
+        larger than the heap can copy. A `MEMORY_AND_DISK` block that went to disk is read back into one heap
+        buffer, so `replay_job.py` ran out of a 6 GB heap at 100M records on 8 partitions; `DISK_ONLY` streams
+        it."""
+        for frame in self.shared:
+            frame.persist(level)
         return self
 
     def unpersist(self) -> None:
-        self.outputs.unpersist()
+        for frame in self.shared:
+            frame.unpersist()
 
 
 def flink_windows(events: DataFrame, window: WindowSpec, *,
@@ -156,10 +163,11 @@ def flink_windows(events: DataFrame, window: WindowSpec, *,
         params = {**window_parameters(op.assigner), "lateness": allowed_lateness}
         stream = stream.select("*", *(F.lit(v).cast("long").alias(k) for k, v in params.items()),
                                F.lit(late_side_output).alias("side_output"))
-        outputs = relational_outputs(stream, gaps=params["size"] < params["slide"])
+        outputs, shared = relational_outputs(stream, gaps=params["size"] < params["slide"])
     else:  # only a replay can fail at run time (the relational pipeline fails the query instead)
         outputs = truncate_at_errors(simulated_outputs(stream, {STREAM: op}))
-    return _shape(outputs, at, None if by_value else events.select(
+        shared = (outputs,)
+    return _shape(outputs, shared, at, None if by_value else events.select(
         (F.col(arrival).cast("long")).alias("_handle"), F.col(payload).alias("_payload")))
 
 
@@ -271,7 +279,8 @@ def _in_buckets(records: DataFrame, rule: BoundedOutOfOrderness) -> DataFrame:
     return ends.select("case_id", (F.col("at") + 1).alias("at"), _highest_minus_bound(highest, rule).alias("ts"))
 
 
-def _shape(outputs: DataFrame, at: _Positions, payloads: DataFrame | None) -> WindowOutputs:
+def _shape(outputs: DataFrame, shared: tuple[DataFrame, ...], at: _Positions,
+           payloads: DataFrame | None) -> WindowOutputs:
     firings = outputs.filter(F.col("kind") == "firing")
     if payloads is not None:  # handles (arrival values) back to payloads, keeping arrival order
         firings = (firings.select("*", F.posexplode("values").alias("_pos", "_handle"))
@@ -289,4 +298,4 @@ def _shape(outputs: DataFrame, at: _Positions, payloads: DataFrame | None) -> Wi
         firings.select("key", "window_start", "window_end", "timestamp", "values", "watermark",
                        *at.when()),
         late.select(*records), dropped.select(*records),
-        outputs.filter(F.col("kind") == "error").select(F.col("message"), *at.when()), outputs)
+        outputs.filter(F.col("kind") == "error").select(F.col("message"), *at.when()), outputs, shared)

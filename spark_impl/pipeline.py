@@ -54,7 +54,7 @@ def outputs_frame(spark: SparkSession, cases: Sequence[tuple[int, Case]], relati
     events = spark.createDataFrame(batch_table(cases, parameters))
     replayed = {i: s for i, s in specs.items() if i not in relational}
     gaps = pc.any(pc.less(parameters.column("size"), parameters.column("slide"))).as_py() is True
-    related = relational_outputs(events.filter(F.col("relational")), gaps=gaps)
+    related = relational_outputs(events.filter(F.col("relational")), gaps=gaps).outputs
     # Only a replayed case can fail at run time (the relational cases fail the query instead).
     simulated = truncate_at_errors(simulated_outputs(events.filter(~F.col("relational")), replayed))
     return related.unionByName(simulated)

@@ -73,6 +73,8 @@ size`, and the one sum of Flink's loop that can wrap, `lastEnd + step` past the 
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
@@ -324,14 +326,25 @@ def firings(windows: DataFrame) -> DataFrame:
             .select(*WINDOW_ID, "_f.at", "_f.values", "_f.watermark"))
 
 
-def relational_outputs(events: DataFrame, *, gaps: bool = True) -> DataFrame:
+class RelationalOutputs(NamedTuple):
+    """The pipeline's `outputs`, and the frames that more than one kind of output reads (`shared`): the watermark
+    steps, the window ends, the records a window skipped and those that arrive after a window of theirs fired.
+    Kept (`WindowOutputs.persist`), they are computed once, and reading the firings, which only they need the
+    windows for, computes no late record, nor the reverse."""
+
+    outputs: DataFrame
+    shared: tuple[DataFrame, ...]
+
+
+def relational_outputs(events: DataFrame, *, gaps: bool = True) -> RelationalOutputs:
     """Firings (`kind` "firing") and late or dropped records of the cases in `events`, in the
     output schema of `spark_impl.frames.OUTPUT_SCHEMA`. `gaps`: whether a case may have sliding windows
     with gaps between them (`size < slide`), where a record can fall in no window; without, the plan
     leaves out the watermark lookup such records need."""
     steps = watermark_steps(events)
     records = record_rows(events)
-    ends = F.broadcast(window_ends(records, steps))
+    end_facts = window_ends(records, steps)
+    ends = F.broadcast(end_facts)
     # Per record, its latest-ending window decides whether it was skipped, its earliest-ending one
     # whether it can fire a window late (after fire_at); a record with no window at all is late once
     # ts + allowedLateness reaches the watermark.
@@ -360,6 +373,7 @@ def relational_outputs(events: DataFrame, *, gaps: bool = True) -> DataFrame:
     firing_rows = firings(added_by_window(buckets(by_key), ends)).select(
         "case_id", F.lit("firing").alias("kind"), "at", "key", F.col("start").alias("window_start"),
         F.col("end").alias("window_end"), F.col("max_ts").alias("timestamp"), "values", "watermark")
-    return (firing_rows.unionByName(skipped, allowMissingColumns=True)
-            .unionByName(lost, allowMissingColumns=True)
-            .withColumn("message", F.lit(None).cast("string")))
+    outputs = (firing_rows.unionByName(skipped, allowMissingColumns=True)
+               .unionByName(lost, allowMissingColumns=True)
+               .withColumn("message", F.lit(None).cast("string")))
+    return RelationalOutputs(outputs, (steps, end_facts, skipped, timed))

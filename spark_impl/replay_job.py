@@ -4,8 +4,8 @@
         --events s3a://bucket/events/ --out s3a://bucket/windows/ --sliding 10000 1000 \\
         --lateness 1000 --bound 2000 --every 1000
 
-The outputs are written to `OUT/firings`, `OUT/late` and `OUT/dropped`. The replay runs once: the first
-write persists the operator's outputs (on disk) and the other two are split from them. Where the
+The outputs are written to `OUT/firings`, `OUT/late` and `OUT/dropped`. The replay runs once: `persist()` keeps
+what the three share (on disk; `WindowOutputs.shared`), and each write computes only its own part. Where the
 Flink job would have failed, the three hold what it emitted before, and the application exits with the
 failure's message and status 1.
 The session is the one `spark-submit` makes (its `--master` and `--conf` apply); the driver plans, and

@@ -7,7 +7,7 @@ import pytest
 from spark_impl import BoundedOutOfOrderness, flink_windows
 from spark_impl.implementation import SparkImplementation
 from spark_impl.session import get_session
-from window_contract import LONG_MAX, Case, record, sliding, watermark
+from window_contract import LONG_MAX, Case, record, session, sliding, watermark
 
 pytestmark = pytest.mark.spark
 
@@ -48,12 +48,23 @@ def test_explicit_watermarks_and_rejected_specs():
     events = spark.createDataFrame([("k", 5, 7, 0), ("k", 6, 8, 1)], "key string, ts long, payload long, arrival long")
     marks = spark.createDataFrame([(0, 9)], "arrival long, watermark long")
     out = flink_windows(events, sliding(10, 10), watermarks=marks).persist()
-    assert out.outputs.is_cached  # the four below split from one replay
+    assert all(frame.is_cached for frame in out.shared) and not out.outputs.is_cached
+    # The firings compute the windows in their own query, straight to where they go; the late records are read
+    # from what the four share, and compute no window.
+    assert "collect_list" in optimized_plan(out.firings) and "collect_list" not in optimized_plan(out.late)
     assert [(r.arrival, r.cause, r.values) for r in out.firings.collect()] == [(0, "watermark", [7])]
     assert [(r.key, r.ts, r.payload, r.arrival, r.cause) for r in out.late.collect()] == [("k", 6, 8, 1, "record")]
     out.unpersist()
-    assert not out.outputs.is_cached
+    assert not any(frame.is_cached for frame in out.shared)
+    replayed = flink_windows(events, session(5), watermarks=marks).persist()  # no relational plan: one replay
+    assert replayed.shared == (replayed.outputs,) and replayed.outputs.is_cached
+    assert sorted((r.window_start, r.values) for r in replayed.firings.collect()) == [(5, [7]), (6, [8])]
+    replayed.unpersist()
     with pytest.raises(ValueError, match="abs\\(offset\\) < slide"):
         flink_windows(events, sliding(10, 0), watermarks=marks)
     with pytest.raises(ValueError, match="^The allowed lateness cannot be negative.$"):
         flink_windows(events, sliding(10, 10), watermarks=marks, allowed_lateness=-1)
+
+
+def optimized_plan(frame) -> str:
+    return frame._jdf.queryExecution().optimizedPlan().toString()

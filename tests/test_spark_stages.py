@@ -170,9 +170,9 @@ def test_first_watermark_reaching_a_threshold(spark):
 
 
 def _outputs(events, gaps=True):
-    out = R.relational_outputs(events).collect()
+    out = R.relational_outputs(events).outputs.collect()
     if not gaps:  # windows without gaps between them: the plan that leaves out their lookup, the same outputs
-        assert sorted(map(tuple, R.relational_outputs(events, gaps=False).collect())) == sorted(map(tuple, out))
+        assert sorted(map(tuple, R.relational_outputs(events, gaps=False).outputs.collect())) == sorted(map(tuple, out))
     return ([(r.at, r.window_start, r.values, r.watermark) for r in sorted(out, key=lambda r: (r.at, r.window_start))
              if r.kind == "firing"],
             sorted((r.at, r.kind, r.value) for r in out if r.kind != "firing"))
