@@ -328,7 +328,8 @@ def firings(windows: DataFrame) -> DataFrame:
 
 class RelationalOutputs(NamedTuple):
     """The pipeline's `outputs`, and the frames that more than one kind of output reads (`shared`): the watermark
-    steps, the window ends, the records a window skipped and those that arrive after a window of theirs fired.
+    steps, the window ends, the records a window skipped or that arrive after a window of theirs fired (or fall in
+    none), and the latter with the watermark at their arrival.
     Kept (`WindowOutputs.persist`), they are computed once, and reading the firings, which only they need the
     windows for, computes no late record, nor the reverse."""
 
@@ -355,16 +356,21 @@ def relational_outputs(events: DataFrame, *, gaps: bool = True) -> RelationalOut
         *records.columns, (F.col("_last") + F.col("size") - 1).alias("_latest"), earliest.alias("_earliest"))
     latest = ends.select("case_id", F.col("max_ts").alias("_latest"), "clean_at")
     earliest = ends.select("case_id", F.col("max_ts").alias("_earliest"), "fire_at")
-    judged = (bounds.join(latest, ["case_id", "_latest"], "left").join(earliest, ["case_id", "_earliest"], "left")
-              .select("*", ((F.col("_latest") < F.col("ts")) if gaps else F.lit(False)).alias("_windowless")))
+    judged = bounds.join(latest, ["case_id", "_latest"], "left").join(earliest, ["case_id", "_earliest"], "left")
+    windowless = (F.col("_latest") < F.col("ts")) if gaps else F.lit(False)
+    was_skipped = ~windowless & (F.col("at") > F.col("clean_at"))
+    after_firing = windowless | (F.col("at") > F.col("fire_at"))
+    # The few records that are not simply added on time, read from the records once.
+    unusual = judged.filter(was_skipped | after_firing).select(
+        "case_id", "at", "key", "value", "ts", "lateness", "side_output", windowless.alias("_windowless"),
+        was_skipped.alias("_skipped"), after_firing.alias("_after_firing"))
+    timed = with_arrival_watermark(unusual.filter("_after_firing").select(
+        "case_id", "at", "key", "value", "ts", "lateness", "side_output", "_windowless"), steps)
+    # The kind is decided above what `shared` keeps: reading the firings then leaves these rows out unread.
     kind = F.when(F.col("side_output"), "late").otherwise("dropped").alias("kind")
-    skipped = (judged.filter(~F.col("_windowless") & (F.col("at") > F.col("clean_at")))
-               .select("case_id", kind, "at", "key", "value", "ts"))
-    timed = with_arrival_watermark(
-        judged.filter(F.col("_windowless") | (F.col("at") > F.col("fire_at")))
-        .select("case_id", "at", "ts", "lateness", "_windowless", kind, "key", "value"), steps)
+    skipped = unusual.filter("_skipped").select("case_id", kind, "at", "key", "value", "ts")
     lost = (timed.filter(F.col("_windowless") & (col_add(F.col("ts"), F.col("lateness")) <= F.col("wm")))
-            .select("case_id", "kind", "at", "key", "value", "ts"))
+            .select("case_id", kind, "at", "key", "value", "ts"))
     arrival_wm = F.broadcast(timed.filter(~F.col("_windowless")).select("case_id", "at", "wm"))
     # Keys are independent: the one shuffle of the records is by key, after which every bucket and window
     # row stays on its partition (what is joined to them is broadcast, the grouping by bucket needs no
@@ -376,4 +382,4 @@ def relational_outputs(events: DataFrame, *, gaps: bool = True) -> RelationalOut
     outputs = (firing_rows.unionByName(skipped, allowMissingColumns=True)
                .unionByName(lost, allowMissingColumns=True)
                .withColumn("message", F.lit(None).cast("string")))
-    return RelationalOutputs(outputs, (steps, end_facts, skipped, timed))
+    return RelationalOutputs(outputs, (steps, end_facts, unusual, timed))
