@@ -330,8 +330,8 @@ class RelationalOutputs(NamedTuple):
     """The pipeline's `outputs`, and the frames that more than one kind of output reads (`shared`): the watermark
     steps, the window ends, the records a window skipped or that arrive after a window of theirs fired (or fall in
     none), and the latter with the watermark at their arrival.
-    Kept (`WindowOutputs.persist`), they are computed once, and reading the firings, which only they need the
-    windows for, computes no late record, nor the reverse."""
+    Kept (`WindowOutputs.persist`), they are computed once: the firings' query alone builds the windows, and the
+    late and dropped records read only what is kept."""
 
     outputs: DataFrame
     shared: tuple[DataFrame, ...]
