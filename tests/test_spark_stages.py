@@ -144,12 +144,18 @@ def test_cleanup_time_saturates(spark):
 
 # --- relational stages --------------------------------------------------------------------------
 
+def _case_events(spark, rows, window, lateness, side_output=True):
+    """The events `rows` (`at, kind, key, value, ts`) of case 0 with its window parameters on every row, as the
+    pipeline's events carry them: in the data, not as literals, so that every test's plan is the same code,
+    compiled once (Spark compiles a plan's literals into its code)."""
+    params = {**R.window_parameters(window), "lateness": lateness}
+    schema = ("case_id long, at long, kind byte, key string, value long, ts long, "
+              + ", ".join(f"{name} long" for name in params) + ", side_output boolean")
+    return spark.createDataFrame([(0, *row, *params.values(), side_output) for row in rows], schema)
+
+
 def _events(spark, rows, lateness=0, side_output=True, size=10, slide=10, offset=0):
-    df = spark.createDataFrame([(0, at, kind, key, value, ts) for at, kind, key, value, ts in rows],
-                               "case_id long, at long, kind byte, key string, value long, ts long")
-    params = {**R.window_parameters(sliding(size, slide, offset)), "lateness": lateness}
-    return df.select("*", *(F.lit(v).cast("long").alias(k) for k, v in params.items()),
-                     F.lit(side_output).alias("side_output"))
+    return _case_events(spark, rows, sliding(size, slide, offset), lateness, side_output)
 
 
 def test_watermark_steps_ignore_regressions_and_arrivals_see_the_last_step_before_them(spark):
@@ -219,12 +225,8 @@ def _relational_and_replayed(spark, window, lateness, edges):
               for at, (kind, ts) in enumerate(edges)] + [(len(edges), WATERMARK, None, LONG_MAX)]
     case = Case(window=window, allowed_lateness=lateness, late_side_output=True, events=[record("a", 0, ts=0)])
     replayed = simulate(operator_spec(case), "a", events)
-    df = spark.createDataFrame([(0, at, kind, "a" if kind == RECORD else None, value, ts)
-                                for at, kind, value, ts in events],
-                               "case_id long, at long, kind byte, key string, value long, ts long")
-    params = {**R.window_parameters(window), "lateness": lateness}
-    got = _outputs(df.select("*", *(F.lit(v).cast("long").alias(k) for k, v in params.items()),
-                             F.lit(True).alias("side_output")))
+    got = _outputs(_case_events(spark, [(at, kind, "a" if kind == RECORD else None, value, ts)
+                                        for at, kind, value, ts in events], window, lateness))
     want = ([(f.at, f.window.start, list(f.values), f.watermark)
              for f in sorted(replayed.firings, key=lambda f: (f.at, f.window.start))],
             sorted((r.at, "late", r.value) for r in replayed.late))
