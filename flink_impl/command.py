@@ -40,7 +40,8 @@ class Limits:
     #: Cases per Flink job: a job costs about 0.1 s to start, a case some milliseconds more; after
     #: a failure (or a case that does not end) the job's remaining cases run again.
     branches_per_job: int = 128
-    #: A job still running after this long is replaying a case that does not end (Flink would go on).
+    #: A job in which no case has ended for this long is replaying a case that does not end (Flink would go on). The
+    #: timeout is on progress, not on the whole job: a long job on a slow machine ends its cases one after the other.
     job_timeout_seconds: int = 30
     #: The outputs one key may emit before the case stops (the contract's `OUTPUT_LIMIT`, `TOO_MANY_OUTPUTS`).
     output_limit: int = OUTPUT_LIMIT

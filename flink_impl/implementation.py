@@ -47,8 +47,8 @@ class FlinkImplementation:
     """Apache Flink 2.3.0 (flink-dist of apache-flink-libraries), one MiniCluster per Python process.
 
     `limits` bound what a case may cost: a key's output past `output_limit` stops the case with the
-    contract's `TOO_MANY_OUTPUTS`, and a job past its timeout (a case Flink would never finish, or not
-    within it: a burst of a billion timers) with `NEVER_ENDS`, each after the outputs it had emitted.
+    contract's `TOO_MANY_OUTPUTS`, and a case a job spends a whole timeout in (a case Flink would never
+    finish, or not within it: a burst of a billion timers) with `NEVER_ENDS`, each after the outputs it had emitted.
     The runner's JVM starts at the first `run` call.
     """
 

@@ -2,6 +2,7 @@ package windowconformance;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.TimeoutException;
@@ -27,7 +28,7 @@ import org.apache.flink.streaming.api.graph.StreamGraph;
  * <p>Some cases never end in Flink either (a ContinuousEventTimeTrigger on the global window at the
  * end of input whose fire times wrap past Long.MAX_VALUE, over a purged window: it emits nothing, so the
  * output limit never stops it), and some take longer than the timeout to end (a billion timers). A job
- * that does not finish within the timeout is abandoned: the case it was replaying gets the contract's
+ * in which no case ends for a whole timeout is abandoned: the case it was replaying gets the contract's
  * NEVER_ENDS (which is this runner's limit, not Flink's answer, for a burst that would end). Its thread
  * need not stop (Flink's timer loop checks for cancellation, a loop in user code does not), so the
  * MiniCluster is spent ({@link #spent()}) and the cases not yet replayed must run again in a fresh runner.
@@ -58,7 +59,8 @@ final class JobRunner {
     }
 
     /**
-     * Runs the cases, at most {@code branchesPerJob} to a job, each job for at most the timeout; a job holds cases in
+     * Runs the cases, at most {@code branchesPerJob} to a job, each job while its cases go on ending (one at least in
+     * every timeout, {@link #resultWhileSettling}); a job holds cases in
      * their order, and only cases whose jobs need the same watermark interval ({@link Api#watermarkInterval}).
      */
     void run(List<CaseRun> runs, int branchesPerJob, long timeoutSeconds) throws Exception {
@@ -110,10 +112,8 @@ final class JobRunner {
         StreamGraph graph = env.getStreamGraph();
         branches.complete(graph);
         JobID job = cluster.submitJob(graph.getJobGraph()).get().getJobID();
-        JobResult result;
-        try {
-            result = cluster.requestJobResult(job).get(timeoutSeconds, TimeUnit.SECONDS);
-        } catch (TimeoutException unfinished) {
+        JobResult result = resultWhileSettling(job, running);
+        if (result == null) {
             abandon(job, running);
             return;
         }
@@ -121,6 +121,27 @@ final class JobRunner {
             result.toJobExecutionResult(getClass().getClassLoader());
         } catch (JobExecutionException jobFailure) {
             rerunAfterFailure(running, jobFailure);
+        }
+    }
+
+    /**
+     * The job's result, or null once a whole timeout has passed in which none of its cases settled ({@link #complete}):
+     * a job that keeps settling cases is making progress, however slow the machine; one that settles none is replaying
+     * a case that does not end. (A timeout on the whole job told a correct case of a long job that it never ends.)
+     */
+    private JobResult resultWhileSettling(JobID job, List<CaseRun> running) throws Exception {
+        CompletableFuture<JobResult> result = cluster.requestJobResult(job);
+        long settled = 0;
+        while (true) {
+            try {
+                return result.get(timeoutSeconds, TimeUnit.SECONDS);
+            } catch (TimeoutException unfinished) {
+                long now = running.stream().filter(this::complete).count();
+                if (now == settled) {
+                    return null;
+                }
+                settled = now;
+            }
         }
     }
 
