@@ -7,7 +7,8 @@ engine whose manifest has one (`conformance.manifest`, `[ci]`), in its `order`: 
 profile for the implementations the suite is written against (reference, Spark, real Flink, which replay the
 committed cases and the corpus they declare the features of), and for each engine under test its test file's
 `engine_suite` tests (the suite against the engine with the budget of its manifest, held to its divergence list),
-beside the engine mutants (bugs injected into each engine's dialect of the reference on a census sample: no list
+the steps of one core (a test file's, a suite that replays the reference's drawing) beside each other and the engine
+mutants (bugs injected into each engine's dialect of the reference on a census sample: no list
 may explain one on more than a tenth of the cases it changes, docs/mutation.md) and a census sample on the engines
 whose manifests give one (cases drawn with another seed, each difference attributed to the listed divergences:
 anything unexplained fails); the mutation check (every mutant of the reference must die with the ci profile); and
@@ -103,8 +104,10 @@ def engine_step(engine: Engine) -> Step:
     else:
         command = (*PYTEST, engine.ci.test, "-n", "0", "-m", ENGINE_SUITE)
         description = engine.ci.description or f"the property suite against {engine.title}, and its divergences"
+    # A suite that replays every test runs in one process (`dev_test_command`): one core, as a test file's step.
     return Step(f"suite {engine.name}", "suite-" + engine.name.replace(".", "-"), description, (command,),
-                _parts([engine]), takes_arguments=True, beside=engine.ci.suite is None, drawing=drawing)
+                _parts([engine]), takes_arguments=True, beside=engine.ci.suite is None or drawing == "replays",
+                drawing=drawing)
 
 
 def _replays_the_references_drawing(engine: Engine) -> bool:
@@ -138,8 +141,10 @@ def census_step() -> Step:
 
 
 def steps() -> list[Step]:
-    """Every step of `./dev test`, in order: the engines' steps of one core each, the census sample and the engine
-    mutants run two at a time, the longest (the engine mutants) first, so that the two end together."""
+    """Every step of `./dev test`, in order: the suites that draw (two processes each), then the engines' steps of one
+    core each (a suite that replays the reference's drawing, a test file's), the census sample and the engine
+    mutants run two at a time, the longest (the engine mutants) first, so that the two end together. (Spark's suite
+    ran alone between the reference's and Flink's, the cores 60% busy.)"""
     engine_steps = [engine_step(engine) for engine in ci_engines()]
     return [
         Step("lint", "lint", "ruff", (("python", "-m", "ruff", "check", "."),), skip_install=True,

@@ -13,7 +13,7 @@ import pytest
 
 from conformance import pipeline
 from conformance.manifest import ManifestError, ci_engines, engines
-from conformance.pipeline import ENGINE_SUITE, Step, _groups, dev_test_command, steps, tox_ini
+from conformance.pipeline import ENGINE_SUITE, Step, _groups, dev_test_command, engine_step, steps, tox_ini
 from conformance.prefetch.recordings import drawing_features
 from window_contract.registry import catalogue, load_implementation
 
@@ -31,14 +31,18 @@ ENGINE_STEPS = ("reference", "spark", "flink", "pyflink-python", "spark-streamin
 
 
 def test_every_step_runs_in_its_order_lint_first_and_the_mutation_checks_last():
-    """Every step `./dev test` ran before still runs: the engines' in their order, the engine mutants and the census
-    sample first among those of one core; an engine added since has its step among the engines'."""
+    """Every step `./dev test` ran before still runs: the engines' in their order among the steps of their kind (the
+    suites that draw, then those of one core), the engine mutants and the census sample first among those of one core;
+    an engine added since has its step among the engines'."""
     names = [step.name for step in steps()]
     assert names[:2] == ["lint", "unit tests"]
     assert names[-2:] == ["mutation check", "machine mutation sample"]
     engine_steps = [name for name in names[2:-2] if name not in ("engine mutants", "census sample")]
-    assert [name for name in engine_steps if name.removeprefix("suite ") in ENGINE_STEPS] == \
-        [f"suite {name}" for name in ENGINE_STEPS]
+    for beside in (False, True):
+        kind = {step.name for step in steps() if step.beside == beside}
+        assert [name for name in engine_steps if name.removeprefix("suite ") in ENGINE_STEPS and name in kind] == \
+            [f"suite {name}" for name in ENGINE_STEPS if f"suite {name}" in kind]
+    assert {f"suite {name}" for name in ENGINE_STEPS} <= set(engine_steps)
     assert all(name.startswith("suite ") for name in engine_steps)
     assert names.index("engine mutants") + 1 == names.index("census sample") == \
         next(i for i, step in enumerate(steps()) if step.beside) + 1
@@ -89,10 +93,13 @@ def test_a_manifest_that_breaks_its_format_is_refused_naming_its_file(tmp_path, 
 
 
 def test_the_steps_of_one_core_run_beside_each_other():
-    """The engine mutants and the census sample (one process each), and the engines' steps that run their test file
-    (each holds one conversation with its engine at a time): they run two at a time, in one group."""
+    """The engine mutants and the census sample (one process each), the engines' steps that run their test file
+    (each holds one conversation with its engine at a time) and a suite that replays the reference's drawing (in one
+    process): they run two at a time, in one group."""
     beside = [step.name for step in steps() if step.beside]
-    assert beside == ["engine mutants", "census sample", *(f"suite {e.name}" for e in ci_engines() if e.ci.test)]
+    one_core = [e for e in ci_engines() if e.ci.test or engine_step(e).drawing == "replays"]
+    assert beside == ["engine mutants", "census sample", *(f"suite {e.name}" for e in one_core)]
+    assert "suite spark" in beside
     assert len(beside) >= 12
     assert beside in [[step.name for step in group] for group in _groups(steps())]
 
@@ -133,7 +140,9 @@ def test_under_dev_test_the_suites_share_their_drawing_and_a_suite_that_replays_
     every one and draws none, in one process (one fetch of every test's cases); a suite of other features draws its
     own. tox's steps, which have no folder to share, draw their own."""
     suites = [step for step in steps() if step.drawing]
-    assert [step.name for step in suites] == [f"suite {e.name}" for e in ci_engines() if e.ci.suite]
+    assert sorted(step.name for step in suites) == sorted(f"suite {e.name}" for e in ci_engines() if e.ci.suite)
+    names = [step.name for step in steps()]  # a suite that replays comes after the reference's, which draws
+    assert all(names.index(step.name) > names.index("suite reference") for step in suites if step.drawing == "replays")
     reference = drawing_features(load_implementation("reference").features)
     for step in suites:
         name = step.name.removeprefix("suite ")

@@ -40,6 +40,9 @@ import org.apache.flink.streaming.api.graph.StreamGraph;
  * "no progress"), as it takes a hang.
  */
 final class JobRunner {
+    /** How often a running job's cases are looked at: the job's result comes as soon as it is there. */
+    private static final long SETTLED_POLL_MILLIS = 200;
+
     private final MiniCluster cluster;
     private final Configuration jobConfiguration;
     private final Api api;
@@ -125,22 +128,26 @@ final class JobRunner {
     }
 
     /**
-     * The job's result, or null once a whole timeout has passed in which none of its cases settled ({@link #complete}):
-     * a job that keeps settling cases is making progress, however slow the machine; one that settles none is replaying
-     * a case that does not end. (A timeout on the whole job told a correct case of a long job that it never ends.)
+     * The job's result, or null once a whole timeout has passed since the job began or since one of its cases last
+     * settled ({@link #complete}): a job that keeps settling cases is making progress, however slow the machine and
+     * however many its cases; one that settles none is replaying a case that does not end. (A timeout on the whole
+     * job told a correct case late in a long job, at a slow hour, that it never ends.)
      */
     private JobResult resultWhileSettling(JobID job, List<CaseRun> running) throws Exception {
         CompletableFuture<JobResult> result = cluster.requestJobResult(job);
         long settled = 0;
+        long since = System.nanoTime();
         while (true) {
             try {
-                return result.get(timeoutSeconds, TimeUnit.SECONDS);
+                return result.get(SETTLED_POLL_MILLIS, TimeUnit.MILLISECONDS);
             } catch (TimeoutException unfinished) {
                 long now = running.stream().filter(this::complete).count();
-                if (now == settled) {
+                if (now > settled) {
+                    settled = now;
+                    since = System.nanoTime();
+                } else if (System.nanoTime() - since >= TimeUnit.SECONDS.toNanos(timeoutSeconds)) {
                     return null;
                 }
-                settled = now;
             }
         }
     }
@@ -236,8 +243,8 @@ final class JobRunner {
             }
         }
         // The runner's stderr ends the suite's message when a request makes no progress (every case to run again).
-        System.err.println("windowconformance: a job ran past its timeout of " + timeoutSeconds + " s; " + again
-                + " of its " + running.size() + " cases had not all their outputs: they are left to run again");
+        System.err.println("windowconformance: no case of a job ended in its timeout of " + timeoutSeconds + " s; "
+                + again + " of its " + running.size() + " cases had not all their outputs: they are left to run again");
         cluster.cancelJob(job);
     }
 
