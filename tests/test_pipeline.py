@@ -34,19 +34,20 @@ def test_every_step_runs_in_its_order_lint_first_and_the_mutation_checks_last():
     """Every step `./dev test` ran before still runs: the engines' in their order among the steps of their kind (the
     suites that draw, then those of one core), the engine mutants and the census sample first among those of one core;
     an engine added since has its step among the engines'."""
-    names = [step.name for step in steps()]
+    ordered = steps()
+    names = [step.name for step in ordered]
     assert names[:2] == ["lint", "unit tests"]
     assert names[-2:] == ["mutation check", "machine mutation sample"]
     engine_steps = [name for name in names[2:-2] if name not in ("engine mutants", "census sample")]
     for beside in (False, True):
-        kind = {step.name for step in steps() if step.beside == beside}
+        kind = {step.name for step in ordered if step.beside == beside}
         assert [name for name in engine_steps if name.removeprefix("suite ") in ENGINE_STEPS and name in kind] == \
             [f"suite {name}" for name in ENGINE_STEPS if f"suite {name}" in kind]
     assert {f"suite {name}" for name in ENGINE_STEPS} <= set(engine_steps)
     assert all(name.startswith("suite ") for name in engine_steps)
     assert names.index("engine mutants") + 1 == names.index("census sample") == \
-        next(i for i, step in enumerate(steps()) if step.beside) + 1
-    assert len({step.env for step in steps()}) == len(names)
+        next(i for i, step in enumerate(ordered) if step.beside) + 1
+    assert len({step.env for step in ordered}) == len(names)
 
 
 def test_the_unit_tests_leave_out_exactly_what_the_engine_steps_run():

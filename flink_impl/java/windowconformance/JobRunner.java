@@ -63,8 +63,8 @@ final class JobRunner {
 
     /**
      * Runs the cases, at most {@code branchesPerJob} to a job, each job while its cases go on ending (one at least in
-     * every timeout, {@link #resultWhileSettling}); a job holds cases in
-     * their order, and only cases whose jobs need the same watermark interval ({@link Api#watermarkInterval}).
+     * every timeout, {@link #resultWhileSettling}); a job holds cases in their order, and only cases whose jobs need
+     * the same watermark interval ({@link Api#watermarkInterval}).
      */
     void run(List<CaseRun> runs, int branchesPerJob, long timeoutSeconds) throws Exception {
         this.branchesPerJob = branchesPerJob;
