@@ -154,7 +154,7 @@ def steps() -> list[Step]:
         # (CPU 1,167 s in 892 s), the rest waiting on JVMs, jobs and timeouts. The slowest tests are listed, so that a
         # slow one is seen.
         Step(UNIT_TESTS, "tests", "unit tests of every package, the case files, the report in a browser",
-             ((*PYTEST, "tests", "-n", "3", "--durations=25", "-m", f"not {ENGINE_SUITE}"),),
+             ((*PYTEST, "tests", "-n", "3", "--dist", "loadgroup", "--durations=25", "-m", f"not {ENGINE_SUITE}"),),
              _parts(list(engines().values())), takes_arguments=True),
         *(step for step in engine_steps if not step.beside),
         Step("engine mutants", "mutation-engines",
