@@ -16,7 +16,7 @@ def flink_observed(request: pytest.FixtureRequest) -> dict:
 
 
 #: The JVMs the unit tests start, each named by a word that the id of every test that may start one has (its file's
-#: name, its own or its parameters'): a Spark session, Flink's runners.
+#: name, its own or its parameters'): a Spark session, Flink's runners. A test that names both goes with the first.
 JVMS = ("spark", "flink")
 
 
