@@ -23,17 +23,28 @@ JVMS = ("spark", "flink")
 @pytest.hookimpl(optionalhook=True)  # a pytest without xdist (`-p no:xdist`) has no such hook
 def pytest_xdist_make_scheduler(config: pytest.Config, log):
     """With `--dist loadgroup` (`./dev test`'s unit tests): the tests that may start a JVM of a kind run on one worker,
-    whole, and the others one at a time wherever a worker is free (`LoadScopeScheduling` with a scope a kind of JVM;
-    the largest scopes are sent first). A kind's JVMs then start and warm up once instead of once a worker: with
-    three workers each starting a Spark session and Flink's runners, Spark's JVMs took about 700 of the unit tests'
-    3,100 CPU-seconds and Flink's 470 (a session's start and first jobs about 55). (xdist's own `loadgroup` groups by
-    a mark it writes into the item's id, which pytest 9 no longer reads.)"""
+    whole, sent before anything else, and the others a module at a time wherever a worker is free
+    (`LoadScopeScheduling` with a scope a kind of JVM or a module; the largest modules are sent first).
+
+    A kind's JVMs then start and warm up once instead of once a worker: with three workers each starting a Spark
+    session and Flink's runners, Spark's JVMs took about 700 of the unit tests' 3,100 CPU-seconds and Flink's 470 (a
+    session's start and first jobs about 55). A module's cached runs (`functools.cache`, module fixtures: a run of the
+    whole suite, an installation) are made once, not once for each worker its tests went to: test by test, the
+    README's walkthrough (84 CPU-seconds) ran on two workers. (xdist's own `loadgroup` groups by a mark it writes into
+    the item's id, which pytest 9 no longer reads.)"""
     if config.getoption("dist") != "loadgroup":
         return None
     from xdist.scheduler import LoadScopeScheduling
 
-    class ByJvm(LoadScopeScheduling):
+    class ByJvmOrModule(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            return next((jvm for jvm in JVMS if jvm in nodeid.lower()), nodeid)
+            return next((jvm for jvm in JVMS if jvm in nodeid.lower()), nodeid.split("::", 1)[0])
 
-    return ByJvm(config, log)
+        def _assign_work_unit(self, node) -> None:
+            # The JVM kinds' chains of tests are the longest: they start first, whatever their size.
+            for jvm in reversed(JVMS):
+                if jvm in self.workqueue:
+                    self.workqueue.move_to_end(jvm, last=False)
+            super()._assign_work_unit(node)
+
+    return ByJvmOrModule(config, log)

@@ -159,26 +159,29 @@ def test_under_dev_test_the_suites_share_their_drawing_and_a_suite_that_replays_
     assert "--window-recordings" not in tox_ini()
 
 
-def test_the_unit_tests_that_may_start_a_jvm_of_a_kind_run_on_one_worker(tmp_path):
+def test_the_unit_tests_that_may_start_a_jvm_of_a_kind_run_on_one_worker_and_the_others_a_module_at_a_time(tmp_path):
     """`tests/conftest.py`'s scheduler: with `--dist loadgroup`, every test whose id says `spark` runs on one worker,
-    every one that says `flink` on one worker, and the others wherever a worker is free."""
+    every one that says `flink` on one worker, and the others on one worker a module."""
     conftest = (ROOT / "tests" / "conftest.py").read_text(encoding="utf-8")
     (tmp_path / "conftest.py").write_text(conftest, encoding="utf-8")
-    names = [f"test_{kind}_{i}" for kind in ("spark", "flink", "plain") for i in range(4)] + ["test_x[spark-live]"]
-    (tmp_path / "test_kinds.py").write_text(
-        "import os, pathlib, time\nimport pytest\n\n"
-        "def ran(name):\n"
-        "    time.sleep(0.05)\n"
-        "    with open(pathlib.Path(__file__).parent / 'workers.txt', 'a') as out:\n"
-        "        out.write(f\"{name} {os.environ['PYTEST_XDIST_WORKER']}\\n\")\n\n"
-        + "".join(f"def {name}():\n    ran('{name}')\n\n" for name in names if "[" not in name)
-        + "@pytest.mark.parametrize('impl', ['spark-live'])\ndef test_x(impl):\n    ran('test_x[spark-live]')\n",
-        encoding="utf-8")
+    ran = ("import os, pathlib, time\nimport pytest\n\n"
+           "def ran(name):\n"
+           "    time.sleep(0.05)\n"
+           "    with open(pathlib.Path(__file__).parent / 'workers.txt', 'a') as out:\n"
+           "        out.write(f\"{name} {os.environ['PYTEST_XDIST_WORKER']}\\n\")\n\n")
+    modules = {"kinds": [f"test_{kind}_{i}" for kind in ("spark", "flink", "plain") for i in range(4)],
+               **{f"plain{m}": [f"test_plain{m}_{i}" for i in range(4)] for m in range(3)}}
+    for module, names in modules.items():
+        (tmp_path / f"test_{module}.py").write_text(
+            ran + "".join(f"def {name}():\n    ran('{name}')\n\n" for name in names)
+            + ("@pytest.mark.parametrize('impl', ['spark-live'])\ndef test_x(impl):\n    ran('test_x[spark-live]')\n"
+               if module == "kinds" else ""), encoding="utf-8")
     done = subprocess.run([sys.executable, "-m", "pytest", "-n", "2", "--dist", "loadgroup", "-q", "-p",
                            "no:cacheprovider", str(tmp_path)], cwd=tmp_path, capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     worker = dict(line.split() for line in (tmp_path / "workers.txt").read_text(encoding="utf-8").splitlines())
-    assert sorted(worker) == sorted(names)
-    for kind in ("spark", "flink"):
+    assert sorted(worker) == sorted([*(name for names in modules.values() for name in names), "test_x[spark-live]"])
+    for kind in ("spark", "flink", *(f"plain{m}_" for m in range(3)), "plain_"):
         assert len({w for name, w in worker.items() if kind in name}) == 1, (kind, worker)
+    assert len(set(worker.values())) == 2, worker
