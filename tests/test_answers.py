@@ -25,11 +25,21 @@ def firing(**changes) -> Firing:
     (Observation(dropped=(LateRecord(key="a", value=1, ts=None, at=0),)), "run(cases)[0].dropped[0].ts: must be an "
                                                                           "int, not NoneType None"),
     (Observation(watermarks=(InputWatermark(watermark=5, at="0"),)), "run(cases)[0].watermarks[0].at: must be an int"),
+    (Observation(watermarks=(InputWatermark(watermark=5.0, at=0),)),
+     "run(cases)[0].watermarks[0].watermark: must be an int, not float 5.0"),
+    (Observation(firings=(firing(key=1),)), "run(cases)[0].firings[0].key: must be a str, not int 1"),
+    (Observation(late=(LateRecord(key="a", value="1", ts=1, at=0),)), "run(cases)[0].late[0].value: must be an int"),
+    ([], "run(cases)[0]: must be an Observation, not list []"),
 ])
 def test_the_first_field_of_the_wrong_type_is_named_by_its_path(observation, said):
     with pytest.raises(ImplementationFailure) as failure:
         checked_observations([observation])
     assert said in str(failure.value)
+
+
+def test_a_position_free_answer_may_leave_its_firings_watermarks_out():
+    answer = [Observation(firings=(firing(at=None, watermark=None),))]
+    assert checked_observations(answer, position_free=True) == answer
 
 
 def test_a_position_free_answer_names_a_position_it_should_not_have():

@@ -12,8 +12,6 @@ caller's rule: too few or too many for the cases breaks the interface for those 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from window_contract.implementation import ImplementationFailure
 from window_contract.observation import (
     Error,
@@ -35,38 +33,31 @@ def checked_observations(answer: object, position_free: bool = False) -> list[Ob
     if not isinstance(answer, list | tuple):
         raise ImplementationFailure(f"run returned {_described(answer)}, not a list of observations")
     for i, observation in enumerate(answer):
-        problem = next(_problems(observation, f"run(cases)[{i}]", position_free), None)
+        problem = _problem(observation, f"run(cases)[{i}]", position_free)
         if problem:
             raise ImplementationFailure(f"run's answer is not made of observations: {problem}")
     return list(answer)
 
 
-def _problems(o: object, path: str, position_free: bool) -> Iterator[str]:
-    """What is of the wrong type in the observation `o` at `path`, each as `path: must be ..., not ...`."""
+def _problem(o: object, path: str, position_free: bool) -> str | None:
+    """The first thing of the wrong type in the observation `o` at `path`, as `path: must be ..., not ...`, or None.
+    An answer may hold hundreds of thousands of items, each checked field by field: a check is a plain test of a
+    type, and a problem is put into words only when there is one."""
     if not isinstance(o, Observation):
-        yield f"{path}: must be an Observation, not {_described(o)}"
-        return
+        return f"{path}: must be an Observation, not {_described(o)}"
     check = _Types(position_free)
-    for name, kind in (("firings", Firing), ("late", LateRecord), ("dropped", LateRecord)):
-        for j, item in enumerate(getattr(o, name)):
-            yield from check.item(item, kind, (path, name, j))
-    for j, received in enumerate(o.watermarks or ()):
-        yield from check.item(received, InputWatermark, (path, "watermarks", j))
+    for name, kind in (("firings", Firing), ("late", LateRecord), ("dropped", LateRecord),
+                       ("watermarks", InputWatermark)):
+        for j, item in enumerate(getattr(o, name) or ()):
+            problem = check.item(item, kind)
+            if problem is not None:
+                return f"{path}.{name}[{j}]{problem}"
     if o.error is not None:
         if not isinstance(o.error, Error):
-            yield f"{path}.error: must be an Error or None, not {_described(o.error)}"
-        elif o.error.kind not in ERROR_KINDS or not isinstance(o.error.message, str):
-            yield f"{path}.error: must be an Error of kind {' or '.join(ERROR_KINDS)} with a str message"
-
-
-#: Where an item of an observation is: the observation's path, the part and the index (`run(cases)[0].firings[3]`),
-#: put into words only for a problem, since an answer may hold hundreds of thousands of items.
-Place = tuple[str, str, int]
-
-
-def _where(place: Place, field: str = "", index: int | None = None) -> str:
-    path, part, j = place
-    return f"{path}.{part}[{j}]{field}" + ("" if index is None else f"[{index}]")
+            return f"{path}.error: must be an Error or None, not {_described(o.error)}"
+        if o.error.kind not in ERROR_KINDS or not isinstance(o.error.message, str):
+            return f"{path}.error: must be an Error of kind {' or '.join(ERROR_KINDS)} with a str message"
+    return None
 
 
 class _Types:
@@ -75,42 +66,49 @@ class _Types:
     def __init__(self, position_free: bool) -> None:
         self.position_free = position_free
 
-    def item(self, item: object, kind: type, place: Place) -> Iterator[str]:
+    def item(self, item: object, kind: type) -> str | None:
+        """The first field of `item` of the wrong type, as `.field: must be ..., not ...` (`: ...` for the item
+        itself), or None."""
         if type(item) is not kind:
-            yield f"{_where(place)}: must be a {kind.__name__}, not {_described(item)}"
-            return
-        yield from self.position(item.at, place)
-        if kind is Firing:
-            yield from _integer(item.timestamp, place, ".timestamp")
-            for k, value in enumerate(item.values):
-                yield from _integer(value, place, ".values", k)
-            if not (self.position_free and item.watermark is None):
-                yield from _integer(item.watermark, place, ".watermark")
-            if not (type(item.window) is GlobalWindow or type(item.window) is TimeWindow):
-                yield f"{_where(place, '.window')}: must be a TimeWindow or GlobalWindow, not {_described(item.window)}"
-            elif type(item.window) is TimeWindow:
-                yield from _integer(item.window.start, place, ".window.start")
-                yield from _integer(item.window.end, place, ".window.end")
-        if kind is InputWatermark:
-            yield from _integer(item.watermark, place, ".watermark")
-        else:
-            if type(item.key) is not str:
-                yield f"{_where(place, '.key')}: must be a str, not {_described(item.key)}"
-        if kind is LateRecord:
-            yield from _integer(item.value, place, ".value")
-            yield from _integer(item.ts, place, ".ts")
-
-    def position(self, at: object, place: Place) -> Iterator[str]:
+            return f": must be a {kind.__name__}, not {_described(item)}"
         if self.position_free:
-            if at is not None:
-                yield f"{_where(place, '.at')}: must be None: the implementation is position-free, not {_described(at)}"
-        else:
-            yield from _integer(at, place, ".at")
+            if item.at is not None:
+                return f".at: must be None: the implementation is position-free, not {_described(item.at)}"
+        elif type(item.at) is not int:
+            return _not_an_int(".at", item.at)
+        if kind is Firing:
+            return self.firing(item)
+        if kind is InputWatermark:
+            return None if type(item.watermark) is int else _not_an_int(".watermark", item.watermark)
+        if type(item.key) is not str:
+            return f".key: must be a str, not {_described(item.key)}"
+        for field in ("value", "ts"):
+            if type(getattr(item, field)) is not int:
+                return _not_an_int(f".{field}", getattr(item, field))
+        return None
+
+    def firing(self, item: Firing) -> str | None:
+        if type(item.timestamp) is not int:
+            return _not_an_int(".timestamp", item.timestamp)
+        for k, value in enumerate(item.values):
+            if type(value) is not int:
+                return _not_an_int(f".values[{k}]", value)
+        if type(item.watermark) is not int and not (self.position_free and item.watermark is None):
+            return _not_an_int(".watermark", item.watermark)
+        window = item.window
+        if type(window) is TimeWindow:
+            for field in ("start", "end"):
+                if type(getattr(window, field)) is not int:
+                    return _not_an_int(f".window.{field}", getattr(window, field))
+        elif type(window) is not GlobalWindow:
+            return f".window: must be a TimeWindow or GlobalWindow, not {_described(window)}"
+        if type(item.key) is not str:
+            return f".key: must be a str, not {_described(item.key)}"
+        return None
 
 
-def _integer(value: object, place: Place, field: str, index: int | None = None) -> Iterator[str]:
-    if type(value) is not int:
-        yield f"{_where(place, field, index)}: must be an int, not {_described(value)}"
+def _not_an_int(field: str, value: object) -> str:
+    return f"{field}: must be an int, not {_described(value)}"
 
 
 def _described(value: object) -> str:
