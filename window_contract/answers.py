@@ -80,12 +80,7 @@ class _Types:
             return self.firing(item)
         if kind is InputWatermark:
             return None if type(item.watermark) is int else _not_an_int(".watermark", item.watermark)
-        if type(item.key) is not str:
-            return f".key: must be a str, not {_described(item.key)}"
-        for field in ("value", "ts"):
-            if type(getattr(item, field)) is not int:
-                return _not_an_int(f".{field}", getattr(item, field))
-        return None
+        return _not_a_str(".key", item.key) or _first_not_an_int(item, "", ("value", "ts"))
 
     def firing(self, item: Firing) -> str | None:
         if type(item.timestamp) is not int:
@@ -97,18 +92,28 @@ class _Types:
             return _not_an_int(".watermark", item.watermark)
         window = item.window
         if type(window) is TimeWindow:
-            for field in ("start", "end"):
-                if type(getattr(window, field)) is not int:
-                    return _not_an_int(f".window.{field}", getattr(window, field))
+            problem = _first_not_an_int(window, ".window", ("start", "end"))
+            if problem is not None:
+                return problem
         elif type(window) is not GlobalWindow:
             return f".window: must be a TimeWindow or GlobalWindow, not {_described(window)}"
-        if type(item.key) is not str:
-            return f".key: must be a str, not {_described(item.key)}"
-        return None
+        return _not_a_str(".key", item.key)
 
 
 def _not_an_int(field: str, value: object) -> str:
     return f"{field}: must be an int, not {_described(value)}"
+
+
+def _first_not_an_int(item: object, prefix: str, fields: tuple[str, ...]) -> str | None:
+    """The first of `item`'s `fields` that is not an int, named after `prefix`, or None."""
+    for field in fields:
+        if type(getattr(item, field)) is not int:
+            return _not_an_int(f"{prefix}.{field}", getattr(item, field))
+    return None
+
+
+def _not_a_str(field: str, value: object) -> str | None:
+    return None if type(value) is str else f"{field}: must be a str, not {_described(value)}"
 
 
 def _described(value: object) -> str:
