@@ -40,8 +40,9 @@ class Limits:
     #: Cases per Flink job: a job costs about 0.1 s to start, a case some milliseconds more; after
     #: a failure (or a case that does not end) the job's remaining cases run again.
     branches_per_job: int = 128
-    #: A job in which no case has ended for this long is replaying a case that does not end (Flink would go on). The
-    #: timeout is on progress, not on the whole job: a long job on a slow machine ends its cases one after the other.
+    #: A job in which no case has ended while the runner spent this many seconds of CPU is replaying a case that does
+    #: not end (Flink would go on). The timeout is on progress, not on the whole job (a long job on a slow machine ends
+    #: its cases one after the other), and in CPU, not the wall's time (a job the machine gives no CPU spends none).
     job_timeout_seconds: int = 30
     #: The outputs one key may emit before the case stops (the contract's `OUTPUT_LIMIT`, `TOO_MANY_OUTPUTS`).
     output_limit: int = OUTPUT_LIMIT

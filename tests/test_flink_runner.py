@@ -8,6 +8,7 @@ import re
 import shlex
 import signal
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -117,6 +118,33 @@ def test_a_job_that_keeps_ending_cases_is_not_cut_however_long_it_runs() -> None
     observations = flink.run([burst] * 16)
     assert time.monotonic() - start > 2 * limits.job_timeout_seconds, "the job must outlast its timeout to show this"
     assert observations == [Observation(firings=(Firing(1, "a", GlobalWindow(), LONG_MAX, (1,), 1_000_000),))] * 16
+
+
+def test_a_job_the_machine_stops_for_longer_than_its_timeout_is_not_cut() -> None:
+    """The job's timeout counts the runner's CPU, not the wall's time (`JobRunner.resultWhileSettling`): a runner the
+    machine stops (SIGSTOP) for 8 s in the middle of a case, more than its timeout of 5 s, spends nothing meanwhile,
+    and every case ends. On the wall's time, the case it was replaying never ended."""
+    burst = Case(window=global_window(), trigger=PurgingTrigger(ContinuousEventTimeTrigger(1)),
+                 events=[record("a", 1, 0), watermark(1_000_000)], end_of_input=False)
+    limits = Limits(job_timeout_seconds=5)
+    flink = FlinkImplementation(limits)
+    flink.run([OK_COUNT])  # the runner's JVM started, so that the stop falls in the job
+    jvm = flink._runner.peer.popen.pid
+
+    def stop_for_a_while() -> None:
+        time.sleep(1)
+        os.kill(jvm, signal.SIGSTOP)
+        time.sleep(8)
+        os.kill(jvm, signal.SIGCONT)
+
+    stopper = threading.Thread(target=stop_for_a_while)
+    start = time.monotonic()
+    stopper.start()
+    observations = flink.run([burst] * 8)
+    took = time.monotonic() - start
+    stopper.join()
+    assert took > 9, "the runner must be stopped while its job runs to show this"
+    assert observations == [Observation(firings=(Firing(1, "a", GlobalWindow(), LONG_MAX, (1,), 1_000_000),))] * 8
 
 
 #: The features only Flink SQL's table runtime has.

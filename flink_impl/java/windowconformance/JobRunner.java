@@ -1,5 +1,6 @@
 package windowconformance;
 
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -28,8 +29,8 @@ import org.apache.flink.streaming.api.graph.StreamGraph;
  * <p>Some cases never end in Flink either (a ContinuousEventTimeTrigger on the global window at the
  * end of input whose fire times wrap past Long.MAX_VALUE, over a purged window: it emits nothing, so the
  * output limit never stops it), and some take longer than the timeout to end (a billion timers). A job
- * in which no case ends for a whole timeout is abandoned: the case it was replaying gets the contract's
- * NEVER_ENDS (which is this runner's limit, not Flink's answer, for a burst that would end). Its thread
+ * in which no case ends while the runner spends a whole timeout of CPU is abandoned: the case it was replaying gets
+ * the contract's NEVER_ENDS (which is this runner's limit, not Flink's answer, for a burst that would end). Its thread
  * need not stop (Flink's timer loop checks for cancellation, a loop in user code does not), so the
  * MiniCluster is spent ({@link #spent()}) and the cases not yet replayed must run again in a fresh runner.
  *
@@ -42,6 +43,9 @@ import org.apache.flink.streaming.api.graph.StreamGraph;
 final class JobRunner {
     /** How often a running job's cases are looked at: the job's result comes as soon as it is there. */
     private static final long SETTLED_POLL_MILLIS = 200;
+    /** The runner's own CPU time, every thread of its JVM: what a case that never ends goes on spending. */
+    private static final com.sun.management.OperatingSystemMXBean PROCESS =
+            (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
     private final MiniCluster cluster;
     private final Configuration jobConfiguration;
@@ -128,15 +132,19 @@ final class JobRunner {
     }
 
     /**
-     * The job's result, or null once a whole timeout has passed since the job began or since one of its cases last
-     * settled ({@link #complete}): a job that keeps settling cases is making progress, however slow the machine and
-     * however many its cases; one that settles none is replaying a case that does not end. (A timeout on the whole
-     * job told a correct case late in a long job, at a slow hour, that it never ends.)
+     * The job's result, or null once the runner has spent a whole timeout of CPU since the job began or since one of
+     * its cases last settled ({@link #complete}): a job that keeps settling cases is making progress, however slow the
+     * machine and however many its cases; one that settles none while it computes is replaying a case that does not
+     * end. CPU, not the wall's time: a job the machine gives no CPU (busy with other work, or stalled) spends none, and
+     * is not replaying a case that never ends. (On a CI machine, two jobs of cases that end in milliseconds once
+     * settled none for the 30 s of a timeout on the wall's time, a minute apart; a timeout on the whole job had told a
+     * correct case late in a long job, at a slow hour, that it never ends.) A job that hangs without computing is
+     * left to the suite's deadline on the request.
      */
     private JobResult resultWhileSettling(JobID job, List<CaseRun> running) throws Exception {
         CompletableFuture<JobResult> result = cluster.requestJobResult(job);
         long settled = 0;
-        long since = System.nanoTime();
+        long since = cpuNanos();
         while (true) {
             try {
                 return result.get(SETTLED_POLL_MILLIS, TimeUnit.MILLISECONDS);
@@ -144,12 +152,21 @@ final class JobRunner {
                 long now = running.stream().filter(this::complete).count();
                 if (now > settled) {
                     settled = now;
-                    since = System.nanoTime();
-                } else if (System.nanoTime() - since >= TimeUnit.SECONDS.toNanos(timeoutSeconds)) {
+                    since = cpuNanos();
+                } else if (cpuNanos() - since >= TimeUnit.SECONDS.toNanos(timeoutSeconds)) {
                     return null;
                 }
             }
         }
+    }
+
+    /** The CPU time the runner's JVM has spent, in nanoseconds (Linux and HotSpot report it; -1 where not). */
+    private static long cpuNanos() {
+        long nanos = PROCESS.getProcessCpuTime();
+        if (nanos < 0) {
+            throw new IllegalStateException("this JVM does not report its process CPU time, which the job timeout counts");
+        }
+        return nanos;
     }
 
     /** False if Flink rejects the case's specification: then it is an invalid_spec case, not a branch. */
@@ -243,7 +260,7 @@ final class JobRunner {
             }
         }
         // The runner's stderr ends the suite's message when a request makes no progress (every case to run again).
-        System.err.println("windowconformance: no case of a job ended in its timeout of " + timeoutSeconds + " s; "
+        System.err.println("windowconformance: no case of a job ended in its timeout of " + timeoutSeconds + " s of CPU; "
                 + again + " of its " + running.size() + " cases had not all their outputs: they are left to run again");
         cluster.cancelJob(job);
     }
