@@ -83,6 +83,12 @@ class Step:
     beside: bool = False
 
 
+#: The variable that keeps Python from writing its bytecode caches, which `./dev test` takes out of its steps'
+#: environment (CI's machines set it): each pytest process would compile again every module it imports and rewrite
+#: the asserts of every module of a pytest plug-in's distribution (Hypothesis's, this project's), 2.5 CPU-s a process
+#: before its first test (a collection of the suite: 3.9 -> 1.4 CPU-s; `benchmarks/README.md`), and the run starts
+#: hundreds (a mutant each, the unit tests' runs of the suite).
+NO_BYTECODE = "PYTHONDONTWRITEBYTECODE"
 #: The step `./dev test`'s arguments go to (pytest's, as `./dev test -k x`).
 UNIT_TESTS = "unit tests"
 #: How many `beside` steps run at a time: one a core of the CI machine.
@@ -182,8 +188,9 @@ def run(arguments: list[str]) -> int:
     """Run every step with this interpreter, `arguments` passed to the unit tests' pytest; stop at the first that
     fails, with its exit status (the `beside` steps already running end first). Each step's line gives its wall
     time and its processes' CPU time: a step whose CPU time is far below twice its wall time waits (on JVMs, jobs,
-    timeouts), one near it is bound by the cores."""
+    timeouts), one near it is bound by the cores. The steps write Python's bytecode caches (`NO_BYTECODE`)."""
     os.environ.setdefault("HYPOTHESIS_PROFILE", "ci")
+    os.environ.pop(NO_BYTECODE, None)
     start, failed = time.monotonic(), threading.Event()
     with tempfile.TemporaryDirectory(prefix="dev-test-recordings-") as recordings:
         for group in _groups(steps()):

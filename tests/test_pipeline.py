@@ -136,6 +136,17 @@ def test_steps_beside_each_other_run_at_once_and_a_failure_stops_those_not_start
     assert not (tmp_path / "after").exists() and not (tmp_path / "last").exists()
 
 
+def test_the_steps_write_pythons_bytecode_caches_whatever_the_environment_says(tmp_path, monkeypatch):
+    """A machine whose environment tells Python not to write bytecode (CI's did) would have every pytest process of the
+    run compile and rewrite its modules again: the steps run without `PYTHONDONTWRITEBYTECODE`."""
+    monkeypatch.setenv(pipeline.NO_BYTECODE, "1")
+    seen = tmp_path / "seen"
+    monkeypatch.setattr(pipeline, "steps", lambda: [
+        _python_step("writes", f"import sys; open({str(seen)!r}, 'w').write(str(sys.dont_write_bytecode))")])
+    assert pipeline.run([]) == 0
+    assert seen.read_text() == "False"
+
+
 def test_under_dev_test_the_suites_share_their_drawing_and_a_suite_that_replays_all_of_it_runs_in_one_process():
     """The reference's step draws each test and writes its recording; a later suite of the reference's features finds
     every one and draws none, in one process (one fetch of every test's cases); a suite of other features draws its
