@@ -84,7 +84,7 @@ class Step:
 
 
 #: The variable that keeps Python from writing its bytecode caches, which `./dev test` takes out of its steps'
-#: environment (CI's machines set it): each pytest process would compile again every module it imports and rewrite
+#: environment (the machines here set it): each pytest process would compile again every module it imports and rewrite
 #: the asserts of every module of a pytest plug-in's distribution (Hypothesis's, this project's), 2.5 CPU-s a process
 #: before its first test (a collection of the suite: 3.9 -> 1.4 CPU-s; `benchmarks/README.md`), and the run starts
 #: hundreds (a mutant each, the unit tests' runs of the suite).

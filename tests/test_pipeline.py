@@ -137,8 +137,8 @@ def test_steps_beside_each_other_run_at_once_and_a_failure_stops_those_not_start
 
 
 def test_the_steps_write_pythons_bytecode_caches_whatever_the_environment_says(tmp_path, monkeypatch):
-    """A machine whose environment tells Python not to write bytecode (CI's did) would have every pytest process of the
-    run compile and rewrite its modules again: the steps run without `PYTHONDONTWRITEBYTECODE`."""
+    """A machine whose environment tells Python not to write bytecode (those here do) would have every pytest process
+    of the run compile and rewrite its modules again: the steps run without `PYTHONDONTWRITEBYTECODE`."""
     monkeypatch.setenv(pipeline.NO_BYTECODE, "1")
     seen = tmp_path / "seen"
     monkeypatch.setattr(pipeline, "steps", lambda: [
