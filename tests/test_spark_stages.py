@@ -144,14 +144,22 @@ def test_cleanup_time_saturates(spark):
 
 # --- relational stages --------------------------------------------------------------------------
 
-def _case_events(spark, rows, window, lateness, side_output=True):
-    """The events `rows` (`at, kind, key, value, ts`) of case 0 with its window parameters on every row, as the
+#: The pipeline's events: a case's window parameters on every row (`_case_rows`).
+_EVENTS_SCHEMA = ("case_id long, at long, kind byte, key string, value long, ts long, "
+                  "size long, slide long, step long, offset long, lateness long, side_output boolean")
+
+
+def _case_rows(rows, window, lateness, side_output=True, case_id=0):
+    """The events `rows` (`at, kind, key, value, ts`) of case `case_id` with its window parameters on every row, as the
     pipeline's events carry them: in the data, not as literals, so that every test's plan is the same code,
     compiled once (Spark compiles a plan's literals into its code)."""
     params = {**R.window_parameters(window), "lateness": lateness}
-    schema = ("case_id long, at long, kind byte, key string, value long, ts long, "
-              + ", ".join(f"{name} long" for name in params) + ", side_output boolean")
-    return spark.createDataFrame([(0, *row, *params.values(), side_output) for row in rows], schema)
+    return [(case_id, *row, *params.values(), side_output) for row in rows]
+
+
+def _case_events(spark, rows, window, lateness, side_output=True):
+    """`_case_rows` of case 0 as the pipeline's events."""
+    return spark.createDataFrame(_case_rows(rows, window, lateness, side_output), _EVENTS_SCHEMA)
 
 
 def _events(spark, rows, lateness=0, side_output=True, size=10, slide=10, offset=0):
@@ -179,6 +187,12 @@ def _outputs(events, gaps=True):
     out = R.relational_outputs(events).outputs.collect()
     if not gaps:  # windows without gaps between them: the plan that leaves out their lookup, the same outputs
         assert sorted(map(tuple, R.relational_outputs(events, gaps=False).outputs.collect())) == sorted(map(tuple, out))
+    return _shaped(out)
+
+
+def _shaped(out):
+    """Output rows as the tests compare them: the firings `(at, window start, values, watermark)` in order, and the
+    late and dropped records `(at, kind, value)`."""
     return ([(r.at, r.window_start, r.values, r.watermark) for r in sorted(out, key=lambda r: (r.at, r.window_start))
              if r.kind == "firing"],
             sorted((r.at, r.kind, r.value) for r in out if r.kind != "firing"))
@@ -218,53 +232,76 @@ _EDGES = [("r", -7), ("r", -2), ("w", -4), ("r", -6), ("r", -9), ("w", 0), ("r",
           ("r", -5), ("r", 2), ("r", -11), ("w", 8), ("r", 0), ("r", 6), ("r", 3)]
 
 
-def _relational_and_replayed(spark, window, lateness, edges):
-    """`_outputs` of the relational pipeline on one key's `edges` (("r", ts) a record of value its arrival, ("w", t)
-    a watermark; the end of input after them) and the same of the per-key replay: both with the side output."""
-    events = [(at, RECORD, at, ts) if kind == "r" else (at, WATERMARK, None, ts)
-              for at, (kind, ts) in enumerate(edges)] + [(len(edges), WATERMARK, None, LONG_MAX)]
-    case = Case(window=window, allowed_lateness=lateness, late_side_output=True, events=[record("a", 0, ts=0)])
-    replayed = simulate(operator_spec(case), "a", events)
-    got = _outputs(_case_events(spark, [(at, kind, "a" if kind == RECORD else None, value, ts)
-                                        for at, kind, value, ts in events], window, lateness))
-    want = ([(f.at, f.window.start, list(f.values), f.watermark)
-             for f in sorted(replayed.firings, key=lambda f: (f.at, f.window.start))],
-            sorted((r.at, "late", r.value) for r in replayed.late))
-    return got, want, replayed
+def _relational_and_replayed(spark, runs):
+    """For each `(window, lateness, edges)` of `runs` (one key's `edges`, in arrival order: ("r", ts) a record of value
+    its arrival, ("w", t) a watermark; the end of input after them), `_outputs` of the relational pipeline and the
+    same of the per-key replay, both with the side output, and the replay's observation. The runs are the cases of one
+    batch, as the pipeline runs a request's: one job for all."""
+    rows, replays = [], []
+    for case_id, (window, lateness, edges) in enumerate(runs):
+        events = [(at, RECORD, at, ts) if kind == "r" else (at, WATERMARK, None, ts)
+                  for at, (kind, ts) in enumerate(edges)] + [(len(edges), WATERMARK, None, LONG_MAX)]
+        case = Case(window=window, allowed_lateness=lateness, late_side_output=True, events=[record("a", 0, ts=0)])
+        replays.append(simulate(operator_spec(case), "a", events))
+        rows += _case_rows([(at, kind, "a" if kind == RECORD else None, value, ts) for at, kind, value, ts in events],
+                           window, lateness, case_id=case_id)
+    out = R.relational_outputs(spark.createDataFrame(rows, _EVENTS_SCHEMA)).outputs.collect()
+    return [(_shaped([r for r in out if r.case_id == case_id]),
+             ([(f.at, f.window.start, list(f.values), f.watermark)
+               for f in sorted(replayed.firings, key=lambda f: (f.at, f.window.start))],
+              sorted((r.at, "late", r.value) for r in replayed.late)),
+             replayed) for case_id, replayed in enumerate(replays)]
 
 
-@pytest.mark.parametrize("window", [sliding(10, 4, 1), sliding(7, 3, -2), sliding(3, 5, -2), sliding(9, 3, 2),
-                                    tumbling(7, -3), cumulative(3, 9, 2), cumulative(2, 8, -5)], ids=str)
+_BUCKET_WINDOWS = [sliding(10, 4, 1), sliding(7, 3, -2), sliding(3, 5, -2), sliding(9, 3, 2), tumbling(7, -3),
+                   cumulative(3, 9, 2), cumulative(2, 8, -5)]
+#: The least record time the pipeline takes, -2^62 + 1.
+_LEAST_TS = -R.SAFE_BOUND + 1
+#: A tumbling size whose bucket of `_LEAST_TS` starts below -2^62 (`test_a_bucket_starting_below_...`).
+_BELOW_SIZE = 3_122_274_243_201_427_968
+#: A sliding size and slide whose earliest window of `_LEAST_TS` starts in the bucket before its own, which would
+#: start below Long.MIN_VALUE (`test_the_bucket_before_one_starting_near_...`).
+_NEAR_MIN_SIZE, _NEAR_MIN_SLIDE = 3 * 2**60 - 1, 2**60
+
+
+@pytest.fixture(scope="module")
+def bucket_runs(spark):
+    """`_relational_and_replayed` of every run of the tests below, by name, in one job."""
+    runs = {(window, lateness): (window, lateness, _EDGES) for window in _BUCKET_WINDOWS for lateness in (0, 3)}
+    runs["below"] = (tumbling(_BELOW_SIZE, _BELOW_SIZE - 2), 0, [("r", _LEAST_TS), ("r", _LEAST_TS + 1)])
+    runs["near min"] = (sliding(_NEAR_MIN_SIZE, _NEAR_MIN_SLIDE), 0,
+                        [("r", _LEAST_TS), ("r", _LEAST_TS + 1), ("w", 0), ("r", _LEAST_TS + _NEAR_MIN_SLIDE)])
+    return dict(zip(runs, _relational_and_replayed(spark, list(runs.values())), strict=True))
+
+
+@pytest.mark.parametrize("window", _BUCKET_WINDOWS, ids=str)
 @pytest.mark.parametrize("lateness", [0, 3])
-def test_buckets_fire_what_the_per_key_replay_fires(spark, window, lateness):
+def test_buckets_fire_what_the_per_key_replay_fires(bucket_runs, window, lateness):
     # Buckets of `size` (an element in its own and, for windows starting before it, the one before), each window
     # filtered from its bucket, decide each (element, window) as the per-key replay of the same events does: sizes
     # that are multiples of the slide and not, windows with gaps, negative offsets, cumulative periods.
-    got, want, replayed = _relational_and_replayed(spark, window, lateness, _EDGES)
+    got, want, replayed = bucket_runs[window, lateness]
     assert got == want
     late_firings = [f for f in replayed.firings if f.at < len(_EDGES) and _EDGES[f.at][0] == "r"]
     assert replayed.late and (lateness == 0 or any(len(f.values) > 1 for f in late_firings))
 
 
-def test_a_bucket_starting_below_the_pipelines_times_takes_its_windows_from_its_elements(spark):
+def test_a_bucket_starting_below_the_pipelines_times_takes_its_windows_from_its_elements(bucket_runs):
     # ts -2^62 + 1 lies in the bucket (a tumbling window) starting at -6,244,548,486,402,855,938, below -2^62:
     # `getWindowStartWithOffset` of that start would compute start - offset past Long.MIN_VALUE.
-    size = 3_122_274_243_201_427_968
-    window, ts = tumbling(size, size - 2), -R.SAFE_BOUND + 1
+    size, ts = _BELOW_SIZE, _LEAST_TS
     assert window_start(ts, size - 2, size) - (size - 2) < LONG_MIN
-    got, want, _ = _relational_and_replayed(spark, window, 0, [("r", ts), ("r", ts + 1)])
+    got, want, _ = bucket_runs["below"]
     assert got == want == ([(2, window_start(ts, size - 2, size), [0, 1], LONG_MAX)], [])
 
 
-def test_the_bucket_before_one_starting_near_long_min_value_is_named_without_wrapping(spark):
+def test_the_bucket_before_one_starting_near_long_min_value_is_named_without_wrapping(bucket_runs):
     # size 3 * 2^60 - 1, slide 2^60: ts -2^62 + 1 lies in the bucket starting at -2 * size + 2 (so near -2^63 + 2^61),
     # and its earliest window starts before it, in the bucket before, which would start below Long.MIN_VALUE.
-    size, slide = 3 * 2**60 - 1, 2**60
-    ts = -R.SAFE_BOUND + 1
+    size, slide, ts = _NEAR_MIN_SIZE, _NEAR_MIN_SLIDE, _LEAST_TS
     own = window_start(ts, 0, size)
     assert own - size < LONG_MIN and min(w.start for w in assign_windows(sliding(size, slide), ts, 0)) < own
-    got, want, _ = _relational_and_replayed(spark, sliding(size, slide), 0, [("r", ts), ("r", ts + 1), ("w", 0),
-                                                                               ("r", ts + slide)])
+    got, want, _ = bucket_runs["near min"]
     assert got == want and len(got[0]) >= 3
 
 
