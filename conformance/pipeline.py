@@ -72,10 +72,11 @@ class Step:
     skip_install: bool = False
     deps: tuple[str, ...] = ()
     in_tox_env_list: bool = True
-    #: A property suite's step that shares the drawing of the tests (`docs/prefetch.md`): `draws` (each test it
-    #: claims first, writing its recording) or `replays` (an implementation with the reference's features after the
-    #: reference's step: every test's recording is there, so it draws none, in one process that fetches every
-    #: test's cases in a few calls). `./dev test` alone gives the steps their folder; tox's steps draw their own.
+    #: A step that runs the property suite and shares the drawing of its tests (`docs/prefetch.md`): `draws` (each
+    #: test it claims first, writing its recording) or `replays` (an implementation with the reference's features
+    #: after the reference's step: every test's recording is there, so it draws none; a suite's step in one process
+    #: that fetches every test's cases in a few calls). `./dev test` alone gives the steps their folder; tox's steps
+    #: draw their own.
     drawing: str | None = None
     #: It keeps about one core busy (one process, or processes holding one conversation with an engine at a time, each
     #: side waiting on the other): it runs beside the steps of this kind next to it, `BESIDE` at a time, its output
@@ -131,7 +132,7 @@ def dev_test_command(step: Step, command: tuple[str, ...], recordings: str) -> t
     `recordings`, and one that replays every test does it in one process (`drawing`)."""
     if step.drawing is None:
         return command
-    if step.drawing == "replays":
+    if step.drawing == "replays" and "-n" in command:
         workers = command.index("-n") + 1
         command = (*command[:workers], "0", *command[workers + 1:])
     return (*command, "--window-recordings", recordings)
@@ -175,7 +176,7 @@ def steps() -> list[Step]:
         Step("machine mutation sample", "mutation-machine-sample",
              "a fixed sample of the machine's mutants of reference/ (tox -e mutation-machine runs them all)",
              (("python", "-m", "conformance.mutation.machine", "--sample", "200", "--target", "0.9"),),
-             extras=("mutation",), in_tox_env_list=False),
+             extras=("mutation",), in_tox_env_list=False, drawing="replays"),
     ]
 
 

@@ -479,14 +479,14 @@ def limit_outputs_to(limit: int) -> None:
     facts.OUTPUT_LIMIT = limit
 
 
-def corpus(directory: Path | None, record: bool, profile: str) -> list[Case]:
+def corpus(directory: Path | None, record: bool, profile: str, recordings: Path | None = None) -> list[Case]:
     if directory is None:
         directory = Path(tempfile.mkdtemp(prefix="mutation-corpus-"))
     if record or not any(directory.glob("cases-*.jsonl")):
         for old in directory.glob("cases-*.jsonl"):
             old.unlink()
         started = time.monotonic()
-        record_suite_cases(directory, profile)
+        record_suite_cases(directory, profile, recordings=recordings)
         print(f"recorded the suite's cases ({profile} profile) into {directory} in "
               f"{time.monotonic() - started:.0f}s", flush=True)
     return read_corpus(directory)
@@ -498,6 +498,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", type=Path, help="the folder of recorded cases: reused when it holds some "
                                                     "(default: a new temporary folder, recorded now)")
     parser.add_argument("--record", action="store_true", help="record the corpus again even if the folder has one")
+    parser.add_argument("--window-recordings", type=Path, metavar="DIR",
+                        help="replay, while recording, the examples a run of the suite with the reference's features "
+                             "drew into this folder (./dev test gives its own): the same cases, drawn once")
     parser.add_argument("--profile", default="ci", choices=sorted(PROFILES), help="Hypothesis profile (default ci)")
     parser.add_argument("--sample", type=int, metavar="N", help="only N mutants, chosen by a hash of their key")
     parser.add_argument("--only", metavar="MODULE", help="only the mutants of this reference module or package "
@@ -509,7 +512,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     limit_outputs_to(OUTPUT_LIMIT_HERE)
-    cases = corpus(args.corpus, args.record, args.profile)
+    cases = corpus(args.corpus, args.record, args.profile, args.window_recordings)
     started = time.monotonic()
     baseline = record_baseline(cases)
     print(f"corpus: {len(baseline.cases)} cases, the reference runs them in {sum(baseline.seconds):.1f}s "

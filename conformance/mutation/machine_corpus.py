@@ -58,13 +58,17 @@ class RecordingReference:
             out.writelines(json.dumps(d) + "\n" for d in documents)
 
 
-def record_suite_cases(directory: Path, profile: str = "ci", workers: int = 2) -> None:
-    """Run the property suite against `RecordingReference` with `profile`, into `directory`."""
+def record_suite_cases(directory: Path, profile: str = "ci", workers: int = 2, recordings: Path | None = None) -> None:
+    """Run the property suite against `RecordingReference` with `profile`, into `directory`; with the `recordings`
+    folder of a run of the suite that drew its tests with the reference's features (`./dev test`'s, after the
+    reference's step: docs/prefetch.md), each test replays the examples drawn there instead of drawing them again:
+    the same examples under a derandomized profile, so the same cases."""
     directory.mkdir(parents=True, exist_ok=True)
     command = [sys.executable, "-m", "pytest", str(SUITE), "-q", "--no-header", "--tb=short",
                "-p", "no:cacheprovider", "-n", str(workers),
                "--window-impl", "conformance.mutation.machine_corpus:RecordingReference",
-               "--hypothesis-profile", profile]
+               "--hypothesis-profile", profile,
+               *(("--window-recordings", str(recordings)) if recordings is not None else ())]
     done = subprocess.run(command, cwd=ROOT, env={**os.environ, RECORD_TO: str(directory)},
                           capture_output=True, text=True)
     if done.returncode != 0:
