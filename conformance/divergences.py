@@ -45,6 +45,7 @@ words (`None` where it does not explain):
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import re
@@ -365,13 +366,20 @@ class Attribution:
 
     case: Case | JoinCase
     explained_by: tuple[str, ...] | None
-    unexplained: dict[str, Any] | None = None
+    #: Makes what is left unexplained (`unexplained`) when it is asked for: a delta costs more than finding that
+    #: nothing explains the case (the engine mutants ask whether thousands are explained, never what is left).
+    leftover: Callable[[], dict[str, Any]] | None = field(default=None, repr=False, compare=False)
     #: The cause that held on the case, in words, for the explainer among `explained_by` (none for switches).
     cause: str | None = None
 
     @property
     def agrees(self) -> bool:
         return self.explained_by == ()
+
+    @functools.cached_property
+    def unexplained(self) -> dict[str, Any] | None:
+        """What no divergence explains: the delta of the engine's observation from Flink's (`None` if explained)."""
+        return None if self.leftover is None else self.leftover()
 
     def to_json(self, label: str) -> dict[str, Any]:
         return {"case": label, "explained_by": None if self.explained_by is None else list(self.explained_by),
@@ -491,4 +499,4 @@ def attribute(case: Case | JoinCase, flink: Observation | JoinObservation, actua
                 return Attribution(case, tuple(d.id for d in chosen))
         elif cause := explainer.explainer(Difference(case, expected, actual, dialect, positions, accepted)):
             return Attribution(case, tuple(d.id for d in chosen), cause=cause)
-    return Attribution(case, None, model.delta(flink, actual))
+    return Attribution(case, None, lambda: model.delta(flink, actual))
