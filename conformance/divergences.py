@@ -198,8 +198,17 @@ def as_local_date_time(millis: int) -> int:
     return date * DAY + time
 
 
+#: Strictly within this many milliseconds of 0 a time's count of days, and the day before it, fit an `int`:
+#: `as_local_date_time` reads it back unchanged.
+DAYS_FIT = (2**31 - 1) * DAY
+
+
 def read_as_days(observation: Observation) -> Observation:
-    """`observation` with each time window's bounds read back as `as_local_date_time` reads them."""
+    """`observation` with each time window's bounds read back as `as_local_date_time` reads them (itself when no bound
+    leaves `DAYS_FIT`, as nearly none does)."""
+    if all(not isinstance(f.window, TimeWindow) or (abs(f.window.start) < DAYS_FIT and abs(f.window.end) < DAYS_FIT)
+           for f in observation.firings):
+        return observation
     return replace(observation, firings=tuple(
         replace(f, window=TimeWindow(as_local_date_time(f.window.start), as_local_date_time(f.window.end)))
         if isinstance(f.window, TimeWindow) else f for f in observation.firings))

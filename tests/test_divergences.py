@@ -18,6 +18,7 @@ from engine_pages import ROOT, about, linked_divergence_files
 
 from conformance import causes
 from conformance.divergences import (
+    DAYS_FIT,
     ENGINES,
     LIST,
     Difference,
@@ -33,13 +34,14 @@ from conformance.divergences import (
     fails,
     message,
     model_of,
+    read_as_days,
     read_divergences,
     rejects,
 )
 from conformance.manifest import engines
 from reference.dialects import FLINK, Dialect
 from reference.implementation import simulate
-from window_contract import Case, record, session, sliding, tumbling, watermark
+from window_contract import LONG_MAX, LONG_MIN, Case, record, session, sliding, tumbling, watermark
 from window_contract.case import (
     BoundedOutOfOrdernessTimestampExtractor,
     BoundedOutOfOrdernessWatermarks,
@@ -52,7 +54,7 @@ from window_contract.case import (
     Sliding,
 )
 from window_contract.facts import TOO_MANY_WINDOWS
-from window_contract.observation import Error, Observation, TimeWindow
+from window_contract.observation import Error, Firing, Observation, TimeWindow
 from window_contract.registry import load_implementation
 
 LISTED = sorted(path.parent.name for path in ENGINES.glob(f"*/{LIST}"))
@@ -579,6 +581,15 @@ def test_days_wrap_explains_window_bounds_read_back_with_an_int_count_of_days():
     assert not days_wrap()(Difference(far, flink, flink)) and not days_wrap()(Difference(CASE, simulate(CASE),
                                                                                          simulate(CASE)))
     assert as_local_date_time(-5) == -5 and as_local_date_time(2**31 * day - 1) == 2**31 * day - 1
+
+
+@pytest.mark.parametrize("start", [DAYS_FIT - 11, -DAYS_FIT + 1, DAYS_FIT, -DAYS_FIT - 10, 2**31 * 86_400_000,
+                                   -(2**31) * 86_400_000 - 1, LONG_MIN, LONG_MAX - 10])
+def test_read_as_days_reads_each_bound_as_as_local_date_time_does_on_either_side_of_where_days_fit(start):
+    """`read_as_days` leaves an observation whose bounds lie within `DAYS_FIT` as it is, without reading them."""
+    observation = Observation(firings=(Firing(1, "a", TimeWindow(start, start + 10), start + 9, (1,), 0),))
+    [firing] = read_as_days(observation).firings
+    assert firing.window == TimeWindow(as_local_date_time(start), as_local_date_time(start + 10))
 
 
 # --- the switches of Quix Streams ------------------------------------------------------------------------------
