@@ -2,17 +2,34 @@
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 
 from spark_impl import BoundedOutOfOrderness, flink_windows
 from spark_impl.implementation import SparkImplementation
 from spark_impl.session import get_session
 from window_contract import LONG_MAX, Case, record, session, sliding, watermark
+from window_contract.observation import Observation
 
 pytestmark = pytest.mark.spark
 
 RECORDS = [("a", 1, 0), ("b", 2, 3), ("a", 3, 12), ("a", 4, 1), ("b", 5, 30), ("a", 6, 2), ("a", 7, 1),
            ("b", 8, 40)]
+
+
+@functools.cache
+def bounded_out_of_orderness_case() -> Observation:
+    """`RECORDS` as a case, with the watermarks `BoundedOutOfOrderness(bound=3, every=3)` makes: after records 2 and
+    5 a watermark max(ts) - 3 - 1 (the last two records make no block of three, so no watermark follows them); its
+    observation (one Spark job for both arrivals below)."""
+    stream = []
+    for i, (k, v, ts) in enumerate(RECORDS):
+        stream.append(record(k, v, ts))
+        if i % 3 == 2:
+            stream.append(watermark(max(t for _, _, t in RECORDS[: i + 1]) - 4))
+    return SparkImplementation().run([Case(window=sliding(10, 5), allowed_lateness=2, late_side_output=True,
+                                           events=stream)])[0]
 
 
 @pytest.mark.parametrize("arrival", [lambda i: i, lambda i: 3 * i + i % 2], ids=["consecutive", "with gaps"])
@@ -23,15 +40,7 @@ def test_bounded_out_of_orderness_matches_the_case_with_those_watermarks(arrival
                                    "key string, ts long, payload string, arrival long")
     out = flink_windows(events, sliding(10, 5), allowed_lateness=2,
                         watermarks=BoundedOutOfOrderness(bound=3, every=3))
-    # The same stream as a case: after records 2 and 5 a watermark max(ts) - 3 - 1 (the last two records make
-    # no block of three, so no watermark follows them).
-    stream = []
-    for i, (k, v, ts) in enumerate(RECORDS):
-        stream.append(record(k, v, ts))
-        if i % 3 == 2:
-            stream.append(watermark(max(t for _, _, t in RECORDS[: i + 1]) - 4))
-    expected = SparkImplementation().run([Case(window=sliding(10, 5), allowed_lateness=2,
-                                               late_side_output=True, events=stream)])[0]
+    expected = bounded_out_of_orderness_case()
     assert expected.firings and expected.late  # the case exercises both outputs
     firings = out.firings.collect()
     assert sorted((r.key, r.window_start, r.window_end, tuple(r.values), r.watermark) for r in firings) == sorted(
