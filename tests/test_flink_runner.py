@@ -104,6 +104,12 @@ def test_a_case_that_loops_silently_is_stopped_by_the_timeout_and_the_rest_still
     assert len(stuck.firings) == 1  # the first firing, at the end of input, before the silent loop
 
 
+#: A million timers that emit nothing: purged at its first firing, the window is empty at every later one (about 0.5
+#: CPU-seconds in the runner).
+EMPTY_BURST = Case(window=global_window(), trigger=PurgingTrigger(ContinuousEventTimeTrigger(1)),
+                   events=[record("a", 1, 0), watermark(1_000_000)], end_of_input=False)
+
+
 def cpu_seconds(pid: int) -> float:
     """The CPU time process `pid` has spent (`/proc/<pid>/stat`: user and system, in clock ticks)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -114,15 +120,12 @@ def test_a_job_that_keeps_ending_cases_is_not_cut_however_long_it_runs() -> None
     """The job's timeout is on progress (`JobRunner.resultWhileSettling`): 24 cases of a million timers each (about
     0.5 CPU-seconds apiece) make one job that spends more than twice its timeout of 3 CPU-seconds, and every case
     ends. A timeout on the whole job told the cases after its first seconds that they never end."""
-    # Purged at its first firing, the window is empty at every later one: a million timers that emit nothing.
-    burst = Case(window=global_window(), trigger=PurgingTrigger(ContinuousEventTimeTrigger(1)),
-                 events=[record("a", 1, 0), watermark(1_000_000)], end_of_input=False)
     limits = Limits(job_timeout_seconds=3)
     flink = FlinkImplementation(limits)
     flink.run([OK_COUNT])  # the runner's JVM started, so that only the job is counted
     jvm = flink._runner.peer.popen.pid
     before = cpu_seconds(jvm)
-    observations = flink.run([burst] * 24)
+    observations = flink.run([EMPTY_BURST] * 24)
     spent = cpu_seconds(jvm) - before
     assert spent > 2 * limits.job_timeout_seconds, f"the job must outlast its timeout to show this ({spent:.1f} s)"
     assert observations == [Observation(firings=(Firing(1, "a", GlobalWindow(), LONG_MAX, (1,), 1_000_000),))] * 24
@@ -132,8 +135,6 @@ def test_a_job_the_machine_stops_for_longer_than_its_timeout_is_not_cut() -> Non
     """The job's timeout counts the runner's CPU, not the wall's time (`JobRunner.resultWhileSettling`): a runner the
     machine stops (SIGSTOP) for 8 s in the middle of a case, more than its timeout of 5 s, spends nothing meanwhile,
     and every case ends. On the wall's time, the case it was replaying never ended."""
-    burst = Case(window=global_window(), trigger=PurgingTrigger(ContinuousEventTimeTrigger(1)),
-                 events=[record("a", 1, 0), watermark(1_000_000)], end_of_input=False)
     limits = Limits(job_timeout_seconds=5)
     flink = FlinkImplementation(limits)
     flink.run([OK_COUNT])  # the runner's JVM started, so that the stop falls in the job
@@ -148,7 +149,7 @@ def test_a_job_the_machine_stops_for_longer_than_its_timeout_is_not_cut() -> Non
     stopper = threading.Thread(target=stop_for_a_while)
     start = time.monotonic()
     stopper.start()
-    observations = flink.run([burst] * 8)
+    observations = flink.run([EMPTY_BURST] * 8)
     took = time.monotonic() - start
     stopper.join()
     assert took > 9, "the runner must be stopped while its job runs to show this"

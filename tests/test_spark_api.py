@@ -19,7 +19,7 @@ RECORDS = [("a", 1, 0), ("b", 2, 3), ("a", 3, 12), ("a", 4, 1), ("b", 5, 30), ("
 
 
 @functools.cache
-def bounded_out_of_orderness_case() -> Observation:
+def bounded_out_of_orderness_observation() -> Observation:
     """`RECORDS` as a case, with the watermarks `BoundedOutOfOrderness(bound=3, every=3)` makes: after records 2 and
     5 a watermark max(ts) - 3 - 1 (the last two records make no block of three, so no watermark follows them); its
     observation (one Spark job for both arrivals below)."""
@@ -40,7 +40,7 @@ def test_bounded_out_of_orderness_matches_the_case_with_those_watermarks(arrival
                                    "key string, ts long, payload string, arrival long")
     out = flink_windows(events, sliding(10, 5), allowed_lateness=2,
                         watermarks=BoundedOutOfOrderness(bound=3, every=3))
-    expected = bounded_out_of_orderness_case()
+    expected = bounded_out_of_orderness_observation()
     assert expected.firings and expected.late  # the case exercises both outputs
     firings = out.firings.collect()
     assert sorted((r.key, r.window_start, r.window_end, tuple(r.values), r.watermark) for r in firings) == sorted(
