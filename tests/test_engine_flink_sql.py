@@ -187,11 +187,12 @@ def test_a_case_stopped_at_a_record_keeps_every_firing_before_it():
 #: A legacy `HOP` whose size is no multiple of its slide merges size / gcd(size, slide) panes at each firing: two
 #: billion here, minutes of work for each of the record's two windows, long after the replay has ended.
 SLOW = Case(window=Sliding(2_000_000_001, 2_000_000_000), events=[record("a", 1, ts=0)])
-#: Long enough for a job of two small queries to deploy and end its first on a loaded machine (the timeout counts from
-#: the job's start, then from the last case that ended), far too short for `SLOW`.
-CUT = Limits(job_timeout_seconds=30)
+#: Long enough for a job of two small queries to deploy and end its first, far too short for `SLOW`: the timeout
+#: counts the runner's CPU from the job's start, then from the last case that ended, which the load of the machine
+#: does not stretch (the first case ends after about 1 CPU-s: a timeout of 1 cut it, of 2 did not).
+CUT = Limits(job_timeout_seconds=8)
 #: Alone, `SLOW` ends no case whether the job has deployed by then or not: a short timeout stops it as surely.
-CUT_ALONE = Limits(job_timeout_seconds=10)
+CUT_ALONE = Limits(job_timeout_seconds=3)
 
 
 def test_a_case_whose_outputs_the_job_timeout_cut_is_left_to_run_again_not_answered():
@@ -215,7 +216,7 @@ def test_a_case_whose_outputs_the_job_timeout_cut_is_left_to_run_again_not_answe
 def test_a_case_the_job_timeout_cuts_alone_could_not_run():
     """Alone in its request, the cut case leaves nothing to answer: the suite reports that it could not run, with the
     runner's word for why, as it reports a hang; never a case that emitted nothing."""
-    runner_says = "no case of a job ended in its timeout of 10 s of CPU; 1 of its 1 cases"
+    runner_says = "no case of a job ended in its timeout of 3 s of CPU; 1 of its 1 cases"
     with pytest.raises(ImplementationFailure, match=f"no progress(.|\n)*{runner_says}"):
         FlinkSqlLegacyImplementation(CUT_ALONE).run([SLOW])
 
