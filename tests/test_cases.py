@@ -1,5 +1,6 @@
 """The hand-written case files in `cases/`: each loads, and the reference agrees with its `expected`;
-so do Spark and the real Flink, each on every case it supports, all files in one batch.
+so do Spark and the real Flink, each on every case it supports, all files in one batch (the suite's committed-cases
+property, in their steps of `./dev test`).
 
 `cases/window_operator_test/` holds the scenarios of Flink's own `WindowOperatorTest`, each named after
 its test method, so they run against every implementation as Flink's `WindowOperatorContractTest` runs
@@ -35,17 +36,15 @@ def test_reference_agrees_with_expected(path):
         assert not diff, f"{path}#{i} ({case.name}):\n{diff}"
 
 
-@pytest.mark.parametrize("impl", [pytest.param("spark", marks=pytest.mark.spark),
-                                  pytest.param("flink", marks=pytest.mark.flink)])
-def test_implementation_agrees_with_every_case_file(impl):
-    implementation = load_implementation(impl)
-    cases = [(f"{p.relative_to(CASES_DIR)}#{i} ({c.name})", c) for p in FILES for i, c in enumerate(load_cases(p))
-             if required_features(c) <= implementation.features]
-    assert len(cases) >= 60, f"{impl} supports only {len(cases)} of the hand-written cases"
-    observations = implementation.run([case for _, case in cases])
-    disagreements = [f"{label}:\n{diff}" for (label, case), observation in zip(cases, observations, strict=True)
-                     if (diff := difference(case.expected, observation))]
-    assert not disagreements, "\n".join(disagreements)
+@pytest.mark.parametrize("impl", ["spark", "flink"])
+def test_implementation_supports_most_case_files(impl):
+    """Spark and real Flink are held to every hand case they support by the suite's committed-cases property, in
+    their steps of `./dev test` (one `run` call of every committed case, `cases/` and `corpus/`); here, that the
+    hand cases they support are many (the run was here too, a Spark job and a Flink job, until the unit tests'
+    two cores were the CI's longest wait)."""
+    features = load_implementation(impl).features
+    supported = [c for p in FILES for c in load_cases(p) if required_features(c) <= features]
+    assert len(supported) >= 60, f"{impl} supports only {len(supported)} of the hand-written cases"
 
 
 def test_there_are_at_least_30_cases():

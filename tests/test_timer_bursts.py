@@ -1,5 +1,5 @@
 """The hand cases of issue 48 that `cases/` cannot hold: every case there is replayed on real Flink, in batches
-(`tests/test_cases.py`, the suite's committed cases, Flink 1.20's list of divergences), and these cost the Flink
+(the suite's committed cases, Flink 1.20's list of divergences), and these cost the Flink
 runner too much there.
 
 - `tests/cases/timer_bursts_beyond_the_flink_runner.json`: bursts of 10^9 periodic timers and a chain of some
