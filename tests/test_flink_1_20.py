@@ -13,6 +13,7 @@ says: when every input of an interval join is idle, 2.3's operator watermark ris
 from __future__ import annotations
 
 import pytest
+from costly_examples import not_the_simplest
 from engine_pages import ROOT
 from hypothesis import HealthCheck, Phase, given, note, settings
 from hypothesis import strategies as st
@@ -74,6 +75,7 @@ def test_its_joins_agree_with_the_model_on_generated_cases(flink_1_20, cases):
     """One batch (two jobs: the window joins on the runner, the interval joins on `JoinRunner`), not shrunk: the
     note names the smallest case that disagrees. Where it differs from the model (Flink 2.3), its list explains it
     (the module's docstring)."""
+    not_the_simplest(cases)
     divergences = engine_divergences("flink-1.20")
     disagreeing = [(c, o) for c, o in zip(cases, flink_1_20.run_joins(cases), strict=True)
                    if attribute(c, simulate_join(c), o, divergences).explained_by is None]

@@ -3,7 +3,8 @@ suite's batch-isolation tests need: each request's observations are those its ow
 
 from __future__ import annotations
 
-from hypothesis import Phase, assume, given, settings
+from costly_examples import not_the_simplest
+from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 from reference.implementation import ReferenceImplementation
@@ -23,7 +24,7 @@ def test_requests_in_one_job_answer_as_separate_run_calls(data):
     of its own (five jobs in all, where a `run` call for each request made sixteen; that a case's observation does not
     depend on the others of its batch, in any order, `tests/test_spark_cases.py` checks too)."""
     batches = [data.draw(case_batches(SPARK.features, report=False), label=f"batch {n}") for n in range(4)]
-    assume(all(len(batch) > 1 for batch in batches))  # not the first, smallest, example: a case's others matter
+    not_the_simplest(*batches)
     alone = [data.draw(st.integers(0, len(batch) - 1), label=f"case of batch {n} run alone")
              for n, batch in enumerate(batches)]
     requests = [(n, positions) for n, batch in enumerate(batches)
