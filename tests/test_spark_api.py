@@ -39,7 +39,7 @@ def test_bounded_out_of_orderness_matches_the_case_with_those_watermarks(arrival
     events = spark.createDataFrame([(k, ts, f"p{v}", arrival(i)) for i, (k, v, ts) in enumerate(RECORDS)],
                                    "key string, ts long, payload string, arrival long")
     out = flink_windows(events, sliding(10, 5), allowed_lateness=2,
-                        watermarks=BoundedOutOfOrderness(bound=3, every=3))
+                        watermarks=BoundedOutOfOrderness(bound=3, every=3)).persist()  # three of them read
     expected = bounded_out_of_orderness_observation()
     assert expected.firings and expected.late  # the case exercises both outputs
     firings = out.firings.collect()
@@ -50,6 +50,7 @@ def test_bounded_out_of_orderness_matches_the_case_with_those_watermarks(arrival
     assert {(r.key, r.ts, r.payload) for r in out.late.collect()} == {
         (r.key, r.ts, f"p{r.value}") for r in expected.late}
     assert out.errors.count() == 0
+    out.unpersist()
 
 
 def test_explicit_watermarks_and_rejected_specs():
