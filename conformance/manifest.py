@@ -9,7 +9,7 @@ A manifest says (every key but `factory` or `venv` is optional):
 - where the engine runs, `runs`: `in-process` (the adapter `factory`, `module:factory`, runs in the suite's process,
   and may start its engine's JVM, as Spark and Flink do), `maven` (the adapter `factory` starts a Java program
   whose jars a Maven module resolves), or `venv` (a process in a virtual environment of its own, `.venv-<venv>`,
-  which pip-installs this project with the extra `venv` of pyproject.toml, running `python -m <module>`);
+  into which ./dev installs this project with the extra `venv` of pyproject.toml, running `python -m <module>`);
 - `extra`: the extra of pyproject.toml that installs what an in-process adapter imports (named when it is missing);
 - `setup`: the parts of `./dev setup` it needs beyond `.venv` (a `venv` engine needs its own, `venv`);
 - `[ci]`, what `./dev test` runs for it (`conformance.pipeline`), in the step `order` (ties by name): `suite =

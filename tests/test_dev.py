@@ -3,8 +3,10 @@ manifest's parts), a part it does not know, and the steps of `./dev test` it pri
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 from conformance.manifest import engines
@@ -70,3 +72,10 @@ def test_a_conformance_run_sets_up_the_parts_of_the_implementations_it_names_eac
                           cwd=ROOT, capture_output=True, text=True, check=True)
     assert sorted(done.stdout.splitlines()) == ["flink", "flink-1.20 in the background",
                                                   "jvm in the background", "quix in the background"]
+
+
+def test_the_installer_dev_uses_is_the_one_the_dev_extra_pins():
+    """`./dev` installs uv before anything else, so it pins it itself; the `dev` extra declares the same pin."""
+    pinned = re.search(r'^UV_PIN="(uv==[^"]+)"$', (ROOT / "dev").read_text(encoding="utf-8"), re.M)
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    assert pinned and pinned.group(1) in extras["dev"]
