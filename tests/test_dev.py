@@ -58,20 +58,22 @@ def test_dev_test_lists_its_steps_without_running_them():
 
 def test_a_conformance_run_sets_up_the_parts_of_the_implementations_it_names_each_once():
     """`./dev conformance`'s `setup_for`, run alone with a `setup_part` that only says what it would set up: each
-    part once, an engine's own environment and Maven's parts in the background."""
+    part once, an engine's own environment and Maven's parts in the background, the core in the foreground beside
+    them."""
     script = (ROOT / "dev").read_text(encoding="utf-8")
     functions = [script[script.index(f"{name}() {{"):script.index("\n}\n", script.index(f"{name}() {{")) + 3]
                  for name in ("manifest", "setup_parts", "setup_for")]
     says = ['setup_part() { if [ "$BASHPID" = "$$" ]; then echo "$1"; else echo "$1 in the background"; fi; }',
-            'maven_part() { setup_part "$@"; }']
+            'maven_part() { setup_part "$@"; }', 'setup_core() { setup_part core; }']
     done = subprocess.run(["bash", "-c", "\n".join([f"PYTHON={sys.executable}", *functions, "VENVS=$(manifest venvs)",
                                                     *says, 'setup_for "$@"']), "dev",
                            "--impl", "flink-sql", "--impl=kafka-streams", "--profile", "ci", "--impl", "flink",
                            "--impl", "quix-streams", "--impl", "flink-1.20", "--impl", "exec:./mine",
                            "--impl", "mine:Factory"],
                           cwd=ROOT, capture_output=True, text=True, check=True)
-    assert sorted(done.stdout.splitlines()) == ["flink", "flink-1.20 in the background",
+    assert sorted(done.stdout.splitlines()) == ["core", "flink", "flink-1.20 in the background",
                                                   "jvm in the background", "quix in the background"]
+    assert done.stderr == ""
 
 
 def test_the_installer_dev_uses_is_the_one_the_dev_extra_pins():
