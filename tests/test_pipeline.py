@@ -96,10 +96,11 @@ def test_a_manifest_that_breaks_its_format_is_refused_naming_its_file(tmp_path, 
 def test_the_steps_of_one_core_run_beside_each_other():
     """The engine mutants and the census sample (one process each), the engines' steps that run their test file
     (each holds one conversation with its engine at a time) and a suite that replays the reference's drawing (in one
-    process): they run two at a time, in one group."""
+    process), then the mutation checks: they run two at a time, in one group."""
     beside = [step.name for step in steps() if step.beside]
     one_core = [e for e in ci_engines() if e.ci.test or engine_step(e).drawing == "replays"]
-    assert beside == ["engine mutants", "census sample", *(f"suite {e.name}" for e in one_core)]
+    assert beside == ["engine mutants", "census sample", *(f"suite {e.name}" for e in one_core),
+                      "mutation check", "machine mutation sample"]
     assert "suite spark" in beside
     assert len(beside) >= 12
     assert beside in [[step.name for step in group] for group in _groups(steps())]
