@@ -12,8 +12,8 @@ mutants (bugs injected into each engine's dialect of the reference on a census s
 may explain one on more than a tenth of the cases it changes, docs/mutation.md) and a census sample on the engines
 whose manifests give one (cases drawn with another seed, each difference attributed to the listed divergences:
 anything unexplained fails); then, beside the last of those, the mutation check (every mutant of the reference must
-die with the ci profile) and a fixed sample of the machine's mutants of reference/ (the whole run, which holds the 97%
-target, is tox's `mutation-machine`).
+die with the ci profile, on the examples the reference's step drew) and a fixed sample of the machine's mutants of
+reference/ (the whole run, which holds the 97% target, is tox's `mutation-machine`).
 
 A command is an argument list whose `python` is the interpreter that runs the step (`./dev test`'s `.venv`, tox's
 environment's), and whose `{out}` is a fresh folder of the step's own.
@@ -175,7 +175,8 @@ def steps() -> list[Step]:
         *(step for step in engine_steps if step.beside),
         Step("mutation check", "mutation", "every mutant of the reference must be killed by the suite "
              "(its generated cases or its committed ones)",
-             (("python", "-m", "conformance.mutation", "--profile", "ci"),), takes_arguments=True, beside=True),
+             (("python", "-m", "conformance.mutation", "--profile", "ci"),), takes_arguments=True,
+             drawing="replays", beside=True),
         Step("machine mutation sample", "mutation-machine-sample",
              "a fixed sample of the machine's mutants of reference/ (tox -e mutation-machine runs them all)",
              (("python", "-m", "conformance.mutation.machine", "--sample", "200", "--target", "0.9"),),

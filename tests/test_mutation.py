@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -91,6 +92,24 @@ def test_the_suite_kills_a_mutant(name):
     result = run_mutant(MUTANTS[name], profile="ci", timeout=300)
     assert result.killed, result.detail
     assert result.killed_by.startswith("test_") and result.rule
+
+
+def test_a_mutant_replaying_the_references_drawing_dies_on_the_first_replayed_example_that_fails(tmp_path):
+    """Given the recordings of a run of the suite against the reference (`./dev test`'s), a mutant replays the
+    examples drawn there (it declares the reference's features, and the reference's answers aim the drawing): the
+    first that fails kills it, with the property's rule, and is not handed back to Hypothesis to be drawn again."""
+    killer = "test_watermark_cases_match_reference"
+    drawn = subprocess.run([sys.executable, "-m", "pytest", f"{SUITE}/test_watermarks.py::{killer}", "-q",
+                            "-p", "no:cacheprovider", "--window-impl", "reference", "--hypothesis-profile", "ci",
+                            "--window-recordings", str(tmp_path)],
+                           cwd=SUITE.parent.parent, capture_output=True, text=True, timeout=300)
+    assert drawn.returncode == 0, drawn.stdout + drawn.stderr
+    report = tmp_path / "kill.json"
+    run = subprocess.run(command(MUTANTS["valve_maximum_over_channels"], "ci", report, tmp_path),
+                         cwd=SUITE.parent.parent, capture_output=True, text=True, timeout=300)
+    kill = json.loads(report.read_text(encoding="utf-8"))
+    assert kill["property"] == killer and kill["rule"], kill
+    assert "replay: 1 tests ran on examples drawn before, 0 of them handed back" in run.stdout, run.stdout
 
 
 def collected_order(mutant: Mutant) -> list[str]:

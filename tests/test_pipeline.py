@@ -151,17 +151,19 @@ def test_the_steps_write_pythons_bytecode_caches_whatever_the_environment_says(t
 def test_under_dev_test_the_suites_share_their_drawing_and_a_suite_that_replays_all_of_it_runs_in_one_process():
     """The reference's step draws each test and writes its recording; a later suite of the reference's features finds
     every one and draws none, in one process (one fetch of every test's cases); a suite of other features draws its
-    own; the machine mutation sample records the cases the suite sends the reference on the reference's drawing. tox's
-    steps, which have no folder to share, draw their own."""
+    own; the machine mutation sample records the cases the suite sends the reference on the reference's drawing, and
+    the mutation check's mutants replay it. tox's steps, which have no folder to share, draw their own."""
     sharing = [step for step in steps() if step.drawing]
-    suites = [step for step in sharing if step.name != "machine mutation sample"]
+    mutation = {"machine mutation sample", "mutation check"}
+    suites = [step for step in sharing if step.name not in mutation]
     assert sorted(step.name for step in suites) == sorted(f"suite {e.name}" for e in ci_engines() if e.ci.suite)
     names = [step.name for step in steps()]  # a step that replays comes after the reference's, which draws
     assert all(names.index(step.name) > names.index("suite reference") for step in sharing if step.drawing == "replays")
-    [machine] = [step for step in sharing if step not in suites]
-    [command] = machine.commands
-    assert machine.drawing == "replays"
-    assert dev_test_command(machine, command, "/tmp/r") == (*command, "--window-recordings", "/tmp/r")
+    assert {step.name for step in sharing if step not in suites} == mutation
+    for replaying in (step for step in sharing if step not in suites):
+        [command] = replaying.commands
+        assert replaying.drawing == "replays"
+        assert dev_test_command(replaying, command, "/tmp/r") == (*command, "--window-recordings", "/tmp/r")
     reference = drawing_features(load_implementation("reference").features)
     for step in suites:
         name = step.name.removeprefix("suite ")

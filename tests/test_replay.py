@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hypothesis import event, given, settings
+from hypothesis import Phase, event, given, settings
 from hypothesis import strategies as st
 from hypothesis.internal import observability
 
@@ -31,6 +33,19 @@ def numbers(data, fixture):
     words.append("changed after the draw")
     if FAIL_FROM["n"] is not None and n >= FAIL_FROM["n"]:
         raise AssertionError(f"failed at {n}")
+
+
+@contextlib.contextmanager
+def profile_without_shrinking() -> Iterator[None]:
+    """The loaded profile without its shrink phase, as the mutation check's are, meanwhile."""
+    loaded = settings.get_current_profile_name()
+    settings.register_profile("replay-without-shrinking", settings(
+        settings.default, phases=[phase for phase in settings.default.phases if phase is not Phase.shrink]))
+    settings.load_profile("replay-without-shrinking")
+    try:
+        yield
+    finally:
+        settings.load_profile(loaded)
 
 
 @pytest.fixture(autouse=True)
@@ -77,13 +92,28 @@ def test_a_failing_example_hands_the_test_back_to_hypothesis_which_shrinks_it():
     assert handed_back == [1]
 
 
-def test_a_body_that_draws_otherwise_than_kept_hands_the_test_back():
+def test_under_a_profile_that_does_not_shrink_a_failing_example_stands_as_it_is():
+    """The mutation check's profiles do not shrink: Hypothesis would draw the replayed examples again and stop on the
+    same one, so the replay's failure is the test's (the first kept number from 500 on), and it is not handed back."""
+    with keeping(numbers) as examples:
+        numbers(fixture="f")
+    FAIL_FROM["n"] = 500
+    first = next(n for _, n, _ in SEEN if n >= 500)
+    handed_back = []
+    with profile_without_shrinking(), pytest.raises(AssertionError, match=rf"failed at {first}\b"):
+        replaying(numbers, tuple(examples), lambda: handed_back.append(1))(fixture="f")
+    assert handed_back == [] and first != 500
+
+
+@pytest.mark.parametrize("profile", [contextlib.nullcontext, profile_without_shrinking], ids=["shrinks", "does not"])
+def test_a_body_that_draws_otherwise_than_kept_hands_the_test_back(profile):
     with keeping(numbers) as examples:
         numbers(fixture="f")
     other = [type(kept)(tuple(("not n", value) for _, value in kept.draws), kept.events) for kept in examples]
     handed_back = []
     SEEN.clear()
-    replaying(numbers, tuple(other), lambda: handed_back.append(1))(fixture="f")
+    with profile():
+        replaying(numbers, tuple(other), lambda: handed_back.append(1))(fixture="f")
     assert handed_back == [1]
     redrawn = list(SEEN)
     SEEN.clear()

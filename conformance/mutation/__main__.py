@@ -1,4 +1,4 @@
-"""`python -m conformance.mutation [--profile ci] [--mutant NAME ...] [--jobs N] [--list]`
+"""`python -m conformance.mutation [--profile ci] [--mutant NAME ...] [--jobs N] [--window-recordings DIR] [--list]`
 
 Runs the property suite against every mutant of the catalogue (or the ones named) and prints, per
 mutant, the property that killed it and how long that took. Exit status 1 if a mutant survives.
@@ -10,6 +10,7 @@ import argparse
 import os
 import sys
 import time
+from pathlib import Path
 
 from conformance.mutation.catalogue import CATALOGUE, MUTANTS
 from conformance.mutation.loader import PatchError, check_patches
@@ -30,6 +31,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mutant", action="append", choices=sorted(MUTANTS), metavar="NAME",
                         help="run only this mutant (repeatable)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="mutants run at a time")
+    parser.add_argument("--window-recordings", type=Path, metavar="DIR",
+                        help="replay the examples a run of the suite with the reference's features drew into this "
+                             "folder (./dev test gives its own): the first that fails kills the mutant")
     parser.add_argument("--list", action="store_true", help="list the catalogue and exit")
     args = parser.parse_args(argv)
     if args.list:
@@ -44,7 +48,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     started = time.monotonic()
-    results = run_all(mutants, args.profile, args.jobs, on_result=lambda r: print(_line(r), flush=True))
+    results = run_all(mutants, args.profile, args.jobs, on_result=lambda r: print(_line(r), flush=True),
+                      recordings=args.window_recordings)
     survivors = [r for r in results if not r.killed]
     cpu = sum(r.cpu_seconds for r in results)
     print(f"\n{len(results) - len(survivors)} of {len(results)} mutants killed in "

@@ -2,7 +2,12 @@
 
 Each mutant runs in its own `pytest` process (a mutant that hangs or crashes takes only itself down),
 `jobs` at a time, with `-x` and the properties in order of killing power: the first property that
-fails kills the mutant and ends its run.
+fails kills the mutant and ends its run. Given the recordings folder of a run of the suite with the
+reference's features (`./dev test`'s, after the reference's step: docs/prefetch.md), each property replays
+the examples drawn there instead of drawing them again: a mutant declares the reference's features and the
+drawing is aimed by the reference's answers, so they are the examples it would draw, and the first that fails
+kills it (the mutation profiles do not shrink, `conformance/prefetch/replay.py`). A property whose recording
+is missing is drawn, as without the folder.
 """
 
 from __future__ import annotations
@@ -55,12 +60,13 @@ def first_properties(mutant: Mutant) -> list[str]:
     return [arg for name in first for arg in ("--mutation-first", name)]
 
 
-def command(mutant: Mutant, profile: str, report: Path) -> list[str]:
+def command(mutant: Mutant, profile: str, report: Path, recordings: Path | None = None) -> list[str]:
     return [sys.executable, "-m", "pytest", str(SUITE), "-x", "-q", "--no-header", "--tb=no",
             "-p", "no:cacheprovider", "-p", "conformance.mutation.plugin",
             "--window-impl", f"conformance.mutation.implementations:{mutant.name}",
             "--hypothesis-profile", mutation_profile(profile), "--mutation-report", str(report),
             "--window-case-timeout", str(MUTANT_CASE_SECONDS),
+            *(("--window-recordings", str(recordings)) if recordings is not None else ()),
             *first_properties(mutant)]
 
 
@@ -80,13 +86,13 @@ def _wait(process: subprocess.Popen, timeout: float) -> tuple[int | None, float]
         time.sleep(0.05)
 
 
-def run_mutant(mutant: Mutant, profile: str = "ci", timeout: float = 600) -> Result:
+def run_mutant(mutant: Mutant, profile: str = "ci", timeout: float = 600, recordings: Path | None = None) -> Result:
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="mutation-") as tmp:
         report, log = Path(tmp) / "kill.json", Path(tmp) / "log.txt"
         with log.open("w", encoding="utf-8") as out:
-            process = subprocess.Popen(command(mutant, profile, report), stdout=out, stderr=subprocess.STDOUT,
-                                       cwd=SUITE.parent.parent)
+            process = subprocess.Popen(command(mutant, profile, report, recordings), stdout=out,
+                                       stderr=subprocess.STDOUT, cwd=SUITE.parent.parent)
             status, cpu = _wait(process, timeout)
         seconds = time.monotonic() - started
         if report.exists():
@@ -99,9 +105,9 @@ def run_mutant(mutant: Mutant, profile: str = "ci", timeout: float = 600) -> Res
 
 
 def run_all(mutants: Iterable[Mutant] = CATALOGUE, profile: str = "ci", jobs: int = 2,
-            on_result: Callable[[Result], None] = lambda r: None) -> list[Result]:
+            on_result: Callable[[Result], None] = lambda r: None, recordings: Path | None = None) -> list[Result]:
     def one(m: Mutant) -> Result:
-        result = run_mutant(m, profile)
+        result = run_mutant(m, profile, recordings=recordings)
         on_result(result)
         return result
 

@@ -12,7 +12,9 @@ for the run, and the same answers: the examples it draws depend on nothing else)
 
 Hypothesis keeps its part: the first example that fails, or a draw that is not the one kept (the
 test changed), hands the test to Hypothesis itself, which draws, finds and shrinks the failure as
-always. A failure to run (`window_contract.implementation.failure_to_run`) stops the test at once.
+always. A failure to run (`window_contract.implementation.failure_to_run`) stops the test at once, and so
+does a failing example under a profile that does not shrink (the mutation check's, `mutation-<profile>`):
+Hypothesis would draw the very examples replayed up to that one and report it as it is.
 """
 
 from __future__ import annotations
@@ -108,6 +110,12 @@ class _Replay:
         return f"<{len(self.kept.draws)} kept draws>"
 
 
+def _final(failure: Exception) -> bool:
+    """Whether a replayed example's `failure` stands as it is: it is the test's own (not a draw that differs from
+    the one kept), and the profile does not shrink, so Hypothesis would stop on the same example."""
+    return not isinstance(failure, Diverged) and Phase.shrink not in settings.default.phases
+
+
 def replaying(test, examples: tuple[Example, ...], handed_back: Callable[[], None]) -> Callable[..., None]:
     """`test` (taking the same fixtures) running on `examples` given back, and drawing for itself
     (after calling `handed_back`) once one of them fails: see the module's docstring."""
@@ -131,7 +139,7 @@ def replaying(test, examples: tuple[Example, ...], handed_back: Callable[[], Non
         try:
             explicit(**fixtures)
         except Exception as e:
-            if failure_to_run(e) is not None:
+            if failure_to_run(e) is not None or _final(e):
                 raise
             handed_back()
             test(**fixtures)
