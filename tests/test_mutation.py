@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +13,7 @@ import pytest
 from conformance.mutation.catalogue import CATALOGUE, COMMITTED_FIRST, MUTANTS, Mutant, Patch
 from conformance.mutation.loader import PatchError, check_patches, load_mutant, patched_source
 from conformance.mutation.plugin import KILLING_ORDER, WATERMARK_PROPERTIES
-from conformance.mutation.runner import SUITE, command, run_mutant
+from conformance.mutation.runner import SUITE, pytest_arguments
 from window_contract.case import BoundedOutOfOrdernessWatermarks, Case, record, session, tumbling, watermark
 from window_contract.registry import load_implementation
 
@@ -87,11 +88,28 @@ def test_mutants_load_as_implementations_by_module_and_factory():
     assert [r.value for r in observation.dropped] == [2]  # the reference merges it into [4, 13)
 
 
-@pytest.mark.parametrize("name", ["window_late_strictly", "count_evictor_evicts_newest"])
-def test_the_suite_kills_a_mutant(name):
-    result = run_mutant(MUTANTS[name], profile="ci", timeout=300)
-    assert result.killed, result.detail
-    assert result.killed_by.startswith("test_") and result.rule
+def mutation_check(*arguments: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "conformance.mutation", *arguments], cwd=SUITE.parent.parent,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_the_suite_kills_mutants_each_run_in_a_child_of_its_own():
+    names = ["window_late_strictly", "count_evictor_evicts_newest"]
+    done = mutation_check("--profile", "ci", "--jobs", "2", *(arg for name in names for arg in ("--mutant", name)))
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = {line.split()[0]: line for line in done.stdout.splitlines() if line.strip()}
+    assert all(re.search(r" killed by test_\w+ ", lines[name]) for name in names), done.stdout
+    assert "2 of 2 mutants killed" in done.stdout
+
+
+def test_a_mutants_run_past_its_timeout_is_killed_and_no_kill():
+    """A child still running at its deadline is killed (a mutant that loops for ever); its mutant is not killed."""
+    run = ("from conformance.mutation.catalogue import MUTANTS; from conformance.mutation.runner import run_all\n"
+           "[result] = run_all([MUTANTS['window_late_strictly']], timeout=0.01)\n"
+           "print(result.killed, result.detail)")
+    done = subprocess.run([sys.executable, "-c", run], cwd=SUITE.parent.parent, capture_output=True, text=True,
+                          timeout=120)
+    assert done.stdout.strip() == "False timed out after 0s", done.stdout + done.stderr
 
 
 def test_a_mutant_replaying_the_references_drawing_dies_on_the_first_replayed_example_that_fails(tmp_path):
@@ -105,7 +123,8 @@ def test_a_mutant_replaying_the_references_drawing_dies_on_the_first_replayed_ex
                            cwd=SUITE.parent.parent, capture_output=True, text=True, timeout=300)
     assert drawn.returncode == 0, drawn.stdout + drawn.stderr
     report = tmp_path / "kill.json"
-    run = subprocess.run(command(MUTANTS["valve_maximum_over_channels"], "ci", report, tmp_path),
+    run = subprocess.run([sys.executable, "-m", "pytest",
+                          *pytest_arguments(MUTANTS["valve_maximum_over_channels"], "ci", report, tmp_path)],
                          cwd=SUITE.parent.parent, capture_output=True, text=True, timeout=300)
     kill = json.loads(report.read_text(encoding="utf-8"))
     assert kill["property"] == killer and kill["rule"], kill
@@ -114,8 +133,8 @@ def test_a_mutant_replaying_the_references_drawing_dies_on_the_first_replayed_ex
 
 def collected_order(mutant: Mutant) -> list[str]:
     """The property tests a mutant's run collects, in the order it runs them."""
-    run = subprocess.run([*command(mutant, "ci", Path("unused.json")), "--collect-only"], cwd=SUITE.parent.parent,
-                         capture_output=True, text=True, timeout=120)
+    run = subprocess.run([sys.executable, "-m", "pytest", *pytest_arguments(mutant, "ci", Path("unused.json")),
+                          "--collect-only"], cwd=SUITE.parent.parent, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stdout + run.stderr
     return [line.split("::")[1] for line in run.stdout.splitlines() if "::" in line]
 
